@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mr_store.h - the trace store: one SQLite file per trace.
+ *
+ * Tables (schema version MR_STORE_VERSION, PRAGMA application_id = MR_STORE_APP_ID):
+ *   meta(key, value)                    host, kernel, page size, nodes, options, ...
+ *   streams(id, name, source, cpu, lost) one per recording stream; lost = events lost
+ *   cgroups(id, path, memory_max)
+ *   mms(id, tgid, comm)                  address spaces
+ *   tasks(id, pid, tgid, mm, cgroup, comm, start_ns, end_ns)
+ *   files(id, dev, ino, path, size_pages)
+ *   vmas(id, mm, start, end, flags, file, pgoff, map_ns, unmap_ns)
+ *   pages(id, type, mm, vpage, file, idx, exec, node, cgroup)   dense ids from 0
+ *   markers(id, time_ns, text)
+ *   chunks(id, stream, t_first, t_last, n_events, kind_counts, payload_bytes, crc, data)
+ *
+ * Writer: events are buffered per stream (bounded: streams x chunk size) and each full
+ * chunk is committed, together with every table row added before it, in its own
+ * transaction in WAL mode, so a writer killed at any moment leaves a store that opens
+ * with every committed chunk intact. Reader: merges streams by time and skips chunks
+ * outside a time range from the chunk rows alone, without reading their blobs.
+ */
+#ifndef MR_STORE_H
+#define MR_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mr_err.h"
+#include "mr_event.h"
+
+#define MR_STORE_APP_ID 0x4d52504cu /* "MRPL" */
+#define MR_STORE_VERSION 1
+
+struct mr_store;
+struct mr_writer;
+struct mr_reader;
+struct sqlite3;
+
+enum mr_page_type { MR_PAGE_ANON = 0, MR_PAGE_FILE = 1, MR_PAGE_SHMEM = 2, MR_PAGE_NR_TYPES };
+
+/* A page row. anon/shmem: keyed by (mm, vpage); file: by (file, index). */
+struct mr_page {
+	uint32_t id;
+	uint8_t type;  /* enum mr_page_type */
+	uint8_t exec;  /* mapped through a VM_EXEC vma at some point */
+	int16_t node;  /* NUMA node, -1 unknown */
+	uint32_t cgroup; /* 0 = unknown */
+	uint32_t mm;   /* anon/shmem */
+	uint32_t file; /* file */
+	uint64_t vpage; /* anon/shmem: virtual address >> page shift */
+	uint64_t index; /* file: page index in the file */
+};
+
+struct mr_task {
+	uint32_t id; /* dense, from 1; 0 means unknown */
+	int32_t pid, tgid;
+	uint32_t mm, cgroup;
+	const char *comm;
+	uint64_t start_ns, end_ns; /* end 0 = still running at the end of the trace */
+};
+
+struct mr_file {
+	uint32_t id;
+	uint64_t dev, ino;
+	const char *path; /* may be NULL (unknown or anonymised) */
+	uint64_t size_pages;
+};
+
+struct mr_vma {
+	uint32_t id;
+	uint32_t mm;
+	uint64_t start, end; /* virtual addresses, [start, end) */
+	uint32_t flags;      /* MR_VMA_* */
+	uint32_t file;       /* 0 = anonymous */
+	uint64_t pgoff;      /* file offset in pages */
+	uint64_t map_ns, unmap_ns;
+};
+
+struct mr_cgroup {
+	uint32_t id;
+	const char *path;
+	uint64_t memory_max; /* bytes, 0 = unlimited/unknown */
+};
+
+enum { MR_STORE_RDONLY = 0, MR_STORE_RDWR = 1 };
+
+/* Create a new store at path. Fails with MR_EINVAL if path exists unless overwrite. */
+int mr_store_create(const char *path, int overwrite, struct mr_store **out, struct mr_error *err);
+/* Open an existing store. MR_ENOENT, MR_ENOTSTORE (wrong application id or not SQLite),
+ * MR_EVERSION (newer format) or MR_ECORRUPT, each with a message naming the fix. */
+int mr_store_open(const char *path, int mode, struct mr_store **out, struct mr_error *err);
+void mr_store_close(struct mr_store *s);
+const char *mr_store_path(const struct mr_store *s);
+/* The underlying database, for SQL queries. Owned by the store. */
+struct sqlite3 *mr_store_db(struct mr_store *s);
+
+/* Metadata: key/value text. get returns MR_ENOENT when absent. */
+int mr_store_meta_get(struct mr_store *s, const char *key, char *buf, size_t cap,
+		      struct mr_error *err);
+
+/* What `memreplay info` prints. */
+struct mr_store_summary {
+	int version;
+	uint64_t n_events, n_chunks;
+	uint64_t t_first, t_last;
+	uint64_t by_kind[MR_EV_NR_KINDS];
+	uint64_t payload_bytes; /* column-encoded bytes before LZ4 */
+	uint64_t stored_bytes;  /* chunk blob bytes */
+	uint64_t file_bytes;    /* database file size */
+	uint64_t pages_by_type[MR_PAGE_NR_TYPES];
+	uint64_t n_pages, n_tasks, n_mms, n_files, n_vmas, n_streams, n_cgroups;
+	uint64_t lost;
+};
+int mr_store_summarize(struct mr_store *s, struct mr_store_summary *sum, struct mr_error *err);
+
+/* Iterate pages in id order. fn returns non-zero to stop (that value is returned). */
+int mr_store_pages_foreach(struct mr_store *s, int (*fn)(const struct mr_page *, void *),
+			   void *ctx, struct mr_error *err);
+
+/* ---- writer ---- */
+
+struct mr_writer_opts {
+	uint32_t chunk_events; /* events per chunk; 0 = MR_CHUNK_DEFAULT_EVENTS */
+};
+
+/* The writer borrows s (which must be RDWR) until mr_writer_destroy. */
+int mr_writer_create(struct mr_store *s, const struct mr_writer_opts *opts,
+		     struct mr_writer **out, struct mr_error *err);
+/* Flush without finishing, then free. Safe on NULL. */
+void mr_writer_destroy(struct mr_writer *w);
+
+int mr_writer_set_meta(struct mr_writer *w, const char *key, const char *value);
+int mr_writer_set_meta_u64(struct mr_writer *w, const char *key, uint64_t value);
+/* Streams: ids are assigned from 0 in call order. */
+int mr_writer_add_stream(struct mr_writer *w, const char *name, const char *source, int cpu,
+			 uint32_t *id_out);
+int mr_writer_set_lost(struct mr_writer *w, uint32_t stream, uint64_t lost);
+int mr_writer_add_cgroup(struct mr_writer *w, const struct mr_cgroup *c);
+int mr_writer_add_mm(struct mr_writer *w, uint32_t id, int32_t tgid, const char *comm);
+int mr_writer_add_task(struct mr_writer *w, const struct mr_task *t);
+int mr_writer_add_file(struct mr_writer *w, const struct mr_file *f);
+int mr_writer_add_vma(struct mr_writer *w, const struct mr_vma *v);
+/* Insert or replace (node/exec/cgroup may be learned later). */
+int mr_writer_add_page(struct mr_writer *w, const struct mr_page *p);
+int mr_writer_add_marker(struct mr_writer *w, uint32_t id, uint64_t time_ns, const char *text);
+
+/* Append one event to a stream. Times within a stream must not decrease (MR_EINVAL).
+ * Commits a chunk when the stream's buffer fills; MR_EIO / MR_ENOSPC on write failure,
+ * after which everything committed before stays readable. */
+int mr_writer_append(struct mr_writer *w, uint32_t stream, const struct mr_event *ev);
+/* Commit every buffered event and row now. */
+int mr_writer_flush(struct mr_writer *w);
+/* Flush, mark the store complete, checkpoint the WAL. */
+int mr_writer_finish(struct mr_writer *w);
+const struct mr_error *mr_writer_error(const struct mr_writer *w);
+
+struct mr_writer_stats {
+	uint64_t events, chunks, payload_bytes, stored_bytes;
+	size_t buffer_bytes; /* memory held for buffering: bounded, independent of trace length */
+};
+void mr_writer_get_stats(const struct mr_writer *w, struct mr_writer_stats *st);
+
+/* ---- reader ---- */
+
+struct mr_reader_opts {
+	uint64_t t_from; /* inclusive */
+	uint64_t t_to;   /* inclusive; 0 = no upper bound */
+};
+
+int mr_reader_open(struct mr_store *s, const struct mr_reader_opts *opts,
+		   struct mr_reader **out, struct mr_error *err);
+void mr_reader_close(struct mr_reader *r);
+/* Next event in time order (ties: lower stream id first, then stream order).
+ * Returns 0, MR_EOF at the end, or a negative error (MR_ECORRUPT naming the chunk). */
+int mr_reader_next(struct mr_reader *r, struct mr_event *ev);
+/* Up to cap events in time order; *n = 0 with MR_EOF at the end. */
+int mr_reader_read(struct mr_reader *r, struct mr_event *evs, size_t cap, size_t *n);
+const struct mr_error *mr_reader_error(const struct mr_reader *r);
+
+struct mr_reader_stats {
+	uint64_t chunks_decoded, chunks_skipped, events;
+};
+void mr_reader_get_stats(const struct mr_reader *r, struct mr_reader_stats *st);
+
+#endif /* MR_STORE_H */
