@@ -27,7 +27,7 @@
  *  EXIT              -           -                 -                   -   (task exits)
  *
  * task is the dense task id (tasks table) or 0 when unknown; cpu the CPU that saw it.
- * Host-observed REFAULT/SWAP_*/ACTIVATE/PC_DELETE are ground truth kept for validation and
+ * Host-observed REFAULT, SWAP_IN, SWAP_OUT, ACTIVATE and PC_DELETE are ground truth kept for validation and
  * SQL; a replay re-derives residency under its own policy and memory size.
  */
 #ifndef MR_EVENT_H

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0
+/* util.c - parsers for sizes and counts as users type them (see mr_util.h). */
+#include "mr_util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* Leading unsigned integer; rejects signs, empty input and overflow. */
+static int parse_uint(const char *s, uint64_t *v, const char **end)
+{
+	char *e;
+	unsigned long long x;
+
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	x = strtoull(s, &e, 10);
+	if (errno == ERANGE)
+		return -2;
+	*v = x;
+	*end = e;
+	return 0;
+}
+
+int mr_parse_pages(const char *s, uint64_t page_size, int allow_zero, uint64_t *pages,
+		   struct mr_error *err)
+{
+	const char *p;
+	uint64_t v, mult = 0;
+	int rc;
+
+	if (!s || !*s)
+		return mr_error_set(err, MR_EINVAL, "empty size: give bytes with a suffix (256M, 1G) or a page count");
+	rc = parse_uint(s, &v, &p);
+	if (rc == -2)
+		return mr_error_set(err, MR_ERANGE, "size '%s' is too large", s);
+	if (rc)
+		return mr_error_set(err, MR_EINVAL, "bad size '%s': expected a number with an optional K/M/G/T suffix (e.g. 256M, 1G) or a page count", s);
+	if (!*p || !strcasecmp(p, "p") || !strcasecmp(p, "pages")) {
+		*pages = v;
+	} else {
+		switch (toupper((unsigned char)*p)) {
+		case 'K': mult = 1ULL << 10; break;
+		case 'M': mult = 1ULL << 20; break;
+		case 'G': mult = 1ULL << 30; break;
+		case 'T': mult = 1ULL << 40; break;
+		}
+		if (!mult)
+			return mr_error_set(err, MR_EINVAL, "bad size '%s': unknown suffix '%s' (use K, M, G, T or a plain page count)", s, p);
+		p++;
+		if (*p && strcasecmp(p, "B") && strcasecmp(p, "iB"))
+			return mr_error_set(err, MR_EINVAL, "bad size '%s': trailing '%s'", s, p);
+		if (v > UINT64_MAX / mult)
+			return mr_error_set(err, MR_ERANGE, "size '%s' is too large", s);
+		v *= mult;
+		*pages = v / page_size + (v % page_size != 0);
+	}
+	if (!*pages && !allow_zero)
+		return mr_error_set(err, MR_EINVAL, "size '%s' is zero: give a positive size", s);
+	return 0;
+}
+
+int mr_parse_count(const char *s, uint64_t *out, struct mr_error *err)
+{
+	const char *p;
+	uint64_t v, mult = 1;
+	int rc;
+
+	if (!s || !*s)
+		return mr_error_set(err, MR_EINVAL, "empty count");
+	rc = parse_uint(s, &v, &p);
+	if (rc == -2)
+		return mr_error_set(err, MR_ERANGE, "count '%s' is too large", s);
+	if (rc)
+		return mr_error_set(err, MR_EINVAL, "bad count '%s': expected a whole number, optionally with K/M/G (x1000)", s);
+	if (*p) {
+		switch (toupper((unsigned char)*p)) {
+		case 'K': mult = 1000ULL; break;
+		case 'M': mult = 1000000ULL; break;
+		case 'G': mult = 1000000000ULL; break;
+		case 'T': mult = 1000000000000ULL; break;
+		default: mult = 0;
+		}
+		if (!mult || p[1])
+			return mr_error_set(err, MR_EINVAL, "bad count '%s': trailing '%s'", s, p);
+		if (v > UINT64_MAX / mult)
+			return mr_error_set(err, MR_ERANGE, "count '%s' is too large", s);
+	}
+	*out = v * mult;
+	return 0;
+}
+
+int mr_parse_double(const char *s, double min, double max, double *out, struct mr_error *err)
+{
+	char *e;
+	double v;
+
+	if (!s || !*s)
+		return mr_error_set(err, MR_EINVAL, "empty number");
+	errno = 0;
+	v = strtod(s, &e);
+	if (*e || e == s || errno || !isfinite(v))
+		return mr_error_set(err, MR_EINVAL, "bad number '%s'", s);
+	if (v < min || v > max)
+		return mr_error_set(err, MR_ERANGE, "%s is out of range [%g, %g]", s, min, max);
+	*out = v;
+	return 0;
+}
+
+char *mr_format_bytes(uint64_t bytes, char *buf, int cap)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)bytes;
+	int u = 0;
+
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, cap, "%llu B", (unsigned long long)bytes);
+	else
+		snprintf(buf, cap, "%.1f %s", v, units[u]);
+	return buf;
+}

@@ -1,0 +1,473 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * writer.c - the store writer.
+ *
+ * Memory is bounded: one event buffer of chunk_events per stream plus one encode
+ * scratch and one output buffer, whatever the trace length. Table rows go straight to
+ * SQLite inside an open transaction; each full chunk is inserted and the transaction
+ * committed, so a chunk is durable together with every row that came before it and a
+ * SIGKILL at any point leaves the store as of the last commit.
+ */
+#include <endian.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mr_codec.h"
+#include "store_int.h"
+
+struct wstream {
+	struct mr_event *buf;
+	uint32_t n;
+	uint64_t last_time;
+};
+
+enum {
+	ST_META, ST_STREAM, ST_LOST, ST_CGROUP, ST_MM, ST_TASK, ST_FILE, ST_VMA, ST_PAGE,
+	ST_MARKER, ST_CHUNK, ST_NR
+};
+
+static const char *const stmt_sql[ST_NR] = {
+	[ST_META] = "INSERT OR REPLACE INTO meta(key, value) VALUES(?1, ?2)",
+	[ST_STREAM] = "INSERT INTO streams(id, name, source, cpu) VALUES(?1, ?2, ?3, ?4)",
+	[ST_LOST] = "UPDATE streams SET lost=?2 WHERE id=?1",
+	[ST_CGROUP] = "INSERT OR REPLACE INTO cgroups VALUES(?1, ?2, ?3)",
+	[ST_MM] = "INSERT OR REPLACE INTO mms VALUES(?1, ?2, ?3)",
+	[ST_TASK] = "INSERT OR REPLACE INTO tasks VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	[ST_FILE] = "INSERT OR REPLACE INTO files VALUES(?1, ?2, ?3, ?4, ?5)",
+	[ST_VMA] = "INSERT OR REPLACE INTO vmas VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	[ST_PAGE] = "INSERT OR REPLACE INTO pages VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	[ST_MARKER] = "INSERT OR REPLACE INTO markers VALUES(?1, ?2, ?3)",
+	[ST_CHUNK] = "INSERT INTO chunks(stream, t_first, t_last, n_events, kind_counts,"
+		     " payload_bytes, crc, data) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+};
+
+struct mr_writer {
+	struct mr_store *s;
+	sqlite3_stmt *st[ST_NR];
+	uint32_t chunk_events;
+	struct wstream *streams;
+	uint32_t nstreams;
+	void *scratch;
+	size_t scratch_cap;
+	uint8_t *out;
+	size_t out_cap;
+	int in_tx;
+	int failed; /* sticky: after a write error nothing more is written */
+	struct mr_writer_stats stats;
+	struct mr_error err;
+};
+
+static int fail(struct mr_writer *w, int rc)
+{
+	/* Drop the open transaction: the store stays as of the last committed chunk. */
+	if (w->in_tx)
+		sqlite3_exec(w->s->db, "ROLLBACK", NULL, NULL, NULL);
+	w->in_tx = 0;
+	w->failed = rc;
+	return rc;
+}
+
+static int sqlfail(struct mr_writer *w, int rc, const char *what)
+{
+	return fail(w, mr_store_sqlerr(w->s, rc, what, &w->err));
+}
+
+static int begin(struct mr_writer *w)
+{
+	int rc;
+
+	if (w->failed)
+		return w->failed;
+	if (w->in_tx)
+		return 0;
+	rc = sqlite3_exec(w->s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+	if (rc != SQLITE_OK)
+		return sqlfail(w, rc, "starting a transaction");
+	w->in_tx = 1;
+	return 0;
+}
+
+static int commit(struct mr_writer *w)
+{
+	int rc;
+
+	if (!w->in_tx)
+		return w->failed;
+	rc = sqlite3_exec(w->s->db, "COMMIT", NULL, NULL, NULL);
+	if (rc != SQLITE_OK)
+		return sqlfail(w, rc, "committing");
+	w->in_tx = 0;
+	return 0;
+}
+
+/* Run a prepared row statement whose parameters are bound; resets it either way. */
+static int run_stmt(struct mr_writer *w, int which, const char *what)
+{
+	sqlite3_stmt *st = w->st[which];
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (rc != SQLITE_DONE)
+		return sqlfail(w, rc, what);
+	return 0;
+}
+
+int mr_writer_create(struct mr_store *s, const struct mr_writer_opts *opts,
+		     struct mr_writer **out, struct mr_error *err)
+{
+	struct mr_writer *w;
+	uint32_t ce = opts && opts->chunk_events ? opts->chunk_events : MR_CHUNK_DEFAULT_EVENTS;
+	int rc;
+
+	*out = NULL;
+	if (s->mode != MR_STORE_RDWR)
+		return mr_error_set(err, MR_EINVAL, "%s is open read-only: cannot write to it", s->path);
+	if (ce > MR_CHUNK_MAX_EVENTS)
+		return mr_error_set(err, MR_ERANGE, "chunk size %u events exceeds the maximum %u", ce, MR_CHUNK_MAX_EVENTS);
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return mr_error_set(err, MR_ENOMEM, "out of memory");
+	w->s = s;
+	w->chunk_events = ce;
+	w->scratch_cap = mr_chunk_scratch_size(ce);
+	w->out_cap = mr_chunk_bound(ce);
+	w->scratch = malloc(w->scratch_cap);
+	w->out = malloc(w->out_cap);
+	if (!w->scratch || !w->out) {
+		rc = mr_error_set(err, MR_ENOMEM, "out of memory for chunk buffers");
+		goto out_free;
+	}
+	for (int i = 0; i < ST_NR; i++) {
+		rc = sqlite3_prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &w->st[i], NULL);
+		if (rc != SQLITE_OK) {
+			rc = mr_store_sqlerr(s, rc, "preparing the writer", err);
+			goto out_free;
+		}
+	}
+	w->stats.buffer_bytes = w->scratch_cap + w->out_cap;
+	*out = w;
+	return 0;
+out_free:
+	for (int i = 0; i < ST_NR; i++)
+		sqlite3_finalize(w->st[i]);
+	free(w->scratch);
+	free(w->out);
+	free(w);
+	return rc;
+}
+
+const struct mr_error *mr_writer_error(const struct mr_writer *w)
+{
+	return &w->err;
+}
+
+void mr_writer_get_stats(const struct mr_writer *w, struct mr_writer_stats *st)
+{
+	*st = w->stats;
+}
+
+static void bind_text_or_null(sqlite3_stmt *st, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+int mr_writer_set_meta(struct mr_writer *w, const char *key, const char *value)
+{
+	int rc = begin(w);
+
+	if (rc)
+		return rc;
+	sqlite3_bind_text(w->st[ST_META], 1, key, -1, SQLITE_TRANSIENT);
+	bind_text_or_null(w->st[ST_META], 2, value);
+	return run_stmt(w, ST_META, "writing metadata");
+}
+
+int mr_writer_set_meta_u64(struct mr_writer *w, const char *key, uint64_t value)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)value);
+	return mr_writer_set_meta(w, key, buf);
+}
+
+int mr_writer_add_stream(struct mr_writer *w, const char *name, const char *source, int cpu,
+			 uint32_t *id_out)
+{
+	struct wstream *ns;
+	int rc = begin(w);
+
+	if (rc)
+		return rc;
+	ns = realloc(w->streams, (w->nstreams + 1) * sizeof(*ns));
+	if (!ns)
+		return fail(w, mr_error_set(&w->err, MR_ENOMEM, "out of memory adding a stream"));
+	w->streams = ns;
+	ns = &w->streams[w->nstreams];
+	memset(ns, 0, sizeof(*ns));
+	ns->buf = malloc(w->chunk_events * sizeof(struct mr_event));
+	if (!ns->buf)
+		return fail(w, mr_error_set(&w->err, MR_ENOMEM, "out of memory adding a stream"));
+	sqlite3_bind_int64(w->st[ST_STREAM], 1, w->nstreams);
+	sqlite3_bind_text(w->st[ST_STREAM], 2, name, -1, SQLITE_TRANSIENT);
+	bind_text_or_null(w->st[ST_STREAM], 3, source);
+	sqlite3_bind_int(w->st[ST_STREAM], 4, cpu);
+	rc = run_stmt(w, ST_STREAM, "adding a stream");
+	if (rc) {
+		free(ns->buf);
+		return rc;
+	}
+	w->stats.buffer_bytes += w->chunk_events * sizeof(struct mr_event);
+	*id_out = w->nstreams++;
+	return 0;
+}
+
+int mr_writer_set_lost(struct mr_writer *w, uint32_t stream, uint64_t lost)
+{
+	int rc = begin(w);
+
+	if (rc)
+		return rc;
+	if (stream >= w->nstreams)
+		return mr_error_set(&w->err, MR_EINVAL, "no stream %u", stream);
+	sqlite3_bind_int64(w->st[ST_LOST], 1, stream);
+	sqlite3_bind_int64(w->st[ST_LOST], 2, (sqlite3_int64)lost);
+	return run_stmt(w, ST_LOST, "recording lost events");
+}
+
+int mr_writer_add_cgroup(struct mr_writer *w, const struct mr_cgroup *c)
+{
+	sqlite3_stmt *st = w->st[ST_CGROUP];
+	int rc = begin(w);
+
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, c->id);
+	bind_text_or_null(st, 2, c->path);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)c->memory_max);
+	return run_stmt(w, ST_CGROUP, "adding a cgroup");
+}
+
+int mr_writer_add_mm(struct mr_writer *w, uint32_t id, int32_t tgid, const char *comm)
+{
+	sqlite3_stmt *st = w->st[ST_MM];
+	int rc = begin(w);
+
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int(st, 2, tgid);
+	bind_text_or_null(st, 3, comm);
+	return run_stmt(w, ST_MM, "adding an address space");
+}
+
+int mr_writer_add_task(struct mr_writer *w, const struct mr_task *t)
+{
+	sqlite3_stmt *st = w->st[ST_TASK];
+	int rc = begin(w);
+
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, t->id);
+	sqlite3_bind_int(st, 2, t->pid);
+	sqlite3_bind_int(st, 3, t->tgid);
+	sqlite3_bind_int64(st, 4, t->mm);
+	sqlite3_bind_int64(st, 5, t->cgroup);
+	bind_text_or_null(st, 6, t->comm);
+	sqlite3_bind_int64(st, 7, (sqlite3_int64)t->start_ns);
+	sqlite3_bind_int64(st, 8, (sqlite3_int64)t->end_ns);
+	return run_stmt(w, ST_TASK, "adding a task");
+}
+
+int mr_writer_add_file(struct mr_writer *w, const struct mr_file *f)
+{
+	sqlite3_stmt *st = w->st[ST_FILE];
+	int rc = begin(w);
+
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, f->id);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)f->dev);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)f->ino);
+	bind_text_or_null(st, 4, f->path);
+	sqlite3_bind_int64(st, 5, (sqlite3_int64)f->size_pages);
+	return run_stmt(w, ST_FILE, "adding a file");
+}
+
+int mr_writer_add_vma(struct mr_writer *w, const struct mr_vma *v)
+{
+	sqlite3_stmt *st = w->st[ST_VMA];
+	int rc = begin(w);
+
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, v->id);
+	sqlite3_bind_int64(st, 2, v->mm);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)v->start);
+	sqlite3_bind_int64(st, 4, (sqlite3_int64)v->end);
+	sqlite3_bind_int64(st, 5, v->flags);
+	sqlite3_bind_int64(st, 6, v->file);
+	sqlite3_bind_int64(st, 7, (sqlite3_int64)v->pgoff);
+	sqlite3_bind_int64(st, 8, (sqlite3_int64)v->map_ns);
+	sqlite3_bind_int64(st, 9, (sqlite3_int64)v->unmap_ns);
+	return run_stmt(w, ST_VMA, "adding a vma");
+}
+
+int mr_writer_add_page(struct mr_writer *w, const struct mr_page *p)
+{
+	sqlite3_stmt *st = w->st[ST_PAGE];
+	int anon = p->type != MR_PAGE_FILE;
+	int rc = begin(w);
+
+	if (rc)
+		return rc;
+	if (p->id == MR_PAGE_NONE || p->type >= MR_PAGE_NR_TYPES)
+		return mr_error_set(&w->err, MR_EINVAL, "page id %u or type %u out of range", p->id, p->type);
+	sqlite3_bind_int64(st, 1, p->id);
+	sqlite3_bind_int(st, 2, p->type);
+	if (anon) {
+		sqlite3_bind_int64(st, 3, p->mm);
+		sqlite3_bind_int64(st, 4, (sqlite3_int64)p->vpage);
+	} else {
+		sqlite3_bind_int64(st, 5, p->file);
+		sqlite3_bind_int64(st, 6, (sqlite3_int64)p->index);
+	}
+	sqlite3_bind_int(st, 7, p->exec);
+	if (p->node >= 0)
+		sqlite3_bind_int(st, 8, p->node);
+	sqlite3_bind_int64(st, 9, p->cgroup);
+	return run_stmt(w, ST_PAGE, "adding a page");
+}
+
+int mr_writer_add_marker(struct mr_writer *w, uint32_t id, uint64_t time_ns, const char *text)
+{
+	sqlite3_stmt *st = w->st[ST_MARKER];
+	int rc = begin(w);
+
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)time_ns);
+	bind_text_or_null(st, 3, text);
+	return run_stmt(w, ST_MARKER, "adding a marker");
+}
+
+/* Encode the stream's buffer as one chunk, insert it and commit. */
+static int flush_stream(struct mr_writer *w, uint32_t id)
+{
+	struct wstream *ws = &w->streams[id];
+	struct mr_chunk_info info;
+	uint32_t kc[MR_EV_NR_KINDS] = { 0 };
+	sqlite3_stmt *st = w->st[ST_CHUNK];
+	size_t len;
+	int rc;
+
+	if (!ws->n)
+		return 0;
+	rc = mr_chunk_encode(ws->buf, ws->n, w->scratch, w->scratch_cap, w->out, w->out_cap, &len, &w->err);
+	if (rc)
+		return fail(w, rc);
+	rc = mr_chunk_peek(w->out, len, &info, &w->err);
+	if (rc)
+		return fail(w, rc);
+	for (uint32_t i = 0; i < ws->n; i++)
+		kc[ws->buf[i].kind]++;
+	for (int k = 0; k < MR_EV_NR_KINDS; k++)
+		kc[k] = htole32(kc[k]);
+	rc = begin(w);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)ws->buf[0].time);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)ws->buf[ws->n - 1].time);
+	sqlite3_bind_int64(st, 4, ws->n);
+	sqlite3_bind_blob(st, 5, kc, sizeof(kc), SQLITE_STATIC);
+	sqlite3_bind_int64(st, 6, info.payload_len);
+	sqlite3_bind_int64(st, 7, info.crc);
+	sqlite3_bind_blob(st, 8, w->out, (int)len, SQLITE_STATIC);
+	rc = run_stmt(w, ST_CHUNK, "writing a chunk");
+	if (rc)
+		return rc;
+	rc = commit(w);
+	if (rc)
+		return rc;
+	w->stats.chunks++;
+	w->stats.events += ws->n;
+	w->stats.payload_bytes += info.payload_len;
+	w->stats.stored_bytes += len;
+	ws->n = 0;
+	return 0;
+}
+
+int mr_writer_append(struct mr_writer *w, uint32_t stream, const struct mr_event *ev)
+{
+	struct wstream *ws;
+
+	if (w->failed)
+		return w->failed;
+	if (stream >= w->nstreams)
+		return mr_error_set(&w->err, MR_EINVAL, "append to unknown stream %u (add it first)", stream);
+	ws = &w->streams[stream];
+	if (ev->kind >= MR_EV_NR_KINDS)
+		return mr_error_set(&w->err, MR_EINVAL, "event kind %u is not defined", ev->kind);
+	if (ev->time < ws->last_time)
+		return mr_error_set(&w->err, MR_EINVAL, "stream %u: event time %llu before previous %llu (events of a stream must be in time order)",
+				    stream, (unsigned long long)ev->time, (unsigned long long)ws->last_time);
+	ws->last_time = ev->time;
+	ws->buf[ws->n++] = *ev;
+	if (ws->n == w->chunk_events)
+		return flush_stream(w, stream);
+	return 0;
+}
+
+int mr_writer_flush(struct mr_writer *w)
+{
+	int rc;
+
+	if (w->failed)
+		return w->failed;
+	for (uint32_t i = 0; i < w->nstreams; i++) {
+		rc = flush_stream(w, i);
+		if (rc)
+			return rc;
+	}
+	return commit(w);
+}
+
+int mr_writer_finish(struct mr_writer *w)
+{
+	int rc = mr_writer_flush(w);
+
+	if (rc)
+		return rc;
+	rc = mr_writer_set_meta(w, "complete", "1");
+	if (!rc)
+		rc = commit(w);
+	if (rc)
+		return rc;
+	/* Fold the WAL into the main file so the trace is one self-contained file. */
+	sqlite3_wal_checkpoint_v2(w->s->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+	return 0;
+}
+
+void mr_writer_destroy(struct mr_writer *w)
+{
+	if (!w)
+		return;
+	if (!w->failed)
+		mr_writer_flush(w);
+	if (w->in_tx)
+		sqlite3_exec(w->s->db, "ROLLBACK", NULL, NULL, NULL);
+	for (int i = 0; i < ST_NR; i++)
+		sqlite3_finalize(w->st[i]);
+	for (uint32_t i = 0; i < w->nstreams; i++)
+		free(w->streams[i].buf);
+	free(w->streams);
+	free(w->scratch);
+	free(w->out);
+	free(w);
+}
