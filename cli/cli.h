@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* cli.h - the memreplay command line: subcommand entry points and shared helpers. */
+#ifndef MR_CLI_H
+#define MR_CLI_H
+
+#include "mr_err.h"
+
+struct mr_cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+	const char *usage;
+};
+
+int cmd_info(int argc, char **argv);
+int cmd_gen(int argc, char **argv);
+int cmd_query(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+int cmd_host(int argc, char **argv);
+
+/* Print "memreplay CMD: message" for an error context and return exit status 1. */
+int cli_fail(const char *cmd, const struct mr_error *err);
+/* Print "memreplay CMD: " + formatted message + newline; return exit status 2 (usage). */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+const struct mr_cmd *cli_find(const char *name);
+
+#endif

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * main.c - `memreplay`, git-style: one binary, one table of subcommands. Each subcommand
+ * turns argv into typed settings, makes library calls and prints; logic lives in the
+ * libraries (storage/, traces/, policy/, replayer/, recorder/).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static int cmd_help(int argc, char **argv);
+static int cmd_version(int argc, char **argv);
+
+static const struct mr_cmd commands[] = {
+	{ "info", cmd_info, "summarise a trace: duration, events by kind, pages, size",
+	  "memreplay info TRACE.db [--json]" },
+	{ "gen", cmd_gen, "write a synthetic workload trace (deterministic, seeded)",
+	  "memreplay gen GENERATOR -o OUT.db [--seed N] [--PARAM VALUE ...]\n"
+	  "       memreplay gen --list | memreplay gen GENERATOR --help" },
+	{ "query", cmd_query, "run SQL on a trace or results database",
+	  "memreplay query DB [--csv] SQL" },
+	{ "bench", cmd_bench, "measure the project's own speed (store codec, ...)",
+	  "memreplay bench store [--events N] [--pages SIZE] [--keep DIR]" },
+	{ "host", cmd_host, "what this host lets the recorder see (perf, tracepoints, young bits)",
+	  "memreplay host" },
+	{ "help", cmd_help, "show help for a subcommand", "memreplay help [SUBCOMMAND]" },
+	{ "version", cmd_version, "print the version", "memreplay version" },
+};
+
+const struct mr_cmd *cli_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+int cli_fail(const char *cmd, const struct mr_error *err)
+{
+	fprintf(stderr, "memreplay %s: %s\n", cmd,
+		err->msg[0] ? err->msg : mr_strerror(err->code));
+	return 1;
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	const struct mr_cmd *c = cli_find(cmd);
+	va_list ap;
+
+	fprintf(stderr, "memreplay %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	if (c)
+		fprintf(stderr, "usage: %s\n", c->usage);
+	return 2;
+}
+
+static void print_overview(FILE *f)
+{
+	fprintf(f, "usage: memreplay SUBCOMMAND [ARGS...]\n\n"
+		   "Record what memory a host touches, replay it through reclaim policies.\n\n"
+		   "subcommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\n`memreplay help SUBCOMMAND` shows its usage.\n");
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	const struct mr_cmd *c;
+
+	if (argc < 2) {
+		print_overview(stdout);
+		return 0;
+	}
+	c = cli_find(argv[1]);
+	if (!c)
+		return cli_usage_error("help", "unknown subcommand '%s'", argv[1]);
+	printf("%s - %s\nusage: %s\n", c->name, c->summary, c->usage);
+	return 0;
+}
+
+static int cmd_version(int argc, char **argv)
+{
+	printf("memreplay %s\n", MR_VERSION_STRING);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const struct mr_cmd *c;
+
+	if (argc < 2) {
+		print_overview(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+		return cmd_help(1, argv);
+	if (!strcmp(argv[1], "--version"))
+		return cmd_version(1, argv);
+	c = cli_find(argv[1]);
+	if (!c) {
+		fprintf(stderr, "memreplay: unknown subcommand '%s'; run `memreplay help` for the list\n",
+			argv[1]);
+		return 2;
+	}
+	return c->fn(argc - 1, argv + 1);
+}
