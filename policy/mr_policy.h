@@ -1,0 +1,355 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mr_policy.h - the reclaim policy interface, and the simulated machine a policy sees.
+ *
+ * The engine (replayer/) owns the machine: folios (one per dense page id, order 0), page
+ * tables with PTE young/dirty bits, VMAs, page cache and swap membership, memcg charges,
+ * shadow entries and counters. A policy owns ordering and victim choice: it is told when
+ * a folio is added to an LRU, accessed through a syscall (folio_mark_accessed), freed, or
+ * refaults, and it is asked to reclaim. Policies consume young bits themselves, through
+ * the machine's page tables (aging walks) and rmap (folio_referenced), exactly where the
+ * kernel does, and they evict through mr_machine_ops, which performs the mechanics
+ * (unmap, page-cache removal or swap-out, shadow storage, uncharge).
+ *
+ * Names follow the kernel (mm/vmscan.c, mm/workingset.c, include/linux/mm_inline.h) so
+ * each policy can be read beside the kernel source.
+ *
+ * Threading: one policy instance per machine; each machine is single-threaded. The engine
+ * may run machines of different policies on different threads, so policies keep no
+ * global mutable state.
+ *
+ * Depends on nothing but mr_err.h and mr_event.h (shared vocabulary from storage/).
+ */
+#ifndef MR_POLICY_H
+#define MR_POLICY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mr_err.h"
+#include "mr_event.h"
+
+#define MR_PAGE_SHIFT 12
+#define MR_PTRS_PER_TABLE 512u /* PTEs per PTE table, PMDs per PMD table (x86_64) */
+#define MR_PMD_SHIFT 21
+#define MR_PUD_SHIFT 30
+#define MR_NONE UINT32_MAX
+
+/* ---- folios ---- */
+
+/* Folio flags, as the kernel's PG_* (plus engine state). Policies own the reclaim flags
+ * (LRU/ACTIVE/REFERENCED/WORKINGSET/RECLAIM); the engine owns the rest. */
+enum mr_pg {
+	MR_PG_LRU = 1u << 0,	     /* on a policy's list (cleared while isolated) */
+	MR_PG_ACTIVE = 1u << 1,	     /* classic LRU active list; MGLRU: transient, see spec §1.2 */
+	MR_PG_REFERENCED = 1u << 2,
+	MR_PG_WORKINGSET = 1u << 3,
+	MR_PG_RECLAIM = 1u << 4,     /* PG_reclaim: rotate to the tail when writeback ends */
+	MR_PG_DIRTY = 1u << 5,
+	MR_PG_WRITEBACK = 1u << 6,
+	MR_PG_SWAPBACKED = 1u << 7,  /* anon and shmem: !folio_is_file_lru() */
+	MR_PG_SWAPCACHE = 1u << 8,
+	MR_PG_UNEVICTABLE = 1u << 9,
+	MR_PG_MLOCKED = 1u << 10,
+	MR_PG_RESIDENT = 1u << 11,   /* engine: in memory (page cache, anon, or swap cache) */
+	MR_PG_EXEC = 1u << 12,       /* engine: some mapping of it is VM_EXEC (trace page row) */
+};
+
+/* One per page id; 16 bytes. */
+struct mr_folio {
+	uint32_t flags;    /* enum mr_pg */
+	uint16_t mapcount; /* PTEs mapping it (folio_mapped() iff > 0) */
+	uint8_t type;      /* MR_PAGE_ANON / MR_PAGE_FILE / MR_PAGE_SHMEM (storage's enum) */
+	uint8_t zone;      /* always 0 (one zone per node, spec §10) */
+	uint16_t lruvec;   /* index of the (memcg, node) lruvec it is charged to */
+	uint16_t node;
+	uint32_t pad;
+};
+
+/* folio_is_file_lru(): file LRU iff not swap-backed. LRU_GEN_ANON = 0, LRU_GEN_FILE = 1. */
+static inline int mr_folio_is_file_lru(const struct mr_folio *f)
+{
+	return !(f->flags & MR_PG_SWAPBACKED);
+}
+
+/* ---- page tables and address spaces ---- */
+
+#define MR_PTE_YOUNG 0x01u /* hardware accessed bit */
+#define MR_PTE_DIRTY 0x02u
+
+/* One PTE table: 512 PTEs mapping 2 MiB. The PMD entry pointing at it has its own
+ * (non-leaf) accessed bit, pmd_young, set by the hardware walker on any access below. */
+struct mr_pte_table {
+	uint32_t page[MR_PTRS_PER_TABLE]; /* page id, MR_NONE when not present */
+	uint8_t bits[MR_PTRS_PER_TABLE];  /* MR_PTE_* */
+	uint64_t addr;                    /* virtual address of entry 0 (2 MiB aligned) */
+	uint32_t mm;
+	uint16_t nr_present;
+	uint8_t pmd_young;
+	uint8_t pad;
+};
+
+/* VMA flags are the trace's MR_VMA_* (mr_event.h): MR_VMA_EXEC is VM_EXEC, etc. */
+struct mr_vma {
+	uint64_t start, end; /* [start, end) */
+	uint32_t flags;
+	uint32_t file;  /* 0 = anonymous */
+	uint64_t pgoff; /* file offset of start, in pages */
+	uint32_t mm;
+	uint32_t id;
+};
+
+/* vma_has_recency(): not MADV_SEQUENTIAL / MADV_RANDOM. */
+static inline int mr_vma_has_recency(const struct mr_vma *v)
+{
+	return !(v->flags & (MR_VMA_SEQ_READ | MR_VMA_RAND_READ));
+}
+
+/* An address space, as the policy sees it for iterate_mm_list / walk_mm. */
+struct mr_mm {
+	uint32_t id;
+	uint32_t memcg;
+	uint64_t lru_gen_bitmap; /* node bits set when one of its tasks ran (lru_gen_use_mm) */
+	uint8_t alive;           /* has tasks; dead mms are off the mm list */
+};
+
+/* ---- counters ---- */
+
+/* /proc/vmstat and memory.stat names; each machine keeps one array of these. */
+#define MR_VMSTAT_LIST(X)                                                                 \
+	X(PGFAULT, "pgfault") X(PGMAJFAULT, "pgmajfault")                                 \
+	X(PGSCAN_KSWAPD, "pgscan_kswapd") X(PGSCAN_DIRECT, "pgscan_direct")               \
+	X(PGSCAN_KHUGEPAGED, "pgscan_khugepaged") X(PGSCAN_ANON, "pgscan_anon")           \
+	X(PGSCAN_FILE, "pgscan_file") X(PGSTEAL_KSWAPD, "pgsteal_kswapd")                 \
+	X(PGSTEAL_DIRECT, "pgsteal_direct") X(PGSTEAL_KHUGEPAGED, "pgsteal_khugepaged")   \
+	X(PGSTEAL_ANON, "pgsteal_anon") X(PGSTEAL_FILE, "pgsteal_file")                   \
+	X(PGREFILL, "pgrefill") X(PGACTIVATE, "pgactivate") X(PGDEACTIVATE, "pgdeactivate") \
+	X(PGROTATED, "pgrotated") X(PGROTATE_ANON, "pgrotate_anon")                       \
+	X(PGROTATE_FILE, "pgrotate_file") X(PSWPIN, "pswpin") X(PSWPOUT, "pswpout")       \
+	X(WORKINGSET_REFAULT_ANON, "workingset_refault_anon")                            \
+	X(WORKINGSET_REFAULT_FILE, "workingset_refault_file")                            \
+	X(WORKINGSET_ACTIVATE_ANON, "workingset_activate_anon")                          \
+	X(WORKINGSET_ACTIVATE_FILE, "workingset_activate_file")                          \
+	X(WORKINGSET_RESTORE_ANON, "workingset_restore_anon")                            \
+	X(WORKINGSET_RESTORE_FILE, "workingset_restore_file")                            \
+	X(WORKINGSET_NODERECLAIM, "workingset_nodereclaim")                              \
+	X(NR_VMSCAN_IMMEDIATE, "nr_vmscan_immediate_reclaim")                            \
+	X(PGSCAN_SKIP, "pgscan_skip") X(PGFREE, "pgfree")                                 \
+	X(NR_ACTIVE_ANON, "nr_active_anon") X(NR_INACTIVE_ANON, "nr_inactive_anon")       \
+	X(NR_ACTIVE_FILE, "nr_active_file") X(NR_INACTIVE_FILE, "nr_inactive_file")       \
+	X(NR_UNEVICTABLE, "nr_unevictable")
+
+enum mr_vmstat_item {
+#define MR_VMSTAT_ENUM(id, name) MR_VM_##id,
+	MR_VMSTAT_LIST(MR_VMSTAT_ENUM)
+#undef MR_VMSTAT_ENUM
+	MR_NR_VMSTAT
+};
+
+/* Kernel name of a counter ("workingset_refault_file"). */
+const char *mr_vmstat_name(unsigned item);
+
+/* ---- the machine, as policies see it ---- */
+
+struct mr_machine;
+
+/* scan_control, reduced to what reclaim decisions read (mm/vmscan.c). */
+struct mr_scan_control {
+	uint64_t nr_to_reclaim;
+	uint64_t nr_reclaimed;
+	uint64_t nr_scanned;
+	int priority;          /* DEF_PRIORITY (12) down to 0 */
+	uint32_t memcg;        /* target memcg (memcg reclaim) */
+	uint32_t node;
+	uint8_t reclaim_idx;   /* highest zone; always 0 here */
+	uint8_t may_swap;
+	uint8_t may_writepage;
+	uint8_t may_unmap;
+	uint8_t gfp_io;        /* __GFP_IO */
+	uint8_t proactive;     /* memory.reclaim / debugfs */
+	uint8_t kswapd;        /* 0: direct/memcg reclaim (counters go to *_direct) */
+	uint8_t memcg_reclaim; /* cgroup_reclaim(sc) */
+};
+
+#define MR_DEF_PRIORITY 12
+#define MR_SWAP_CLUSTER_MAX 32
+
+/* Callbacks for mr_machine_ops.walk_mm. Return non-zero from pud_entry/pmd_entry to
+ * skip that subtree (pud) or to stop the walk (pmd returns <0), see walk_mm. */
+struct mr_walk_ops {
+	/* Per present PUD entry covering [addr, addr + 1 GiB) within vma; return 1 to skip it. */
+	int (*pud_entry)(void *arg, const struct mr_vma *vma, uint64_t addr);
+	/* Per present PMD entry (one PTE table) within vma; first/last are the PTE slots the
+	 * vma covers in it. Return <0 to stop the walk. */
+	int (*pmd_entry)(void *arg, const struct mr_vma *vma, struct mr_pte_table *pt,
+			 unsigned first, unsigned last);
+	/* Per VMA before its tables; return 1 to skip (should_skip_vma). May be NULL. */
+	int (*vma_entry)(void *arg, const struct mr_vma *vma);
+};
+
+/* Why remove_mapping could not free a folio. */
+enum mr_remove_result {
+	MR_REMOVED = 0,     /* freed; shadow stored */
+	MR_REMOVE_BUSY = 1, /* mapped and may_unmap is off, or no swap space left */
+};
+
+struct mr_machine_ops {
+	/* rmap: call fn for every PTE mapping page (and its VMA); stop when fn returns
+	 * non-zero and return that value. */
+	int (*rmap_walk)(struct mr_machine *m, uint32_t page,
+			 int (*fn)(void *arg, const struct mr_vma *vma, struct mr_pte_table *pt,
+				   unsigned slot),
+			 void *arg);
+	/* Walk an mm's page tables in address order, VMA by VMA (walk_page_range). */
+	void (*walk_mm)(struct mr_machine *m, uint32_t mm, const struct mr_walk_ops *ops,
+			void *arg);
+	/* Free a clean, isolated folio: unmap every PTE (try_to_unmap), drop it from the page
+	 * cache or, for anon, write it to swap (pswpout) and drop it; store shadow for the
+	 * next refault; uncharge. Dirty bits of the PTEs are transferred first; a folio that
+	 * turns out dirty is not freed (returns MR_REMOVE_BUSY with PG_dirty set). */
+	int (*remove_mapping)(struct mr_machine *m, uint32_t page, uint64_t shadow);
+	/* Start writeback of a dirty isolated folio (pageout): clears PG_dirty, sets
+	 * PG_writeback; the engine ends it after the writeback delay and then calls the
+	 * policy's folio_rotate_reclaimable when PG_reclaim is set. */
+	void (*start_writeback)(struct mr_machine *m, uint32_t page);
+	/* Swap slot for an anon folio (add_to_swap): sets PG_swapcache; 0 or MR_ENOSPC. */
+	int (*add_to_swap)(struct mr_machine *m, uint32_t page);
+};
+
+struct mr_machine {
+	const struct mr_machine_ops *ops;
+	struct mr_folio *folios; /* [nr_pages] */
+	uint32_t nr_pages;
+	struct mr_mm *mms;       /* [nr_mms]: mm list of the single node/memcg model */
+	uint32_t nr_mms;
+	uint32_t nr_nodes;
+	uint32_t nr_memcgs;
+	uint32_t nr_lruvecs;     /* nr_memcgs * nr_nodes; lruvec = memcg * nr_nodes + node */
+	uint64_t now_ns;         /* trace time of the event being replayed (jiffies source) */
+	uint64_t *vmstat;        /* [MR_NR_VMSTAT], whole machine */
+	uint64_t *lruvec_stat;   /* [nr_lruvecs][MR_NR_VMSTAT], memory.stat per lruvec */
+	uint64_t swap_free;      /* free swap pages */
+	uint8_t non_leaf_young;  /* arch_has_hw_nonleaf_pmd_young (x86: 1) */
+	uint8_t hw_young;        /* arch_has_hw_pte_young (x86: 1) */
+};
+
+static inline void mr_count(struct mr_machine *m, uint32_t lruvec, unsigned item, uint64_t n)
+{
+	m->vmstat[item] += n;
+	m->lruvec_stat[(size_t)lruvec * MR_NR_VMSTAT + item] += n;
+}
+
+/* ---- parameters ---- */
+
+enum mr_param_type { MR_PARAM_BOOL, MR_PARAM_INT, MR_PARAM_ENUM };
+
+/* One typed, bounded parameter, stored as an int64 at offset in the policy's params. */
+struct mr_param_desc {
+	const char *name;
+	enum mr_param_type type;
+	int64_t min, max, def;
+	const char *const *enum_names; /* MR_PARAM_ENUM: names of values min..max */
+	size_t offset;                 /* of the int64_t in the params struct */
+	const char *help;
+};
+
+/* ---- policies ---- */
+
+struct mr_policy;
+
+/* Context of a folio_add: where the folio comes from (kernel call sites differ). */
+#define MR_ADD_IN_FAULT 0x1u   /* current->in_lru_fault: added during a page fault */
+#define MR_ADD_REFAULT 0x2u    /* workingset_refault() ran for it just before */
+#define MR_ADD_READAHEAD 0x4u  /* readahead page not (yet) accessed */
+#define MR_ADD_SWAPIN 0x8u
+
+struct mr_policy_ops {
+	const char *name;
+	const char *help;
+	const struct mr_param_desc *params;
+	size_t nparams;
+	size_t params_size;    /* bytes of the parsed params struct (int64_t fields) */
+	size_t priv_size;      /* bytes of per-instance state, zeroed by the framework */
+	size_t page_priv_size; /* bytes of per-page state, zeroed; see mr_policy_page() */
+
+	/* Called once; the machine is sized (nr_pages, mms, lruvecs) but empty. */
+	int (*init)(struct mr_policy *p, struct mr_error *err);
+	void (*fini)(struct mr_policy *p);
+
+	/* folio_add_lru / lruvec_add_folio: a resident folio goes onto the LRU. */
+	void (*folio_add)(struct mr_policy *p, uint32_t page, unsigned ctx);
+	/* folio_mark_accessed (read()/write() path, zap_pte_range of a young file PTE). */
+	void (*mark_accessed)(struct mr_policy *p, uint32_t page);
+	/* A folio leaves memory without reclaim (munmap of anon, truncate, exit). */
+	void (*folio_del)(struct mr_policy *p, uint32_t page);
+	/* workingset_refault(): the folio is being brought back and had this shadow. Called
+	 * before folio_add. ctx as for folio_add. */
+	void (*refault)(struct mr_policy *p, uint32_t page, uint64_t shadow, unsigned ctx);
+	/* folio_rotate_reclaimable(): writeback ended on a PG_reclaim folio. */
+	void (*rotate)(struct mr_policy *p, uint32_t page);
+	/* Reclaim from one lruvec under sc (shrink_lruvec / lru_gen_shrink_lruvec). */
+	void (*shrink_lruvec)(struct mr_policy *p, uint32_t lruvec, struct mr_scan_control *sc);
+	/* Optional: every access the trace saw to a resident page, with the trace position of
+	 * the next access to the same page (UINT64_MAX = never), for policies that see every
+	 * access (opt). The engine computes next-use once per trace. */
+	void (*access)(struct mr_policy *p, uint32_t page, uint64_t next_use);
+	/* Optional: lru_gen debugfs write (one command, e.g. "+ 0 0 7 60 1"). */
+	int (*lru_gen_command)(struct mr_policy *p, const char *cmd, struct mr_error *err);
+	/* Optional: lru_gen debugfs read format into buf; returns bytes written. */
+	size_t (*lru_gen_show)(struct mr_policy *p, int full, char *buf, size_t cap);
+	/* Optional: model counters beyond vmstat: call emit per (name, value). */
+	void (*model_counters)(struct mr_policy *p,
+			       void (*emit)(void *arg, const char *name, double value), void *arg);
+	/* Optional: invariant check (page accounting, list membership); returns problems found
+	 * (each reported through MR_WARN_ON_ONCE). Run by checking builds and tests. */
+	unsigned (*check)(struct mr_policy *p);
+};
+
+struct mr_policy {
+	const struct mr_policy_ops *ops;
+	struct mr_machine *m;
+	void *params;    /* params_size bytes, parsed */
+	void *priv;      /* priv_size bytes */
+	uint8_t *pages;  /* nr_pages * page_priv_size bytes */
+	char spec[256];  /* "mglru:swappiness=100" as given, canonicalised */
+};
+
+static inline void *mr_policy_page(const struct mr_policy *p, uint32_t page)
+{
+	return p->pages + (size_t)page * p->ops->page_priv_size;
+}
+
+/* ---- registry and parameter parsing (policy/registry.c) ---- */
+
+/* Built-in policies and those registered by plugins, in registration order. */
+const struct mr_policy_ops *const *mr_policy_list(size_t *n);
+const struct mr_policy_ops *mr_policy_find(const char *name);
+/* Register a policy (plugins call this from their mr_plugin_init). MR_EINVAL on a
+ * duplicate name or an invalid parameter table. */
+int mr_policy_register(const struct mr_policy_ops *ops, struct mr_error *err);
+/* Load a plugin shared object and run its `int mr_plugin_init(struct mr_error *)`. */
+int mr_policy_load_plugin(const char *path, struct mr_error *err);
+
+/*
+ * Parse "name[:k=v[,k=v...]]": find the policy, fill params (caller buffer of
+ * ops->params_size bytes) with defaults then the given values, and write the canonical
+ * spec (every parameter, in table order) into canon. Unknown policy or parameter, bad
+ * value or out of range -> MR_EINVAL/MR_ERANGE with a message listing what is valid.
+ */
+int mr_policy_parse(const char *spec, const struct mr_policy_ops **ops, void *params,
+		    size_t params_cap, char *canon, size_t canon_cap, struct mr_error *err);
+
+/* Help text for `--list-policies`: every policy, its parameters, types, ranges, defaults. */
+size_t mr_policy_describe(const struct mr_policy_ops *ops, char *buf, size_t cap);
+
+/* Value of parameter i of a parsed params struct. */
+static inline int64_t mr_param_get(const struct mr_policy_ops *ops, const void *params, size_t i)
+{
+	int64_t v;
+	const unsigned char *b = (const unsigned char *)params + ops->params[i].offset;
+
+	__builtin_memcpy(&v, b, sizeof(v));
+	return v;
+}
+
+#endif /* MR_POLICY_H */
