@@ -14,7 +14,9 @@
  *   0       4     magic "MRC1"
  *   4       4     n_events      (1 .. MR_CHUNK_MAX_EVENTS)
  *   8       4     payload_len   (bytes of the column payload after LZ4 decompression)
- *   12      4     crc32c        (CRC-32C of the decompressed column payload)
+ *   12      4     crc32c        (CRC-32C of bytes 4..11, then of the decompressed
+ *                                  column payload: covers n_events, which an all-CONST
+ *                                  payload does not repeat)
  *   16      ...   LZ4 block (LZ4_compress_default) of the column payload
  *
  * Column payload: MR_COL_NR columns in the order of enum mr_col, each
@@ -76,7 +78,8 @@ size_t mr_chunk_scratch_size(size_t n_events);
 int mr_chunk_encode(const struct mr_event *ev, size_t n, void *scratch, size_t scratch_cap,
 		    uint8_t *out, size_t out_cap, size_t *out_len, struct mr_error *err);
 
-/* Header fields of a blob, validated for size and magic only (no decompression). */
+/* Header fields of a blob, validated for size, magic, n_events range and payload_len
+ * bound only (no decompression, no checksum). */
 struct mr_chunk_info {
 	uint32_t n_events;
 	uint32_t payload_len;

@@ -66,7 +66,7 @@ void mr_warn_report(const char *file, int line, const char *cond);
 		mr_c_;                                                          \
 	})
 #else
-#define MR_WARN_ON_ONCE(cond) ((void)sizeof(!!(cond)), 0)
+#define MR_WARN_ON_ONCE(cond) __extension__({ (void)sizeof(!!(cond)); 0; })
 #endif
 
 #endif /* MR_ERR_H */

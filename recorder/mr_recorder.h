@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mr_recorder.h - the recorder's public interface. For now: what this host can record.
+ *
+ * mr_recorder_probe() checks, for real and without changing anything on the host, each
+ * source the recorder may use (perf software page faults through libperf, tracefs
+ * tracepoints, page_idle, DAMON, a hardware PMU through libpfm4) and the host facts a
+ * replay depends on (kernel, page size, THP, MGLRU, NUMA, cgroups). mr_probe_format()
+ * turns the result into a report in which every "no" says why and how to fix it.
+ *
+ * Neither function prints, exits or reads the environment. The probe installs a libperf
+ * print callback (libperf_init) that swallows libperf's messages: libperf keeps that
+ * callback in a global, so the recorder owns it for the whole process.
+ */
+#ifndef MR_RECORDER_H
+#define MR_RECORDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mr_err.h"
+
+/* The tracepoints the recorder reads, in this order in struct mr_probe.tracepoints[]. */
+enum mr_probe_tp {
+	MR_TP_FILEMAP_ADD,	/* filemap:mm_filemap_add_to_page_cache: page-cache insert */
+	MR_TP_FILEMAP_DELETE,	/* filemap:mm_filemap_delete_from_page_cache: eviction */
+	MR_TP_FILEMAP_GET_PAGES,/* filemap:mm_filemap_get_pages: read() lookups */
+	MR_TP_RA_SYNC,		/* readahead:page_cache_sync_ra */
+	MR_TP_RA_ASYNC,		/* readahead:page_cache_async_ra */
+	MR_TP_LRU_ACTIVATE,	/* pagemap:mm_lru_activate: promotion to the active list */
+	MR_TP_MEMCG_LRUVEC,	/* memcg:mod_memcg_lruvec_state: exact refault labels */
+	MR_TP_COUNT
+};
+
+/* Tri-state answers: the probe could not always find out (e.g. tracefs unreadable). */
+enum mr_probe_answer {
+	MR_PROBE_UNKNOWN = -1,
+	MR_PROBE_NO = 0,
+	MR_PROBE_YES = 1,
+};
+
+/* cgroup layout of /sys/fs/cgroup. */
+enum mr_cgroup_mode {
+	MR_CGROUP_NONE = 0,	/* nothing mounted at /sys/fs/cgroup */
+	MR_CGROUP_V1,		/* v1 controllers only */
+	MR_CGROUP_HYBRID,	/* v1 controllers plus v2 at /sys/fs/cgroup/unified */
+	MR_CGROUP_V2,		/* unified: v2 mounted at /sys/fs/cgroup */
+};
+
+/*
+ * Everything mr_recorder_probe() found. Strings are NUL-terminated ("" = not known);
+ * an *_errno field is the errno of the step that failed (0 = none failed).
+ */
+struct mr_probe {
+	/* Host. */
+	char kernel_release[65];	/* uname -r */
+	char machine[65];		/* uname -m */
+	long page_size;			/* sysconf(_SC_PAGESIZE) */
+	char thp_enabled[16];		/* bracketed word of .../transparent_hugepage/enabled,
+					 * "" if the file is missing */
+	int mglru_present;		/* /sys/kernel/mm/lru_gen/enabled exists */
+	unsigned int mglru_enabled;	/* its value: 0 = off, bits = enabled caps */
+
+	/* Privilege. */
+	unsigned int euid;
+	uint64_t cap_eff;		/* CapEff from /proc/self/status */
+	int cap_perfmon;		/* CAP_PERFMON (38) effective */
+	int cap_sys_admin;		/* CAP_SYS_ADMIN (21) effective */
+	int perf_paranoid;		/* /proc/sys/kernel/perf_event_paranoid; -1 = anyone
+					 * may sample anything, 2 = unprivileged users only
+					 * their own user-mode code, 3 (Debian) = nothing */
+	int perf_paranoid_errno;	/* why it could not be read (ENOENT: no perf events);
+					 * perf_paranoid is meaningless then */
+
+	/*
+	 * Software page faults (PERF_COUNT_SW_PAGE_FAULTS, sample_period 1, IP|TID|TIME|
+	 * ADDR|CPU, inherit) on the calling thread, one ring per online CPU, through libperf.
+	 */
+	int sw_fault_ok;		/* opened and mmapped on every CPU */
+	int sw_fault_user_only;		/* only with exclude_kernel=1 (paranoid >= 2) */
+	int sw_fault_sampled;		/* a sample with the touched address came back */
+	int sw_fault_ncpus;		/* CPUs (= rings) used */
+	const char *sw_fault_step;	/* static name of the libperf call that failed */
+	int sw_fault_errno;
+
+	/* tracefs and the tracepoints we read. */
+	char tracefs_path[64];		/* mounted tracefs, "" if none found */
+	int tracefs_readable;		/* its events/ directory can be listed */
+	int tracefs_errno;		/* why not readable */
+	enum mr_probe_answer tracepoints[MR_TP_COUNT];
+
+	/* Young-bit sources. */
+	int page_idle;			/* /sys/kernel/mm/page_idle/bitmap exists */
+	int damon_sysfs;		/* /sys/kernel/mm/damon/admin exists */
+
+	/* Hardware PMU through libpfm4. */
+	int pfm_rc;			/* pfm_initialize() result (PFM_SUCCESS = 0) */
+	char pfm_pmu[64];		/* default core PMU detected, "" if none */
+	char hw_event[64];		/* libpfm event string tried ("cycles") */
+	int hw_event_ok;		/* it encoded and perf_event_open() succeeded */
+	int hw_event_pfm_rc;		/* encoding result (PFM_SUCCESS = 0) */
+	int hw_event_errno;		/* perf_event_open() errno (ENOENT: no PMU) */
+
+	/* NUMA and cgroups. */
+	int numa_available;		/* numa_available() >= 0 */
+	int numa_nodes;			/* numa_max_node() + 1; 1 without NUMA */
+	enum mr_cgroup_mode cgroup_mode;
+	int cgroup_v1_memory;		/* v1 memory controller at /sys/fs/cgroup/memory */
+	char cgroup_v2_path[32];	/* v2 mount point, "" if none */
+	int cgroup_v2_memory;		/* "memory" listed in its cgroup.controllers */
+};
+
+/* Tracepoint "system:name" of an enum mr_probe_tp; NULL when out of range. */
+const char *mr_probe_tracepoint_name(int tp);
+
+/*
+ * Probe this host and fill *out (zeroed first). Opens and closes perf events on the
+ * calling thread and maps one anonymous page; changes nothing else. A source that does
+ * not work is a fact in *out, not an error.
+ * Returns 0, or MR_EINVAL when out is NULL (message in err, which may be NULL).
+ */
+int mr_recorder_probe(struct mr_probe *out, struct mr_error *err);
+
+/* A buffer of this size always holds the whole report. */
+#define MR_PROBE_REPORT_MAX 8192
+
+/*
+ * Write a human-readable multi-line report of *p into buf (capacity cap, always
+ * NUL-terminated when cap > 0). Returns the report's length without the NUL, or
+ * MR_ENOSPC when it did not fit (buf then holds a truncated report), or MR_EINVAL.
+ */
+int mr_probe_format(const struct mr_probe *p, char *buf, size_t cap);
+
+#endif /* MR_RECORDER_H */

@@ -1,0 +1,1128 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * codec.c - the event chunk codec: columns, LZ4, CRC-32C (blob layout in mr_codec.h).
+ *
+ * Column encodings, n values v[0..n-1], every number an LEB128 varint of at most 10
+ * bytes; zz(d) is the zigzag of the u64 difference d = v[i] - v[i-1] (wrapping), so
+ * any u64 sequence round-trips:
+ *
+ *   CONST      v[0]                                  all n values equal
+ *   VARINT     v[0] v[1] ... v[n-1]
+ *   DELTA      v[0] zz(v[1]-v[0]) ... zz(v[n-1]-v[n-2])
+ *   RLE        (value, run)...                       runs >= 1, summing to n
+ *   DELTA_RLE  v[0] (zz delta, run)...               runs >= 1, summing to n - 1
+ *
+ * Encoding extracts one column at a time into a u64 array in the scratch buffer,
+ * measures all five encodings in one pass and writes the smallest. Decoding never goes
+ * through u64 arrays: each column has a small state machine (struct col_dec) that
+ * writes straight into its struct mr_event field, and the chunk is decoded in blocks of
+ * DEC_BLOCK events so that the block of events stays in L1 while all eight columns
+ * visit it. CONST columns are written once per event through a template event.
+ *
+ * Reads of untrusted bytes never go past a column's end: the branch-free varint
+ * decoder runs only while 10 bytes remain, and a checked byte-at-a-time decoder does
+ * the last few. Every value is range-checked against its field as it is stored; on
+ * failure the event array holds partial data and the caller gets MR_ECORRUPT.
+ */
+#include "mr_codec.h"
+
+#include <limits.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <lz4.h>
+
+#define VARINT_MAX 10
+#define DEC_BLOCK 256 /* events per decode block: 8 KiB of struct mr_event */
+#define COL_HDR_MAX 6 /* enc byte + byte_len varint (< 2^32, so <= 5 bytes) */
+#define RUN_FILL 16   /* runs up to this long are stored without a loop */
+
+static const char *const col_name[MR_COL_NR] = {
+	"time", "kind", "page", "task", "cpu", "flags", "size", "arg",
+};
+
+/* Largest value each column's field may hold. */
+static const uint64_t col_max[MR_COL_NR] = {
+	[MR_COL_TIME] = UINT64_MAX, [MR_COL_KIND] = MR_EV_NR_KINDS - 1,
+	[MR_COL_PAGE] = UINT32_MAX, [MR_COL_TASK] = UINT32_MAX,
+	[MR_COL_CPU] = UINT16_MAX,  [MR_COL_FLAGS] = UINT8_MAX,
+	[MR_COL_SIZE] = UINT32_MAX, [MR_COL_ARG] = UINT64_MAX,
+};
+
+/* Varint bytes of col_max: the VARINT size per value, which bounds the chosen one. */
+static const uint8_t col_max_bytes[MR_COL_NR] = {
+	[MR_COL_TIME] = 10, [MR_COL_KIND] = 1, [MR_COL_PAGE] = 5, [MR_COL_TASK] = 5,
+	[MR_COL_CPU] = 3,   [MR_COL_FLAGS] = 2, [MR_COL_SIZE] = 5, [MR_COL_ARG] = 10,
+};
+
+/* ---- little-endian and varint primitives ---- */
+
+static inline uint64_t le64_load(const uint8_t *p)
+{
+	uint64_t x;
+
+	memcpy(&x, p, sizeof(x));
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	x = __builtin_bswap64(x);
+#endif
+	return x;
+}
+
+static inline uint32_t le32_load(const uint8_t *p)
+{
+	uint32_t x;
+
+	memcpy(&x, p, sizeof(x));
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	x = __builtin_bswap32(x);
+#endif
+	return x;
+}
+
+static inline void le32_store(uint8_t *p, uint32_t x)
+{
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	x = __builtin_bswap32(x);
+#endif
+	memcpy(p, &x, sizeof(x));
+}
+
+static inline uint64_t zigzag(uint64_t d)
+{
+	return (d << 1) ^ (0 - (d >> 63));
+}
+
+static inline uint64_t unzigzag(uint64_t z)
+{
+	return (z >> 1) ^ (0 - (z & 1));
+}
+
+/* Bytes of the varint of x: ceil(bits / 7) with bits >= 1, without a loop. */
+static inline __attribute__((always_inline)) size_t varint_len(uint64_t x)
+{
+	unsigned top = 63 - (unsigned)__builtin_clzll(x | 1);
+
+	return (top * 9 + 73) >> 6;
+}
+
+static inline uint8_t *put_varint(uint8_t *p, uint64_t x)
+{
+	while (x >= 0x80) {
+		*p++ = (uint8_t)(x | 0x80);
+		x >>= 7;
+	}
+	*p++ = (uint8_t)x;
+	return p;
+}
+
+/* A decoded varint and the byte after it; p == NULL when malformed. */
+struct vres {
+	const uint8_t *p;
+	uint64_t v;
+};
+
+/* Checked byte-at-a-time decoder: the last bytes of a column, and 9/10-byte varints. */
+static __attribute__((noinline)) struct vres varint_slow(const uint8_t *p, const uint8_t *end)
+{
+	struct vres r = { NULL, 0 };
+
+	for (unsigned shift = 0; shift < 64; shift += 7) {
+		uint8_t b;
+
+		if (p == end)
+			return r;
+		b = *p++;
+		if (shift == 63 && b > 1)
+			return r; /* overflows 64 bits, or an 11th byte follows */
+		r.v |= (uint64_t)(b & 0x7f) << shift;
+		if (b < 0x80) {
+			r.p = p;
+			return r;
+		}
+	}
+	return r; /* not reached: the 10th byte is 0 or 1 */
+}
+
+/* Why varint_slow() failed at p: for the message only. */
+static const char *varint_why(const uint8_t *p, const uint8_t *end)
+{
+	for (int i = 0; i < VARINT_MAX; i++, p++) {
+		if (p == end)
+			return "column data ends inside a varint";
+		if (*p < 0x80)
+			break;
+	}
+	return "varint longer than 10 bytes or above 2^64-1";
+}
+
+/* The low len bytes: len_mask[len], len 0..8. */
+static const uint64_t len_mask[9] = {
+	0, 0xff, 0xffff, 0xffffff, 0xffffffff, 0xffffffffffull, 0xffffffffffffull,
+	0xffffffffffffffull, 0xffffffffffffffffull,
+};
+
+/*
+ * Value of a varint of len (1..8) bytes whose bytes are the low bytes of x: drop what
+ * follows it, then pack the 7-bit groups in three shift-and-merge steps.
+ */
+static inline uint64_t varint_pack(uint64_t x, size_t len)
+{
+	x &= len_mask[len];
+	x = (x & 0x007f007f007f007full) | ((x & 0x7f007f007f007f00ull) >> 1);
+	x = (x & 0x00003fff00003fffull) | ((x & 0x3fff00003fff0000ull) >> 2);
+	x = (x & 0x000000000fffffffull) | ((x & 0x0fffffff00000000ull) >> 4);
+	return x;
+}
+
+/* The same for len 1..4 in 32-bit arithmetic: two steps, no 64-bit constants. */
+static inline uint32_t varint_pack4(uint32_t x, size_t len)
+{
+	x &= (uint32_t)len_mask[len];
+	x = (x & 0x007f007fu) | ((x & 0x7f007f00u) >> 1);
+	x = (x & 0x00003fffu) | ((x & 0x3fff0000u) >> 2);
+	return x;
+}
+
+/*
+ * One varint. Branch-free for up to 8 bytes (values below 2^56) when at least 10 bytes
+ * remain: one load, and the first byte without the continuation bit gives the length.
+ */
+static inline __attribute__((always_inline)) struct vres varint_get(const uint8_t *p,
+								   const uint8_t *end)
+{
+	if (__builtin_expect(end - p >= VARINT_MAX, 1)) {
+		uint64_t x = le64_load(p);
+		uint64_t stop = ~x & 0x8080808080808080ull;
+
+		if (__builtin_expect(stop != 0, 1)) {
+			size_t len = ((unsigned)__builtin_ctzll(stop) >> 3) + 1;
+			struct vres r = { p + len, varint_pack(x, len) };
+
+			return r;
+		}
+	}
+	return varint_slow(p, end);
+}
+
+/* ---- column encoding ---- */
+
+/*
+ * Exact bytes of every encoding of vals (n >= 1) in one pass without data-dependent
+ * branches; sz[MR_ENC_CONST] is SIZE_MAX when the values differ. A run costs its value
+ * (or delta) plus its length; the length is counted as one byte when the run starts,
+ * and the rare runs of 128 or more get the difference added when they end.
+ */
+static inline __attribute__((always_inline)) void col_measure_body(const uint64_t *vals,
+								      size_t n,
+								      size_t sz[MR_ENC_NR])
+{
+	uint64_t prev = vals[0], zprev = 0, differ = 0;
+	size_t first = varint_len(prev);
+	size_t s_var = first, s_delta = first, s_rle = first + 1, s_drle = first;
+	size_t run = 1, drun = 0;
+
+	if (n >= 2) {
+		uint64_t x = vals[1];
+
+		zprev = zigzag(x - prev);
+		differ = x ^ prev;
+		s_var += varint_len(x);
+		s_delta += varint_len(zprev);
+		s_rle += (varint_len(x) + 1) & (0 - (size_t)(x != prev));
+		run = x != prev ? 1 : 2;
+		s_drle += varint_len(zprev) + 1;
+		drun = 1;
+		prev = x;
+	}
+	for (size_t i = 2; i < n; i++) {
+		uint64_t x = vals[i], z = zigzag(x - prev);
+		size_t lx = varint_len(x), lz = varint_len(z);
+		size_t chg = x != prev, dchg = z != zprev;
+
+		differ |= x ^ prev;
+		s_var += lx;
+		s_delta += lz;
+		s_rle += (lx + 1) & (0 - chg);
+		s_drle += (lz + 1) & (0 - dchg);
+		if (__builtin_expect(chg && run >= 0x80, 0))
+			s_rle += varint_len(run) - 1;
+		if (__builtin_expect(dchg && drun >= 0x80, 0))
+			s_drle += varint_len(drun) - 1;
+		run = (run & (chg - 1)) + 1;
+		drun = (drun & (dchg - 1)) + 1;
+		prev = x;
+		zprev = z;
+	}
+	s_rle += varint_len(run) - 1;
+	if (drun)
+		s_drle += varint_len(drun) - 1;
+
+	sz[MR_ENC_CONST] = differ ? SIZE_MAX : first;
+	sz[MR_ENC_VARINT] = s_var;
+	sz[MR_ENC_DELTA] = s_delta;
+	sz[MR_ENC_RLE] = s_rle;
+	sz[MR_ENC_DELTA_RLE] = s_drle;
+}
+
+/*
+ * varint_len() takes a count of leading zeros twice per value. Without LZCNT that is
+ * BSR, several times slower on AMD cores, so use LZCNT when the CPU has it.
+ */
+static void col_measure_generic(const uint64_t *vals, size_t n, size_t sz[MR_ENC_NR])
+{
+	col_measure_body(vals, n, sz);
+}
+
+#if defined(__x86_64__)
+__attribute__((target("lzcnt"))) static void col_measure_lzcnt(const uint64_t *vals, size_t n,
+							       size_t sz[MR_ENC_NR])
+{
+	col_measure_body(vals, n, sz);
+}
+#endif
+
+static void col_measure(const uint64_t *vals, size_t n, size_t sz[MR_ENC_NR])
+{
+#if defined(__x86_64__)
+	if (__builtin_cpu_supports("lzcnt")) {
+		col_measure_lzcnt(vals, n, sz);
+		return;
+	}
+#endif
+	col_measure_generic(vals, n, sz);
+}
+
+/* The smallest; ties go to the lower enum value, which is also the faster decoder. */
+static enum mr_col_enc col_pick(const size_t sz[MR_ENC_NR])
+{
+	enum mr_col_enc best = MR_ENC_CONST;
+
+	for (int e = 1; e < MR_ENC_NR; e++)
+		if (sz[e] < sz[best])
+			best = (enum mr_col_enc)e;
+	return best;
+}
+
+/*
+ * (value, run) pairs of vals[from..n-1], or of their zigzag deltas. While value and run
+ * are single bytes - the usual case for short runs - the pair is stored at every step
+ * and p moves on only where a run ends, so short runs cost no mispredicted branch.
+ * Those stores never pass the end of the final pair, which takes at least two bytes.
+ */
+static uint8_t *write_runs(const uint64_t *vals, size_t n, size_t from, int delta, uint8_t *p)
+{
+	uint64_t cur = delta ? zigzag(vals[from] - vals[from - 1]) : vals[from];
+	size_t run = 1;
+
+	for (size_t i = from + 1; i < n; i++) {
+		uint64_t x = delta ? zigzag(vals[i] - vals[i - 1]) : vals[i];
+		size_t chg = x != cur;
+
+		if (__builtin_expect((cur | run) < 0x80, 1)) {
+			p[0] = (uint8_t)cur;
+			p[1] = (uint8_t)run;
+			p += 2 * chg;
+		} else if (chg) {
+			p = put_varint(p, cur);
+			p = put_varint(p, run);
+		}
+		run = (run & (chg - 1)) + 1;
+		cur = x;
+	}
+	p = put_varint(p, cur);
+	return put_varint(p, run);
+}
+
+/* Write vals in enc; out has room (col_measure said how much). Returns the end. */
+static uint8_t *col_write(const uint64_t *vals, size_t n, enum mr_col_enc enc, uint8_t *out)
+{
+	uint8_t *p = out;
+	size_t i;
+
+	switch (enc) {
+	case MR_ENC_CONST:
+		p = put_varint(p, vals[0]);
+		break;
+	case MR_ENC_VARINT:
+		for (i = 0; i < n; i++)
+			p = put_varint(p, vals[i]);
+		break;
+	case MR_ENC_DELTA:
+		p = put_varint(p, vals[0]);
+		for (i = 1; i < n; i++)
+			p = put_varint(p, zigzag(vals[i] - vals[i - 1]));
+		break;
+	case MR_ENC_RLE:
+		p = write_runs(vals, n, 0, 0, p);
+		break;
+	case MR_ENC_DELTA_RLE:
+		p = put_varint(p, vals[0]);
+		if (n >= 2)
+			p = write_runs(vals, n, 1, 1, p);
+		break;
+	default:
+		break;
+	}
+	return p;
+}
+
+size_t mr_col_bound(size_t n)
+{
+	/* RLE with runs of one: 10-byte value + 1-byte run per value; the rest need less. */
+	return 11 * n + VARINT_MAX;
+}
+
+enum mr_col_enc mr_col_choose(const uint64_t *vals, size_t n)
+{
+	size_t sz[MR_ENC_NR];
+
+	if (!vals || !n)
+		return MR_ENC_VARINT;
+	col_measure(vals, n, sz);
+	return col_pick(sz);
+}
+
+int mr_col_encode(const uint64_t *vals, size_t n, enum mr_col_enc enc, uint8_t *out,
+		  size_t out_cap, size_t *out_len)
+{
+	size_t sz[MR_ENC_NR];
+	uint8_t *end;
+
+	if (!vals || !n || !out_len || (unsigned)enc >= MR_ENC_NR)
+		return MR_EINVAL;
+	col_measure(vals, n, sz);
+	if (sz[enc] == SIZE_MAX)
+		return MR_EINVAL; /* CONST of differing values */
+	if (!out || out_cap < sz[enc])
+		return MR_ENOSPC;
+	end = col_write(vals, n, enc, out);
+	if (MR_WARN_ON_ONCE((size_t)(end - out) != sz[enc]))
+		return MR_EINVAL;
+	*out_len = sz[enc];
+	return MR_OK;
+}
+
+/* ---- column decoding ---- */
+
+/* Where one column's decoder stands; lives across blocks of events. */
+struct col_dec {
+	const uint8_t *p, *end; /* the column's bytes not yet read */
+	uint64_t val;  /* CONST, RLE: the value; DELTA, DELTA_RLE: the last value */
+	uint64_t step; /* DELTA_RLE: delta of the current run */
+	uint64_t left; /* RLE, DELTA_RLE: values left in the current run */
+	uint8_t enc;
+	uint8_t one_byte;   /* VARINT, DELTA: every value (delta) left is a single byte */
+	uint8_t first_left; /* DELTA, DELTA_RLE: val is v[0], still to be stored */
+	const char *why;    /* reason of the last failure */
+};
+
+/* Store v into element i of an array of stride bytes whose elements are width wide. */
+static inline __attribute__((always_inline)) void put_field(uint8_t *dst, size_t i,
+							     size_t stride, unsigned width,
+							     uint64_t v)
+{
+	uint8_t *q = dst + i * stride;
+
+	if (width == 8) {
+		memcpy(q, &v, 8);
+	} else if (width == 4) {
+		uint32_t x = (uint32_t)v;
+
+		memcpy(q, &x, 4);
+	} else if (width == 2) {
+		uint16_t x = (uint16_t)v;
+
+		memcpy(q, &x, 2);
+	} else {
+		*q = (uint8_t)v;
+	}
+}
+
+/*
+ * Collect into *acc what makes v too large for a field holding at most max (keep:
+ * all-ones, or 0 to ignore v); the caller tests *acc once per block. Branch-free, and
+ * nothing at all for u64 fields.
+ */
+static inline __attribute__((always_inline)) void check_max(uint64_t *acc, uint64_t v,
+							     uint64_t max, uint64_t keep)
+{
+	if (max == UINT64_MAX)
+		return;
+	if ((max & (max + 1)) == 0)
+		*acc |= v & ~max & keep; /* 2^k - 1: any higher bit */
+	else
+		*acc |= (uint64_t)(v > max) & keep;
+}
+
+static int col_fail(struct col_dec *d, const char *why)
+{
+	d->why = why;
+	return -1;
+}
+
+/*
+ * Prepare d for the len bytes at in holding n values in enc; values above max are
+ * corrupt. Reads the leading value of CONST, DELTA and DELTA_RLE.
+ */
+static int col_start(struct col_dec *d, const uint8_t *in, size_t len, unsigned enc, size_t n,
+		     uint64_t max)
+{
+	struct vres r;
+
+	memset(d, 0, sizeof(*d));
+	d->p = in;
+	d->end = in + len;
+	d->enc = (uint8_t)enc;
+	switch (enc) {
+	case MR_ENC_VARINT:
+		d->one_byte = len == n;
+		return 0;
+	case MR_ENC_RLE:
+		return 0;
+	case MR_ENC_CONST:
+	case MR_ENC_DELTA:
+	case MR_ENC_DELTA_RLE:
+		r = varint_get(d->p, d->end);
+		if (!r.p)
+			return col_fail(d, varint_why(d->p, d->end));
+		if (r.v > max)
+			return col_fail(d, "value too large for its field");
+		d->p = r.p;
+		d->val = r.v;
+		d->first_left = enc != MR_ENC_CONST;
+		if (enc == MR_ENC_DELTA)
+			d->one_byte = (size_t)(d->end - d->p) == n - 1;
+		return 0;
+	default:
+		return col_fail(d, "unknown column encoding");
+	}
+}
+
+/* After the last value: every byte used and no run left over. */
+static int col_finish(struct col_dec *d)
+{
+	if (d->left)
+		return col_fail(d, "runs add up to more values than the chunk holds");
+	if (d->p != d->end)
+		return col_fail(d, "column has bytes left after its last value");
+	return 0;
+}
+
+/*
+ * VARINT and DELTA bulk decoder: values i.. of the block, while 16 bytes remain past
+ * the word being scanned (so every 8-byte load is in bounds). Scans the column a word
+ * at a time for stop bytes (no continuation bit) and decodes the varint ending at each:
+ * where the next varint starts depends only on the stop mask, not on the previous
+ * varint's bytes, so the loads and unpacking of successive values overlap instead of
+ * forming one long dependency chain. Returns the next value index, or SIZE_MAX on a
+ * malformed varint (with *pp at it). The caller finishes the tail with varint_get().
+ */
+static inline __attribute__((always_inline)) size_t varint_bulk(
+	const uint8_t **pp, const uint8_t *end, uint8_t *dst, size_t stride, unsigned width,
+	uint64_t max, int delta, size_t i, size_t cnt, uint64_t *valp, uint64_t *accp)
+{
+	const uint8_t *s = *pp, *w = s; /* s: start of the next varint; s <= w */
+	uint8_t *q = dst + i * stride, *qend = dst + cnt * stride;
+	uint64_t val = *valp, acc = *accp;
+
+	while (q != qend && end - w >= 16) {
+		uint64_t stops = ~le64_load(w) & 0x8080808080808080ull;
+
+		while (stops) {
+			const uint8_t *e = w + ((unsigned)__builtin_ctzll(stops) >> 3) + 1;
+			size_t len = (size_t)(e - s);
+			int small = 0; /* v < 2^28 */
+			uint64_t v;
+
+			/* fields of up to 32 bits: values below 2^28 are the common case */
+			if (width <= 4 && __builtin_expect(len <= 4, 1)) {
+				v = varint_pack4(le32_load(s), len);
+				small = 1;
+			} else if (__builtin_expect(len <= 8, 1)) {
+				v = varint_pack(le64_load(s), len);
+			} else {
+				struct vres r = varint_slow(s, end);
+
+				if (!r.p) {
+					*pp = s;
+					return SIZE_MAX;
+				}
+				v = r.v;
+			}
+			if (delta) {
+				val += unzigzag(v);
+				v = val;
+				small = 0;
+			}
+			if (!small || max < 0x0fffffff)
+				check_max(&acc, v, max, ~0ull);
+			put_field(q, 0, stride, width, v);
+			q += stride;
+			s = e;
+			if (q == qend)
+				goto out;
+			stops &= stops - 1;
+		}
+		w += 8;
+	}
+out:
+	*pp = s;
+	*valp = val;
+	*accp = acc;
+	return (size_t)(q - dst) / stride;
+}
+
+/*
+ * The decoders of each encoding: the next cnt values of d into dst[0..cnt-1] (stride,
+ * width: the element layout), each checked against max; 0, or -1 with d->why. They
+ * are specialised per field by inlining - dst's offset, stride, width and max are
+ * constants in every caller - and kept in separate functions per field and encoding so
+ * that each loop gets the registers to itself.
+ */
+
+static inline __attribute__((always_inline)) int dec_const(struct col_dec *d, uint8_t *dst,
+							    size_t stride, unsigned width,
+							    size_t cnt)
+{
+	for (size_t i = 0; i < cnt; i++)
+		put_field(dst, i, stride, width, d->val);
+	return 0;
+}
+
+/* DELTA, DELTA_RLE: the first value, read by col_start(), goes out first. */
+static inline __attribute__((always_inline)) size_t put_first(struct col_dec *d, uint8_t *dst,
+							       size_t stride, unsigned width,
+							       size_t cnt)
+{
+	if (!d->first_left || !cnt)
+		return 0;
+	put_field(dst, 0, stride, width, d->val);
+	d->first_left = 0;
+	return 1;
+}
+
+/* VARINT (delta 0) and DELTA (delta 1). */
+static inline __attribute__((always_inline)) int dec_varints(struct col_dec *d, uint8_t *dst,
+							      size_t stride, unsigned width,
+							      uint64_t max, int delta, size_t cnt)
+{
+	const uint8_t *p = d->p, *end = d->end;
+	uint64_t val = d->val, acc = 0;
+	size_t i = delta ? put_first(d, dst, stride, width, cnt) : 0;
+
+	if (d->one_byte) {
+		/* col_start() saw exactly one byte per value left */
+		for (; i < cnt; i++) {
+			uint8_t b = *p++;
+
+			acc |= b >> 7;
+			if (delta) {
+				val += unzigzag(b);
+				check_max(&acc, val, max, ~0ull);
+			} else {
+				val = b;
+				if (max < 0x7f)
+					check_max(&acc, val, max, ~0ull);
+			}
+			put_field(dst, i, stride, width, val);
+		}
+	} else {
+		i = varint_bulk(&p, end, dst, stride, width, max, delta, i, cnt, &val, &acc);
+		if (i == SIZE_MAX)
+			return col_fail(d, varint_why(p, end));
+		for (; i < cnt; i++) {
+			struct vres r = varint_get(p, end);
+
+			if (__builtin_expect(!r.p, 0))
+				return col_fail(d, varint_why(p, end));
+			p = r.p;
+			val = delta ? val + unzigzag(r.v) : r.v;
+			check_max(&acc, val, max, ~0ull);
+			put_field(dst, i, stride, width, val);
+		}
+	}
+	d->p = p;
+	d->val = val;
+	if (acc)
+		return col_fail(d, "value too large for its field");
+	return 0;
+}
+
+/* RLE (delta 0) and DELTA_RLE (delta 1). */
+static inline __attribute__((always_inline)) int dec_runs(struct col_dec *d, uint8_t *dst,
+							   size_t stride, unsigned width,
+							   uint64_t max, int delta, size_t cnt)
+{
+	const uint8_t *p = d->p, *end = d->end;
+	uint64_t val = d->val, step = d->step, left = d->left, acc = 0;
+	size_t i = delta ? put_first(d, dst, stride, width, cnt) : 0;
+
+	while (i < cnt) {
+		size_t k;
+
+		if (!left) {
+			struct vres r = varint_get(p, end);
+
+			if (__builtin_expect(!r.p, 0))
+				return col_fail(d, varint_why(p, end));
+			p = r.p;
+			if (delta) {
+				step = unzigzag(r.v);
+			} else {
+				val = r.v;
+				check_max(&acc, val, max, ~0ull);
+			}
+			r = varint_get(p, end);
+			if (__builtin_expect(!r.p, 0))
+				return col_fail(d, varint_why(p, end));
+			p = r.p;
+			if (!r.v)
+				return col_fail(d, "run of length 0");
+			left = r.v;
+		}
+		if (left <= RUN_FILL && cnt - i >= RUN_FILL) {
+			/*
+			 * A short run with RUN_FILL slots left in the block: store all of
+			 * them whatever the run's length, so that there is no branch on it
+			 * to mispredict. The slots past the run are rewritten by the runs
+			 * after it.
+			 */
+			uint64_t x = val;
+
+#pragma GCC unroll 16
+			for (size_t j = 0; j < RUN_FILL; j++) {
+				if (delta) {
+					x += step;
+					check_max(&acc, x, max, 0 - (uint64_t)(j < left));
+				}
+				put_field(dst, i + j, stride, width, x);
+			}
+			if (delta)
+				val += step * left;
+			i += (size_t)left;
+			left = 0;
+			continue;
+		}
+		k = left < cnt - i ? (size_t)left : cnt - i;
+		left -= k;
+		for (; k; k--, i++) {
+			if (delta) {
+				val += step;
+				check_max(&acc, val, max, ~0ull);
+			}
+			put_field(dst, i, stride, width, val);
+		}
+	}
+	d->p = p;
+	d->val = val;
+	d->step = step;
+	d->left = left;
+	if (acc)
+		return col_fail(d, "value too large for its field");
+	return 0;
+}
+
+typedef int (*col_dec_fn)(struct col_dec *d, struct mr_event *ev, size_t cnt);
+
+#define EV_FIELD(ev, f)                                                                \
+	((uint8_t *)(ev) + offsetof(struct mr_event, f)), sizeof(struct mr_event), \
+		sizeof((ev)->f)
+
+#define DEFINE_FIELD_DECODERS(f, max)                                                   \
+	static int dec_##f##_const(struct col_dec *d, struct mr_event *ev, size_t cnt)    \
+	{                                                                                 \
+		return dec_const(d, EV_FIELD(ev, f), cnt);                                \
+	}                                                                                 \
+	static int dec_##f##_varint(struct col_dec *d, struct mr_event *ev, size_t cnt)   \
+	{                                                                                 \
+		return dec_varints(d, EV_FIELD(ev, f), max, 0, cnt);                      \
+	}                                                                                 \
+	static int dec_##f##_delta(struct col_dec *d, struct mr_event *ev, size_t cnt)    \
+	{                                                                                 \
+		return dec_varints(d, EV_FIELD(ev, f), max, 1, cnt);                      \
+	}                                                                                 \
+	static int dec_##f##_rle(struct col_dec *d, struct mr_event *ev, size_t cnt)      \
+	{                                                                                 \
+		return dec_runs(d, EV_FIELD(ev, f), max, 0, cnt);                         \
+	}                                                                                 \
+	static int dec_##f##_drle(struct col_dec *d, struct mr_event *ev, size_t cnt)     \
+	{                                                                                 \
+		return dec_runs(d, EV_FIELD(ev, f), max, 1, cnt);                         \
+	}
+
+DEFINE_FIELD_DECODERS(time, UINT64_MAX)
+DEFINE_FIELD_DECODERS(kind, MR_EV_NR_KINDS - 1)
+DEFINE_FIELD_DECODERS(page, UINT32_MAX)
+DEFINE_FIELD_DECODERS(task, UINT32_MAX)
+DEFINE_FIELD_DECODERS(cpu, UINT16_MAX)
+DEFINE_FIELD_DECODERS(flags, UINT8_MAX)
+DEFINE_FIELD_DECODERS(size, UINT32_MAX)
+DEFINE_FIELD_DECODERS(arg, UINT64_MAX)
+
+#define FIELD_DECODERS(f) \
+	{ dec_##f##_const, dec_##f##_varint, dec_##f##_delta, dec_##f##_rle, dec_##f##_drle }
+
+/* field_dec[column][encoding] */
+static const col_dec_fn field_dec[MR_COL_NR][MR_ENC_NR] = {
+	[MR_COL_TIME] = FIELD_DECODERS(time), [MR_COL_KIND] = FIELD_DECODERS(kind),
+	[MR_COL_PAGE] = FIELD_DECODERS(page), [MR_COL_TASK] = FIELD_DECODERS(task),
+	[MR_COL_CPU] = FIELD_DECODERS(cpu),   [MR_COL_FLAGS] = FIELD_DECODERS(flags),
+	[MR_COL_SIZE] = FIELD_DECODERS(size), [MR_COL_ARG] = FIELD_DECODERS(arg),
+};
+
+int mr_col_decode(const uint8_t *in, size_t in_len, enum mr_col_enc enc, uint64_t *vals,
+		  size_t n)
+{
+	static const uint8_t empty[1];
+	uint8_t *dst = (uint8_t *)vals;
+	struct col_dec d;
+	int rc;
+
+	if (!vals || !n || (!in && in_len))
+		return MR_EINVAL;
+	if (!in)
+		in = empty;
+	if (col_start(&d, in, in_len, enc, n, UINT64_MAX))
+		return MR_ECORRUPT;
+	switch (enc) {
+	case MR_ENC_CONST:
+		rc = dec_const(&d, dst, 8, 8, n);
+		break;
+	case MR_ENC_VARINT:
+	case MR_ENC_DELTA:
+		rc = dec_varints(&d, dst, 8, 8, UINT64_MAX, enc == MR_ENC_DELTA, n);
+		break;
+	default:
+		rc = dec_runs(&d, dst, 8, 8, UINT64_MAX, enc == MR_ENC_DELTA_RLE, n);
+		break;
+	}
+	if (rc || col_finish(&d))
+		return MR_ECORRUPT;
+	return MR_OK;
+}
+
+/* ---- chunks ---- */
+
+/* Largest column payload n events can produce: every column at most its VARINT size. */
+static size_t payload_max(size_t n)
+{
+	size_t sum = 0;
+
+	for (int c = 0; c < MR_COL_NR; c++)
+		sum += COL_HDR_MAX + col_max_bytes[c] * n;
+	return sum;
+}
+
+size_t mr_chunk_bound(size_t n_events)
+{
+	if (n_events > MR_CHUNK_MAX_EVENTS)
+		n_events = MR_CHUNK_MAX_EVENTS; /* no chunk holds more */
+	return MR_CHUNK_HEADER_SIZE + (size_t)LZ4_COMPRESSBOUND(payload_max(n_events));
+}
+
+/*
+ * Encode: 8-byte alignment slack, one u64 column (n values), the column payload.
+ * Decode: the column payload at the start.
+ */
+size_t mr_chunk_scratch_size(size_t n_events)
+{
+	if (n_events > MR_CHUNK_MAX_EVENTS)
+		n_events = MR_CHUNK_MAX_EVENTS;
+	return sizeof(uint64_t) + n_events * sizeof(uint64_t) + payload_max(n_events);
+}
+
+/* Copy column c of ev into vals. */
+static void col_extract(const struct mr_event *ev, size_t n, int c, uint64_t *vals)
+{
+	size_t i;
+
+#define EXTRACT(field)                     \
+	for (i = 0; i < n; i++)            \
+		vals[i] = ev[i].field;     \
+	break
+
+	switch (c) {
+	case MR_COL_TIME:
+		EXTRACT(time);
+	case MR_COL_KIND:
+		EXTRACT(kind);
+	case MR_COL_PAGE:
+		EXTRACT(page);
+	case MR_COL_TASK:
+		EXTRACT(task);
+	case MR_COL_CPU:
+		EXTRACT(cpu);
+	case MR_COL_FLAGS:
+		EXTRACT(flags);
+	case MR_COL_SIZE:
+		EXTRACT(size);
+	case MR_COL_ARG:
+		EXTRACT(arg);
+	}
+#undef EXTRACT
+}
+
+/*
+ * One pass over the events: bit c of the result is set when column c holds more than
+ * one value, so the usual constant columns are never extracted or measured.
+ * *kind_max gets the largest kind.
+ */
+static unsigned col_varying(const struct mr_event *ev, size_t n, unsigned *kind_max)
+{
+	uint64_t time = 0, arg = 0;
+	uint32_t page = 0, task = 0, size = 0;
+	unsigned cpu = 0, kind = 0, flags = 0, kmax = 0, mask = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		time |= ev[i].time ^ ev[0].time;
+		arg |= ev[i].arg ^ ev[0].arg;
+		page |= ev[i].page ^ ev[0].page;
+		task |= ev[i].task ^ ev[0].task;
+		size |= ev[i].size ^ ev[0].size;
+		cpu |= ev[i].cpu ^ ev[0].cpu;
+		kind |= ev[i].kind ^ ev[0].kind;
+		flags |= ev[i].flags ^ ev[0].flags;
+		kmax = ev[i].kind > kmax ? ev[i].kind : kmax;
+	}
+	mask |= !!time << MR_COL_TIME | !!kind << MR_COL_KIND | !!page << MR_COL_PAGE;
+	mask |= !!task << MR_COL_TASK | !!cpu << MR_COL_CPU | !!flags << MR_COL_FLAGS;
+	mask |= !!size << MR_COL_SIZE | !!arg << MR_COL_ARG;
+	*kind_max = kmax;
+	return mask;
+}
+
+/*
+ * The chunk checksum: header bytes 4..11 (n_events, payload_len) and then the payload.
+ * n_events must be covered: a chunk whose columns are all CONST holds no count of its
+ * own, so a damaged n_events would otherwise decode into a different number of events.
+ */
+static uint32_t chunk_crc(const uint8_t *blob, const uint8_t *payload, size_t plen)
+{
+	return mr_crc32c(mr_crc32c(0, blob + 4, 8), payload, plen);
+}
+
+int mr_chunk_encode(const struct mr_event *ev, size_t n, void *scratch, size_t scratch_cap,
+		    uint8_t *out, size_t out_cap, size_t *out_len, struct mr_error *err)
+{
+	uint64_t *vals;
+	uint8_t *payload, *p;
+	size_t plen;
+	unsigned varying, kind_max;
+	int clen;
+
+	if (!ev || !out_len || n < 1 || n > MR_CHUNK_MAX_EVENTS)
+		return mr_error_set(err, MR_EINVAL,
+				    "chunk encode: %zu events (must be 1..%u, with buffers)", n,
+				    MR_CHUNK_MAX_EVENTS);
+	if (!scratch || scratch_cap < mr_chunk_scratch_size(n))
+		return mr_error_set(err, MR_EINVAL,
+				    "chunk encode: scratch of %zu bytes, %zu needed for %zu events",
+				    scratch_cap, mr_chunk_scratch_size(n), n);
+	vals = (uint64_t *)(((uintptr_t)scratch + 7) & ~(uintptr_t)7);
+	payload = (uint8_t *)(vals + n);
+	p = payload;
+
+	varying = col_varying(ev, n, &kind_max);
+	if (kind_max >= MR_EV_NR_KINDS) {
+		size_t i = 0;
+
+		while (ev[i].kind < MR_EV_NR_KINDS)
+			i++;
+		return mr_error_set(err, MR_EINVAL, "chunk encode: event %zu has kind %u (max %u)",
+				    i, ev[i].kind, MR_EV_NR_KINDS - 1);
+	}
+
+	for (int c = 0; c < MR_COL_NR; c++) {
+		enum mr_col_enc enc = MR_ENC_CONST;
+		size_t sz;
+		uint8_t *q;
+
+		if (varying & 1u << c) {
+			size_t all[MR_ENC_NR];
+
+			col_extract(ev, n, c, vals);
+			col_measure(vals, n, all);
+			enc = col_pick(all);
+			sz = all[enc];
+		} else {
+			col_extract(ev, 1, c, vals);
+			sz = varint_len(vals[0]);
+		}
+		*p++ = (uint8_t)enc;
+		p = put_varint(p, sz);
+		q = col_write(vals, n, enc, p);
+		if (MR_WARN_ON_ONCE((size_t)(q - p) != sz))
+			return mr_error_set(err, MR_EINVAL, "chunk encode: column size mismatch");
+		p = q;
+	}
+	plen = (size_t)(p - payload);
+	if (MR_WARN_ON_ONCE(plen > payload_max(n)))
+		return mr_error_set(err, MR_EINVAL, "chunk encode: payload over its bound");
+
+	if (!out || out_cap <= MR_CHUNK_HEADER_SIZE)
+		return mr_error_set(err, MR_ENOSPC, "chunk encode: output buffer of %zu bytes",
+				    out_cap);
+	clen = LZ4_compress_default((const char *)payload, (char *)out + MR_CHUNK_HEADER_SIZE,
+				    (int)plen,
+				    out_cap - MR_CHUNK_HEADER_SIZE > INT_MAX ?
+					    INT_MAX :
+					    (int)(out_cap - MR_CHUNK_HEADER_SIZE));
+	if (clen <= 0)
+		return mr_error_set(err, MR_ENOSPC,
+				    "chunk encode: output buffer of %zu bytes too small "
+				    "(mr_chunk_bound(%zu) = %zu)",
+				    out_cap, n, mr_chunk_bound(n));
+	memcpy(out, MR_CHUNK_MAGIC, 4);
+	le32_store(out + 4, (uint32_t)n);
+	le32_store(out + 8, (uint32_t)plen);
+	le32_store(out + 12, chunk_crc(out, payload, plen));
+	*out_len = MR_CHUNK_HEADER_SIZE + (size_t)clen;
+	return MR_OK;
+}
+
+int mr_chunk_peek(const uint8_t *in, size_t in_len, struct mr_chunk_info *info,
+		  struct mr_error *err)
+{
+	uint32_t n, plen;
+
+	if (!in || in_len < MR_CHUNK_HEADER_SIZE)
+		return mr_error_set(err, MR_ECORRUPT,
+				    "corrupt chunk: %zu bytes, shorter than its %d-byte header",
+				    in ? in_len : 0, MR_CHUNK_HEADER_SIZE);
+	if (memcmp(in, MR_CHUNK_MAGIC, 4))
+		return mr_error_set(err, MR_ECORRUPT, "corrupt chunk: bad magic (not \"%s\")",
+				    MR_CHUNK_MAGIC);
+	n = le32_load(in + 4);
+	plen = le32_load(in + 8);
+	if (n < 1 || n > MR_CHUNK_MAX_EVENTS)
+		return mr_error_set(err, MR_ECORRUPT,
+				    "corrupt chunk: %u events (must be 1..%u)", n,
+				    MR_CHUNK_MAX_EVENTS);
+	if (plen > payload_max(n))
+		return mr_error_set(err, MR_ECORRUPT,
+				    "corrupt chunk: payload of %u bytes, more than %zu events can need",
+				    plen, (size_t)n);
+	if (info) {
+		memset(info, 0, sizeof(*info));
+		info->n_events = n;
+		info->payload_len = plen;
+		info->crc = le32_load(in + 12);
+	}
+	return MR_OK;
+}
+
+static int corrupt_col(struct mr_error *err, int c, const char *why)
+{
+	return mr_error_set(err, MR_ECORRUPT, "corrupt chunk: column %s: %s", col_name[c], why);
+}
+
+int mr_chunk_decode(const uint8_t *in, size_t in_len, void *scratch, size_t scratch_cap,
+		    struct mr_event *ev, size_t ev_cap, size_t *n_out,
+		    struct mr_chunk_info *info, struct mr_error *err)
+{
+	struct mr_chunk_info hdr;
+	struct col_dec dec[MR_COL_NR];
+	col_dec_fn fn[MR_COL_NR];
+	struct mr_event tmpl;
+	uint8_t *payload = scratch;
+	const uint8_t *p, *end;
+	int active[MR_COL_NR], n_active = 0, n_const = 0, got, rc, too_many;
+	size_t n;
+
+	if (n_out)
+		*n_out = 0;
+	rc = mr_chunk_peek(in, in_len, &hdr, err);
+	if (rc)
+		return rc;
+	n = hdr.n_events;
+	if (!ev || !n_out)
+		return mr_error_set(err, MR_EINVAL, "chunk decode: no event array");
+	/*
+	 * Too many events for ev: still verify the chunk when the scratch can hold its
+	 * payload, so that a damaged n_events reads as MR_ECORRUPT, not MR_ENOSPC.
+	 */
+	too_many = n > ev_cap;
+	if (too_many && (!scratch || scratch_cap < hdr.payload_len))
+		return mr_error_set(err, MR_ENOSPC, "chunk decode: %zu events, room for %zu", n,
+				    ev_cap);
+	if (!too_many && (!scratch || scratch_cap < mr_chunk_scratch_size(n)))
+		return mr_error_set(err, MR_EINVAL,
+				    "chunk decode: scratch of %zu bytes, %zu needed for %zu events",
+				    scratch_cap, mr_chunk_scratch_size(n), n);
+	if (in_len - MR_CHUNK_HEADER_SIZE > INT_MAX)
+		return mr_error_set(err, MR_ECORRUPT, "corrupt chunk: %zu bytes is too long",
+				    in_len);
+
+	got = LZ4_decompress_safe((const char *)in + MR_CHUNK_HEADER_SIZE, (char *)payload,
+				  (int)(in_len - MR_CHUNK_HEADER_SIZE), (int)hdr.payload_len);
+	if (got < 0 || (uint32_t)got != hdr.payload_len)
+		return mr_error_set(err, MR_ECORRUPT,
+				    "corrupt chunk: LZ4 data damaged or not %u bytes long",
+				    hdr.payload_len);
+	if (chunk_crc(in, payload, hdr.payload_len) != hdr.crc)
+		return mr_error_set(err, MR_ECORRUPT, "corrupt chunk: checksum mismatch");
+	if (too_many)
+		return mr_error_set(err, MR_ENOSPC, "chunk decode: %zu events, room for %zu", n,
+				    ev_cap);
+
+	/* column headers: enc, byte_len, then byte_len bytes */
+	p = payload;
+	end = payload + hdr.payload_len;
+	memset(&tmpl, 0, sizeof(tmpl));
+	for (int c = 0; c < MR_COL_NR; c++) {
+		struct vres r;
+		unsigned enc;
+
+		if (p == end)
+			return corrupt_col(err, c, "missing");
+		enc = *p++;
+		if (enc >= MR_ENC_NR)
+			return corrupt_col(err, c, "unknown encoding");
+		r = varint_get(p, end);
+		if (!r.p)
+			return corrupt_col(err, c, varint_why(p, end));
+		if (r.v > (uint64_t)(end - r.p))
+			return corrupt_col(err, c, "longer than the payload");
+		if (col_start(&dec[c], r.p, (size_t)r.v, enc, n, col_max[c]))
+			return corrupt_col(err, c, dec[c].why);
+		p = r.p + r.v;
+		hdr.enc[c] = (uint8_t)enc;
+		fn[c] = field_dec[c][enc];
+		if (enc == MR_ENC_CONST) {
+			/* the template takes it; fn fills it if there is no template */
+			fn[c](&dec[c], &tmpl, 1);
+			n_const++;
+		}
+	}
+	if (p != end)
+		return mr_error_set(err, MR_ECORRUPT,
+				    "corrupt chunk: %zu bytes after the last column",
+				    (size_t)(end - p));
+	for (int c = 0; c < MR_COL_NR; c++)
+		if (hdr.enc[c] != MR_ENC_CONST || n_const < 2)
+			active[n_active++] = c;
+
+	/* Block by block, so the events stay in L1 while every column visits them. */
+	for (size_t base = 0; base < n; base += DEC_BLOCK) {
+		size_t cnt = n - base < DEC_BLOCK ? n - base : DEC_BLOCK;
+		struct mr_event *blk = ev + base;
+
+		if (n_const >= 2)
+			for (size_t i = 0; i < cnt; i++)
+				blk[i] = tmpl;
+		for (int a = 0; a < n_active; a++) {
+			int c = active[a];
+
+			if (fn[c](&dec[c], blk, cnt))
+				return corrupt_col(err, c, dec[c].why);
+		}
+	}
+	for (int c = 0; c < MR_COL_NR; c++)
+		if (col_finish(&dec[c]))
+			return corrupt_col(err, c, dec[c].why);
+
+	*n_out = n;
+	if (info)
+		*info = hdr;
+	return MR_OK;
+}

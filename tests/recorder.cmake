@@ -1,0 +1,4 @@
+# Recorder: the host probe checked against facts read independently (uname, sysconf,
+# sysfs), and its report (every probed item named, every "no" with a fix).
+mr_add_test_exe(test_probe SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_probe.c
+                LIBS mr_recorder LABELS quick)

@@ -1,0 +1,1024 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_codec.c - the pure chunk codec: CRC-32C, column encodings, chunk round trips,
+ * and that damaged or hostile blobs give MR_ECORRUPT (never a crash, never wrong events).
+ *
+ * Random streams print their seed (MR_TEST_SEED=... replays them). Hand-crafted blobs
+ * are built here from the layout in mr_codec.h: payload bytes, LZ4_compress_default and
+ * the CRC computed by the test, so the column checks are reached past LZ4 and CRC.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <lz4.h>
+
+#include "mr_codec.h"
+#include "mr_test.h"
+
+/* The table implementation of crc32c.c, whatever the CPU has (not in mr_codec.h). */
+uint32_t mr_crc32c_sw(uint32_t crc, const void *buf, size_t len);
+
+static uint64_t rs; /* random state, from the printed seed */
+
+static uint64_t rnd(void)
+{
+	return mr_test_rand(&rs);
+}
+
+static void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p) {
+		fprintf(stderr, "out of memory\n");
+		exit(2);
+	}
+	return p;
+}
+
+/* ---- CRC-32C ---- */
+
+static void test_crc32c(void)
+{
+	uint8_t buf[300 + 8];
+	uint8_t zeros[32] = { 0 }, ones[32], inc[32];
+
+	CHECK_EQ_U64(mr_crc32c(0, "123456789", 9), 0xE3069283u);
+	CHECK_EQ_U64(mr_crc32c_sw(0, "123456789", 9), 0xE3069283u);
+	CHECK_EQ_U64(mr_crc32c(0, "", 0), 0);
+	CHECK_EQ_U64(mr_crc32c(0x1234, NULL, 0), 0x1234);
+	/* RFC 3720 (iSCSI) B.4 vectors */
+	memset(ones, 0xff, sizeof(ones));
+	for (int i = 0; i < 32; i++)
+		inc[i] = (uint8_t)i;
+	CHECK_EQ_U64(mr_crc32c(0, zeros, 32), 0x8A9136AAu);
+	CHECK_EQ_U64(mr_crc32c(0, ones, 32), 0x62A8AB43u);
+	CHECK_EQ_U64(mr_crc32c(0, inc, 32), 0x46DD794Eu);
+
+	/* both implementations agree at every length and alignment, and calls chain */
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)rnd();
+	for (size_t off = 0; off < 8; off++) {
+		for (size_t len = 0; len <= 300; len++) {
+			uint32_t whole = mr_crc32c(0, buf + off, len);
+			size_t cut = len ? (size_t)(rnd() % (len + 1)) : 0;
+
+			if (whole != mr_crc32c_sw(0, buf + off, len))
+				CHECK_EQ_U64(whole, mr_crc32c_sw(0, buf + off, len));
+			if (whole != mr_crc32c(mr_crc32c(0, buf + off, cut), buf + off + cut, len - cut))
+				CHECK(!"chained crc differs");
+			mr_test_checks++;
+		}
+	}
+}
+
+/* ---- columns ---- */
+
+/* Bytes of the LEB128 varint of v, the slow obvious way. */
+static size_t vlen(uint64_t v)
+{
+	size_t n = 1;
+
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
+enum shape {
+	SH_CONST, SH_ZERO, SH_MAX, SH_RANDOM, SH_SMALL, SH_MONO, SH_SEQ, SH_ALT,
+	SH_RUNS, SH_DRUNS, SH_EXTREME, SH_BITLEN, SH_NR
+};
+
+static const char *const shape_name[SH_NR] = {
+	"const", "zero", "max", "random", "small", "monotone", "sequential", "alternating",
+	"runs", "delta-runs", "extreme", "bit-lengths",
+};
+
+/* n values of a shape, each <= max (kind: max 17, so reduced mod 18). */
+static void gen_column(uint64_t *v, size_t n, int shape, uint64_t max)
+{
+	uint64_t a = rnd(), b = rnd(), cur = rnd(), step = rnd() % 5;
+	size_t left = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t x;
+
+		switch (shape) {
+		case SH_CONST:
+			x = a;
+			break;
+		case SH_ZERO:
+			x = 0;
+			break;
+		case SH_MAX:
+			x = max;
+			break;
+		case SH_RANDOM:
+			x = rnd();
+			break;
+		case SH_SMALL:
+			x = rnd() % 200;
+			break;
+		case SH_MONO:
+			x = cur += rnd() % 300;
+			break;
+		case SH_SEQ:
+			x = a + i;
+			break;
+		case SH_ALT:
+			x = i & 1 ? a : b;
+			break;
+		case SH_RUNS:
+			if (!left) {
+				left = 1 + rnd() % (rnd() & 1 ? 600 : 4);
+				cur = rnd() % 1000;
+			}
+			left--;
+			x = cur;
+			break;
+		case SH_DRUNS:
+			if (!left) {
+				left = 1 + rnd() % 700;
+				step = rnd() & 1 ? rnd() % 9 : rnd();
+			}
+			left--;
+			x = cur += step;
+			break;
+		case SH_EXTREME:
+			x = rnd() & 1 ? 0 : UINT64_MAX;
+			break;
+		default: /* SH_BITLEN: every varint length */
+			x = rnd() >> (rnd() % 64);
+			break;
+		}
+		if (max == MR_EV_NR_KINDS - 1)
+			x %= MR_EV_NR_KINDS;
+		else
+			x &= max;
+		v[i] = x;
+	}
+}
+
+/* Encode vals with every encoding; sz[e] = size, or SIZE_MAX where enc refuses. */
+static void col_all_sizes(const uint64_t *vals, size_t n, uint8_t *buf, size_t cap,
+			  size_t sz[MR_ENC_NR])
+{
+	for (int e = 0; e < MR_ENC_NR; e++) {
+		size_t len = 0;
+		int rc = mr_col_encode(vals, n, (enum mr_col_enc)e, buf, cap, &len);
+
+		sz[e] = rc ? SIZE_MAX : len;
+		if (rc)
+			CHECK(e == MR_ENC_CONST && rc == MR_EINVAL);
+	}
+}
+
+/* Round trip vals through enc; the checks that every valid column passes. */
+static void col_roundtrip(const uint64_t *vals, size_t n, enum mr_col_enc enc, uint8_t *buf,
+			  size_t cap, uint64_t *out)
+{
+	size_t len = 0;
+	int rc = mr_col_encode(vals, n, enc, buf, cap, &len);
+
+	if (rc) {
+		CHECK(enc == MR_ENC_CONST && rc == MR_EINVAL);
+		return;
+	}
+	CHECK(len <= mr_col_bound(n));
+	memset(out, 0xa5, n * sizeof(*out));
+	rc = mr_col_decode(buf, len, enc, out, n);
+	CHECK_EQ_U64(rc, MR_OK);
+	if (!rc && memcmp(out, vals, n * sizeof(*out)))
+		CHECK(!"column round trip differs");
+	/* every encoding ends with a whole varint: one byte less or more is corrupt */
+	CHECK_EQ_U64(mr_col_decode(buf, len - 1, enc, out, n), MR_ECORRUPT);
+	buf[len] = 0;
+	CHECK_EQ_U64(mr_col_decode(buf, len + 1, enc, out, n), MR_ECORRUPT);
+	/* and the count is part of every encoding but CONST */
+	if (enc != MR_ENC_CONST) {
+		CHECK_EQ_U64(mr_col_decode(buf, len, enc, out, n + 1), MR_ECORRUPT);
+		if (n > 1)
+			CHECK_EQ_U64(mr_col_decode(buf, len, enc, out, n - 1), MR_ECORRUPT);
+	}
+}
+
+static void test_col_shapes(void)
+{
+	static const size_t lens[] = { 1, 2, 3, 9, 10, 11, 100, 1000, 5000 };
+	size_t maxn = 5000;
+	uint64_t *vals = xmalloc((maxn + 1) * sizeof(*vals));
+	uint64_t *out = xmalloc((maxn + 1) * sizeof(*out));
+	size_t cap = mr_col_bound(maxn) + 1;
+	uint8_t *buf = xmalloc(cap);
+
+	for (int sh = 0; sh < SH_NR; sh++) {
+		for (size_t li = 0; li < sizeof(lens) / sizeof(lens[0]); li++) {
+			for (int rep = 0; rep < 3; rep++) {
+				size_t n = lens[li], sz[MR_ENC_NR];
+				enum mr_col_enc best;
+				uint64_t max = rep == 2 ? UINT32_MAX : UINT64_MAX;
+
+				gen_column(vals, n, sh, max);
+				for (int e = 0; e < MR_ENC_NR; e++)
+					col_roundtrip(vals, n, (enum mr_col_enc)e, buf, cap, out);
+
+				/* choose: the smallest, ties to the lowest enum value */
+				col_all_sizes(vals, n, buf, cap, sz);
+				best = mr_col_choose(vals, n);
+				for (int e = 0; e < MR_ENC_NR; e++) {
+					if (sz[e] < sz[best] || (sz[e] == sz[best] && e < (int)best)) {
+						fprintf(stderr, "shape %s n %zu: chose %d (%zu B) over %d (%zu B)\n",
+							shape_name[sh], n, best, sz[best], e, sz[e]);
+						CHECK(!"mr_col_choose did not pick the smallest");
+					}
+				}
+				mr_test_checks++;
+			}
+		}
+	}
+	free(vals);
+	free(out);
+	free(buf);
+}
+
+static void test_col_edges(void)
+{
+	uint8_t buf[256];
+	uint64_t out[64];
+	size_t len;
+
+	/* every varint length, at the boundaries */
+	for (int k = 0; k <= 64; k++) {
+		uint64_t vs[3] = { k < 64 ? (1ull << k) - 1 : UINT64_MAX, k < 64 ? 1ull << k : 0,
+				   k < 64 ? (1ull << k) + 1 : 1 };
+
+		for (int j = 0; j < 3; j++) {
+			CHECK_EQ_U64(mr_col_encode(&vs[j], 1, MR_ENC_VARINT, buf, sizeof(buf), &len), 0);
+			CHECK_EQ_U64(len, vlen(vs[j]));
+			CHECK_EQ_U64(mr_col_decode(buf, len, MR_ENC_VARINT, out, 1), 0);
+			CHECK_EQ_U64(out[0], vs[j]);
+			CHECK_EQ_U64(mr_col_choose(&vs[j], 1), MR_ENC_CONST);
+		}
+	}
+
+	/* the largest varint is 10 bytes: ff x 9, 01 */
+	{
+		uint64_t v = UINT64_MAX;
+		static const uint8_t max10[10] = { 0xff, 0xff, 0xff, 0xff, 0xff,
+						   0xff, 0xff, 0xff, 0xff, 0x01 };
+
+		CHECK_EQ_U64(mr_col_encode(&v, 1, MR_ENC_CONST, buf, sizeof(buf), &len), 0);
+		CHECK_EQ_U64(len, 10);
+		CHECK(!memcmp(buf, max10, 10));
+	}
+	/* overlong and overflowing varints, alone and after 20 good ones (fast path) */
+	for (int pre = 0; pre <= 20; pre += 20) {
+		size_t o = (size_t)pre;
+
+		memset(buf, 0x05, o);
+		memset(buf + o, 0xff, 9);
+		buf[o + 9] = 0x01;
+		CHECK_EQ_U64(mr_col_decode(buf, o + 10, MR_ENC_VARINT, out, o + 1), 0);
+		CHECK_EQ_U64(out[o], UINT64_MAX);
+		buf[o + 9] = 0x02; /* bit 64 */
+		CHECK_EQ_U64(mr_col_decode(buf, o + 10, MR_ENC_VARINT, out, o + 1), MR_ECORRUPT);
+		buf[o + 9] = 0x81; /* an 11th byte */
+		buf[o + 10] = 0x00;
+		CHECK_EQ_U64(mr_col_decode(buf, o + 11, MR_ENC_VARINT, out, o + 1), MR_ECORRUPT);
+		memset(buf + o, 0x80, 10);
+		buf[o + 10] = 0x00;
+		CHECK_EQ_U64(mr_col_decode(buf, o + 11, MR_ENC_VARINT, out, o + 1), MR_ECORRUPT);
+		/* a varint running off the end of its column */
+		memset(buf + o, 0x80, 3);
+		CHECK_EQ_U64(mr_col_decode(buf, o + 3, MR_ENC_VARINT, out, o + 1), MR_ECORRUPT);
+		/* ... and the same varint followed by more bytes that are not the column's */
+		memset(buf + o + 3, 0x01, 40);
+		CHECK_EQ_U64(mr_col_decode(buf, o + 3, MR_ENC_VARINT, out, o + 1), MR_ECORRUPT);
+	}
+
+	/* CONST refuses differing values; n == 0 is not a column */
+	{
+		uint64_t v2[2] = { 7, 8 };
+
+		CHECK_EQ_U64(mr_col_encode(v2, 2, MR_ENC_CONST, buf, sizeof(buf), &len), MR_EINVAL);
+		CHECK_EQ_U64(mr_col_encode(v2, 0, MR_ENC_VARINT, buf, sizeof(buf), &len), MR_EINVAL);
+		CHECK_EQ_U64(mr_col_encode(v2, 2, MR_ENC_NR, buf, sizeof(buf), &len), MR_EINVAL);
+		CHECK_EQ_U64(mr_col_encode(v2, 2, MR_ENC_VARINT, buf, 1, &len), MR_ENOSPC);
+		CHECK_EQ_U64(mr_col_decode(buf, 2, MR_ENC_NR, out, 2), MR_ECORRUPT);
+		CHECK_EQ_U64(mr_col_choose(v2, 2), MR_ENC_VARINT); /* 2 bytes; DELTA ties */
+	}
+
+	/* deltas wrap in u64: zigzag(v[i] - v[i-1]) round-trips for any sequence */
+	{
+		uint64_t w[8] = { UINT64_MAX, 0, UINT64_MAX, 1, 1ull << 63, (1ull << 63) - 1, 0, 0 };
+
+		for (int e = MR_ENC_DELTA; e <= MR_ENC_DELTA_RLE; e += MR_ENC_DELTA_RLE - MR_ENC_DELTA) {
+			CHECK_EQ_U64(mr_col_encode(w, 8, (enum mr_col_enc)e, buf, sizeof(buf), &len), 0);
+			CHECK_EQ_U64(mr_col_decode(buf, len, (enum mr_col_enc)e, out, 8), 0);
+			CHECK(!memcmp(out, w, sizeof(w)));
+		}
+		/* UINT64_MAX -> 0 is +1: zigzag 2, one byte */
+		CHECK_EQ_U64(mr_col_encode(w, 2, MR_ENC_DELTA, buf, sizeof(buf), &len), 0);
+		CHECK_EQ_U64(len, 10 + 1);
+		CHECK_EQ_U64(buf[10], 2);
+	}
+
+	/* RLE and DELTA_RLE: run of 0, runs short of n, runs past n */
+	{
+		static const uint8_t run0[] = { 5, 0, 6, 2 };
+		static const uint8_t short_runs[] = { 5, 1, 6, 2 };
+		static const uint8_t long_runs[] = { 5, 2, 6, 3 };
+		static const uint8_t drle[] = { 10, 2, 2, 1, 1 }; /* 10, +1, +1, -1 */
+
+		CHECK_EQ_U64(mr_col_decode(run0, 4, MR_ENC_RLE, out, 2), MR_ECORRUPT);
+		CHECK_EQ_U64(mr_col_decode(short_runs, 4, MR_ENC_RLE, out, 3), 0);
+		CHECK_EQ_U64(out[0], 5);
+		CHECK_EQ_U64(out[2], 6);
+		CHECK_EQ_U64(mr_col_decode(short_runs, 4, MR_ENC_RLE, out, 4), MR_ECORRUPT);
+		CHECK_EQ_U64(mr_col_decode(long_runs, 4, MR_ENC_RLE, out, 4), MR_ECORRUPT);
+		CHECK_EQ_U64(mr_col_decode(drle, 5, MR_ENC_DELTA_RLE, out, 4), 0);
+		CHECK_EQ_U64(out[0], 10);
+		CHECK_EQ_U64(out[2], 12);
+		CHECK_EQ_U64(out[3], 11);
+		CHECK_EQ_U64(mr_col_decode(drle, 5, MR_ENC_DELTA_RLE, out, 5), MR_ECORRUPT);
+		CHECK_EQ_U64(mr_col_decode(drle, 1, MR_ENC_DELTA_RLE, out, 1), 0);
+	}
+}
+
+/* ---- chunks ---- */
+
+struct bufs {
+	size_t cap;     /* events */
+	void *scratch;
+	size_t scratch_cap;
+	uint8_t *blob;
+	size_t blob_cap;
+	struct mr_event *out;
+	uint64_t *col;
+};
+
+static void bufs_init(struct bufs *b, size_t cap)
+{
+	b->cap = cap;
+	b->scratch_cap = mr_chunk_scratch_size(cap);
+	b->scratch = xmalloc(b->scratch_cap);
+	b->blob_cap = mr_chunk_bound(cap);
+	b->blob = xmalloc(b->blob_cap);
+	b->out = xmalloc(cap * sizeof(*b->out));
+	b->col = xmalloc(cap * sizeof(*b->col));
+}
+
+static void bufs_free(struct bufs *b)
+{
+	free(b->scratch);
+	free(b->blob);
+	free(b->out);
+	free(b->col);
+}
+
+static const uint64_t field_max[MR_COL_NR] = {
+	UINT64_MAX, MR_EV_NR_KINDS - 1, UINT32_MAX, UINT32_MAX,
+	UINT16_MAX, UINT8_MAX, UINT32_MAX, UINT64_MAX,
+};
+
+static void set_col(struct mr_event *ev, size_t n, int c, const uint64_t *v)
+{
+	for (size_t i = 0; i < n; i++) {
+		switch (c) {
+		case MR_COL_TIME: ev[i].time = v[i]; break;
+		case MR_COL_KIND: ev[i].kind = (uint8_t)v[i]; break;
+		case MR_COL_PAGE: ev[i].page = (uint32_t)v[i]; break;
+		case MR_COL_TASK: ev[i].task = (uint32_t)v[i]; break;
+		case MR_COL_CPU: ev[i].cpu = (uint16_t)v[i]; break;
+		case MR_COL_FLAGS: ev[i].flags = (uint8_t)v[i]; break;
+		case MR_COL_SIZE: ev[i].size = (uint32_t)v[i]; break;
+		default: ev[i].arg = v[i]; break;
+		}
+	}
+}
+
+static void get_col(const struct mr_event *ev, size_t n, int c, uint64_t *v)
+{
+	for (size_t i = 0; i < n; i++) {
+		switch (c) {
+		case MR_COL_TIME: v[i] = ev[i].time; break;
+		case MR_COL_KIND: v[i] = ev[i].kind; break;
+		case MR_COL_PAGE: v[i] = ev[i].page; break;
+		case MR_COL_TASK: v[i] = ev[i].task; break;
+		case MR_COL_CPU: v[i] = ev[i].cpu; break;
+		case MR_COL_FLAGS: v[i] = ev[i].flags; break;
+		case MR_COL_SIZE: v[i] = ev[i].size; break;
+		default: v[i] = ev[i].arg; break;
+		}
+	}
+}
+
+/* Events whose column c has shape shapes[c]. */
+static void gen_events(struct mr_event *ev, size_t n, const int shapes[MR_COL_NR], uint64_t *tmp)
+{
+	memset(ev, 0, n * sizeof(*ev));
+	for (int c = 0; c < MR_COL_NR; c++) {
+		gen_column(tmp, n, shapes[c], field_max[c]);
+		set_col(ev, n, c, tmp);
+	}
+}
+
+/* Encode, decode, compare; and the encodings reported are what mr_col_choose picks. */
+static int chunk_roundtrip(struct bufs *b, const struct mr_event *ev, size_t n, const char *what)
+{
+	struct mr_error err = { 0 };
+	struct mr_chunk_info info;
+	size_t len = 0, got = 0;
+	int rc, ok = 1;
+
+	rc = mr_chunk_encode(ev, n, b->scratch, b->scratch_cap, b->blob, b->blob_cap, &len, &err);
+	CHECK_EQ_U64(rc, 0);
+	if (rc) {
+		fprintf(stderr, "%s: n %zu: encode: %s\n", what, n, err.msg);
+		return 0;
+	}
+	CHECK(len <= mr_chunk_bound(n));
+	memset(b->out, 0x5a, n * sizeof(*b->out));
+	rc = mr_chunk_decode(b->blob, len, b->scratch, b->scratch_cap, b->out, b->cap, &got,
+			     &info, &err);
+	CHECK_EQ_U64(rc, 0);
+	CHECK_EQ_U64(got, n);
+	if (rc || got != n || memcmp(b->out, ev, n * sizeof(*ev))) {
+		fprintf(stderr, "%s: n %zu: round trip failed: %s\n", what, n, rc ? err.msg : "");
+		CHECK(!"chunk round trip differs");
+		ok = 0;
+	}
+	CHECK_EQ_U64(info.n_events, n);
+	for (int c = 0; c < MR_COL_NR; c++) {
+		get_col(ev, n, c, b->col);
+		if (info.enc[c] != mr_col_choose(b->col, n)) {
+			fprintf(stderr, "%s: column %d encoded %u, choose says %d\n", what, c,
+				info.enc[c], mr_col_choose(b->col, n));
+			CHECK(!"chunk column not in its chosen encoding");
+		}
+	}
+	/* too little room for the events */
+	if (n > 1)
+		CHECK_EQ_U64(mr_chunk_decode(b->blob, len, b->scratch, b->scratch_cap, b->out, n - 1,
+					     &got, NULL, NULL),
+			     MR_ENOSPC);
+	return ok;
+}
+
+static void test_chunk_roundtrip(void)
+{
+	static const size_t lens[] = { 1, 2, 3, 7, 255, 256, 257, 1000, 4097 };
+	struct bufs b;
+	struct mr_event *ev;
+	uint64_t *tmp;
+	int shapes[MR_COL_NR];
+	char what[64];
+
+	bufs_init(&b, MR_CHUNK_MAX_EVENTS);
+	ev = xmalloc(MR_CHUNK_MAX_EVENTS * sizeof(*ev));
+	tmp = xmalloc(MR_CHUNK_MAX_EVENTS * sizeof(*tmp));
+
+	/* random shape per column, many lengths */
+	for (size_t li = 0; li < sizeof(lens) / sizeof(lens[0]); li++) {
+		for (int rep = 0; rep < 40; rep++) {
+			for (int c = 0; c < MR_COL_NR; c++)
+				shapes[c] = (int)(rnd() % SH_NR);
+			gen_events(ev, lens[li], shapes, tmp);
+			snprintf(what, sizeof(what), "mixed shapes rep %d", rep);
+			chunk_roundtrip(&b, ev, lens[li], what);
+		}
+	}
+	/* every column in the same shape, at the usual and the largest chunk sizes */
+	for (int sh = 0; sh < SH_NR; sh++) {
+		static const size_t big[] = { 16383, 16384, 65536 };
+
+		for (int c = 0; c < MR_COL_NR; c++)
+			shapes[c] = sh;
+		for (size_t li = 0; li < 3; li++) {
+			if (li == 2 && sh % 3)
+				continue; /* keep the test quick: a third of the shapes at 64 Ki */
+			gen_events(ev, big[li], shapes, tmp);
+			chunk_roundtrip(&b, ev, big[li], shape_name[sh]);
+		}
+	}
+	/* a typical access stream: time rising by small varying steps, skewed pages */
+	{
+		uint64_t t = 1000000;
+
+		memset(ev, 0, 16384 * sizeof(*ev));
+		for (size_t i = 0; i < 16384; i++) {
+			uint64_t r = rnd();
+
+			ev[i].time = t += 1 + r % 90;
+			ev[i].page = (uint32_t)((r >> 8) % (1 + ((r >> 40) % 100000)));
+			ev[i].task = 1;
+			ev[i].flags = MR_ACC_FLAGS(MR_ACC_READ, MR_SRC_SYNTH);
+		}
+		chunk_roundtrip(&b, ev, 16384, "access stream");
+	}
+	free(ev);
+	free(tmp);
+	bufs_free(&b);
+}
+
+static void test_chunk_args(void)
+{
+	struct bufs b;
+	struct mr_event ev[4];
+	struct mr_error err = { 0 };
+	size_t len, got;
+
+	bufs_init(&b, 4);
+	memset(ev, 0, sizeof(ev));
+	CHECK_EQ_U64(mr_chunk_encode(ev, 0, b.scratch, b.scratch_cap, b.blob, b.blob_cap, &len,
+				     &err),
+		     MR_EINVAL);
+	CHECK_EQ_U64(mr_chunk_encode(ev, MR_CHUNK_MAX_EVENTS + 1, b.scratch, b.scratch_cap, b.blob,
+				     b.blob_cap, &len, &err),
+		     MR_EINVAL);
+	CHECK_EQ_U64(mr_chunk_encode(ev, 4, b.scratch, b.scratch_cap - 1, b.blob, b.blob_cap, &len,
+				     &err),
+		     MR_EINVAL);
+	CHECK_EQ_U64(mr_chunk_encode(ev, 4, b.scratch, b.scratch_cap, b.blob, 17, &len, &err),
+		     MR_ENOSPC);
+	CHECK_EQ_U64(mr_chunk_encode(ev, 4, b.scratch, b.scratch_cap, b.blob, 10, &len, &err),
+		     MR_ENOSPC);
+	ev[2].kind = MR_EV_NR_KINDS;
+	CHECK_EQ_U64(mr_chunk_encode(ev, 4, b.scratch, b.scratch_cap, b.blob, b.blob_cap, &len,
+				     &err),
+		     MR_EINVAL);
+	CHECK(strstr(err.msg, "event 2") != NULL);
+	ev[2].kind = MR_EV_EXIT;
+	CHECK_EQ_U64(mr_chunk_encode(ev, 4, b.scratch, b.scratch_cap, b.blob, b.blob_cap, &len,
+				     &err),
+		     0);
+	CHECK_EQ_U64(mr_chunk_decode(b.blob, len, b.scratch, b.scratch_cap, b.out, 3, &got, NULL,
+				     &err),
+		     MR_ENOSPC);
+	CHECK_EQ_U64(mr_chunk_decode(b.blob, len, b.scratch, mr_chunk_scratch_size(4) - 1, b.out, 4,
+				     &got, NULL, &err),
+		     MR_EINVAL);
+	CHECK_EQ_U64(mr_chunk_decode(b.blob, len, b.scratch, b.scratch_cap, b.out, 4, &got, NULL,
+				     &err),
+		     0);
+	CHECK_EQ_U64(got, 4);
+	CHECK(!memcmp(b.out, ev, sizeof(ev)));
+	/* bounds are clamped, not zero, beyond the largest chunk */
+	CHECK(mr_chunk_bound(MR_CHUNK_MAX_EVENTS + 5) == mr_chunk_bound(MR_CHUNK_MAX_EVENTS));
+	CHECK(mr_chunk_scratch_size(1u << 30) == mr_chunk_scratch_size(MR_CHUNK_MAX_EVENTS));
+	bufs_free(&b);
+
+	/* the bound holds for the least compressible events there are */
+	{
+		size_t n = 4096;
+		struct mr_chunk_info info;
+
+		bufs_init(&b, n);
+		struct mr_event *w = xmalloc(n * sizeof(*w));
+
+		for (size_t i = 0; i < n; i++) {
+			w[i].time = rnd() | 1ull << 63;
+			w[i].arg = rnd() | 1ull << 63;
+			w[i].page = (uint32_t)rnd() | 1u << 31;
+			w[i].task = (uint32_t)rnd() | 1u << 31;
+			w[i].size = (uint32_t)rnd() | 1u << 31;
+			w[i].cpu = (uint16_t)rnd() | 1u << 15;
+			w[i].kind = (uint8_t)(rnd() % MR_EV_NR_KINDS);
+			w[i].flags = (uint8_t)rnd() | 0x80;
+		}
+		CHECK_EQ_U64(mr_chunk_encode(w, n, b.scratch, b.scratch_cap, b.blob, b.blob_cap, &len,
+					     &err),
+			     0);
+		CHECK(len <= mr_chunk_bound(n));
+		CHECK_EQ_U64(mr_chunk_peek(b.blob, len, &info, &err), 0);
+		CHECK(info.payload_len >= 36 * n); /* near the worst: 41 bytes per event */
+		CHECK_EQ_U64(mr_chunk_decode(b.blob, len, b.scratch, b.scratch_cap, b.out, n, &got,
+					     NULL, &err),
+			     0);
+		CHECK(!memcmp(b.out, w, n * sizeof(*w)));
+		free(w);
+		bufs_free(&b);
+	}
+}
+
+/*
+ * Decode blob and require MR_ECORRUPT, or success with exactly the n events of ref.
+ * Returns 1 when it decoded.
+ */
+static int decode_corrupt_or_same(struct bufs *b, const uint8_t *blob, size_t len,
+				  const struct mr_event *ref, size_t n)
+{
+	struct mr_error err = { 0 };
+	size_t got = 0;
+	int rc = mr_chunk_decode(blob, len, b->scratch, b->scratch_cap, b->out, b->cap, &got, NULL,
+				 &err);
+
+	if (rc == 0) {
+		if (got != n || memcmp(b->out, ref, n * sizeof(*ref)))
+			CHECK(!"damaged chunk decoded into different events");
+		return 1;
+	}
+	if (rc != MR_ECORRUPT)
+		CHECK_EQ_U64(rc, MR_ECORRUPT);
+	if (!err.msg[0])
+		CHECK(!"no error message");
+	mr_test_checks++;
+	return 0;
+}
+
+static void damage_chunk(struct bufs *b, const struct mr_event *ev, size_t n, size_t flips,
+			 size_t cuts, const char *what)
+{
+	struct mr_error err = { 0 };
+	size_t len = 0, decoded = 0;
+	uint8_t *copy;
+
+	CHECK_EQ_U64(mr_chunk_encode(ev, n, b->scratch, b->scratch_cap, b->blob, b->blob_cap, &len,
+				     &err),
+		     0);
+	copy = xmalloc(len);
+
+	/* single bit flips: all of them, or a sample */
+	for (size_t k = 0; k < (flips ? flips : len * 8); k++) {
+		size_t bit = flips ? (size_t)(rnd() % (len * 8)) : k;
+
+		memcpy(copy, b->blob, len);
+		copy[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+		decoded += decode_corrupt_or_same(b, copy, len, ev, n);
+	}
+	/* every truncation, or a sample */
+	for (size_t k = 0; k < (cuts ? cuts : len); k++) {
+		size_t cut = cuts ? (size_t)(rnd() % len) : k;
+
+		memcpy(copy, b->blob, cut);
+		CHECK(!decode_corrupt_or_same(b, copy, cut, ev, n));
+	}
+	/*
+	 * A flip that decodes must have given the same events (checked above). The CRC
+	 * covers header and payload, so only bits LZ4 ignores get here: the match-length
+	 * nibble of the last sequence's token, which has literals only.
+	 */
+	if (decoded)
+		printf("%s: %zu of the bit flips decoded to the same events\n", what, decoded);
+	free(copy);
+}
+
+static void test_chunk_damage(void)
+{
+	struct bufs b;
+	struct mr_event *ev;
+	uint64_t *tmp;
+	int shapes[MR_COL_NR];
+
+	bufs_init(&b, 16384);
+	ev = xmalloc(16384 * sizeof(*ev));
+	tmp = xmalloc(16384 * sizeof(*tmp));
+
+	/* small chunks: every bit and every length; all-CONST has no count in its payload */
+	for (int rep = 0; rep < 4; rep++) {
+		for (int c = 0; c < MR_COL_NR; c++)
+			shapes[c] = rep == 0 ? SH_CONST : (int)(rnd() % SH_NR);
+		gen_events(ev, 24, shapes, tmp);
+		damage_chunk(&b, ev, 24, 0, 0, rep ? "small chunk" : "all-const chunk");
+	}
+	/* a large one: a sample */
+	for (int c = 0; c < MR_COL_NR; c++)
+		shapes[c] = (int)(rnd() % SH_NR);
+	shapes[MR_COL_TIME] = SH_MONO;
+	gen_events(ev, 16384, shapes, tmp);
+	damage_chunk(&b, ev, 16384, 300, 60, "large chunk");
+
+	/* garbage: random bytes, random bytes behind a plausible header */
+	for (int rep = 0; rep < 2000; rep++) {
+		size_t len = (size_t)(rnd() % 300), got;
+		uint8_t g[300];
+		struct mr_error err = { 0 };
+		int rc;
+
+		for (size_t i = 0; i < len; i++)
+			g[i] = (uint8_t)rnd();
+		if (rep & 1 && len >= 16) {
+			uint32_t n = 1 + (uint32_t)(rnd() % 64), plen = (uint32_t)(rnd() % 400);
+
+			memcpy(g, MR_CHUNK_MAGIC, 4);
+			memcpy(g + 4, &n, 4); /* test host is little-endian like the format */
+			memcpy(g + 8, &plen, 4);
+		}
+		rc = mr_chunk_decode(g, len, b.scratch, b.scratch_cap, b.out, b.cap, &got, NULL, &err);
+		CHECK_EQ_U64(rc, MR_ECORRUPT);
+	}
+	free(ev);
+	free(tmp);
+	bufs_free(&b);
+}
+
+/* ---- hand-crafted payloads: valid LZ4 and CRC around malformed columns ---- */
+
+struct pay {
+	uint8_t b[8192];
+	size_t len;
+};
+
+static void pay_byte(struct pay *p, uint8_t x)
+{
+	p->b[p->len++] = x;
+}
+
+static void pay_varint(struct pay *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		pay_byte(p, (uint8_t)(v | 0x80));
+		v >>= 7;
+	}
+	pay_byte(p, (uint8_t)v);
+}
+
+static void pay_bytes(struct pay *p, const void *src, size_t n)
+{
+	memcpy(p->b + p->len, src, n);
+	p->len += n;
+}
+
+/* A column: enc, byte_len, bytes. */
+static void pay_col(struct pay *p, uint8_t enc, const struct pay *data)
+{
+	pay_byte(p, enc);
+	pay_varint(p, data->len);
+	pay_bytes(p, data->b, data->len);
+}
+
+static void pay_const(struct pay *p, uint64_t v)
+{
+	struct pay d = { .len = 0 };
+
+	pay_varint(&d, v);
+	pay_col(p, MR_ENC_CONST, &d);
+}
+
+static void put_le32(uint8_t *p, uint32_t x)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(x >> (8 * i));
+}
+
+/* The blob for payload as the format defines it: header, CRC, LZ4. */
+static size_t craft_blob(const struct pay *p, uint32_t n, uint8_t *out, size_t cap)
+{
+	int clen;
+
+	memcpy(out, MR_CHUNK_MAGIC, 4);
+	put_le32(out + 4, n);
+	put_le32(out + 8, (uint32_t)p->len);
+	put_le32(out + 12, mr_crc32c(mr_crc32c(0, out + 4, 8), p->b, p->len));
+	clen = LZ4_compress_default((const char *)p->b, (char *)out + 16, (int)p->len,
+				    (int)(cap - 16));
+	if (clen <= 0) {
+		fprintf(stderr, "LZ4 failed\n");
+		exit(2);
+	}
+	return 16 + (size_t)clen;
+}
+
+/*
+ * Payload of n events: time as given (enc + data), then the other columns CONST unless
+ * col/enc/data override one of them.
+ */
+static void build(struct pay *p, int col, uint8_t enc, const struct pay *data)
+{
+	static const uint64_t cval[MR_COL_NR] = { 0, MR_EV_ACCESS, 5, 1, 0, 1, 0, 0 };
+
+	p->len = 0;
+	for (int c = 0; c < MR_COL_NR; c++) {
+		if (c == col)
+			pay_col(p, enc, data);
+		else
+			pay_const(p, c == MR_COL_TIME ? 1000 : cval[c]);
+	}
+}
+
+static int decode_crafted(struct bufs *b, const struct pay *p, uint32_t n, struct mr_error *err)
+{
+	uint8_t *blob = xmalloc(LZ4_COMPRESSBOUND(sizeof(p->b)) + 16);
+	size_t len = craft_blob(p, n, blob, LZ4_COMPRESSBOUND(sizeof(p->b)) + 16), got;
+	int rc;
+
+	memset(err, 0, sizeof(*err));
+	rc = mr_chunk_decode(blob, len, b->scratch, b->scratch_cap, b->out, b->cap, &got, NULL, err);
+	free(blob);
+	return rc;
+}
+
+static void test_crafted(void)
+{
+	struct bufs b;
+	struct pay p, d;
+	struct mr_error err;
+	const uint32_t n = 600; /* long enough for the word-at-a-time decoder */
+
+	bufs_init(&b, 1024);
+
+	/* the builder makes valid chunks */
+	d.len = 0;
+	for (uint32_t i = 0; i < n; i++)
+		pay_varint(&d, 100000 + i * 1000);
+	build(&p, MR_COL_TIME, MR_ENC_VARINT, &d);
+	CHECK_EQ_U64(decode_crafted(&b, &p, n, &err), 0);
+	CHECK_EQ_U64(b.out[599].time, 100000 + 599 * 1000);
+	CHECK_EQ_U64(b.out[599].page, 5);
+	/* ... and the same payload under a different n is corrupt (VARINT count) */
+	CHECK_EQ_U64(decode_crafted(&b, &p, n - 1, &err), MR_ECORRUPT);
+	CHECK_EQ_U64(decode_crafted(&b, &p, n + 1, &err), MR_ECORRUPT);
+
+	/* varint overrun: the last varint of the column keeps its continuation bit */
+	d.b[d.len - 1] |= 0x80;
+	build(&p, MR_COL_TIME, MR_ENC_VARINT, &d);
+	CHECK_EQ_U64(decode_crafted(&b, &p, n, &err), MR_ECORRUPT);
+	CHECK(strstr(err.msg, "time") != NULL);
+	/* an 11-byte varint in the middle of a long column */
+	d.len = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (i == 300) {
+			for (int k = 0; k < 10; k++)
+				pay_byte(&d, 0x80);
+			pay_byte(&d, 0);
+		} else {
+			pay_varint(&d, i);
+		}
+	}
+	build(&p, MR_COL_TIME, MR_ENC_VARINT, &d);
+	CHECK_EQ_U64(decode_crafted(&b, &p, n, &err), MR_ECORRUPT);
+	/* a 10-byte varint beyond 2^64 - 1 in the middle of a long column */
+	{
+		size_t at = 0;
+
+		d.len = 0;
+		for (uint32_t i = 0; i < n; i++) {
+			if (i == 300) {
+				at = d.len;
+				for (int k = 0; k < 9; k++)
+					pay_byte(&d, 0xff);
+				pay_byte(&d, 0x02);
+			} else {
+				pay_varint(&d, i);
+			}
+		}
+		build(&p, MR_COL_ARG, MR_ENC_VARINT, &d);
+		CHECK_EQ_U64(decode_crafted(&b, &p, n, &err), MR_ECORRUPT);
+		CHECK(strstr(err.msg, "varint") != NULL);
+		d.b[at + 9] = 0x01; /* the same at exactly 2^64 - 1 is fine */
+	}
+	build(&p, MR_COL_ARG, MR_ENC_VARINT, &d);
+	CHECK_EQ_U64(decode_crafted(&b, &p, n, &err), 0);
+	CHECK_EQ_U64(b.out[300].arg, UINT64_MAX);
+
+	/* RLE totals other than n */
+	for (int delta = 0; delta <= 1; delta++) {
+		for (int off = -1; off <= 1; off++) {
+			d.len = 0;
+			if (delta)
+				pay_varint(&d, 3); /* first value, then n - 1 by runs */
+			pay_varint(&d, delta ? 2 : 3); /* value (or zigzag +1) */
+			pay_varint(&d, 250);
+			pay_varint(&d, delta ? 0 : 4);
+			pay_varint(&d, (uint64_t)((int)n - 250 - delta + off));
+			build(&p, MR_COL_PAGE, delta ? MR_ENC_DELTA_RLE : MR_ENC_RLE, &d);
+			CHECK_EQ_U64(decode_crafted(&b, &p, n, &err), off ? MR_ECORRUPT : 0);
+		}
+	}
+	/* run of length 0 */
+	d.len = 0;
+	pay_varint(&d, 3);
+	pay_varint(&d, 0);
+	pay_varint(&d, 3);
+	pay_varint(&d, n);
+	build(&p, MR_COL_PAGE, MR_ENC_RLE, &d);
+	CHECK_EQ_U64(decode_crafted(&b, &p, n, &err), MR_ECORRUPT);
+
+	/* values too large for their fields, in each encoding that can carry them */
+	{
+		static const struct {
+			int col;
+			uint64_t bad;
+		} cases[] = {
+			{ MR_COL_KIND, MR_EV_NR_KINDS }, { MR_COL_KIND, 200 },
+			{ MR_COL_PAGE, 1ull << 32 },     { MR_COL_TASK, 1ull << 32 },
+			{ MR_COL_SIZE, UINT64_MAX },     { MR_COL_CPU, 1u << 16 },
+			{ MR_COL_FLAGS, 256 },
+		};
+
+		for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+			int col = cases[k].col;
+			uint64_t bad = cases[k].bad, good = bad - 1 < 17 ? bad - 1 : 17;
+
+			d.len = 0;
+			pay_varint(&d, bad);
+			build(&p, col, MR_ENC_CONST, &d);
+			CHECK_EQ_U64(decode_crafted(&b, &p, n, &err), MR_ECORRUPT);
+			CHECK(strstr(err.msg, "too large") != NULL);
+
+			/* VARINT: one bad value among good ones, late in the column */
+			d.len = 0;
+			for (uint32_t i = 0; i < n; i++)
+				pay_varint(&d, i == 555 ? bad : good);
+			build(&p, col, MR_ENC_VARINT, &d);
+			CHECK_EQ_U64(decode_crafted(&b, &p, n, &err), MR_ECORRUPT);
+
+			/* RLE */
+			d.len = 0;
+			pay_varint(&d, good);
+			pay_varint(&d, n - 1);
+			pay_varint(&d, bad);
+			pay_varint(&d, 1);
+			build(&p, col, MR_ENC_RLE, &d);
+			CHECK_EQ_U64(decode_crafted(&b, &p, n, &err), MR_ECORRUPT);
+
+			/* DELTA: climbs past the field's maximum */
+			d.len = 0;
+			pay_varint(&d, good);
+			for (uint32_t i = 1; i < n; i++)
+				pay_varint(&d, i == 400 ? (bad - good) * 2 : 0);
+			build(&p, col, MR_ENC_DELTA, &d);
+			CHECK_EQ_U64(decode_crafted(&b, &p, n, &err), MR_ECORRUPT);
+
+			/* DELTA_RLE: a run that climbs past it */
+			d.len = 0;
+			pay_varint(&d, good);
+			pay_varint(&d, 0);
+			pay_varint(&d, 300);
+			pay_varint(&d, (bad - good) * 2);
+			pay_varint(&d, 1);
+			pay_varint(&d, 0);
+			pay_varint(&d, n - 302);
+			build(&p, col, MR_ENC_DELTA_RLE, &d);
+			CHECK_EQ_U64(decode_crafted(&b, &p, n, &err), MR_ECORRUPT);
+		}
+	}
+	/* a page id past u32 reached by a negative (wrapping) delta */
+	d.len = 0;
+	pay_varint(&d, 0);
+	pay_varint(&d, 1); /* zigzag -1: 0 - 1 wraps to 2^64 - 1 */
+	for (uint32_t i = 2; i < n; i++)
+		pay_varint(&d, 0);
+	build(&p, MR_COL_PAGE, MR_ENC_DELTA, &d);
+	CHECK_EQ_U64(decode_crafted(&b, &p, n, &err), MR_ECORRUPT);
+
+	/* framing: unknown encoding, byte_len past the payload, trailing bytes, missing column */
+	d.len = 0;
+	pay_varint(&d, 7);
+	build(&p, MR_COL_TASK, MR_ENC_NR, &d);
+	CHECK_EQ_U64(decode_crafted(&b, &p, n, &err), MR_ECORRUPT);
+	build(&p, -1, 0, NULL);
+	CHECK_EQ_U64(decode_crafted(&b, &p, n, &err), 0);
+	p.b[p.len - 1 - 1] = 3; /* arg's byte_len 1 -> 3 */
+	CHECK_EQ_U64(decode_crafted(&b, &p, n, &err), MR_ECORRUPT);
+	build(&p, -1, 0, NULL);
+	pay_byte(&p, 0);
+	CHECK_EQ_U64(decode_crafted(&b, &p, n, &err), MR_ECORRUPT);
+	build(&p, -1, 0, NULL);
+	p.len -= 3; /* no arg column */
+	CHECK_EQ_U64(decode_crafted(&b, &p, n, &err), MR_ECORRUPT);
+	/* CONST with a byte after its value */
+	d.len = 0;
+	pay_varint(&d, 7);
+	pay_byte(&d, 0);
+	build(&p, MR_COL_TASK, MR_ENC_CONST, &d);
+	CHECK_EQ_U64(decode_crafted(&b, &p, n, &err), MR_ECORRUPT);
+	/* the header's payload_len must be what LZ4 gives back */
+	{
+		uint8_t blob[256];
+		size_t len, got;
+
+		build(&p, -1, 0, NULL);
+		len = craft_blob(&p, n, blob, sizeof(blob));
+		put_le32(blob + 8, (uint32_t)p.len + 1);
+		CHECK_EQ_U64(mr_chunk_decode(blob, len, b.scratch, b.scratch_cap, b.out, b.cap, &got,
+					     NULL, &err),
+			     MR_ECORRUPT);
+		put_le32(blob + 8, (uint32_t)p.len - 1);
+		CHECK_EQ_U64(mr_chunk_decode(blob, len, b.scratch, b.scratch_cap, b.out, b.cap, &got,
+					     NULL, &err),
+			     MR_ECORRUPT);
+		put_le32(blob + 8, (uint32_t)p.len);
+		put_le32(blob + 4, 0);
+		CHECK_EQ_U64(mr_chunk_peek(blob, len, NULL, &err), MR_ECORRUPT);
+		put_le32(blob + 4, MR_CHUNK_MAX_EVENTS + 1);
+		CHECK_EQ_U64(mr_chunk_peek(blob, len, NULL, &err), MR_ECORRUPT);
+	}
+	bufs_free(&b);
+}
+
+int main(void)
+{
+	rs = mr_test_seed();
+
+	test_crc32c();
+	test_col_edges();
+	test_col_shapes();
+	test_chunk_args();
+	test_chunk_roundtrip();
+	test_chunk_damage();
+	test_crafted();
+	return mr_test_done("test_codec");
+}
