@@ -14,6 +14,10 @@
  *   markers(id, time_ns, text)
  *   chunks(id, stream, t_first, t_last, n_events, kind_counts, payload_bytes, crc, data)
  *
+ * Stores opened with mr_store_open() also have an eponymous virtual table
+ *   events(time, kind, kind_id, page, task, cpu, flags, size, arg)
+ * that yields every event in time order; time ranges in WHERE skip chunks.
+ *
  * Writer: events are buffered per stream (bounded: streams x chunk size) and each full
  * chunk is committed, together with every table row added before it, in its own
  * transaction in WAL mode, so a writer killed at any moment leaves a store that opens

@@ -230,6 +230,10 @@ int mr_store_open(const char *path, int mode, struct mr_store **out, struct mr_e
 		rc = mr_error_set(err, MR_ECORRUPT, "%s lacks tables of the version %d trace schema: the file is damaged or was not written by memreplay", path, s->version);
 		goto fail;
 	}
+	if (mr_store_register_vtab(s)) {
+		rc = mr_error_set(err, MR_EIO, "%s: cannot register the events table", path);
+		goto fail;
+	}
 	*out = s;
 	return 0;
 fail:

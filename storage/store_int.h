@@ -17,4 +17,7 @@ struct mr_store {
 /* Map a SQLite result code to enum mr_err and set a message naming the operation. */
 int mr_store_sqlerr(struct mr_store *s, int rc, const char *what, struct mr_error *err);
 
+/* Register the `events` virtual table (vtab.c) on the store's connection. */
+int mr_store_register_vtab(struct mr_store *s);
+
 #endif

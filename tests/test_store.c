@@ -147,6 +147,50 @@ static void test_roundtrip(void)
 	mr_store_close(s);
 }
 
+static int64_t sql_int(struct mr_store *s, const char *sql)
+{
+	sqlite3_stmt *st;
+	int64_t v = -1;
+
+	if (sqlite3_prepare_v2(mr_store_db(s), sql, -1, &st, NULL) != SQLITE_OK) {
+		fprintf(stderr, "%s: %s\n", sql, sqlite3_errmsg(mr_store_db(s)));
+		return -2;
+	}
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* The events virtual table: all rows, time-range pushdown with exact strict bounds. */
+static void test_events_vtab(void)
+{
+	const char *p = path_in("vt.db");
+	struct mr_error err = { 0 };
+	struct mr_store *s;
+	uint64_t want_strict = 0, want_kind = 0;
+
+	CHECK(write_store(p, 3, 10000, 1000) == 0);
+	CHECK(mr_store_open(p, MR_STORE_RDONLY, &s, &err) == 0);
+	if (!s)
+		return;
+	for (uint32_t st = 0; st < 3; st++)
+		for (uint64_t j = 0; j < 10000; j++) {
+			struct mr_event e = make_event(st, j);
+
+			want_strict += e.time > 50000 && e.time < 60000;
+			want_kind += e.kind == MR_EV_FD_ACCESS;
+		}
+	CHECK(sql_int(s, "SELECT count(*) FROM events") == 30000);
+	CHECK(sql_int(s, "SELECT count(*) FROM events WHERE time BETWEEN 50000 AND 60000") == 3001);
+	CHECK(sql_int(s, "SELECT count(*) FROM events WHERE time > 50000 AND time < 60000") ==
+	      (int64_t)want_strict);
+	CHECK(sql_int(s, "SELECT count(*) FROM events WHERE time = 50003") == 1);
+	CHECK(sql_int(s, "SELECT count(*) FROM events WHERE kind = 'fd_access'") == (int64_t)want_kind);
+	CHECK(sql_int(s, "SELECT sum(t1 <= t2) FROM (SELECT time AS t1, lead(time) OVER (ORDER BY rowid) AS t2 FROM events) WHERE t2 IS NOT NULL") == 29999);
+	mr_store_close(s);
+}
+
 static void test_deterministic(void)
 {
 	const char *a = path_in("d1.db"), *b = path_in("d2.db");
@@ -433,6 +477,7 @@ int main(void)
 {
 	test_parsers();
 	test_roundtrip();
+	test_events_vtab();
 	test_deterministic();
 	test_refusals();
 	test_corrupt_chunk();
