@@ -11,7 +11,9 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gen_priv.h"
 #include "mr_util.h"
@@ -177,6 +179,16 @@ static int check_values(const struct mr_gen *g, const struct mr_gen_values *vals
 	return 0;
 }
 
+/* The shortest %g form that parses back to exactly d. */
+static void format_double(double d, char *buf, size_t cap)
+{
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(buf, cap, "%.*g", prec, d);
+		if (strtod(buf, NULL) == d)
+			return;
+	}
+}
+
 /* "name=value name=value ..." that mr_gen_set() parses back to the same values. */
 static void format_params(const struct mr_gen *g, const struct mr_gen_values *vals, char *buf,
 			  size_t cap)
@@ -187,10 +199,13 @@ static void format_params(const struct mr_gen *g, const struct mr_gen_values *va
 	for (size_t i = 0; i < g->nparams && len < cap; i++) {
 		const struct mr_gen_param *p = &g->params[i];
 
-		if (p->type == MR_GP_DOUBLE)
-			len += (size_t)snprintf(buf + len, cap - len, "%s%s=%.17g", i ? " " : "",
-						p->name, vals->v[i].d);
-		else
+		if (p->type == MR_GP_DOUBLE) {
+			char num[32];
+
+			format_double(vals->v[i].d, num, sizeof(num));
+			len += (size_t)snprintf(buf + len, cap - len, "%s%s=%s", i ? " " : "",
+						p->name, num);
+		} else
 			len += (size_t)snprintf(buf + len, cap - len, "%s%s=%" PRIu64,
 						i ? " " : "", p->name, vals->v[i].u);
 	}
@@ -246,6 +261,17 @@ writer_fail:
 out:
 	mr_writer_destroy(w);
 	mr_store_close(s);
+	if (rc) {
+		/* A generated trace is reproducible from its parameters: drop a partial one
+		 * rather than leave a store that looks usable but stops early. */
+		char side[4096];
+
+		unlink(path);
+		snprintf(side, sizeof(side), "%s-wal", path);
+		unlink(side);
+		snprintf(side, sizeof(side), "%s-shm", path);
+		unlink(side);
+	}
 	return rc;
 }
 

@@ -56,10 +56,12 @@ const struct mr_gen *const *mr_gen_list(void);
 const struct mr_gen *mr_gen_find(const char *name);
 /* Fill vals with each parameter's default. */
 int mr_gen_defaults(const struct mr_gen *g, struct mr_gen_values *vals, struct mr_error *err);
-/* Parse one "name" = "value"; unknown name or bad/out-of-range value -> MR_EINVAL. */
+/* Parse one "name" = "value"; unknown name or bad value -> MR_EINVAL, out of range ->
+ * MR_ERANGE, each with a message naming the parameter. */
 int mr_gen_set(const struct mr_gen *g, struct mr_gen_values *vals, const char *name,
 	       const char *value, struct mr_error *err);
-/* Create path (overwrite), run the generator, finish the store. */
+/* Create path (overwrite), run the generator, finish the store. On failure the partial
+ * file is removed. */
 int mr_gen_write(const struct mr_gen *g, const struct mr_gen_values *vals, const char *path,
 		 const struct mr_writer_opts *wopts, struct mr_error *err);
 
