@@ -180,7 +180,7 @@ struct mr_walk_ops {
 	/* Per present PUD entry covering [addr, addr + 1 GiB) within vma; return 1 to skip it. */
 	int (*pud_entry)(void *arg, const struct mr_vma *vma, uint64_t addr);
 	/* Per present PMD entry (one PTE table) within vma; first/last are the PTE slots the
-	 * vma covers in it. Return <0 to stop the walk. */
+	 * vma covers in it, both inclusive (first <= last). Return <0 to stop the walk. */
 	int (*pmd_entry)(void *arg, const struct mr_vma *vma, struct mr_pte_table *pt,
 			 unsigned first, unsigned last);
 	/* Per VMA before its tables; return 1 to skip (should_skip_vma). May be NULL. */
@@ -204,15 +204,17 @@ struct mr_machine_ops {
 	void (*walk_mm)(struct mr_machine *m, uint32_t mm, const struct mr_walk_ops *ops,
 			void *arg);
 	/* Free a clean, isolated folio: unmap every PTE (try_to_unmap), drop it from the page
-	 * cache or, for anon, write it to swap (pswpout) and drop it; store shadow for the
-	 * next refault; uncharge. Dirty bits of the PTEs are transferred first; a folio that
-	 * turns out dirty is not freed (returns MR_REMOVE_BUSY with PG_dirty set). */
+	 * cache or, for anon, from the swap cache (its data is already in its swap slot:
+	 * pswpout is counted by pageout in shrink_folio_list, not here); store shadow for
+	 * the next refault; uncharge. Dirty bits of the PTEs are transferred first; a folio
+	 * that turns out dirty is not freed (returns MR_REMOVE_BUSY with PG_dirty set). */
 	int (*remove_mapping)(struct mr_machine *m, uint32_t page, uint64_t shadow);
 	/* Start writeback of a dirty isolated folio (pageout): clears PG_dirty, sets
 	 * PG_writeback; the engine ends it after the writeback delay and then calls the
 	 * policy's folio_rotate_reclaimable when PG_reclaim is set. */
 	void (*start_writeback)(struct mr_machine *m, uint32_t page);
-	/* Swap slot for an anon folio (add_to_swap): sets PG_swapcache; 0 or MR_ENOSPC. */
+	/* Swap slot for an anon folio (add_to_swap): sets PG_swapcache and PG_dirty (the
+	 * slot is not written yet); 0 or MR_ENOSPC. */
 	int (*add_to_swap)(struct mr_machine *m, uint32_t page);
 };
 
@@ -231,6 +233,11 @@ struct mr_machine {
 	uint64_t swap_free;      /* free swap pages */
 	uint8_t non_leaf_young;  /* arch_has_hw_nonleaf_pmd_young (x86: 1) */
 	uint8_t hw_young;        /* arch_has_hw_pte_young (x86: 1) */
+	/* Per memcg index: the trace's cgroup id (0 = pages without a cgroup, the root) and
+	 * path, for the lru_gen read format ("memcg <id> <path>") and debugfs commands,
+	 * which name memcgs by these ids. */
+	const uint32_t *memcg_id;       /* [nr_memcgs] */
+	const char *const *memcg_path;  /* [nr_memcgs] */
 };
 
 static inline void mr_count(struct mr_machine *m, uint32_t lruvec, unsigned item, uint64_t n)

@@ -37,6 +37,9 @@
 
 #define MR_PAGE_NONE UINT32_MAX
 
+/* Page types (pages.type): anon/shmem keyed by (mm, vpage), file by (file, index). */
+enum mr_page_type { MR_PAGE_ANON = 0, MR_PAGE_FILE = 1, MR_PAGE_SHMEM = 2, MR_PAGE_NR_TYPES };
+
 enum mr_event_kind {
 	MR_EV_ACCESS = 0,
 	MR_EV_FD_ACCESS,

@@ -41,8 +41,6 @@ struct mr_writer;
 struct mr_reader;
 struct sqlite3;
 
-enum mr_page_type { MR_PAGE_ANON = 0, MR_PAGE_FILE = 1, MR_PAGE_SHMEM = 2, MR_PAGE_NR_TYPES };
-
 /* A page row. anon/shmem: keyed by (mm, vpage); file: by (file, index). */
 struct mr_page {
 	uint32_t id;

@@ -1,0 +1,18 @@
+# Policies: registry, parameter parsing, plugins, shrink_folio_list, lru and opt on the
+# small test machine (policy_machine.c).
+add_library(test_plugin MODULE ${CMAKE_CURRENT_SOURCE_DIR}/test_plugin.c)
+add_library(test_plugin_noinit MODULE ${CMAKE_CURRENT_SOURCE_DIR}/test_plugin_noinit.c)
+foreach(plugin test_plugin test_plugin_noinit)
+  # Headers only: a plugin resolves mr_policy_register & co. from the executable that
+  # loads it (linked with --export-dynamic through mr_policy), never from its own copy.
+  target_include_directories(${plugin} PRIVATE
+    $<TARGET_PROPERTY:mr_policy,INTERFACE_INCLUDE_DIRECTORIES>
+    $<TARGET_PROPERTY:mr_storage,INTERFACE_INCLUDE_DIRECTORIES>)
+  set_target_properties(${plugin} PROPERTIES PREFIX "")
+endforeach()
+
+mr_add_test_exe(test_policy
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_policy.c ${CMAKE_CURRENT_SOURCE_DIR}/policy_machine.c
+  LIBS mr_policy LABELS quick
+  ARGS $<TARGET_FILE:test_plugin> $<TARGET_FILE:test_plugin_noinit>)
+add_dependencies(test_policy test_plugin test_plugin_noinit)
