@@ -12,17 +12,23 @@
  *   RLE        (value, run)...                       runs >= 1, summing to n
  *   DELTA_RLE  v[0] (zz delta, run)...               runs >= 1, summing to n - 1
  *
- * Encoding extracts one column at a time into a u64 array in the scratch buffer,
- * measures all five encodings in one pass and writes the smallest. Decoding never goes
- * through u64 arrays: each column has a small state machine (struct col_dec) that
- * writes straight into its struct mr_event field, and the chunk is decoded in blocks of
- * DEC_BLOCK events so that the block of events stays in L1 while all eight columns
- * visit it. CONST columns are written once per event through a template event.
+ * Encoding: one pass over the events finds the columns that hold a single value (CONST,
+ * nothing more to do); each other column is copied into a u64 array in the scratch
+ * buffer, all five encodings are measured exactly in one branch-free pass, and the
+ * smallest is written. The payload is checksummed and LZ4-compressed behind the header.
  *
- * Reads of untrusted bytes never go past a column's end: the branch-free varint
- * decoder runs only while 10 bytes remain, and a checked byte-at-a-time decoder does
- * the last few. Every value is range-checked against its field as it is stored; on
- * failure the event array holds partial data and the caller gets MR_ECORRUPT.
+ * Decoding never goes through u64 arrays: each column has a small state machine
+ * (struct col_dec) and a decoder per field and encoding that writes straight into its
+ * struct mr_event field. The chunk is decoded in blocks of DEC_BLOCK events, so that a
+ * block stays in L1 while all eight columns visit it; CONST columns reach the events
+ * through one template event copied per event. The hot loops avoid data-dependent
+ * branches: varints are found a word at a time by their stop bits, short runs are
+ * stored with a fixed number of stores, and range checks are accumulated per block.
+ *
+ * Reads of untrusted bytes never go past a column's end: whole-word loads happen only
+ * while enough bytes remain, and a checked byte-at-a-time decoder does the rest. Every
+ * value is range-checked against its field; on failure the event array holds partial
+ * data and the caller gets MR_ECORRUPT with the column and the reason.
  */
 #include "mr_codec.h"
 
@@ -32,10 +38,15 @@
 
 #include <lz4.h>
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
 #define VARINT_MAX 10
 #define DEC_BLOCK 256 /* events per decode block: 8 KiB of struct mr_event */
 #define COL_HDR_MAX 6 /* enc byte + byte_len varint (< 2^32, so <= 5 bytes) */
-#define RUN_FILL 16   /* runs up to this long are stored without a loop */
+#define RUN_FILL 8     /* runs up to this long are stored without a loop */
+#define PAYLOAD_SLACK 8 /* encode: room for a whole-word store past the payload */
 
 static const char *const col_name[MR_COL_NR] = {
 	"time", "kind", "page", "task", "cpu", "flags", "size", "arg",
@@ -97,12 +108,17 @@ static inline uint64_t unzigzag(uint64_t z)
 	return (z >> 1) ^ (0 - (z & 1));
 }
 
-/* Bytes of the varint of x: ceil(bits / 7) with bits >= 1, without a loop. */
+/* Varint bytes of a value with lz leading zero bits: ceil((64 - lz) / 7). */
+static const uint8_t varint_len_by_lz[64] = {
+	10, 9, 9, 9, 9, 9, 9, 9, 8, 8, 8, 8, 8, 8, 8, 7, 7, 7, 7, 7, 7, 7,
+	6,  6, 6, 6, 6, 6, 6, 5, 5, 5, 5, 5, 5, 5, 4, 4, 4, 4, 4, 4, 4, 3,
+	3,  3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1,
+};
+
+/* Bytes of the varint of x, without a loop. */
 static inline __attribute__((always_inline)) size_t varint_len(uint64_t x)
 {
-	unsigned top = 63 - (unsigned)__builtin_clzll(x | 1);
-
-	return (top * 9 + 73) >> 6;
+	return varint_len_by_lz[__builtin_clzll(x | 1)];
 }
 
 static inline uint8_t *put_varint(uint8_t *p, uint64_t x)
@@ -113,6 +129,14 @@ static inline uint8_t *put_varint(uint8_t *p, uint64_t x)
 	}
 	*p++ = (uint8_t)x;
 	return p;
+}
+
+static inline void le64_store(uint8_t *p, uint64_t x)
+{
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	x = __builtin_bswap64(x);
+#endif
+	memcpy(p, &x, sizeof(x));
 }
 
 /* A decoded varint and the byte after it; p == NULL when malformed. */
@@ -184,6 +208,34 @@ static inline uint32_t varint_pack4(uint32_t x, size_t len)
 }
 
 /*
+ * The inverse of varint_pack(): the 7-bit groups of x (below 2^56) spread over len
+ * bytes, each but the last with its continuation bit.
+ */
+static inline uint64_t varint_spread(uint64_t x, size_t len)
+{
+	x = (x & 0x000000000fffffffull) | ((x << 4) & 0x0fffffff00000000ull);
+	x = (x & 0x00003fff00003fffull) | ((x << 2) & 0x3fff00003fff0000ull);
+	x = (x & 0x007f007f007f007full) | ((x << 1) & 0x7f007f007f007f00ull);
+	return x | (0x8080808080808080ull & len_mask[len - 1]);
+}
+
+/*
+ * put_varint() without a loop when 8 bytes of room are left before end: varints of
+ * varying length then cost no mispredicted branch.
+ */
+static inline __attribute__((always_inline)) uint8_t *put_varint_fast(uint8_t *p, uint64_t x,
+									const uint8_t *end)
+{
+	if (__builtin_expect(x < 1ull << 56 && end - p >= 8, 1)) {
+		size_t len = varint_len(x);
+
+		le64_store(p, varint_spread(x, len));
+		return p + len;
+	}
+	return put_varint(p, x);
+}
+
+/*
  * One varint. Branch-free for up to 8 bytes (values below 2^56) when at least 10 bytes
  * remain: one load, and the first byte without the continuation bit gives the length.
  */
@@ -206,92 +258,6 @@ static inline __attribute__((always_inline)) struct vres varint_get(const uint8_
 
 /* ---- column encoding ---- */
 
-/*
- * Exact bytes of every encoding of vals (n >= 1) in one pass without data-dependent
- * branches; sz[MR_ENC_CONST] is SIZE_MAX when the values differ. A run costs its value
- * (or delta) plus its length; the length is counted as one byte when the run starts,
- * and the rare runs of 128 or more get the difference added when they end.
- */
-static inline __attribute__((always_inline)) void col_measure_body(const uint64_t *vals,
-								      size_t n,
-								      size_t sz[MR_ENC_NR])
-{
-	uint64_t prev = vals[0], zprev = 0, differ = 0;
-	size_t first = varint_len(prev);
-	size_t s_var = first, s_delta = first, s_rle = first + 1, s_drle = first;
-	size_t run = 1, drun = 0;
-
-	if (n >= 2) {
-		uint64_t x = vals[1];
-
-		zprev = zigzag(x - prev);
-		differ = x ^ prev;
-		s_var += varint_len(x);
-		s_delta += varint_len(zprev);
-		s_rle += (varint_len(x) + 1) & (0 - (size_t)(x != prev));
-		run = x != prev ? 1 : 2;
-		s_drle += varint_len(zprev) + 1;
-		drun = 1;
-		prev = x;
-	}
-	for (size_t i = 2; i < n; i++) {
-		uint64_t x = vals[i], z = zigzag(x - prev);
-		size_t lx = varint_len(x), lz = varint_len(z);
-		size_t chg = x != prev, dchg = z != zprev;
-
-		differ |= x ^ prev;
-		s_var += lx;
-		s_delta += lz;
-		s_rle += (lx + 1) & (0 - chg);
-		s_drle += (lz + 1) & (0 - dchg);
-		if (__builtin_expect(chg && run >= 0x80, 0))
-			s_rle += varint_len(run) - 1;
-		if (__builtin_expect(dchg && drun >= 0x80, 0))
-			s_drle += varint_len(drun) - 1;
-		run = (run & (chg - 1)) + 1;
-		drun = (drun & (dchg - 1)) + 1;
-		prev = x;
-		zprev = z;
-	}
-	s_rle += varint_len(run) - 1;
-	if (drun)
-		s_drle += varint_len(drun) - 1;
-
-	sz[MR_ENC_CONST] = differ ? SIZE_MAX : first;
-	sz[MR_ENC_VARINT] = s_var;
-	sz[MR_ENC_DELTA] = s_delta;
-	sz[MR_ENC_RLE] = s_rle;
-	sz[MR_ENC_DELTA_RLE] = s_drle;
-}
-
-/*
- * varint_len() takes a count of leading zeros twice per value. Without LZCNT that is
- * BSR, several times slower on AMD cores, so use LZCNT when the CPU has it.
- */
-static void col_measure_generic(const uint64_t *vals, size_t n, size_t sz[MR_ENC_NR])
-{
-	col_measure_body(vals, n, sz);
-}
-
-#if defined(__x86_64__)
-__attribute__((target("lzcnt"))) static void col_measure_lzcnt(const uint64_t *vals, size_t n,
-							       size_t sz[MR_ENC_NR])
-{
-	col_measure_body(vals, n, sz);
-}
-#endif
-
-static void col_measure(const uint64_t *vals, size_t n, size_t sz[MR_ENC_NR])
-{
-#if defined(__x86_64__)
-	if (__builtin_cpu_supports("lzcnt")) {
-		col_measure_lzcnt(vals, n, sz);
-		return;
-	}
-#endif
-	col_measure_generic(vals, n, sz);
-}
-
 /* The smallest; ties go to the lower enum value, which is also the faster decoder. */
 static enum mr_col_enc col_pick(const size_t sz[MR_ENC_NR])
 {
@@ -301,6 +267,68 @@ static enum mr_col_enc col_pick(const size_t sz[MR_ENC_NR])
 		if (sz[e] < sz[best])
 			best = (enum mr_col_enc)e;
 	return best;
+}
+
+/* A run reaching length r makes its length varint one byte longer: r = 2^(7k), k >= 1. */
+static inline __attribute__((always_inline)) size_t run_grows(size_t r)
+{
+	return r >= 0x80 && !(r & (r - 1)) && __builtin_ctzll(r) % 7 == 0;
+}
+
+/*
+ * Exact bytes of every encoding of vals (n >= 1) in one pass without data-dependent
+ * branches, and the smallest; sz[MR_ENC_CONST] is SIZE_MAX when the values differ.
+ * A run costs its value (or delta) plus its length: one byte, counted when the run
+ * starts, and one more each time the run grows to 2^7, 2^14, ... (rare: the branch
+ * is tested once in 128 values of a run).
+ */
+static inline __attribute__((always_inline)) enum mr_col_enc
+col_measure_body(const uint64_t *vals, size_t n, size_t sz[MR_ENC_NR])
+{
+	const uint64_t *v = vals + 2, *end = vals + n;
+	uint64_t prev = vals[0], zprev = 0;
+	size_t first = varint_len(prev);
+	size_t s_var = first, s_delta = first, s_rle = first + 1, s_drle = first;
+	size_t run = 1, drun = 0; /* length of the current run of values, of deltas */
+
+	if (n >= 2) {
+		uint64_t x = vals[1];
+		size_t chg = x != prev;
+
+		zprev = zigzag(x - prev);
+		s_var += varint_len(x);
+		s_delta += varint_len(zprev);
+		s_rle += (varint_len(x) + 1) & (0 - chg);
+		run = chg ? 1 : 2;
+		s_drle += varint_len(zprev) + 1;
+		drun = 1;
+		prev = x;
+	}
+	for (; v < end; v++) {
+		uint64_t x = *v, z = zigzag(x - prev);
+		size_t lx = varint_len(x), lz = varint_len(z);
+		size_t chg = x != prev, dchg = z != zprev;
+
+		s_var += lx;
+		s_delta += lz;
+		s_rle += (lx + 1) & (0 - chg);
+		s_drle += (lz + 1) & (0 - dchg);
+		run = (run & (chg - 1)) + 1;
+		drun = (drun & (dchg - 1)) + 1;
+		if (__builtin_expect(!(run & 0x7f), 0))
+			s_rle += run_grows(run);
+		if (__builtin_expect(!(drun & 0x7f), 0))
+			s_drle += run_grows(drun);
+		prev = x;
+		zprev = z;
+	}
+
+	sz[MR_ENC_CONST] = run == n ? first : SIZE_MAX;
+	sz[MR_ENC_VARINT] = s_var;
+	sz[MR_ENC_DELTA] = s_delta;
+	sz[MR_ENC_RLE] = s_rle;
+	sz[MR_ENC_DELTA_RLE] = s_drle;
+	return col_pick(sz);
 }
 
 /*
@@ -333,8 +361,13 @@ static uint8_t *write_runs(const uint64_t *vals, size_t n, size_t from, int delt
 	return put_varint(p, run);
 }
 
-/* Write vals in enc; out has room (col_measure said how much). Returns the end. */
-static uint8_t *col_write(const uint64_t *vals, size_t n, enum mr_col_enc enc, uint8_t *out)
+/*
+ * Write vals in enc at out; there is room up to end for what col_measure() said it
+ * takes. Returns the end of what was written.
+ */
+static inline __attribute__((always_inline)) uint8_t *
+col_write_body(const uint64_t *vals, size_t n, enum mr_col_enc enc, uint8_t *out,
+	       const uint8_t *end)
 {
 	uint8_t *p = out;
 	size_t i;
@@ -345,12 +378,12 @@ static uint8_t *col_write(const uint64_t *vals, size_t n, enum mr_col_enc enc, u
 		break;
 	case MR_ENC_VARINT:
 		for (i = 0; i < n; i++)
-			p = put_varint(p, vals[i]);
+			p = put_varint_fast(p, vals[i], end);
 		break;
 	case MR_ENC_DELTA:
 		p = put_varint(p, vals[0]);
 		for (i = 1; i < n; i++)
-			p = put_varint(p, zigzag(vals[i] - vals[i - 1]));
+			p = put_varint_fast(p, zigzag(vals[i] - vals[i - 1]), end);
 		break;
 	case MR_ENC_RLE:
 		p = write_runs(vals, n, 0, 0, p);
@@ -366,6 +399,57 @@ static uint8_t *col_write(const uint64_t *vals, size_t n, enum mr_col_enc enc, u
 	return p;
 }
 
+/*
+ * varint_len() counts leading zeros, twice per value in col_measure(). Without LZCNT
+ * that is BSR, several times slower on AMD cores: both hot functions come in a
+ * generic and an LZCNT build, chosen at run time from CPUID (once; the answer is the
+ * same for every thread, so a relaxed atomic is enough to keep it).
+ */
+#if defined(__x86_64__)
+static int have_lzcnt(void)
+{
+	static int known; /* 0: not asked yet, 1: no, 2: yes */
+	int v = __atomic_load_n(&known, __ATOMIC_RELAXED);
+
+	if (!v) {
+		unsigned int a, b, c, d;
+
+		v = __get_cpuid(0x80000001, &a, &b, &c, &d) && (c & bit_LZCNT) ? 2 : 1;
+		__atomic_store_n(&known, v, __ATOMIC_RELAXED);
+	}
+	return v == 2;
+}
+
+#define LZCNT_DISPATCH(ret, name, params, args)                                         \
+	static ret name##_generic params                                                \
+	{                                                                               \
+		return name##_body args;                                                \
+	}                                                                               \
+	__attribute__((target("lzcnt"))) static ret name##_lzcnt params                 \
+	{                                                                               \
+		return name##_body args;                                                \
+	}                                                                               \
+	static ret name params                                                          \
+	{                                                                               \
+		if (have_lzcnt())                                                       \
+			return name##_lzcnt args;                                       \
+		return name##_generic args;                                             \
+	}
+#else
+#define LZCNT_DISPATCH(ret, name, params, args) \
+	static ret name params                  \
+	{                                       \
+		return name##_body args;        \
+	}
+#endif
+
+LZCNT_DISPATCH(enum mr_col_enc, col_measure,
+	       (const uint64_t *vals, size_t n, size_t sz[MR_ENC_NR]), (vals, n, sz))
+LZCNT_DISPATCH(uint8_t *, col_write,
+	       (const uint64_t *vals, size_t n, enum mr_col_enc enc, uint8_t *out,
+		const uint8_t *end),
+	       (vals, n, enc, out, end))
+
 size_t mr_col_bound(size_t n)
 {
 	/* RLE with runs of one: 10-byte value + 1-byte run per value; the rest need less. */
@@ -378,8 +462,7 @@ enum mr_col_enc mr_col_choose(const uint64_t *vals, size_t n)
 
 	if (!vals || !n)
 		return MR_ENC_VARINT;
-	col_measure(vals, n, sz);
-	return col_pick(sz);
+	return col_measure(vals, n, sz);
 }
 
 int mr_col_encode(const uint64_t *vals, size_t n, enum mr_col_enc enc, uint8_t *out,
@@ -395,7 +478,7 @@ int mr_col_encode(const uint64_t *vals, size_t n, enum mr_col_enc enc, uint8_t *
 		return MR_EINVAL; /* CONST of differing values */
 	if (!out || out_cap < sz[enc])
 		return MR_ENOSPC;
-	end = col_write(vals, n, enc, out);
+	end = col_write(vals, n, enc, out, out + out_cap);
 	if (MR_WARN_ON_ONCE((size_t)(end - out) != sz[enc]))
 		return MR_EINVAL;
 	*out_len = sz[enc];
@@ -534,8 +617,8 @@ static inline __attribute__((always_inline)) size_t varint_bulk(
 			int small = 0; /* v < 2^28 */
 			uint64_t v;
 
-			/* fields of up to 32 bits: values below 2^28 are the common case */
-			if (width <= 4 && __builtin_expect(len <= 4, 1)) {
+			/* values (deltas) below 2^28 are the common case */
+			if (__builtin_expect(len <= 4, 1)) {
 				v = varint_pack4(le32_load(s), len);
 				small = 1;
 			} else if (__builtin_expect(len <= 8, 1)) {
@@ -661,35 +744,45 @@ static inline __attribute__((always_inline)) int dec_runs(struct col_dec *d, uin
 		size_t k;
 
 		if (!left) {
-			struct vres r = varint_get(p, end);
+			uint64_t v;
 
-			if (__builtin_expect(!r.p, 0))
-				return col_fail(d, varint_why(p, end));
-			p = r.p;
-			if (delta) {
-				step = unzigzag(r.v);
+			if (__builtin_expect(end - p >= 2 && (p[0] | p[1]) < 0x80, 1)) {
+				/* the usual pair: value and run of one byte each */
+				v = p[0];
+				left = p[1];
+				p += 2;
 			} else {
-				val = r.v;
+				struct vres r = varint_get(p, end);
+
+				if (__builtin_expect(!r.p, 0))
+					return col_fail(d, varint_why(p, end));
+				v = r.v;
+				p = r.p;
+				r = varint_get(p, end);
+				if (__builtin_expect(!r.p, 0))
+					return col_fail(d, varint_why(p, end));
+				p = r.p;
+				left = r.v;
+			}
+			if (!left)
+				return col_fail(d, "run of length 0");
+			if (delta) {
+				step = unzigzag(v);
+			} else {
+				val = v;
 				check_max(&acc, val, max, ~0ull);
 			}
-			r = varint_get(p, end);
-			if (__builtin_expect(!r.p, 0))
-				return col_fail(d, varint_why(p, end));
-			p = r.p;
-			if (!r.v)
-				return col_fail(d, "run of length 0");
-			left = r.v;
 		}
 		if (left <= RUN_FILL && cnt - i >= RUN_FILL) {
 			/*
-			 * A short run with RUN_FILL slots left in the block: store all of
-			 * them whatever the run's length, so that there is no branch on it
-			 * to mispredict. The slots past the run are rewritten by the runs
-			 * after it.
+			 * A short run with RUN_FILL slots left in the block: store RUN_FILL
+			 * values whatever the run's length, so that there is no branch on
+			 * it to mispredict. The slots past the run are rewritten by the
+			 * runs after it.
 			 */
 			uint64_t x = val;
 
-#pragma GCC unroll 16
+#pragma GCC unroll 8
 			for (size_t j = 0; j < RUN_FILL; j++) {
 				if (delta) {
 					x += step;
@@ -821,14 +914,15 @@ size_t mr_chunk_bound(size_t n_events)
 }
 
 /*
- * Encode: 8-byte alignment slack, one u64 column (n values), the column payload.
- * Decode: the column payload at the start.
+ * Encode: 8-byte alignment slack, one u64 column (n values), the column payload and
+ * PAYLOAD_SLACK bytes for whole-word varint stores. Decode: the payload at the start.
  */
 size_t mr_chunk_scratch_size(size_t n_events)
 {
 	if (n_events > MR_CHUNK_MAX_EVENTS)
 		n_events = MR_CHUNK_MAX_EVENTS;
-	return sizeof(uint64_t) + n_events * sizeof(uint64_t) + payload_max(n_events);
+	return sizeof(uint64_t) + n_events * sizeof(uint64_t) + payload_max(n_events) +
+	       PAYLOAD_SLACK;
 }
 
 /* Copy column c of ev into vals. */
@@ -906,7 +1000,7 @@ int mr_chunk_encode(const struct mr_event *ev, size_t n, void *scratch, size_t s
 {
 	uint64_t *vals;
 	uint8_t *payload, *p;
-	size_t plen;
+	size_t plen, payload_cap;
 	unsigned varying, kind_max;
 	int clen;
 
@@ -920,6 +1014,7 @@ int mr_chunk_encode(const struct mr_event *ev, size_t n, void *scratch, size_t s
 				    scratch_cap, mr_chunk_scratch_size(n), n);
 	vals = (uint64_t *)(((uintptr_t)scratch + 7) & ~(uintptr_t)7);
 	payload = (uint8_t *)(vals + n);
+	payload_cap = payload_max(n) + PAYLOAD_SLACK;
 	p = payload;
 
 	varying = col_varying(ev, n, &kind_max);
@@ -941,8 +1036,7 @@ int mr_chunk_encode(const struct mr_event *ev, size_t n, void *scratch, size_t s
 			size_t all[MR_ENC_NR];
 
 			col_extract(ev, n, c, vals);
-			col_measure(vals, n, all);
-			enc = col_pick(all);
+			enc = col_measure(vals, n, all);
 			sz = all[enc];
 		} else {
 			col_extract(ev, 1, c, vals);
@@ -950,7 +1044,7 @@ int mr_chunk_encode(const struct mr_event *ev, size_t n, void *scratch, size_t s
 		}
 		*p++ = (uint8_t)enc;
 		p = put_varint(p, sz);
-		q = col_write(vals, n, enc, p);
+		q = col_write(vals, n, enc, p, payload + payload_cap);
 		if (MR_WARN_ON_ONCE((size_t)(q - p) != sz))
 			return mr_error_set(err, MR_EINVAL, "chunk encode: column size mismatch");
 		p = q;
