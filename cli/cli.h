@@ -17,6 +17,9 @@ int cmd_gen(int argc, char **argv);
 int cmd_query(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_host(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_bench_replay(int argc, char **argv);
 
 /* Print "memreplay CMD: message" for an error context and return exit status 1. */
 int cli_fail(const char *cmd, const struct mr_error *err);

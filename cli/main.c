@@ -16,13 +16,20 @@ static int cmd_version(int argc, char **argv);
 static const struct mr_cmd commands[] = {
 	{ "info", cmd_info, "summarise a trace: duration, events by kind, pages, size",
 	  "memreplay info TRACE.db [--json]" },
+	{ "replay", cmd_replay, "replay a trace through reclaim policies into a results database",
+	  "memreplay replay TRACE.db --policy SPEC [--policy SPEC ...] --memory SIZE [-o RESULTS.db]\n"
+	  "       [--script FILE] [--interval T] [--swap SIZE] [--threads N] [--plugin SO]\n"
+	  "       memreplay replay --list-policies" },
+	{ "compare", cmd_compare, "policies side by side with deltas against a baseline",
+	  "memreplay compare RESULTS.db [--baseline RUN|SPEC] [--format table|csv|json] [--counters a,b]" },
 	{ "gen", cmd_gen, "write a synthetic workload trace (deterministic, seeded)",
 	  "memreplay gen GENERATOR -o OUT.db [--seed N] [--PARAM VALUE ...]\n"
 	  "       memreplay gen --list | memreplay gen GENERATOR --help" },
 	{ "query", cmd_query, "run SQL on a trace or results database",
 	  "memreplay query DB [--csv] SQL" },
 	{ "bench", cmd_bench, "measure the project's own speed (store codec, ...)",
-	  "memreplay bench store [--events N] [--pages SIZE] [--keep DIR]" },
+	  "memreplay bench store [--events N] [--pages SIZE] [--keep]\n"
+	  "       memreplay bench replay [--events N] [--pages SIZE] [--policy SPEC ...]" },
 	{ "host", cmd_host, "what this host lets the recorder see (perf, tracepoints, young bits)",
 	  "memreplay host" },
 	{ "help", cmd_help, "show help for a subcommand", "memreplay help [SUBCOMMAND]" },

@@ -38,7 +38,8 @@
 /* ---- folios ---- */
 
 /* Folio flags, as the kernel's PG_* (plus engine state). Policies own the reclaim flags
- * (LRU/ACTIVE/REFERENCED/WORKINGSET/RECLAIM); the engine owns the rest. */
+ * (LRU/ACTIVE/REFERENCED/WORKINGSET/RECLAIM); the engine owns the rest, and bits 24..31
+ * are engine-private state (policies never assign flags wholesale). */
 enum mr_pg {
 	MR_PG_LRU = 1u << 0,	     /* on a policy's list (cleared while isolated) */
 	MR_PG_ACTIVE = 1u << 1,	     /* classic LRU active list; MGLRU: transient, see spec §1.2 */
@@ -63,7 +64,7 @@ struct mr_folio {
 	uint8_t zone;      /* always 0 (one zone per node, spec §10) */
 	uint16_t lruvec;   /* index of the (memcg, node) lruvec it is charged to */
 	uint16_t node;
-	uint32_t pad;
+	uint32_t pte;      /* engine: where a PTE mapping it lives (rmap hint); not for policies */
 };
 
 /* folio_is_file_lru(): file LRU iff not swap-backed. LRU_GEN_ANON = 0, LRU_GEN_FILE = 1. */

@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmd_compare.c - `memreplay compare RESULTS.db`: the runs of a replay side by side,
+ * with absolute and percentage deltas against a baseline run, as a table, CSV or JSON.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "mr_replay.h"
+
+#define MAX_COUNTERS 256
+
+static void fmt_value(char *buf, size_t cap, double v)
+{
+	if (v == floor(v) && fabs(v) < 1e18)
+		snprintf(buf, cap, "%.0f", v);
+	else
+		snprintf(buf, cap, "%.6g", v);
+}
+
+static void fmt_cell(const struct mr_compare *c, size_t k, size_t i, char *buf, size_t cap)
+{
+	const struct mr_compare_row *r = &c->rows[k];
+	char v[64], d[64];
+	double abs, pct;
+
+	if (!r->present[i]) {
+		snprintf(buf, cap, "-");
+		return;
+	}
+	fmt_value(v, sizeof(v), r->value[i]);
+	if (i == c->baseline || mr_compare_delta(c, k, i, &abs, &pct)) {
+		snprintf(buf, cap, "%s", v);
+		return;
+	}
+	fmt_value(d, sizeof(d), abs);
+	if (isnan(pct))
+		snprintf(buf, cap, "%s (%s%s, new)", v, abs >= 0 ? "+" : "", d);
+	else
+		snprintf(buf, cap, "%s (%s%s, %+.1f%%)", v, abs >= 0 ? "+" : "", d, pct);
+}
+
+static void print_table(const struct mr_compare *c)
+{
+	size_t wname = 7, *w = calloc(c->nruns, sizeof(size_t));
+	char cell[160];
+
+	if (!w)
+		return;
+	printf("runs (baseline *):\n");
+	for (size_t i = 0; i < c->nruns; i++)
+		printf("  %s#%lld  %s\n", i == c->baseline ? "*" : " ", (long long)c->run_id[i], c->spec[i]);
+	printf("\n");
+	for (size_t k = 0; k < c->nrows; k++) {
+		size_t l = strlen(c->rows[k].name) + (c->rows[k].model ? 6 : 0);
+
+		if (l > wname)
+			wname = l;
+	}
+	for (size_t i = 0; i < c->nruns; i++) {
+		w[i] = 4;
+		for (size_t k = 0; k < c->nrows; k++) {
+			fmt_cell(c, k, i, cell, sizeof(cell));
+			if (strlen(cell) > w[i])
+				w[i] = strlen(cell);
+		}
+	}
+	printf("%-*s", (int)wname, "counter");
+	for (size_t i = 0; i < c->nruns; i++) {
+		char h[32];
+
+		snprintf(h, sizeof(h), "%s#%lld", i == c->baseline ? "*" : "", (long long)c->run_id[i]);
+		printf("  %*s", (int)w[i], h);
+	}
+	printf("\n");
+	for (size_t k = 0; k < c->nrows; k++) {
+		char name[128];
+
+		snprintf(name, sizeof(name), "%s%s", c->rows[k].model ? "model:" : "", c->rows[k].name);
+		printf("%-*s", (int)wname, name);
+		for (size_t i = 0; i < c->nruns; i++) {
+			fmt_cell(c, k, i, cell, sizeof(cell));
+			printf("  %*s", (int)w[i], cell);
+		}
+		printf("\n");
+	}
+	free(w);
+}
+
+static void csv_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"')
+			putchar('"');
+		putchar(*s);
+	}
+	putchar('"');
+}
+
+static void print_csv(const struct mr_compare *c)
+{
+	printf("counter,run,spec,baseline,value,delta,delta_pct\n");
+	for (size_t k = 0; k < c->nrows; k++) {
+		for (size_t i = 0; i < c->nruns; i++) {
+			char v[64], d[64] = "", p[64] = "";
+			double abs, pct;
+
+			if (!c->rows[k].present[i])
+				continue;
+			fmt_value(v, sizeof(v), c->rows[k].value[i]);
+			if (!mr_compare_delta(c, k, i, &abs, &pct)) {
+				fmt_value(d, sizeof(d), abs);
+				if (!isnan(pct))
+					snprintf(p, sizeof(p), "%.4f", pct);
+			}
+			printf("%s%s,%lld,", c->rows[k].model ? "model:" : "", c->rows[k].name,
+			       (long long)c->run_id[i]);
+			csv_str(c->spec[i]);
+			printf(",%d,%s,%s,%s\n", i == c->baseline, v, d, p);
+		}
+	}
+}
+
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			printf("\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			printf("\\u%04x", *s);
+		else
+			putchar(*s);
+	}
+	putchar('"');
+}
+
+static void print_json(const struct mr_compare *c)
+{
+	printf("{\"baseline\": %lld, \"runs\": [", (long long)c->run_id[c->baseline]);
+	for (size_t i = 0; i < c->nruns; i++) {
+		printf("%s{\"id\": %lld, \"spec\": ", i ? ", " : "", (long long)c->run_id[i]);
+		json_str(c->spec[i]);
+		printf("}");
+	}
+	printf("], \"counters\": [");
+	for (size_t k = 0; k < c->nrows; k++) {
+		printf("%s\n  {\"name\": ", k ? "," : "");
+		json_str(c->rows[k].name);
+		printf(", \"model\": %s, \"values\": [", c->rows[k].model ? "true" : "false");
+		for (size_t i = 0; i < c->nruns; i++) {
+			char v[64];
+
+			fmt_value(v, sizeof(v), c->rows[k].value[i]);
+			printf("%s%s", i ? ", " : "", c->rows[k].present[i] ? v : "null");
+		}
+		printf("], \"delta\": [");
+		for (size_t i = 0; i < c->nruns; i++) {
+			double abs, pct;
+			char v[64];
+
+			if (mr_compare_delta(c, k, i, &abs, &pct)) {
+				printf("%snull", i ? ", " : "");
+				continue;
+			}
+			fmt_value(v, sizeof(v), abs);
+			printf("%s%s", i ? ", " : "", v);
+		}
+		printf("], \"delta_pct\": [");
+		for (size_t i = 0; i < c->nruns; i++) {
+			double abs, pct;
+
+			if (mr_compare_delta(c, k, i, &abs, &pct) || isnan(pct))
+				printf("%snull", i ? ", " : "");
+			else
+				printf("%s%.4f", i ? ", " : "", pct);
+		}
+		printf("]}");
+	}
+	printf("\n]}\n");
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "baseline", required_argument, NULL, 'b' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "counters", required_argument, NULL, 'c' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct mr_compare_opts co = { 0 };
+	const char *names[MAX_COUNTERS];
+	const char *format = "table";
+	char *list = NULL;
+	struct mr_results *res = NULL;
+	struct mr_compare *c = NULL;
+	struct mr_error err = { 0 };
+	int ch, rc;
+
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "b:f:c:", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'b':
+			co.baseline = optarg;
+			break;
+		case 'f':
+			format = optarg;
+			if (strcmp(format, "table") && strcmp(format, "csv") && strcmp(format, "json"))
+				return cli_usage_error("compare", "--format '%s': use table, csv or json",
+						       optarg);
+			break;
+		case 'c':
+			free(list);
+			list = strdup(optarg);
+			if (!list)
+				return 1;
+			co.ncounters = 0;
+			for (char *save = NULL, *t = strtok_r(list, ",", &save); t;
+			     t = strtok_r(NULL, ",", &save)) {
+				if (co.ncounters == MAX_COUNTERS) {
+					free(list);
+					return cli_usage_error("compare", "at most %d counters", MAX_COUNTERS);
+				}
+				names[co.ncounters++] = t;
+			}
+			co.counters = co.ncounters ? names : NULL;
+			break;
+		default:
+			free(list);
+			return cli_usage_error("compare", "bad option");
+		}
+	}
+	if (optind + 1 != argc) {
+		free(list);
+		return cli_usage_error("compare", "name one results database");
+	}
+	rc = mr_results_open(argv[optind], &res, &err);
+	if (!rc)
+		rc = mr_results_compare(res, &co, &c, &err);
+	if (rc) {
+		mr_results_close(res);
+		free(list);
+		return cli_fail("compare", &err);
+	}
+	if (!strcmp(format, "csv"))
+		print_csv(c);
+	else if (!strcmp(format, "json"))
+		print_json(c);
+	else
+		print_table(c);
+	mr_compare_free(c);
+	mr_results_close(res);
+	free(list);
+	return 0;
+}

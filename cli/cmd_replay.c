@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmd_replay.c - `memreplay replay`: turn argv into mr_replay_opts, run the replay,
+ * write the results database, print one line per policy. A progress line goes to stderr
+ * when stderr is a terminal.
+ */
+#include <ctype.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "mr_policy.h"
+#include "mr_replay.h"
+#include "mr_util.h"
+
+#define MAX_POLICIES 64
+#define MAX_LIMITS 256
+#define MAX_PLUGINS 16
+
+/* "250ms", "2s", "10us", "1500" (ns): a duration in ns. */
+static int parse_duration(const char *s, uint64_t *ns, struct mr_error *err)
+{
+	static const struct {
+		const char *unit;
+		double mul;
+	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "", 1 } };
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || !isfinite(v) || v < 0)
+		return mr_error_set(err, MR_EINVAL, "'%s' is not a duration (e.g. 250ms, 2s, 1500ns)", s);
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (!strcmp(end, units[i].unit)) {
+			double x = v * units[i].mul;
+
+			if (x > 1.8e19)
+				return mr_error_set(err, MR_ERANGE, "duration '%s' is too large", s);
+			*ns = (uint64_t)llround(x);
+			return 0;
+		}
+	}
+	return mr_error_set(err, MR_EINVAL, "'%s': unknown unit '%s' (use ns, us, ms or s)", s, end);
+}
+
+struct progress {
+	int on;
+	double last;
+	int phase;
+};
+
+static double mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void on_progress(void *arg, const struct mr_replay_progress *p)
+{
+	struct progress *pr = arg;
+	double now = mono();
+
+	if (!pr->on)
+		return;
+	if (p->phase == 0) {
+		fprintf(stderr, "\rreplay: computing next-use times for opt (one pass over the trace)%s",
+			p->events_done ? " done\n" : "...");
+		pr->phase = 0;
+		return;
+	}
+	if (now - pr->last < 0.25 && p->events_done < p->events_total)
+		return;
+	pr->last = now;
+	pr->phase = 1;
+	{
+		double rate = p->elapsed_s > 0 ? (double)p->events_done / p->elapsed_s : 0;
+		double pct = p->events_total ? 100.0 * (double)p->events_done / (double)p->events_total : 0;
+		double eta = rate > 0 && p->events_total > p->events_done
+				     ? (double)(p->events_total - p->events_done) / rate : 0;
+
+		fprintf(stderr, "\rreplay: %.1fM/%.1fM events (%5.1f%%)  %.1fM ev/s  ETA %.0fs   ",
+			(double)p->events_done / 1e6, (double)p->events_total / 1e6, pct, rate / 1e6, eta);
+	}
+}
+
+static int list_policies(void)
+{
+	size_t n;
+	const struct mr_policy_ops *const *list = mr_policy_list(&n);
+	char *buf = malloc(1 << 16);
+
+	if (!buf)
+		return 1;
+	for (size_t i = 0; i < n; i++) {
+		mr_policy_describe(list[i], buf, 1 << 16);
+		fputs(buf, stdout);
+		if (i + 1 < n)
+			fputc('\n', stdout);
+	}
+	free(buf);
+	return 0;
+}
+
+static void usage_help(void)
+{
+	printf("usage: memreplay replay TRACE --policy SPEC [--policy SPEC...] --memory SIZE\n"
+	       "                        [-o RESULTS.db] [--script FILE] [--interval T] [--swap SIZE]\n"
+	       "                        [--threads N] [--plugin SO] [--list-policies]\n\n"
+	       "  --policy SPEC          name[:key=value,...], repeatable: all replay in one pass\n"
+	       "  --memory SIZE          limit of the whole trace (256M, 1G, 65536 pages)\n"
+	       "  --memory CGROUP=SIZE   limit of one trace cgroup (repeatable)\n"
+	       "  --swap SIZE            swap space (default unlimited)\n"
+	       "  -o, --output DB        results database (docs/results-schema.md)\n"
+	       "  --script FILE          lru_gen debugfs commands at times: 'TIME|@MARKER CMD'\n"
+	       "  --interval T           time series step (default 1%% of the trace)\n"
+	       "  --snapshot-every T     lru_gen snapshots every T of trace time\n"
+	       "  --writeback-delay T    writeback ends T after it starts (default: with reclaim)\n"
+	       "  --threads N            worker threads (default: one per policy, up to the CPUs;\n"
+	       "                         0 = all on one thread); results do not depend on it\n"
+	       "  --tmpdir DIR           temporary next-use files for opt (default /tmp)\n"
+	       "  --check                run the policies' invariant checks after every reclaim\n"
+	       "  --record-timing        add wall times to the results (not deterministic)\n"
+	       "  --plugin SO            load a policy plugin first (repeatable)\n"
+	       "  --list-policies        describe every policy and its parameters\n"
+	       "  -q, --quiet            no progress line\n");
+}
+
+int cmd_replay(int argc, char **argv)
+{
+	enum { O_POLICY = 256, O_MEMORY, O_SWAP, O_SCRIPT, O_INTERVAL, O_SNAP, O_WBDELAY,
+	       O_THREADS, O_TMPDIR, O_CHECK, O_TIMING, O_PLUGIN, O_LIST, O_HELP };
+	static const struct option opts[] = {
+		{ "policy", required_argument, NULL, O_POLICY },
+		{ "memory", required_argument, NULL, O_MEMORY },
+		{ "swap", required_argument, NULL, O_SWAP },
+		{ "output", required_argument, NULL, 'o' },
+		{ "script", required_argument, NULL, O_SCRIPT },
+		{ "interval", required_argument, NULL, O_INTERVAL },
+		{ "snapshot-every", required_argument, NULL, O_SNAP },
+		{ "writeback-delay", required_argument, NULL, O_WBDELAY },
+		{ "threads", required_argument, NULL, O_THREADS },
+		{ "tmpdir", required_argument, NULL, O_TMPDIR },
+		{ "check", no_argument, NULL, O_CHECK },
+		{ "record-timing", no_argument, NULL, O_TIMING },
+		{ "plugin", required_argument, NULL, O_PLUGIN },
+		{ "list-policies", no_argument, NULL, O_LIST },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, O_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *policies[MAX_POLICIES], *plugins[MAX_PLUGINS];
+	struct mr_replay_limit limits[MAX_LIMITS];
+	size_t npol = 0, nlim = 0, nplug = 0;
+	struct mr_replay_opts o = { .threads = MR_REPLAY_THREADS_AUTO };
+	struct progress pr = { 0 };
+	struct mr_error err = { 0 };
+	struct mr_replay *r = NULL;
+	char memspec[512] = "";
+	const char *out = NULL;
+	int list = 0, quiet = 0, c, rc;
+	double t0;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:q", opts, NULL)) != -1) {
+		switch (c) {
+		case O_POLICY:
+			if (npol == MAX_POLICIES)
+				return cli_usage_error("replay", "at most %d policies in one pass", MAX_POLICIES);
+			policies[npol++] = optarg;
+			break;
+		case O_MEMORY: {
+			const char *eq = strchr(optarg, '=');
+			size_t l = strlen(memspec);
+
+			snprintf(memspec + l, sizeof(memspec) - l, "%s%s", l ? "," : "", optarg);
+			if (eq) {
+				char *end;
+				unsigned long id = strtoul(optarg, &end, 10);
+
+				if (end != eq || end == optarg || id > UINT32_MAX)
+					return cli_usage_error("replay", "--memory '%s': expected SIZE or CGROUP_ID=SIZE",
+							       optarg);
+				if (nlim == MAX_LIMITS)
+					return cli_usage_error("replay", "too many --memory limits");
+				limits[nlim].cgroup = (uint32_t)id;
+				if (mr_parse_pages(eq + 1, MR_PAGE_SIZE, 0, &limits[nlim].pages, &err))
+					return cli_fail("replay", &err);
+				nlim++;
+			} else if (mr_parse_pages(optarg, MR_PAGE_SIZE, 0, &o.memory_pages, &err)) {
+				return cli_fail("replay", &err);
+			}
+			break;
+		}
+		case O_SWAP:
+			if (mr_parse_pages(optarg, MR_PAGE_SIZE, 0, &o.swap_pages, &err))
+				return cli_fail("replay", &err);
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case O_SCRIPT:
+			o.script = optarg;
+			break;
+		case O_INTERVAL:
+			if (parse_duration(optarg, &o.interval_ns, &err))
+				return cli_fail("replay", &err);
+			break;
+		case O_SNAP:
+			if (parse_duration(optarg, &o.snapshot_every_ns, &err))
+				return cli_fail("replay", &err);
+			break;
+		case O_WBDELAY:
+			if (parse_duration(optarg, &o.writeback_delay_ns, &err))
+				return cli_fail("replay", &err);
+			break;
+		case O_THREADS: {
+			char *end;
+			long n = strtol(optarg, &end, 10);
+
+			if (!strcmp(optarg, "auto")) {
+				o.threads = MR_REPLAY_THREADS_AUTO;
+				break;
+			}
+			if (*end || end == optarg || n < 0 || n > 1024)
+				return cli_usage_error("replay", "--threads '%s': expected 0..1024 or auto", optarg);
+			o.threads = (int)n;
+			break;
+		}
+		case O_TMPDIR:
+			o.tmpdir = optarg;
+			break;
+		case O_CHECK:
+			o.check = 1;
+			break;
+		case O_TIMING:
+			o.record_timing = 1;
+			break;
+		case O_PLUGIN:
+			if (nplug == MAX_PLUGINS)
+				return cli_usage_error("replay", "too many plugins");
+			plugins[nplug++] = optarg;
+			break;
+		case O_LIST:
+			list = 1;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case O_HELP:
+			usage_help();
+			return 0;
+		default:
+			return cli_usage_error("replay", "bad option (see `memreplay replay --help`)");
+		}
+	}
+	for (size_t i = 0; i < nplug; i++)
+		if (mr_policy_load_plugin(plugins[i], &err))
+			return cli_fail("replay", &err);
+	if (list)
+		return list_policies();
+	if (optind + 1 != argc)
+		return cli_usage_error("replay", optind >= argc ? "name a trace" : "one trace at a time");
+	if (!npol)
+		return cli_usage_error("replay", "name at least one --policy (see --list-policies)");
+	if (!o.memory_pages && !nlim)
+		return cli_usage_error("replay", "give the memory size: --memory SIZE (or CGROUP_ID=SIZE)");
+
+	o.trace = argv[optind];
+	o.policies = policies;
+	o.npolicies = npol;
+	o.limits = limits;
+	o.nlimits = nlim;
+	o.memory_spec = memspec;
+	if (!o.tmpdir)
+		o.tmpdir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	pr.on = !quiet && isatty(STDERR_FILENO);
+	o.progress = on_progress;
+	o.progress_arg = &pr;
+
+	t0 = mono();
+	rc = mr_replay_create(&o, &r, &err);
+	if (!rc)
+		rc = mr_replay_run(r, &err);
+	if (pr.on)
+		fputc('\n', stderr);
+	if (!rc && out)
+		rc = mr_replay_write_results(r, out, &err);
+	if (rc) {
+		mr_replay_destroy(r);
+		return cli_fail("replay", &err);
+	}
+	{
+		double wall = mono() - t0;
+		size_t w = 6;
+		struct mr_replay_summary s;
+
+		for (size_t i = 0; i < mr_replay_nruns(r); i++)
+			if (!mr_replay_summary(r, i, &s) && strlen(s.spec) > w)
+				w = strlen(s.spec);
+		if (w > 48)
+			w = 48;
+		printf("%-*s %12s %11s %11s %11s %11s %11s %10s %10s %6s %8s\n", (int)w, "policy",
+		       "events", "pgfault", "pgmajfault", "misses", "refaults", "evictions", "pswpin",
+		       "pswpout", "oom", "M ev/s");
+		for (size_t i = 0; i < mr_replay_nruns(r); i++) {
+			if (mr_replay_summary(r, i, &s))
+				continue;
+			printf("%-*.*s %12llu %11llu %11llu %11llu %11llu %11llu %10llu %10llu %6llu %8.1f\n",
+			       (int)w, (int)w, s.spec, (unsigned long long)s.events,
+			       (unsigned long long)s.pgfault, (unsigned long long)s.pgmajfault,
+			       (unsigned long long)s.misses, (unsigned long long)s.refaults,
+			       (unsigned long long)s.evictions, (unsigned long long)s.pswpin,
+			       (unsigned long long)s.pswpout, (unsigned long long)s.oom,
+			       s.wall_s > 0 ? (double)s.events / s.wall_s / 1e6 : 0.0);
+		}
+		printf("%zu polic%s in one pass over the trace in %.2f s (M ev/s: each machine's own "
+		       "time)%s%s\n", mr_replay_nruns(r), mr_replay_nruns(r) == 1 ? "y" : "ies", wall,
+		       out ? "; results in " : "", out ? out : "");
+	}
+	mr_replay_destroy(r);
+	return 0;
+}

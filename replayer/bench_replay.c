@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench_replay.c - `memreplay bench replay`: replay speed and memory on a Zipf(1.0) trace
+ * (generator `zipf`, default 50M accesses over 1M pages, generated once into a temporary
+ * directory) at memory sizes of 10% and 50% of its pages:
+ *
+ *   - each policy alone, single-threaded (threads = 0: decode and replay on one core):
+ *     events/s of the replay phase and of the machine alone, peak RSS;
+ *   - every policy in one pass, single-threaded and with the default worker threads,
+ *     against the sum of the single runs (load + replay wall time);
+ *   - peak RSS per distinct page.
+ *
+ * Every case runs in a child process so that its peak RSS (getrusage of the child) is its
+ * own. Figures, not assertions.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mr_gen.h"
+#include "mr_replay.h"
+
+struct child_result {
+	int rc;
+	char msg[256];
+	double load_s, run_s, machine_s;
+	uint64_t events;
+};
+
+static double mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void note(const struct mr_bench_replay_opts *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void note(const struct mr_bench_replay_opts *o, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+
+	if (!o->note)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	o->note(o->note_arg, line);
+}
+
+/* One replay in a child; fills res and the child's peak RSS. */
+static int run_case(const char *trace, const char *dir, const char *const *pol, size_t npol,
+		    uint64_t memory, int threads, struct child_result *res, uint64_t *peak,
+		    struct mr_error *err)
+{
+	int fds[2], status = 0;
+	struct rusage ru;
+	pid_t pid;
+	ssize_t got;
+
+	memset(res, 0, sizeof(*res));
+	if (pipe(fds))
+		return mr_error_set(err, MR_EIO, "bench: pipe: %s", strerror(errno));
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return mr_error_set(err, MR_EIO, "bench: fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		struct mr_replay_opts ro = {
+			.trace = trace, .policies = pol, .npolicies = npol, .memory_pages = memory,
+			.threads = threads, .tmpdir = dir,
+		};
+		struct child_result r = { 0 };
+		struct mr_error e = { 0 };
+		struct mr_replay *rp = NULL;
+		double t0 = mono(), t1;
+
+		close(fds[0]);
+		r.rc = mr_replay_create(&ro, &rp, &e);
+		t1 = mono();
+		if (!r.rc)
+			r.rc = mr_replay_run(rp, &e);
+		r.load_s = t1 - t0;
+		r.run_s = mono() - t1;
+		if (!r.rc) {
+			for (size_t i = 0; i < npol; i++) {
+				struct mr_replay_summary s;
+
+				if (!mr_replay_summary(rp, i, &s)) {
+					r.machine_s += s.wall_s;
+					r.events = s.events;
+				}
+			}
+		}
+		snprintf(r.msg, sizeof(r.msg), "%.255s", e.msg);
+		mr_replay_destroy(rp);
+		if (write(fds[1], &r, sizeof(r)) != (ssize_t)sizeof(r))
+			_exit(2);
+		_exit(0);
+	}
+	close(fds[1]);
+	got = read(fds[0], res, sizeof(*res));
+	close(fds[0]);
+	if (wait4(pid, &status, 0, &ru) < 0)
+		return mr_error_set(err, MR_EIO, "bench: wait: %s", strerror(errno));
+	if (got != (ssize_t)sizeof(*res) || !WIFEXITED(status) || WEXITSTATUS(status))
+		return mr_error_set(err, MR_EIO, "bench: the replay child failed (status %d)", status);
+	if (res->rc)
+		return mr_error_set(err, res->rc, "bench: %s", res->msg);
+	*peak = (uint64_t)ru.ru_maxrss * 1024;
+	return 0;
+}
+
+static struct mr_bench_replay_case *next_case(struct mr_bench_replay_case *out, size_t cap,
+					      size_t *n)
+{
+	if (*n >= cap)
+		return NULL;
+	memset(&out[*n], 0, sizeof(out[*n]));
+	return &out[(*n)++];
+}
+
+int mr_bench_replay(const struct mr_bench_replay_opts *o, struct mr_bench_replay_case *out,
+		    size_t cap, size_t *n, struct mr_error *err)
+{
+	static const char *const six_mglru[] = { "lru", "lru:swappiness=100", "mglru",
+						 "mglru:swappiness=100", "mglru:enabled=3", "opt" };
+	static const char *const six_lru[] = { "lru", "lru:swappiness=100", "lru:swappiness=0",
+					       "lru:swappiness=200", "opt", "opt" };
+	const char *const *pol;
+	size_t npol;
+	uint64_t pages = o->pages ? o->pages : 1048576, events = o->events ? o->events : 50000000;
+	const struct mr_gen *g = mr_gen_find("zipf");
+	struct mr_gen_values v;
+	char dir[1024], trace[1100], num[32];
+	int rc;
+
+	*n = 0;
+	if (o->npolicies) {
+		pol = o->policies;
+		npol = o->npolicies;
+	} else if (mr_replay_policy_exists("mglru")) {
+		pol = six_mglru;
+		npol = 6;
+	} else {
+		pol = six_lru;
+		npol = 6;
+	}
+	if (!g)
+		return mr_error_set(err, MR_ENOENT, "bench: the zipf generator is not built in");
+	snprintf(dir, sizeof(dir), "%s/memreplay-bench-replay.XXXXXX", o->dir ? o->dir : "/tmp");
+	if (!mkdtemp(dir))
+		return mr_error_set(err, MR_EIO, "bench: cannot create a directory under %s: %s",
+				    o->dir ? o->dir : "/tmp", strerror(errno));
+	snprintf(trace, sizeof(trace), "%s/zipf.db", dir);
+	rc = mr_gen_defaults(g, &v, err);
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)pages);
+	if (!rc)
+		rc = mr_gen_set(g, &v, "pages", num, err);
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)events);
+	if (!rc)
+		rc = mr_gen_set(g, &v, "events", num, err);
+	if (!rc)
+		rc = mr_gen_set(g, &v, "skew", "1.0", err);
+	v.seed = 1;
+	if (!rc) {
+		double t0 = mono();
+
+		note(o, "generating zipf: %llu accesses over %llu pages into %s ...",
+		     (unsigned long long)events, (unsigned long long)pages, trace);
+		rc = mr_gen_write(g, &v, trace, NULL, err);
+		note(o, "generated in %.1f s", mono() - t0);
+	}
+	for (int pct = 10; !rc && pct <= 50; pct += 40) {
+		uint64_t memory = pages * (uint64_t)pct / 100;
+		double sum_wall = 0;
+		struct child_result res;
+		struct mr_bench_replay_case *c;
+		uint64_t peak = 0;
+
+		for (size_t i = 0; !rc && i < npol; i++) {
+			int dup = 0;
+
+			for (size_t j = 0; j < i; j++)
+				dup |= !strcmp(pol[i], pol[j]);
+			note(o, "%s @%d%%: single-threaded ...", pol[i], pct);
+			rc = run_case(trace, dir, &pol[i], 1, memory, 0, &res, &peak, err);
+			if (rc)
+				break;
+			sum_wall += res.load_s + res.run_s;
+			if (dup)
+				continue;
+			c = next_case(out, cap, n);
+			if (!c)
+				continue;
+			snprintf(c->name, sizeof(c->name), "%s @%d%%", pol[i], pct);
+			c->events = res.events;
+			c->seconds = res.run_s;
+			c->mevps = res.run_s > 0 ? (double)res.events / res.run_s / 1e6 : 0;
+			c->machine_mevps = res.machine_s > 0 ? (double)res.events / res.machine_s / 1e6 : 0;
+			c->load_s = res.load_s;
+			c->peak_rss = peak;
+			c->bytes_per_page = (double)peak / (double)pages;
+		}
+		for (int threaded = 0; !rc && threaded < 2; threaded++) {
+			note(o, "%zu policies in one pass @%d%%, %s ...", npol, pct,
+			     threaded ? "default threads" : "one thread");
+			rc = run_case(trace, dir, pol, npol, memory, threaded ? MR_REPLAY_THREADS_AUTO : 0,
+				      &res, &peak, err);
+			if (rc)
+				break;
+			c = next_case(out, cap, n);
+			if (!c)
+				continue;
+			snprintf(c->name, sizeof(c->name), "%zu in one pass%s @%d%%", npol,
+				 threaded ? ", threads" : "", pct);
+			c->events = res.events;
+			c->seconds = res.run_s;
+			c->mevps = res.run_s > 0 ? (double)res.events / res.run_s / 1e6 : 0;
+			/* machine: policy-events per second of machine time */
+			c->machine_mevps = res.machine_s > 0 ?
+				(double)res.events * (double)npol / res.machine_s / 1e6 : 0;
+			c->load_s = res.load_s;
+			c->peak_rss = peak;
+			c->bytes_per_page = (double)peak / (double)pages;
+			c->ratio = sum_wall > 0 ? (res.load_s + res.run_s) / sum_wall : 0;
+		}
+	}
+	if (!o->keep) {
+		unlink(trace);
+		rmdir(dir);
+	} else {
+		note(o, "kept %s", trace);
+	}
+	return rc;
+}

@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * machine_int.h - private to the machine's files: struct rp_machine and the helpers they
+ * share. The machine is split by subject:
+ *
+ *   mm.c       address spaces: PTE tables (a pool), VMAs (mm->mmap, i_mmap), rmap_walk,
+ *              walk_mm, mapping and unmapping pages
+ *   machine.c  memory in and out: charge and memcg reclaim, swap, writeback, insertion,
+ *              freeing and remove_mapping; results; create/destroy
+ *   events.c   what each trace event means, and time-driven work (samples, snapshots,
+ *              script commands, writeback completion); rp_machine_run/finish
+ *
+ * Memory per page id, per machine: struct mr_folio (16 B, whose `pte` is the PTE hint
+ * and whose flags' high bits hold engine state, E_*), one u64 shadow, plus the policy's
+ * page_priv_size. Page tables come from a pool of struct mr_pte_table sized from the trace
+ * (trace.c); tables are indexed by a u32 and a PTE location is (table << 9 | slot).
+ *
+ *   mm (index) -> sorted array of (2 MiB region key, table index)   PMD entries
+ *                 grouped by key >> 9 = PUD                          PUD entries
+ *              -> sorted array of live VMA indices                  mm->mmap
+ *   file id    -> array of live VMA indices mapping it              i_mmap
+ */
+#ifndef MR_RP_MACHINE_INT_H
+#define MR_RP_MACHINE_INT_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rp_machine.h"
+
+#define TSHIFT 10
+#define TPER (1u << TSHIFT) /* tables per slab */
+#define MAX_TABLES (1u << 23)
+#define LOC(ti, s) (((ti) << 9) | (s))
+#define LOC_TABLE(l) ((uint32_t)(l) >> 9)
+#define LOC_SLOT(l) ((uint32_t)(l) & 511u)
+#define MAX_RECLAIM_RETRIES 16
+#define RA_RANGES 8
+#define WB_BATCHES 1024
+#define UNLIMITED UINT64_MAX
+
+/* Engine state per page, in the engine-private high bits of mr_folio.flags (policies own
+ * only the reclaim flags). */
+#define E_SHADOW (1u << 24)    /* slot[] holds a shadow */
+#define E_SWAP (1u << 25)      /* owns a swap slot: swap cache while resident, swapped out else */
+#define E_SWAPVALID (1u << 26) /* the slot holds the page's current content */
+#define E_EVICTED (1u << 27)   /* evicted by reclaim since it last entered memory freshly */
+#define E_KEEP (MR_PG_SWAPBACKED | MR_PG_EXEC) /* what a folio keeps out of memory */
+
+#define RP_CTR_LIST(X)                                                                   \
+	X(EVENTS, "mr_events") X(ACCESSES, "mr_accesses") X(FD_PAGES, "mr_fd_access_pages") \
+	X(MISSES, "mr_misses") X(FIRST, "mr_first_touch") X(REFAULTS, "mr_refaults")     \
+	X(SHADOW_REFAULTS, "mr_shadow_refaults") X(RA_PAGES, "mr_readahead_pages")       \
+	X(EVICTIONS, "mr_evictions") X(EVICT_ANON, "mr_evict_anon")                      \
+	X(EVICT_FILE, "mr_evict_file") X(WRITEBACKS, "mr_writebacks")                    \
+	X(WB_ROTATE, "mr_writeback_rotations") X(RECLAIMS, "mr_reclaims")                \
+	X(OOM, "mr_oom") X(FREED, "mr_freed") X(UNMAPS, "mr_unmaps")                      \
+	X(MM_EXITS, "mr_mm_exits") X(UNMAPPED_ACCESS, "mr_access_unmapped")              \
+	X(BAD, "mr_bad_events") X(SWAP_UNWRITTEN, "mr_swap_unwritten")                    \
+	X(TABLES_MAX, "mr_pte_tables_max") X(TABLE_GROW, "mr_pte_pool_grow")             \
+	X(SCRIPT_CMDS, "mr_script_commands") X(SCRIPT_ERRORS, "mr_script_errors")        \
+	X(CHECK, "mr_check_problems") X(USAGE_MAX, "mr_usage_max")                       \
+	X(SWAP_MAX, "mr_swap_max") X(RESIDENT, "mr_resident")                            \
+	X(RESIDENT_ANON, "mr_resident_anon") X(RESIDENT_FILE, "mr_resident_file")       \
+	X(SWAP_USED, "mr_swap_used") X(MARKERS, "mr_markers")                            \
+	X(H_FAULT, "host_pgfault") X(H_MAJFAULT, "host_pgmajfault")                      \
+	X(H_PC_DELETE, "host_pc_delete") X(H_REFAULT, "host_refault")                    \
+	X(H_REFAULT_FILE, "host_refault_file") X(H_SWAP_IN, "host_pswpin")               \
+	X(H_SWAP_OUT, "host_pswpout") X(H_ACTIVATE, "host_pgactivate")                   \
+	X(H_LOST, "host_lost_events") X(H_SCANS, "host_young_scans")
+
+enum {
+#define RP_CTR_ENUM(id, name) C_##id,
+	RP_CTR_LIST(RP_CTR_ENUM)
+#undef RP_CTR_ENUM
+	NR_CTR
+};
+
+extern const char *const rp_ctr_names[NR_CTR];
+
+/* Time series columns after the vmstat items. */
+#define TS_NENGINE 6
+extern const unsigned rp_ts_engine[TS_NENGINE];
+
+struct rp_tkey {
+	uint64_t key;   /* virtual address >> 21 */
+	uint32_t table;
+	uint32_t pad;
+};
+
+struct rp_mmx {
+	uint32_t *live; /* live VMA indices sorted by start */
+	uint32_t nlive, caplive;
+	struct rp_tkey *tbl;
+	uint32_t ntbl, captbl;
+	uint32_t tasks_left;
+	uint8_t dead;
+};
+
+struct rp_flist {
+	uint32_t *live;
+	uint32_t n, cap;
+};
+
+struct rp_mvma {
+	struct mr_vma v;
+	uint8_t live;
+};
+
+struct rp_memcg {
+	uint64_t usage, limit, usage_max, oom;
+};
+
+struct wb_batch {
+	uint64_t due, end; /* entries [previous end, end) of the ring */
+};
+
+struct rp_machine {
+	struct mr_machine m; /* what policies see; first */
+	struct mr_machine_ops mops;
+	const struct rp_trace *t;
+	const struct mr_policy_ops *ops;
+	struct mr_policy pol;
+	struct mr_error err;
+	int failed;
+
+	uint64_t *slot; /* shadow per page (E_SHADOW) */
+
+	struct rp_mvma *vmas;
+	struct rp_mmx *mmx;
+	struct rp_flist *imap;
+	uint32_t *arena;        /* live lists */
+	uint8_t *task_exited;
+	uint64_t all_nodes;
+
+	struct mr_pte_table **slabs;
+	uint32_t nslabs, capslabs, ntables, live_tables, initial_slabs;
+	/* Per table: its mm, and a pending pmd_young bit. The access path sets the bit here
+	 * (a small, cache-resident array) instead of touching the table's header line;
+	 * pmd_sync() folds it into pt->pmd_young before a policy can look (rp_walk_mm,
+	 * rp_rmap_walk). Both sized capslabs * TPER. */
+	uint32_t *tbl_mm;
+	uint64_t *tbl_addr; /* per table: virtual address of entry 0 (rmap without the header) */
+	uint64_t *pmdy;
+	uint32_t *freelist;
+	uint32_t nfree, capfree;
+
+	struct rp_memcg *memcg; /* [nr_memcgs] */
+	uint64_t global_limit, total_usage, global_oom;
+	int hier;               /* a parent limit over several memcgs */
+	uint32_t rr;            /* next memcg to reclaim first under the parent limit */
+	uint64_t swap_total;    /* UNLIMITED or pages */
+	uint64_t swap_used;
+
+	/* writeback */
+	uint32_t *wb_ring;
+	uint64_t wb_cap, wb_head, wb_tail;
+	struct wb_batch wbb[WB_BATCHES];
+	uint64_t wbb_head, wbb_tail;
+	uint64_t wb_delay;
+	int in_reclaim;
+
+	/* this task's in-fault insertions since its last ACCESS: the major fault's I/O */
+	uint32_t ra_task, ra_n;
+	uint32_t ra_first[RA_RANGES], ra_len[RA_RANGES];
+
+	uint64_t c[NR_CTR];
+	uint64_t vmstat[MR_NR_VMSTAT];
+	uint64_t *lruvec_stat;
+
+	/* time-driven work */
+	uint64_t next_due;
+	uint64_t interval, next_sample;
+	uint64_t snap_every, next_snap;
+	const struct rp_script *script;
+	size_t next_cmd;        /* next timed command */
+	int check;
+
+	/* results */
+	const char **ts_names;
+	char (*ts_memcg_names)[48];
+	size_t ts_nnames, ts_cap, ts_n;
+	uint64_t *ts_t, *ts_val;
+	struct rp_snapshot *snaps;
+	size_t nsnaps, capsnaps;
+	struct rp_script_log *log;
+	size_t nlog, caplog;
+	char *showbuf;
+	size_t showcap;
+	struct rp_model_counter *model;
+	size_t nmodel, capmodel;
+	struct rp_counter *counters;
+	size_t ncounters;
+	uint64_t last_time;
+	double wall_s;
+	char canon[256];
+};
+
+static inline struct rp_machine *to_rp(struct mr_machine *m)
+{
+	return (struct rp_machine *)m;
+}
+
+static inline struct mr_pte_table *tbl(const struct rp_machine *x, uint32_t i)
+{
+	return &x->slabs[i >> TSHIFT][i & (TPER - 1)];
+}
+
+static inline void pmd_mark(struct rp_machine *x, uint32_t ti)
+{
+	x->pmdy[ti >> 6] |= 1ull << (ti & 63);
+}
+
+/* Fold the pending non-leaf young bit of table ti into its PMD entry. */
+static inline struct mr_pte_table *pmd_sync(struct rp_machine *x, uint32_t ti)
+{
+	struct mr_pte_table *pt = tbl(x, ti);
+	uint64_t bit = 1ull << (ti & 63);
+
+	if (x->pmdy[ti >> 6] & bit) {
+		x->pmdy[ti >> 6] &= ~bit;
+		pt->pmd_young = 1;
+	}
+	return pt;
+}
+
+static inline unsigned ptype(const struct rp_machine *x, uint32_t page)
+{
+	return x->m.folios[page].type;
+}
+
+static inline void count(struct rp_machine *x, uint32_t page, unsigned item)
+{
+	mr_count(&x->m, x->m.folios[page].lruvec, item, 1);
+}
+
+static inline void fail(struct rp_machine *x, int code, const char *what)
+{
+	if (!x->failed)
+		mr_error_set(&x->err, code, "replay of %s: %s", x->canon, what);
+	x->failed = code;
+}
+
+/* First position in mm's table array with key >= key. */
+static inline uint32_t tkey_lower(const struct rp_mmx *mx, uint64_t key)
+{
+	uint32_t lo = 0, hi = mx->ntbl;
+
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+
+		if (mx->tbl[mid].key < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static inline uint32_t table_find(const struct rp_machine *x, uint32_t mm, uint64_t key)
+{
+	const struct rp_mmx *mx = &x->mmx[mm];
+	uint32_t pos = tkey_lower(mx, key);
+
+	return pos < mx->ntbl && mx->tbl[pos].key == key ? mx->tbl[pos].table : MR_NONE;
+}
+
+static inline uint64_t vma_pages(const struct mr_vma *v)
+{
+	return (v->end - v->start) >> 12;
+}
+
+static inline void use_mm(struct rp_machine *x, uint32_t mm)
+{
+	if (mm && !x->mmx[mm].dead) {
+		x->m.mms[mm].lru_gen_bitmap = x->all_nodes;
+		x->m.mms[mm].alive = 1;
+	}
+}
+
+static inline uint32_t task_mm(const struct rp_machine *x, uint32_t task)
+{
+	return task < x->t->nr_tasks ? x->t->task_mm[task] : 0;
+}
+
+static inline void notify_access(struct rp_machine *x, uint32_t page, const uint64_t *nu)
+{
+	if (nu && x->ops->access)
+		x->ops->access(&x->pol, page, *nu);
+}
+
+/* ---- mm.c: page tables, VMAs, rmap ---- */
+
+uint32_t rp_table_get(struct rp_machine *x, uint32_t mm, uint64_t key);
+void rp_table_free(struct rp_machine *x, uint32_t i);
+uint32_t rp_vma_at(const struct rp_machine *x, uint32_t mm, uint64_t addr);
+uint32_t rp_vma_for_page(struct rp_machine *x, uint32_t page, uint32_t mm, uint64_t *addr);
+void rp_vma_activate(struct rp_machine *x, uint32_t vi);
+void rp_vma_unmap(struct rp_machine *x, uint32_t vi, int explicit);
+void rp_zap_pte(struct rp_machine *x, const struct mr_vma *vma, struct mr_pte_table *pt,
+		unsigned s, int explicit);
+void rp_install_pte(struct rp_machine *x, uint32_t page, uint32_t mm, uint64_t addr, int write);
+void rp_unmap_all(struct rp_machine *x, uint32_t page);
+void rp_anon_range(const struct rp_trace *t, uint32_t mm, uint64_t start, uint64_t end,
+		   uint64_t *lo_out, uint64_t *hi_out);
+int rp_rmap_walk(struct mr_machine *m, uint32_t page,
+		 int (*fn)(void *arg, const struct mr_vma *vma, struct mr_pte_table *pt, unsigned slot),
+		 void *arg);
+void rp_walk_mm(struct mr_machine *m, uint32_t mm, const struct mr_walk_ops *ops, void *arg);
+
+/* ---- machine.c: memory in and out, reclaim ---- */
+
+void rp_folio_free(struct rp_machine *x, uint32_t page);
+void rp_insert_page(struct rp_machine *x, uint32_t page, unsigned ctx, int write);
+void rp_wb_complete_all(struct rp_machine *x);
+void rp_wb_complete_until(struct rp_machine *x, uint64_t t);
+
+/* ---- events.c ---- */
+
+void rp_set_next_due(struct rp_machine *x);
+
+#endif /* MR_RP_MACHINE_INT_H */

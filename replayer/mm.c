@@ -1,0 +1,579 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mm.c - the machine's address spaces (machine_int.h): the PTE table pool, PMD/PUD
+ * directories per mm, VMAs live per mm (mm->mmap) and per file (i_mmap), the rmap_walk
+ * and walk_mm machine ops, zap_pte_range-style unmapping, and installing PTEs.
+ */
+#include "machine_int.h"
+
+/* ---- page tables ---- */
+
+static uint32_t table_alloc(struct rp_machine *x, uint32_t mm, uint64_t key)
+{
+	struct mr_pte_table *pt;
+	uint32_t i;
+
+	if (x->nfree) {
+		i = x->freelist[--x->nfree];
+	} else {
+		if (x->ntables == x->nslabs * TPER) {
+			if (x->nslabs * TPER >= MAX_TABLES) {
+				fail(x, MR_ERANGE, "more than 8M page tables");
+				return MR_NONE;
+			}
+			if (x->nslabs == x->capslabs) {
+				uint32_t cap = x->capslabs * 2 + 4;
+				struct mr_pte_table **ns = realloc(x->slabs, cap * sizeof(*ns));
+				uint32_t *nm;
+				uint64_t *nb, *na;
+
+				if (!ns) {
+					fail(x, MR_ENOMEM, "out of memory for page tables");
+					return MR_NONE;
+				}
+				x->slabs = ns;
+				nm = realloc(x->tbl_mm, (size_t)cap * TPER * sizeof(*nm));
+				if (nm)
+					x->tbl_mm = nm;
+				na = realloc(x->tbl_addr, (size_t)cap * TPER * sizeof(*na));
+				if (na)
+					x->tbl_addr = na;
+				nb = realloc(x->pmdy, (size_t)cap * TPER / 64 * sizeof(*nb));
+				if (nb) {
+					memset(nb + (size_t)x->capslabs * TPER / 64, 0,
+					       (size_t)(cap - x->capslabs) * TPER / 64 * sizeof(*nb));
+					x->pmdy = nb;
+				}
+				if (!nm || !nb || !na) {
+					fail(x, MR_ENOMEM, "out of memory for page tables");
+					return MR_NONE;
+				}
+				x->capslabs = cap;
+			}
+			x->slabs[x->nslabs] = malloc(TPER * sizeof(struct mr_pte_table));
+			if (!x->slabs[x->nslabs]) {
+				fail(x, MR_ENOMEM, "out of memory for page tables");
+				return MR_NONE;
+			}
+			x->nslabs++;
+			if (x->nslabs > x->initial_slabs)
+				x->c[C_TABLE_GROW]++;
+		}
+		i = x->ntables++;
+	}
+	pt = tbl(x, i);
+	memset(pt->page, 0xff, sizeof(pt->page));
+	memset(pt->bits, 0, sizeof(pt->bits));
+	pt->addr = key << 21;
+	pt->mm = mm;
+	pt->nr_present = 0;
+	pt->pmd_young = 0;
+	pt->pad = 0;
+	x->tbl_mm[i] = mm;
+	x->tbl_addr[i] = key << 21;
+	x->pmdy[i >> 6] &= ~(1ull << (i & 63));
+	if (++x->live_tables > x->c[C_TABLES_MAX])
+		x->c[C_TABLES_MAX] = x->live_tables;
+	return i;
+}
+
+void rp_table_free(struct rp_machine *x, uint32_t i)
+{
+	if (x->nfree == x->capfree) {
+		uint32_t cap = x->capfree * 2 + 64;
+		uint32_t *nf = realloc(x->freelist, cap * sizeof(*nf));
+
+		if (!nf) {
+			fail(x, MR_ENOMEM, "out of memory for the page table free list");
+			return; /* leaked, not reused */
+		}
+		x->freelist = nf;
+		x->capfree = cap;
+	}
+	x->freelist[x->nfree++] = i;
+	x->live_tables--;
+}
+
+uint32_t rp_table_get(struct rp_machine *x, uint32_t mm, uint64_t key)
+{
+	struct rp_mmx *mx = &x->mmx[mm];
+	uint32_t pos = tkey_lower(mx, key), ti;
+
+	if (pos < mx->ntbl && mx->tbl[pos].key == key)
+		return mx->tbl[pos].table;
+	if (mx->ntbl == mx->captbl) {
+		uint32_t cap = mx->captbl * 2 + 4;
+		struct rp_tkey *nt = realloc(mx->tbl, cap * sizeof(*nt));
+
+		if (!nt) {
+			fail(x, MR_ENOMEM, "out of memory for page directories");
+			return MR_NONE;
+		}
+		mx->tbl = nt;
+		mx->captbl = cap;
+		x->c[C_TABLE_GROW]++;
+	}
+	ti = table_alloc(x, mm, key);
+	if (ti == MR_NONE)
+		return MR_NONE;
+	memmove(&mx->tbl[pos + 1], &mx->tbl[pos], (mx->ntbl - pos) * sizeof(*mx->tbl));
+	mx->tbl[pos] = (struct rp_tkey){ .key = key, .table = ti };
+	mx->ntbl++;
+	return ti;
+}
+
+/* ---- VMAs ---- */
+
+/* Live VMA of mm covering addr, or MR_NONE. */
+uint32_t rp_vma_at(const struct rp_machine *x, uint32_t mm, uint64_t addr)
+{
+	const struct rp_mmx *mx = &x->mmx[mm];
+	uint32_t lo = 0, hi = mx->nlive;
+
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+
+		if (x->vmas[mx->live[mid]].v.start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && x->vmas[mx->live[lo - 1]].v.end > addr)
+		return mx->live[lo - 1];
+	return MR_NONE;
+}
+
+/* Does some live VMA of mm other than skip overlap [s, e)? */
+static int vma_overlaps(const struct rp_machine *x, uint32_t mm, uint64_t s, uint64_t e,
+			uint32_t skip)
+{
+	const struct rp_mmx *mx = &x->mmx[mm];
+	uint32_t lo = 0, hi = mx->nlive;
+
+	while (lo < hi) { /* first live VMA with start >= e */
+		uint32_t mid = (lo + hi) / 2;
+
+		if (x->vmas[mx->live[mid]].v.start < e)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo--) {
+		const struct mr_vma *v = &x->vmas[mx->live[lo]].v;
+
+		if (mx->live[lo] == skip)
+			continue;
+		return v->end > s; /* live VMAs do not overlap: only the last can reach s */
+	}
+	return 0;
+}
+
+/* Clear one present PTE (zap_pte_range for one entry, or try_to_unmap_one). explicit:
+ * a munmap/exit, which hands the young and dirty bits of file pages to the folio. */
+void rp_zap_pte(struct rp_machine *x, const struct mr_vma *vma, struct mr_pte_table *pt,
+		    unsigned s, int explicit)
+{
+	uint32_t page = pt->page[s];
+	uint8_t bits = pt->bits[s];
+	struct mr_folio *f = &x->m.folios[page];
+
+	pt->page[s] = MR_NONE;
+	pt->bits[s] = 0;
+	pt->nr_present--;
+	if (f->mapcount)
+		f->mapcount--;
+	if (ptype(x, page) == RP_ANON)
+		return;
+	if (bits & MR_PTE_DIRTY)
+		f->flags |= MR_PG_DIRTY;
+	if (explicit && (bits & MR_PTE_YOUNG) && vma && mr_vma_has_recency(vma) &&
+	    x->ops->mark_accessed)
+		x->ops->mark_accessed(&x->pol, page);
+}
+
+/* Zap the PTEs of [start, end) in mm and free the tables no live VMA covers any more
+ * (the caller has already taken vma off the live list). */
+static void zap_range(struct rp_machine *x, const struct mr_vma *vma, int explicit)
+{
+	struct rp_mmx *mx = &x->mmx[vma->mm];
+	uint64_t k0 = vma->start >> 21, k1 = (vma->end - 1) >> 21;
+	uint32_t pos = tkey_lower(mx, k0);
+
+	while (pos < mx->ntbl && mx->tbl[pos].key <= k1) {
+		uint64_t key = mx->tbl[pos].key;
+		uint32_t ti = mx->tbl[pos].table;
+		struct mr_pte_table *pt = tbl(x, ti);
+		unsigned first = key == k0 ? (unsigned)((vma->start >> 12) & 511) : 0;
+		unsigned last = key == k1 ? (unsigned)(((vma->end - 1) >> 12) & 511) : 511;
+
+		for (unsigned s = first; s <= last && pt->nr_present; s++)
+			if (pt->page[s] != MR_NONE)
+				rp_zap_pte(x, vma, pt, s, explicit);
+		if (!vma_overlaps(x, vma->mm, key << 21, (key + 1) << 21, MR_NONE)) {
+			/* free_pgtables(): nothing maps this region any more */
+			for (unsigned s = 0; s < MR_PTRS_PER_TABLE && pt->nr_present; s++)
+				if (pt->page[s] != MR_NONE)
+					rp_zap_pte(x, NULL, pt, s, 0);
+			rp_table_free(x, ti);
+			memmove(&mx->tbl[pos], &mx->tbl[pos + 1], (mx->ntbl - pos - 1) * sizeof(*mx->tbl));
+			mx->ntbl--;
+			continue;
+		}
+		pos++;
+	}
+}
+
+static void list_remove(uint32_t *v, uint32_t *n, uint32_t x)
+{
+	for (uint32_t i = 0; i < *n; i++) {
+		if (v[i] == x) {
+			memmove(&v[i], &v[i + 1], (*n - i - 1) * sizeof(*v));
+			(*n)--;
+			return;
+		}
+	}
+}
+
+/* Anon/shmem pages of mm with addresses in [start, end): anon_index range. */
+void rp_anon_range(const struct rp_trace *t, uint32_t mm, uint64_t start, uint64_t end,
+		       uint64_t *lo_out, uint64_t *hi_out)
+{
+	uint64_t lo = t->mm_anon_off[mm], hi = t->mm_anon_off[mm + 1], k0 = start >> 12;
+	uint64_t k1 = end >> 12, a, b;
+
+	a = lo;
+	b = hi;
+	while (a < b) {
+		uint64_t mid = (a + b) / 2;
+
+		if (t->pages[t->anon_index[mid]].key < k0)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	*lo_out = a;
+	b = hi;
+	while (a < b) {
+		uint64_t mid = (a + b) / 2;
+
+		if (t->pages[t->anon_index[mid]].key < k1)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	*hi_out = a;
+}
+
+/* munmap(): explicit frees the anonymous memory of the range too; an implicit unmap
+ * (another VMA mapped over it) only takes the PTEs away. */
+void rp_vma_unmap(struct rp_machine *x, uint32_t vi, int explicit)
+{
+	struct rp_mvma *mv = &x->vmas[vi];
+	struct rp_mmx *mx = &x->mmx[mv->v.mm];
+
+	if (!mv->live)
+		return;
+	list_remove(mx->live, &mx->nlive, vi);
+	if (mv->v.file)
+		list_remove(x->imap[mv->v.file].live, &x->imap[mv->v.file].n, vi);
+	mv->live = 0;
+	zap_range(x, &mv->v, explicit);
+	if (explicit) {
+		uint64_t lo, hi;
+
+		rp_anon_range(x->t, mv->v.mm, mv->v.start, mv->v.end, &lo, &hi);
+		for (uint64_t i = lo; i < hi; i++)
+			rp_folio_free(x, x->t->anon_index[i]);
+		x->c[C_UNMAPS]++;
+	}
+}
+
+void rp_vma_activate(struct rp_machine *x, uint32_t vi)
+{
+	struct rp_mvma *mv = &x->vmas[vi];
+	uint32_t mm = mv->v.mm;
+	struct rp_mmx *mx = &x->mmx[mm];
+	uint32_t lo, hi;
+
+	if (mv->live || !mm)
+		return;
+	/* mmap over live mappings unmaps them first (MAP_FIXED) */
+	for (;;) {
+		uint32_t victim = MR_NONE;
+
+		for (uint32_t i = 0; i < mx->nlive; i++) {
+			const struct mr_vma *v = &x->vmas[mx->live[i]].v;
+
+			if (v->start < mv->v.end && v->end > mv->v.start) {
+				victim = mx->live[i];
+				break;
+			}
+			if (v->start >= mv->v.end)
+				break;
+		}
+		if (victim == MR_NONE)
+			break;
+		rp_vma_unmap(x, victim, 0);
+	}
+	lo = 0;
+	hi = mx->nlive;
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+
+		if (x->vmas[mx->live[mid]].v.start < mv->v.start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (mx->nlive == mx->caplive) {
+		MR_WARN_ON_ONCE(mx->nlive == mx->caplive);
+		return;
+	}
+	memmove(&mx->live[lo + 1], &mx->live[lo], (mx->nlive - lo) * sizeof(*mx->live));
+	mx->live[lo] = vi;
+	mx->nlive++;
+	if (mv->v.file) {
+		struct rp_flist *fl = &x->imap[mv->v.file];
+
+		if (fl->n < fl->cap)
+			fl->live[fl->n++] = vi;
+	}
+	mv->live = 1;
+	use_mm(x, mm);
+}
+
+/* Among the VMAs idx[from..to) (or from..to themselves when idx is NULL) that cover the
+ * page in mm, the one a trace without a MAP event most likely means at time now. */
+static uint32_t pick_row(const struct rp_machine *x, const uint32_t *idx, uint32_t from,
+			 uint32_t to, uint32_t mm, uint32_t page)
+{
+	const struct rp_page *rp = &x->t->pages[page];
+	uint64_t now = x->m.now_ns;
+	uint32_t best = MR_NONE;
+	int best_score = -1;
+	uint64_t best_map = 0;
+
+	for (uint32_t i = from; i < to; i++) {
+		uint32_t vi = idx ? idx[i] : i;
+		const struct rp_vma_row *r = &x->t->vmas[vi];
+		int score;
+
+		if (r->mm != mm)
+			continue;
+		if (rp_page_type(rp) == RP_FILE) {
+			if (r->file != rp->owner || rp->key < r->pgoff ||
+			    rp->key - r->pgoff >= (r->end - r->start) >> 12)
+				continue;
+		} else if ((rp->key << 12) < r->start || (rp->key << 12) >= r->end) {
+			continue;
+		}
+		if (r->derived || (r->map_ns <= now && (!r->unmap_ns || r->unmap_ns > now)))
+			score = 2;
+		else if (r->map_ns <= now)
+			score = 1;
+		else
+			score = 0;
+		if (score > best_score || (score == best_score && score == 1 && r->map_ns > best_map)) {
+			best = vi;
+			best_score = score;
+			best_map = r->map_ns;
+		}
+	}
+	return best;
+}
+
+/* The VMA that maps page in mm (activating a row if none is live); MR_NONE when the
+ * trace has none. *addr is the page's address in it. */
+uint32_t rp_vma_for_page(struct rp_machine *x, uint32_t page, uint32_t mm, uint64_t *addr)
+{
+	const struct rp_trace *t = x->t;
+	const struct rp_page *rp = &t->pages[page];
+	uint32_t vi;
+
+	if (!mm)
+		return MR_NONE;
+	if (rp_page_type(rp) != RP_FILE) {
+		*addr = rp->key << 12;
+		vi = rp_vma_at(x, mm, *addr);
+		if (vi != MR_NONE)
+			return vi;
+		vi = pick_row(x, NULL, t->mm_vma_off[mm], t->mm_vma_off[mm + 1], mm, page);
+	} else {
+		const struct rp_flist *fl = &x->imap[rp->owner];
+
+		for (uint32_t i = 0; i < fl->n; i++) {
+			const struct mr_vma *v = &x->vmas[fl->live[i]].v;
+
+			if (v->mm == mm && rp->key >= v->pgoff && rp->key - v->pgoff < vma_pages(v)) {
+				*addr = v->start + ((rp->key - v->pgoff) << 12);
+				return fl->live[i];
+			}
+		}
+		vi = pick_row(x, t->file_vmas, t->file_vma_off[rp->owner],
+			      t->file_vma_off[rp->owner + 1], mm, page);
+		if (vi != MR_NONE)
+			*addr = t->vmas[vi].start + ((rp->key - t->vmas[vi].pgoff) << 12);
+	}
+	if (vi != MR_NONE)
+		rp_vma_activate(x, vi);
+	return vi;
+}
+
+/* ---- rmap ---- */
+
+/* rmap_walk(): call fn for every PTE mapping page. */
+int rp_rmap_walk(struct mr_machine *m, uint32_t page,
+		     int (*fn)(void *arg, const struct mr_vma *vma, struct mr_pte_table *pt,
+			       unsigned slot),
+		     void *arg)
+{
+	struct rp_machine *x = to_rp(m);
+	const struct rp_page *rp;
+	uint32_t want = m->folios[page].mapcount, found = 0;
+
+	if (!want)
+		return 0;
+	if (want == 1) {
+		/* One mapping (every mapped anon folio): the hint names it. An anon hint is
+		 * always current; a file folio's may name a zapped PTE of another mapping.
+		 * mm and address come from the per-table arrays, not the table's header. */
+		uint32_t loc = m->folios[page].pte, ti = LOC_TABLE(loc);
+		unsigned s = LOC_SLOT(loc);
+		int anon = m->folios[page].type != RP_FILE;
+
+		if (anon || tbl(x, ti)->page[s] == page) {
+			uint32_t vi = rp_vma_at(x, x->tbl_mm[ti], x->tbl_addr[ti] + ((uint64_t)s << 12));
+
+			(void)MR_WARN_ON_ONCE(anon && tbl(x, ti)->page[s] != page);
+			if (vi != MR_NONE)
+				return fn(arg, &x->vmas[vi].v, pmd_sync(x, ti), s);
+		}
+		(void)MR_WARN_ON_ONCE(anon);
+		if (anon)
+			return 0;
+	}
+	rp = &x->t->pages[page];
+	{
+		const struct rp_flist *fl = &x->imap[rp->owner];
+
+		for (uint32_t i = 0; i < fl->n && found < want; i++) {
+			const struct mr_vma *v = &x->vmas[fl->live[i]].v;
+			uint64_t addr;
+			uint32_t ti;
+			unsigned s;
+			int r;
+
+			if (rp->key < v->pgoff || rp->key - v->pgoff >= vma_pages(v))
+				continue;
+			addr = v->start + ((rp->key - v->pgoff) << 12);
+			ti = table_find(x, v->mm, addr >> 21);
+			if (ti == MR_NONE)
+				continue;
+			s = (addr >> 12) & 511;
+			if (tbl(x, ti)->page[s] != page)
+				continue;
+			found++;
+			r = fn(arg, v, pmd_sync(x, ti), s);
+			if (r)
+				return r;
+		}
+	}
+	return 0;
+}
+
+/* walk_page_range() over the whole mm, VMA by VMA. */
+void rp_walk_mm(struct mr_machine *m, uint32_t mm, const struct mr_walk_ops *ops, void *arg)
+{
+	struct rp_machine *x = to_rp(m);
+	struct rp_mmx *mx;
+
+	if (!mm || mm >= m->nr_mms)
+		return;
+	mx = &x->mmx[mm];
+	for (uint32_t i = 0; i < mx->nlive; i++) {
+		const struct mr_vma *v = &x->vmas[mx->live[i]].v;
+		uint64_t k0 = v->start >> 21, k1 = (v->end - 1) >> 21;
+		uint32_t pos = tkey_lower(mx, k0);
+
+		if (ops->vma_entry && ops->vma_entry(arg, v))
+			continue;
+		while (pos < mx->ntbl && mx->tbl[pos].key <= k1) {
+			uint64_t pud = mx->tbl[pos].key >> 9;
+
+			if (ops->pud_entry && ops->pud_entry(arg, v, pud << 30)) {
+				while (pos < mx->ntbl && mx->tbl[pos].key >> 9 == pud)
+					pos++;
+				continue;
+			}
+			for (; pos < mx->ntbl && mx->tbl[pos].key <= k1 && mx->tbl[pos].key >> 9 == pud;
+			     pos++) {
+				uint64_t key = mx->tbl[pos].key;
+				unsigned first = key == k0 ? (unsigned)((v->start >> 12) & 511) : 0;
+				unsigned last = key == k1 ? (unsigned)(((v->end - 1) >> 12) & 511) : 511;
+
+				if (ops->pmd_entry &&
+				    ops->pmd_entry(arg, v, pmd_sync(x, mx->tbl[pos].table), first,
+						   last) < 0)
+					return;
+			}
+		}
+	}
+}
+
+/* ---- unmapping and mapping one page ---- */
+
+/* Unmap every PTE of page (try_to_unmap), dirty bits to PG_dirty. */
+static int unmap_one(void *arg, const struct mr_vma *vma, struct mr_pte_table *pt, unsigned s)
+{
+	struct rp_machine *x = arg;
+	uint32_t page = pt->page[s];
+
+	(void)vma;
+	if (pt->bits[s] & MR_PTE_DIRTY)
+		x->m.folios[page].flags |= MR_PG_DIRTY;
+	pt->page[s] = MR_NONE;
+	pt->bits[s] = 0;
+	pt->nr_present--;
+	x->m.folios[page].mapcount--;
+	return 0;
+}
+
+void rp_unmap_all(struct rp_machine *x, uint32_t page)
+{
+	while (x->m.folios[page].mapcount) {
+		uint32_t before = x->m.folios[page].mapcount;
+
+		rp_rmap_walk(&x->m, page, unmap_one, x);
+		if (x->m.folios[page].mapcount == before) {
+			/* a mapping rmap cannot find: a bug; do not loop */
+			MR_WARN_ON_ONCE(1);
+			x->m.folios[page].mapcount = 0;
+		}
+	}
+}
+
+/* Install page's PTE at addr in mm: young, dirty for a write. */
+void rp_install_pte(struct rp_machine *x, uint32_t page, uint32_t mm, uint64_t addr,
+			int write)
+{
+	uint32_t ti = rp_table_get(x, mm, addr >> 21);
+	struct mr_pte_table *pt;
+	unsigned s = (unsigned)((addr >> 12) & 511);
+	uint8_t bits = (uint8_t)(MR_PTE_YOUNG | (write ? MR_PTE_DIRTY : 0));
+
+	if (ti == MR_NONE)
+		return;
+	pt = tbl(x, ti);
+	if (pt->page[s] == page) {
+		pt->bits[s] |= bits;
+	} else {
+		if (pt->page[s] != MR_NONE)
+			rp_zap_pte(x, NULL, pt, s, 0); /* another page at this address: replaced */
+		pt->page[s] = page;
+		pt->bits[s] = bits;
+		pt->nr_present++;
+		x->m.folios[page].mapcount++;
+	}
+	pmd_mark(x, ti);
+	x->m.folios[page].pte = LOC(ti, s);
+}

@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mr_replay.h - the replay engine: one pass over a trace drives one simulated machine per
+ * policy (mr_policy.h), and the results go to a SQLite results database
+ * (docs/results-schema.md).
+ *
+ * ---- The machine ----
+ *
+ * Per policy, a machine holds: a folio per page id (struct mr_folio), page tables per
+ * address space (PTE tables of 512 entries with young/dirty bits, under PMD entries with
+ * their non-leaf young bit, grouped by PUD for walk_mm), VMAs (live from their MAP event,
+ * or from the first access that needs them when the trace has no MAP event for them),
+ * the page cache (file pages resident), anonymous memory with swap (slots, pswpin),
+ * memcgs with limits, NUMA nodes as recorded, shadow entries and counters.
+ *
+ *   memcgs   one per cgroup that pages are charged to (page rows' cgroup; 0 = the
+ *            root). `memory_pages` limits the whole trace: with one memcg it is that
+ *            memcg's limit; with several it is a parent's limit over all of them and
+ *            reclaim visits the memcgs in turn (flat hierarchy). `limits` set
+ *            per-cgroup limits. A charge over a limit reclaims first (below).
+ *   nodes    max(meta "nodes", highest page node + 1); lruvec = memcg * nodes + node.
+ *   mms      m->mms[i], i = dense mm index (1..; 0 is never alive); an mm is alive
+ *            from its first activity until the EXIT of its last task; its memcg is that
+ *            of its first task. walk_mm's and mr_pte_table's `mm` are this index.
+ *   VMAs     the trace's vmas rows; anonymous pages no row covers get a derived VMA
+ *            (per 2 MiB region of an mm: one read-write anonymous VMA spanning its
+ *            uncovered pages, or one per run of consecutive uncovered pages when that
+ *            span would overlap a row), mapped from the start. Activating a VMA unmaps
+ *            any live VMA of the mm it overlaps (as mmap MAP_FIXED does).
+ *   tables   a PTE table exists for an (mm, 2 MiB) region from the first PTE installed
+ *            in it until no live VMA of the mm covers the region (free_pgtables);
+ *            reclaim does not free tables.
+ *
+ * ---- Event semantics ----
+ *
+ * Every event with a task calls lru_gen_use_mm() for the task's mm (bitmap = all nodes).
+ *
+ * ACCESS (page, task, R/W/X):
+ *   anon/shmem pages are mapped in their own mm (page row), file pages in the task's.
+ *   - not resident: a page fault. Charge the memcg (reclaiming first if over its limit),
+ *     make the folio resident (MR_PG_SWAPBACKED for anon/shmem, MR_PG_EXEC from the page
+ *     row), install the PTE young (+dirty for a write), call policy->refault() if a
+ *     shadow is stored, then policy->folio_add(MR_ADD_IN_FAULT iff the VMA has recency;
+ *     | MR_ADD_REFAULT when refault ran; | MR_ADD_SWAPIN from swap). pgfault; pgmajfault
+ *     when the page was swapped out (pswpin) or is a file page not in the page cache.
+ *     A swapped-in page keeps its swap slot (PG_swapcache, clean) unless the access
+ *     writes or swap is more than half full (then the slot is freed, PG_dirty).
+ *   - resident, PTE present in that mm: set young (+dirty), and the PMD's young bit.
+ *   - resident, not mapped in that mm (page-cache hit through mmap, a folio unmapped
+ *     by reclaim but kept): install the PTE young, no LRU add; pgfault (minor), or
+ *     pgmajfault when this task's in-fault READAHEAD/PC_INSERT brought the page in
+ *     since its previous ACCESS (the fault that did the I/O).
+ *   - no VMA to map through (file page without a vmas row in that mm, unknown task):
+ *     counted as mr_access_unmapped and treated as an fd access (insert, mark_accessed).
+ *   then, for a policy with an access hook, policy->access(page, next_use).
+ * FD_ACCESS (first page, n pages, R/W): for each page: insert into the page cache if
+ *   absent (charge, refault, folio_add without MR_ADD_IN_FAULT), then
+ *   policy->mark_accessed() once per page per event; a write sets PG_dirty.
+ *   (filemap_read()'s "same folio as the previous read" skip is not modelled.)
+ * READAHEAD (first, n) / PC_INSERT (first, 2^order): insert the pages absent from the
+ *   replay's page cache with MR_ADD_READAHEAD (| MR_ADD_IN_FAULT when the event has the
+ *   in-fault flag and the task's VMA mapping the file has recency), not marked accessed.
+ *   For a next-use policy, access() is also called for each page inserted, with the
+ *   position of its next use, so that a prefetched page is not taken for dead.
+ * FREE (first, n): the pages leave memory: policy->folio_del(), PTEs cleared, uncharged,
+ *   swap slot and shadow dropped. pgfree.
+ * UNMAP (vma): zap the VMA's PTEs as zap_pte_range() does: a young PTE of a file page
+ *   in a VMA with recency -> policy->mark_accessed(); a dirty one -> PG_dirty; then
+ *   every anon/shmem page of the mm in the VMA's range (resident or swapped) is freed
+ *   as by FREE, and tables no other live VMA covers are freed.
+ * MAP (vma): the VMA becomes live.
+ * EXIT (task): when the last task of an mm (tasks table) exits, all its VMAs are
+ *   unmapped, its remaining anon pages freed, and the mm leaves the mm list.
+ * MARKER (id): runs the script commands bound to @id.
+ * FAULT, PC_DELETE, REFAULT, SWAP_IN, SWAP_OUT, ACTIVATE, SCAN_*, LOST: host ground
+ *   truth; they do not drive the replay and are counted (host_* counters).
+ *
+ * ---- Reclaim ----
+ *
+ * A charge over a limit runs try_to_free_mem_cgroup_pages(): nr_to_reclaim =
+ * max(SWAP_CLUSTER_MAX, excess), priority DEF_PRIORITY down to 0, and at each priority
+ * policy->shrink_lruvec() for the memcg's lruvec on each node (the allocating node
+ * first; with a parent limit, each memcg in turn, starting one further each time),
+ * until enough is freed (scan_control: may_swap = may_unmap = may_writepage = gfp_io =
+ * memcg_reclaim = 1). Progress is retried up to 16 times (MAX_RECLAIM_RETRIES); when a
+ * full pass frees nothing, mr_oom counts it and the charge exceeds the limit.
+ *
+ * The machine ops (mr_machine_ops):
+ *   rmap_walk       anon: its one PTE; file: every live VMA of the file (i_mmap) whose
+ *                   window covers the page, in any mm.
+ *   walk_mm         live VMAs in address order; per VMA, pud_entry per PUD holding a
+ *                   table, then pmd_entry per table with first..last inclusive.
+ *   remove_mapping  unmaps every PTE (dirty bits to PG_dirty); a dirty or writeback
+ *                   folio is kept (MR_REMOVE_BUSY); an anon folio without a swap slot
+ *                   gets one or is kept (no swap); otherwise it is freed, the shadow
+ *                   stored, the memcg uncharged. It counts no pswpout (pageout does).
+ *   start_writeback clears PG_dirty, sets PG_writeback; ends after writeback_delay_ns of
+ *                   trace time, or at the end of the reclaim invocation when 0. Ending:
+ *                   a swap slot becomes valid; if PG_reclaim: clear it, policy->rotate()
+ *                   (PG_writeback still set, as folio_end_writeback()); clear writeback.
+ *   add_to_swap     a slot (MR_ENOSPC when --swap is full), PG_swapcache and, as the
+ *                   kernel's add_to_swap(), PG_dirty.
+ *
+ * ---- Determinism and threads ----
+ *
+ * One decoder (the calling thread) reads batches of events and worker threads each
+ * advance a fixed subset of the machines over every batch. A machine's state depends
+ * only on the events, so results are byte-identical for any thread count. Nothing on the
+ * per-event path allocates: the machine is sized from the trace's tables first.
+ *
+ * Libraries never print: progress is a callback, errors an mr_error.
+ */
+#ifndef MR_REPLAY_H
+#define MR_REPLAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mr_err.h"
+
+#define MR_RESULTS_APP_ID 0x4d525253u /* "MRRS" */
+#define MR_RESULTS_VERSION 1
+
+struct mr_replay;
+
+/* A per-cgroup memory limit (`--memory CGROUP_ID=SIZE`). */
+struct mr_replay_limit {
+	uint32_t cgroup; /* the trace's cgroup id (0 = pages without a cgroup) */
+	uint64_t pages;
+};
+
+struct mr_replay_progress {
+	int phase;             /* 0 = next-use pass, 1 = replay */
+	uint64_t events_done;
+	uint64_t events_total; /* from the chunk rows */
+	double elapsed_s;      /* since the phase began */
+};
+
+#define MR_REPLAY_THREADS_AUTO (-1)
+
+struct mr_replay_opts {
+	const char *trace;                 /* trace store path */
+	const char *const *policies;       /* policy specs, "name[:k=v,...]" */
+	size_t npolicies;
+	uint64_t memory_pages;             /* whole-trace limit; 0 = none */
+	const struct mr_replay_limit *limits; /* per-cgroup limits */
+	size_t nlimits;
+	const char *memory_spec;           /* --memory text(s) as given, for the runs table */
+	uint64_t swap_pages;               /* 0 = unlimited */
+	const char *script;                /* replay script path, or NULL */
+	const char *script_text;           /* or the script itself (tests), when script is NULL */
+	uint64_t interval_ns;              /* time series step; 0 = 1% of the trace duration */
+	uint64_t snapshot_every_ns;        /* lru_gen snapshots; 0 = only at the end and scripts */
+	uint64_t writeback_delay_ns;       /* 0 = writeback ends with the reclaim invocation */
+	int threads;                       /* worker threads; 0 = none (all on the caller's);
+					    * MR_REPLAY_THREADS_AUTO = min(policies, CPUs) */
+	const char *tmpdir;                /* next-use temporary files; NULL = /tmp */
+	int check;                         /* run policy->check after every reclaim */
+	int record_timing;                 /* add the (non-deterministic) timing table */
+	void (*progress)(void *arg, const struct mr_replay_progress *p);
+	void *progress_arg;
+};
+
+/*
+ * Load the trace, parse every policy spec (unknown policy or parameter: the registry's
+ * message), parse the script (policies without lru_gen_command: MR_EINVAL naming them)
+ * and size one machine per policy. Errors: the store's (unreadable, corrupt, version),
+ * MR_EINVAL/MR_ERANGE for options, MR_ENOMEM.
+ */
+int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out,
+		     struct mr_error *err);
+/* Replay the whole trace (once). Errors: a damaged trace (the reader's message). */
+int mr_replay_run(struct mr_replay *r, struct mr_error *err);
+void mr_replay_destroy(struct mr_replay *r);
+
+size_t mr_replay_nruns(const struct mr_replay *r);
+
+/* Is a policy of that name registered (built in or from a plugin)? */
+int mr_replay_policy_exists(const char *name);
+
+/* What `memreplay replay` prints per policy when done. */
+struct mr_replay_summary {
+	char spec[256];         /* canonical policy spec */
+	uint64_t events;
+	uint64_t pgfault, pgmajfault;
+	uint64_t misses;        /* pages brought into memory (faults and page-cache fills) */
+	uint64_t refaults;      /* workingset_refault_anon + _file */
+	uint64_t evictions;     /* pages freed by reclaim */
+	uint64_t pswpin, pswpout;
+	uint64_t oom;
+	uint64_t usage_max;     /* peak pages charged, all memcgs */
+	double wall_s;          /* this machine's share of worker time */
+};
+int mr_replay_summary(const struct mr_replay *r, size_t run, struct mr_replay_summary *s);
+
+/* A final counter of run (0-based) by name: vmstat names, mr_* / host_* engine names;
+ * memcg = a cgroup id for memory.stat values, -1 for the whole machine. MR_ENOENT when
+ * absent. */
+int mr_replay_counter(const struct mr_replay *r, size_t run, const char *name, int64_t memcg,
+		      uint64_t *value);
+
+/* Write the results database (docs/results-schema.md), replacing path if it is a results
+ * database or absent; refuses any other existing file (MR_EINVAL). */
+int mr_replay_write_results(const struct mr_replay *r, const char *path, struct mr_error *err);
+
+/* ---- reading results: `memreplay compare` ---- */
+
+struct mr_results;
+
+int mr_results_open(const char *path, struct mr_results **out, struct mr_error *err);
+void mr_results_close(struct mr_results *r);
+
+struct mr_compare_opts {
+	const char *baseline;          /* run id, or policy spec (canonical or as a prefix);
+					* NULL = the first run */
+	const char *const *counters;   /* names to show; NULL = every counter that is
+					* non-zero in some run, then model counters */
+	size_t ncounters;
+};
+
+struct mr_compare_row {
+	char name[96];
+	int model;       /* from model_counters */
+	double *value;   /* [nruns] */
+	uint8_t *present; /* [nruns] */
+};
+
+struct mr_compare {
+	size_t nruns;
+	int64_t *run_id;   /* [nruns] */
+	char (*spec)[256]; /* [nruns] */
+	size_t baseline;   /* index of the baseline run */
+	size_t nrows;
+	struct mr_compare_row *rows;
+};
+
+/* Side-by-side values; MR_ENOENT for an unknown baseline or counter (message lists the
+ * valid ones). */
+int mr_results_compare(struct mr_results *r, const struct mr_compare_opts *o,
+		       struct mr_compare **out, struct mr_error *err);
+void mr_compare_free(struct mr_compare *c);
+/* Delta of run i against the baseline in row k: absolute and percent (NaN when the
+ * baseline is 0 and the value is not). Returns 0, or -1 when either value is absent. */
+int mr_compare_delta(const struct mr_compare *c, size_t k, size_t i, double *abs, double *pct);
+
+/* ---- benchmark: `memreplay bench replay` ---- */
+
+struct mr_bench_replay_opts {
+	const char *dir;         /* temporary trace and files; NULL = /tmp */
+	uint64_t events;         /* accesses (default 50M) */
+	uint64_t pages;          /* distinct pages (default 1M) */
+	const char *const *policies; /* NULL = lru, mglru (if built), opt */
+	size_t npolicies;
+	int keep;                /* keep the trace */
+	void (*note)(void *arg, const char *line); /* progress lines, may be NULL */
+	void *note_arg;
+};
+
+struct mr_bench_replay_case {
+	char name[96];          /* "lru @10%", "6 in one pass @50%", ... */
+	uint64_t events;
+	double seconds;         /* replay phase (mr_replay_run), wall */
+	double mevps;           /* M events/s over the replay phase (decode included) */
+	double machine_mevps;   /* M events/s of the machines alone (summed worker time) */
+	double load_s;          /* mr_replay_create: trace tables, sizing, machines */
+	uint64_t peak_rss;      /* bytes, of the process that ran the case (a child) */
+	double bytes_per_page;  /* peak RSS / distinct pages */
+	double ratio;           /* one-pass cases: (load + replay) / the same summed over
+				 * the single runs */
+};
+
+int mr_bench_replay(const struct mr_bench_replay_opts *o, struct mr_bench_replay_case *out,
+		    size_t cap, size_t *n, struct mr_error *err);
+
+#endif /* MR_REPLAY_H */

@@ -1,0 +1,631 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * replay.c - one pass over a trace driving one machine per policy: option checks, policy
+ * parsing, the next-use pass when a policy wants it, and the decode/replay pipeline.
+ *
+ * Pipeline: the caller's thread decodes batches of RP_BATCH events into a ring of
+ * RP_NBATCH buffers (with the next-use values of their references, read in lockstep);
+ * each worker thread owns a fixed subset of the machines (machine i -> worker i mod N)
+ * and advances them over every batch in order. A buffer is reused once every worker is
+ * done with it. A machine sees exactly the same events in the same order whatever the
+ * thread count, so results do not depend on it. threads = 0 runs everything on the
+ * caller's thread.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mr_replay.h"
+#include "rp_machine.h"
+
+#define RP_BATCH 16384 /* events per batch: 512 KiB, a bounded decode buffer */
+#define RP_NBATCH 4
+#define RP_MAX_SAMPLES 1000000
+
+struct mr_replay {
+	struct rp_trace *t;
+	struct rp_script script;
+	int has_script;
+	char script_name[1024];
+	char script_sha[80];
+	char trace_path[1024];
+	char tmpdir[1024];
+	char memory_spec[512];
+	uint64_t memory_pages, swap_pages, wb_delay, interval, snap_every;
+	int threads, record_timing;
+	void (*progress)(void *arg, const struct mr_replay_progress *p);
+	void *progress_arg;
+	uint64_t *memcg_limit;
+	uint32_t *memcg_ids;
+	const char **memcg_paths;
+	size_t nruns;
+	struct rp_machine **mach;
+	struct rp_run_result *res;
+	int ran;
+	int threads_used;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+size_t mr_replay_nruns(const struct mr_replay *r)
+{
+	return r->nruns;
+}
+
+int mr_replay_policy_exists(const char *name)
+{
+	return mr_policy_find(name) != NULL;
+}
+
+void mr_replay_destroy(struct mr_replay *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; r->mach && i < r->nruns; i++)
+		rp_machine_destroy(r->mach[i]);
+	free(r->mach);
+	free(r->res);
+	free(r->memcg_limit);
+	free(r->memcg_ids);
+	free(r->memcg_paths);
+	rp_script_free(&r->script);
+	rp_trace_free(r->t);
+	free(r);
+}
+
+static void hash_hex(const void *data, size_t n, char *out)
+{
+	struct rp_sha256 c;
+	uint8_t d[32];
+
+	rp_sha256_init(&c);
+	rp_sha256_update(&c, data, n);
+	rp_sha256_final(&c, d);
+	memcpy(out, "sha256:", 7);
+	for (int i = 0; i < 32; i++)
+		snprintf(out + 7 + 2 * i, 3, "%02x", d[i]);
+}
+
+static int load_script(struct mr_replay *r, const struct mr_replay_opts *o, struct mr_error *err)
+{
+	char *text = NULL;
+	int rc;
+
+	if (o->script) {
+		FILE *f = fopen(o->script, "r");
+		size_t n = 0, cap = 0;
+
+		if (!f)
+			return mr_error_set(err, MR_ENOENT, "cannot open script %s", o->script);
+		for (;;) {
+			size_t got;
+
+			if (cap - n < 4096) {
+				char *nt = realloc(text, cap ? 2 * cap : 8192);
+
+				if (!nt || cap > (64u << 20)) {
+					free(nt ? nt : text);
+					fclose(f);
+					return mr_error_set(err, MR_EINVAL, "script %s: too large or out of memory",
+							    o->script);
+				}
+				text = nt;
+				cap = cap ? 2 * cap : 8192;
+			}
+			got = fread(text + n, 1, cap - n - 1, f);
+			n += got;
+			if (!got)
+				break;
+		}
+		fclose(f);
+		text[n] = 0;
+		snprintf(r->script_name, sizeof(r->script_name), "%s", o->script);
+	} else {
+		text = strdup(o->script_text);
+		if (!text)
+			return mr_error_set(err, MR_ENOMEM, "out of memory");
+		snprintf(r->script_name, sizeof(r->script_name), "(inline)");
+	}
+	hash_hex(text, strlen(text), r->script_sha);
+	rc = rp_script_parse_text(text, r->script_name, &r->script, err);
+	free(text);
+	if (!rc)
+		r->has_script = 1;
+	return rc;
+}
+
+/* Parse one spec: the registry's message for unknown names and parameters. */
+static int parse_policy(const char *spec, const struct mr_policy_ops **ops, void **params,
+			char *canon, size_t canon_cap, struct mr_error *err)
+{
+	char name[128];
+	const char *colon = strchr(spec, ':');
+	size_t n = colon ? (size_t)(colon - spec) : strlen(spec);
+	const struct mr_policy_ops *found;
+	int rc;
+
+	*params = NULL;
+	snprintf(name, sizeof(name), "%.*s", (int)(n < sizeof(name) ? n : sizeof(name) - 1), spec);
+	found = mr_policy_find(name);
+	if (!found)
+		return mr_policy_parse(spec, ops, NULL, 0, canon, canon_cap, err);
+	*params = calloc(1, found->params_size ? found->params_size : 1);
+	if (!*params)
+		return mr_error_set(err, MR_ENOMEM, "out of memory");
+	rc = mr_policy_parse(spec, ops, *params, found->params_size ? found->params_size : 1, canon,
+			     canon_cap, err);
+	if (rc) {
+		free(*params);
+		*params = NULL;
+	}
+	return rc;
+}
+
+int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, struct mr_error *err)
+{
+	struct mr_replay *r;
+	uint64_t span;
+	int rc;
+
+	*out = NULL;
+	if (!o->trace)
+		return mr_error_set(err, MR_EINVAL, "no trace given");
+	if (!o->npolicies)
+		return mr_error_set(err, MR_EINVAL, "no policy given (e.g. --policy lru --policy mglru)");
+	if (!o->memory_pages && !o->nlimits)
+		return mr_error_set(err, MR_EINVAL,
+				    "no memory size given: --memory SIZE (e.g. 512M) limits the whole trace, --memory CGROUP_ID=SIZE one cgroup");
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return mr_error_set(err, MR_ENOMEM, "out of memory");
+	snprintf(r->trace_path, sizeof(r->trace_path), "%s", o->trace);
+	snprintf(r->tmpdir, sizeof(r->tmpdir), "%s", o->tmpdir ? o->tmpdir : "/tmp");
+	snprintf(r->memory_spec, sizeof(r->memory_spec), "%s", o->memory_spec ? o->memory_spec : "");
+	r->memory_pages = o->memory_pages;
+	r->swap_pages = o->swap_pages;
+	r->wb_delay = o->writeback_delay_ns;
+	r->snap_every = o->snapshot_every_ns;
+	r->threads = o->threads;
+	r->record_timing = o->record_timing;
+	r->progress = o->progress;
+	r->progress_arg = o->progress_arg;
+
+	rc = rp_trace_load(o->trace, &r->t, err);
+	if (rc)
+		goto fail;
+
+	/* memcgs: ids, paths, limits */
+	r->memcg_limit = calloc(r->t->nr_memcgs, sizeof(uint64_t));
+	r->memcg_ids = calloc(r->t->nr_memcgs, sizeof(uint32_t));
+	r->memcg_paths = calloc(r->t->nr_memcgs, sizeof(char *));
+	if (!r->memcg_limit || !r->memcg_ids || !r->memcg_paths) {
+		rc = mr_error_set(err, MR_ENOMEM, "out of memory");
+		goto fail;
+	}
+	for (uint32_t i = 0; i < r->t->nr_memcgs; i++) {
+		r->memcg_ids[i] = r->t->memcgs[i].cgroup;
+		r->memcg_paths[i] = r->t->memcgs[i].path;
+	}
+	for (size_t i = 0; i < o->nlimits; i++) {
+		int mi = rp_trace_memcg_index(r->t, o->limits[i].cgroup);
+
+		if (mi < 0) {
+			char list[400] = "";
+
+			for (uint32_t k = 0; k < r->t->nr_memcgs; k++) {
+				size_t l = strlen(list);
+
+				snprintf(list + l, sizeof(list) - l, "%s%u (%s)", k ? ", " : "",
+					 r->t->memcgs[k].cgroup, r->t->memcgs[k].path);
+			}
+			rc = mr_error_set(err, MR_EINVAL, "--memory %u=...: no page of %s is charged to cgroup %u (cgroups with pages: %s)",
+					  o->limits[i].cgroup, o->trace, o->limits[i].cgroup, list);
+			goto fail;
+		}
+		r->memcg_limit[mi] = o->limits[i].pages;
+	}
+
+	/* time series step */
+	span = r->t->t_last > r->t->t_first ? r->t->t_last - r->t->t_first : 0;
+	r->interval = o->interval_ns ? o->interval_ns : span / 100;
+	if (!r->interval)
+		r->interval = 1;
+	if (span / r->interval > RP_MAX_SAMPLES) {
+		rc = mr_error_set(err, MR_ERANGE, "--interval %llu ns gives %llu samples over the trace's %llu ns; at most %u are kept: use a larger interval",
+				  (unsigned long long)r->interval, (unsigned long long)(span / r->interval),
+				  (unsigned long long)span, RP_MAX_SAMPLES);
+		goto fail;
+	}
+	if (r->snap_every && span / r->snap_every > RP_MAX_SAMPLES) {
+		rc = mr_error_set(err, MR_ERANGE, "--snapshot-every %llu ns is too small for a trace of %llu ns",
+				  (unsigned long long)r->snap_every, (unsigned long long)span);
+		goto fail;
+	}
+
+	if (o->script || o->script_text) {
+		rc = load_script(r, o, err);
+		if (rc)
+			goto fail;
+	}
+
+	r->mach = calloc(o->npolicies, sizeof(*r->mach));
+	r->res = calloc(o->npolicies, sizeof(*r->res));
+	if (!r->mach || !r->res) {
+		rc = mr_error_set(err, MR_ENOMEM, "out of memory");
+		goto fail;
+	}
+	for (size_t i = 0; i < o->npolicies; i++) {
+		const struct mr_policy_ops *ops = NULL;
+		struct rp_machine_opts mo = { 0 };
+		char canon[256];
+		void *params = NULL;
+
+		rc = parse_policy(o->policies[i], &ops, &params, canon, sizeof(canon), err);
+		if (rc)
+			goto fail;
+		if (r->has_script && r->script.n && !ops->lru_gen_command) {
+			free(params);
+			rc = mr_error_set(err, MR_EINVAL,
+					  "policy '%s' takes no lru_gen commands, so --script cannot drive it; replay it without the script or drop it",
+					  canon);
+			goto fail;
+		}
+		mo.ops = ops;
+		mo.params = params;
+		mo.canon = canon;
+		mo.memcg_limit = r->memcg_limit;
+		mo.global_limit = r->memory_pages;
+		mo.swap_pages = r->swap_pages;
+		mo.wb_delay_ns = r->wb_delay;
+		mo.interval_ns = r->interval;
+		mo.snapshot_every_ns = r->snap_every;
+		mo.script = r->has_script ? &r->script : NULL;
+		mo.check = o->check;
+		mo.memcg_ids = r->memcg_ids;
+		mo.memcg_paths = r->memcg_paths;
+		rc = rp_machine_create(r->t, &mo, &r->mach[i], err);
+		free(params);
+		if (rc)
+			goto fail;
+		r->nruns++;
+	}
+	*out = r;
+	return 0;
+fail:
+	mr_replay_destroy(r);
+	return rc;
+}
+
+/* ---- the pipeline ---- */
+
+struct batch {
+	struct mr_event *ev;
+	size_t n;
+	uint64_t *nu;
+	size_t nu_cap;
+	int pending;
+};
+
+struct pipe {
+	pthread_mutex_t mu;
+	pthread_cond_t filled, freed;
+	struct batch b[RP_NBATCH];
+	uint64_t published;
+};
+
+struct worker {
+	struct pipe *p;
+	struct rp_machine **m;
+	size_t nm;
+	pthread_t th;
+};
+
+static void run_batch(struct rp_machine **m, size_t nm, const struct batch *b)
+{
+	for (size_t i = 0; i < nm; i++) {
+		double t0 = now_s();
+
+		rp_machine_run(m[i], b->ev, b->n, rp_machine_wants_nextuse(m[i]) ? b->nu : NULL);
+		rp_machine_add_time(m[i], now_s() - t0);
+	}
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct pipe *p = w->p;
+
+	for (uint64_t seq = 0;; seq++) {
+		struct batch *b = &p->b[seq % RP_NBATCH];
+		int end;
+
+		pthread_mutex_lock(&p->mu);
+		while (p->published <= seq)
+			pthread_cond_wait(&p->filled, &p->mu);
+		pthread_mutex_unlock(&p->mu);
+		end = b->n == 0;
+		if (!end)
+			run_batch(w->m, w->nm, b);
+		pthread_mutex_lock(&p->mu);
+		if (--b->pending == 0)
+			pthread_cond_broadcast(&p->freed);
+		pthread_mutex_unlock(&p->mu);
+		if (end)
+			break;
+	}
+	return NULL;
+}
+
+/* Decode the next batch into b (n = 0 at the end), with next-use values. */
+static int fill_batch(struct rp_source *src, struct rp_nextuse *nu, uint32_t nr_pages,
+		      struct batch *b, struct mr_error *err)
+{
+	int rc = rp_source_read(src, b->ev, RP_BATCH, &b->n, err);
+
+	if (rc) {
+		b->n = 0;
+		return rc;
+	}
+	if (nu && b->n) {
+		size_t refs = 0;
+
+		for (size_t i = 0; i < b->n; i++) {
+			uint32_t first;
+
+			refs += rp_event_refs(&b->ev[i], nr_pages, &first);
+		}
+		if (refs > b->nu_cap) {
+			uint64_t *nn = realloc(b->nu, refs * sizeof(*nn));
+
+			if (!nn) {
+				b->n = 0;
+				return mr_error_set(err, MR_ENOMEM, "out of memory for next-use values");
+			}
+			b->nu = nn;
+			b->nu_cap = refs;
+		}
+		rc = rp_nextuse_read(nu, b->nu, refs, err);
+		if (rc)
+			b->n = 0;
+	}
+	return rc;
+}
+
+static void report(struct mr_replay *r, int phase, uint64_t done, double t0)
+{
+	struct mr_replay_progress pr = {
+		.phase = phase, .events_done = done, .events_total = r->t->n_events,
+		.elapsed_s = now_s() - t0,
+	};
+
+	if (r->progress)
+		r->progress(r->progress_arg, &pr);
+}
+
+int mr_replay_run(struct mr_replay *r, struct mr_error *err)
+{
+	struct rp_nextuse *nu = NULL;
+	struct rp_source *src = NULL;
+	struct pipe p;
+	struct worker *w = NULL;
+	size_t nw = 0;
+	uint64_t done = 0;
+	int want_nu = 0, rc = 0, rc_dec = 0;
+	struct mr_error derr = { 0 };
+	double t0;
+
+	if (r->ran)
+		return mr_error_set(err, MR_EINVAL, "this replay has already run");
+	r->ran = 1;
+	for (size_t i = 0; i < r->nruns; i++)
+		want_nu |= rp_machine_wants_nextuse(r->mach[i]);
+	if (want_nu) {
+		t0 = now_s();
+		report(r, 0, 0, t0);
+		rc = rp_nextuse_build(r->trace_path, r->t->nr_pages, r->tmpdir, &nu, err);
+		if (rc)
+			return rc;
+		report(r, 0, r->t->n_events, t0);
+	}
+	rc = rp_source_open(r->trace_path, &src, err);
+	if (rc)
+		goto out;
+
+	memset(&p, 0, sizeof(p));
+	for (int i = 0; i < RP_NBATCH; i++) {
+		p.b[i].ev = malloc(RP_BATCH * sizeof(struct mr_event));
+		if (!p.b[i].ev) {
+			rc = mr_error_set(err, MR_ENOMEM, "out of memory for event batches");
+			goto out_free;
+		}
+	}
+	if (r->threads == MR_REPLAY_THREADS_AUTO) {
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+		nw = cpus > 0 ? (size_t)cpus : 1;
+		if (nw > r->nruns)
+			nw = r->nruns;
+	} else {
+		nw = r->threads > 0 ? (size_t)r->threads : 0;
+		if (nw > r->nruns)
+			nw = r->nruns;
+	}
+	r->threads_used = (int)nw;
+	t0 = now_s();
+
+	if (!nw) {
+		/* everything on this thread */
+		for (;;) {
+			rc_dec = fill_batch(src, nu, r->t->nr_pages, &p.b[0], &derr);
+			if (rc_dec || !p.b[0].n)
+				break;
+			run_batch(r->mach, r->nruns, &p.b[0]);
+			done += p.b[0].n;
+			report(r, 1, done, t0);
+		}
+	} else {
+		struct rp_machine **order = calloc(r->nruns, sizeof(*order));
+
+		w = calloc(nw, sizeof(*w));
+		if (!w || !order) {
+			free(order);
+			rc = mr_error_set(err, MR_ENOMEM, "out of memory");
+			goto out_free;
+		}
+		pthread_mutex_init(&p.mu, NULL);
+		pthread_cond_init(&p.filled, NULL);
+		pthread_cond_init(&p.freed, NULL);
+		/* machine i -> worker i % nw, contiguous per worker */
+		{
+			size_t k = 0;
+
+			for (size_t j = 0; j < nw; j++) {
+				w[j].p = &p;
+				w[j].m = order + k;
+				for (size_t i = j; i < r->nruns; i += nw)
+					order[k++] = r->mach[i];
+				w[j].nm = (size_t)(order + k - w[j].m);
+			}
+		}
+		for (size_t j = 0; j < nw; j++) {
+			if (pthread_create(&w[j].th, NULL, worker_main, &w[j])) {
+				/* fall back: no more threads; run the rest inline is not possible
+				 * mid-way, so stop the started ones with an end batch */
+				nw = j;
+				rc = mr_error_set(err, MR_ENOMEM, "cannot start worker threads");
+				break;
+			}
+		}
+		for (uint64_t seq = 0;; seq++) {
+			struct batch *b = &p.b[seq % RP_NBATCH];
+
+			pthread_mutex_lock(&p.mu);
+			while (b->pending)
+				pthread_cond_wait(&p.freed, &p.mu);
+			pthread_mutex_unlock(&p.mu);
+			if (rc || rc_dec)
+				b->n = 0;
+			else
+				rc_dec = fill_batch(src, nu, r->t->nr_pages, b, &derr);
+			pthread_mutex_lock(&p.mu);
+			b->pending = (int)nw;
+			p.published = seq + 1;
+			pthread_cond_broadcast(&p.filled);
+			pthread_mutex_unlock(&p.mu);
+			if (!b->n)
+				break;
+			done += b->n;
+			report(r, 1, done, t0);
+		}
+		for (size_t j = 0; j < nw; j++)
+			pthread_join(w[j].th, NULL);
+		pthread_mutex_destroy(&p.mu);
+		pthread_cond_destroy(&p.filled);
+		pthread_cond_destroy(&p.freed);
+		free(order);
+	}
+	if (!rc && rc_dec) {
+		*err = derr;
+		rc = rc_dec;
+	}
+	for (size_t i = 0; !rc && i < r->nruns; i++) {
+		if (rp_machine_finish(r->mach[i])) {
+			*err = *rp_machine_error(r->mach[i]);
+			rc = err->code ? err->code : MR_EIO;
+		}
+	}
+	for (size_t i = 0; !rc && i < r->nruns; i++)
+		rc = rp_machine_result(r->mach[i], &r->res[i], err);
+out_free:
+	free(w);
+	for (int i = 0; i < RP_NBATCH; i++) {
+		free(p.b[i].ev);
+		free(p.b[i].nu);
+	}
+out:
+	rp_source_close(src);
+	rp_nextuse_close(nu);
+	return rc;
+}
+
+/* ---- results ---- */
+
+static uint64_t counter(const struct rp_run_result *res, const char *name)
+{
+	for (size_t i = 0; i < res->ncounters; i++)
+		if (res->counters[i].memcg < 0 && !strcmp(res->counters[i].name, name))
+			return res->counters[i].value;
+	return 0;
+}
+
+int mr_replay_counter(const struct mr_replay *r, size_t run, const char *name, int64_t memcg,
+		      uint64_t *value)
+{
+	const struct rp_run_result *res;
+
+	if (run >= r->nruns || !r->res[run].counters)
+		return MR_ENOENT;
+	res = &r->res[run];
+	for (size_t i = 0; i < res->ncounters; i++) {
+		if ((memcg < 0 ? res->counters[i].memcg < 0 : res->counters[i].memcg == memcg) &&
+		    !strcmp(res->counters[i].name, name)) {
+			*value = res->counters[i].value;
+			return 0;
+		}
+	}
+	return MR_ENOENT;
+}
+
+int mr_replay_summary(const struct mr_replay *r, size_t run, struct mr_replay_summary *s)
+{
+	const struct rp_run_result *res;
+
+	if (run >= r->nruns || !r->res[run].counters)
+		return MR_ENOENT;
+	res = &r->res[run];
+	memset(s, 0, sizeof(*s));
+	snprintf(s->spec, sizeof(s->spec), "%s", res->spec);
+	s->events = res->events;
+	s->pgfault = counter(res, "pgfault");
+	s->pgmajfault = counter(res, "pgmajfault");
+	s->misses = counter(res, "mr_misses");
+	s->refaults = counter(res, "workingset_refault_anon") + counter(res, "workingset_refault_file");
+	s->evictions = counter(res, "mr_evictions");
+	s->pswpin = counter(res, "pswpin");
+	s->pswpout = counter(res, "pswpout");
+	s->oom = counter(res, "mr_oom");
+	s->usage_max = counter(res, "mr_usage_max");
+	s->wall_s = res->wall_s;
+	return 0;
+}
+
+int mr_replay_write_results(const struct mr_replay *r, const char *path, struct mr_error *err)
+{
+	struct rp_results_info in = {
+		.t = r->t,
+		.memory_pages = r->memory_pages,
+		.memory_spec = r->memory_spec[0] ? r->memory_spec : NULL,
+		.swap_pages = r->swap_pages,
+		.wb_delay_ns = r->wb_delay,
+		.interval_ns = r->interval,
+		.snapshot_every_ns = r->snap_every,
+		.script = r->has_script ? r->script_name : NULL,
+		.script_sha256 = r->has_script ? r->script_sha : NULL,
+		.memcg_limit = r->memcg_limit,
+		.record_timing = r->record_timing,
+		.threads = r->threads_used,
+	};
+
+	if (!r->ran || !r->nruns || !r->res[0].counters)
+		return mr_error_set(err, MR_EINVAL, "nothing to write: the replay has not run");
+	return rp_results_write(path, &in, r->res, r->nruns, err);
+}

@@ -1,0 +1,626 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * results.c - the results database (docs/results-schema.md): written once per replay in
+ * one transaction, read by `compare`. Everything written is a function of the trace and
+ * the parameters, so two replays give byte-identical files; wall time goes only to the
+ * `timing` table, and only when asked for.
+ */
+#include <errno.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "mr_replay.h"
+#include "rp_int.h"
+
+static const char schema_sql[] =
+	"CREATE TABLE meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID;\n"
+	"CREATE TABLE runs(id INTEGER PRIMARY KEY, policy TEXT NOT NULL, spec TEXT NOT NULL,"
+	" params TEXT NOT NULL, trace TEXT NOT NULL, trace_id TEXT NOT NULL,"
+	" trace_events INTEGER NOT NULL, trace_t_first INTEGER NOT NULL,"
+	" trace_t_last INTEGER NOT NULL, memory_pages INTEGER, memory_spec TEXT,"
+	" swap_pages INTEGER, page_size INTEGER NOT NULL, nodes INTEGER NOT NULL,"
+	" memcgs INTEGER NOT NULL, writeback_delay_ns INTEGER NOT NULL,"
+	" interval_ns INTEGER NOT NULL, snapshot_every_ns INTEGER, script TEXT,"
+	" script_sha256 TEXT, version TEXT NOT NULL, events INTEGER NOT NULL);\n"
+	"CREATE TABLE memcgs(run INTEGER NOT NULL, cgroup INTEGER NOT NULL, path TEXT,"
+	" limit_pages INTEGER, PRIMARY KEY(run, cgroup)) WITHOUT ROWID;\n"
+	"CREATE TABLE counters(run INTEGER NOT NULL, memcg INTEGER, name TEXT NOT NULL,"
+	" value INTEGER NOT NULL);\n"
+	"CREATE INDEX counters_run_name ON counters(run, name);\n"
+	"CREATE TABLE model_counters(run INTEGER NOT NULL, name TEXT NOT NULL, value REAL);\n"
+	"CREATE TABLE timeseries(run INTEGER NOT NULL, t_ns INTEGER NOT NULL, name TEXT NOT NULL,"
+	" value INTEGER NOT NULL);\n"
+	"CREATE INDEX timeseries_run_name ON timeseries(run, name, t_ns);\n"
+	"CREATE TABLE lru_gen(run INTEGER NOT NULL, t_ns INTEGER NOT NULL, full INTEGER NOT NULL,"
+	" why TEXT NOT NULL, text TEXT NOT NULL);\n"
+	"CREATE TABLE script_log(run INTEGER NOT NULL, t_ns INTEGER NOT NULL, line INTEGER,"
+	" command TEXT NOT NULL, rc INTEGER NOT NULL, message TEXT);\n"
+	"CREATE TABLE timing(run INTEGER NOT NULL, wall_s REAL, threads INTEGER);\n"
+	"CREATE VIEW vmstat AS SELECT run, name, value FROM counters WHERE memcg IS NULL;\n"
+	"CREATE VIEW memory_stat AS SELECT run, memcg, name, value FROM counters"
+	" WHERE memcg IS NOT NULL;\n";
+
+static int sqlfail(sqlite3 *db, const char *path, const char *what, struct mr_error *err)
+{
+	return mr_error_set(err, MR_EIO, "results %s: %s: %s", path, what,
+			    db ? sqlite3_errmsg(db) : "cannot open");
+}
+
+/* Replace path only if it is absent or a results database. */
+static int check_target(const char *path, struct mr_error *err)
+{
+	struct stat sb;
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	int64_t app = 0;
+	char side[4200];
+
+	if (stat(path, &sb)) {
+		if (errno == ENOENT)
+			return 0;
+		return mr_error_set(err, MR_EIO, "cannot write results to %s: %s", path, strerror(errno));
+	}
+	if (!S_ISREG(sb.st_mode))
+		return mr_error_set(err, MR_EINVAL, "%s exists and is not a regular file", path);
+	if (sb.st_size > 0) {
+		if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+		    sqlite3_prepare_v2(db, "PRAGMA application_id", -1, &st, NULL) == SQLITE_OK &&
+		    sqlite3_step(st) == SQLITE_ROW)
+			app = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+		sqlite3_close(db);
+		if ((uint32_t)app != MR_RESULTS_APP_ID)
+			return mr_error_set(err, MR_EINVAL,
+					    "%s exists and is not a memreplay results database (it may be a trace): choose another -o path or remove it",
+					    path);
+	}
+	if (unlink(path))
+		return mr_error_set(err, MR_EIO, "cannot replace %s: %s", path, strerror(errno));
+	snprintf(side, sizeof(side), "%s-journal", path);
+	unlink(side);
+	return 0;
+}
+
+struct wctx {
+	sqlite3 *db;
+	const char *path;
+	struct mr_error *err;
+};
+
+static int exec(struct wctx *w, const char *sql)
+{
+	if (sqlite3_exec(w->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+		return sqlfail(w->db, w->path, "writing", w->err);
+	return 0;
+}
+
+static int prep(struct wctx *w, const char *sql, sqlite3_stmt **st)
+{
+	if (sqlite3_prepare_v2(w->db, sql, -1, st, NULL) != SQLITE_OK)
+		return sqlfail(w->db, w->path, "preparing", w->err);
+	return 0;
+}
+
+static int step_reset(struct wctx *w, sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (rc != SQLITE_DONE)
+		return sqlfail(w->db, w->path, "inserting", w->err);
+	return 0;
+}
+
+static void bind_u64(sqlite3_stmt *st, int i, uint64_t v)
+{
+	sqlite3_bind_int64(st, i, (sqlite3_int64)v);
+}
+
+static int write_run(struct wctx *w, sqlite3_stmt **st, const struct rp_results_info *in,
+		     const struct rp_run_result *r, int64_t id)
+{
+	const struct rp_trace *t = in->t;
+	const char *colon = strchr(r->spec, ':');
+	int rc;
+
+	/* runs */
+	sqlite3_bind_int64(st[0], 1, id);
+	sqlite3_bind_text(st[0], 2, r->name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st[0], 3, r->spec, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st[0], 4, colon ? colon + 1 : "", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st[0], 5, t->path, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st[0], 6, t->identity, -1, SQLITE_STATIC);
+	bind_u64(st[0], 7, t->n_events);
+	bind_u64(st[0], 8, t->t_first);
+	bind_u64(st[0], 9, t->t_last);
+	if (in->memory_pages)
+		bind_u64(st[0], 10, in->memory_pages);
+	if (in->memory_spec)
+		sqlite3_bind_text(st[0], 11, in->memory_spec, -1, SQLITE_STATIC);
+	if (in->swap_pages)
+		bind_u64(st[0], 12, in->swap_pages);
+	sqlite3_bind_int(st[0], 13, 4096);
+	sqlite3_bind_int(st[0], 14, (int)t->nodes);
+	sqlite3_bind_int(st[0], 15, (int)t->nr_memcgs);
+	bind_u64(st[0], 16, in->wb_delay_ns);
+	bind_u64(st[0], 17, in->interval_ns);
+	if (in->snapshot_every_ns)
+		bind_u64(st[0], 18, in->snapshot_every_ns);
+	if (in->script)
+		sqlite3_bind_text(st[0], 19, in->script, -1, SQLITE_STATIC);
+	if (in->script_sha256)
+		sqlite3_bind_text(st[0], 20, in->script_sha256, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st[0], 21, MR_VERSION_STRING, -1, SQLITE_STATIC);
+	bind_u64(st[0], 22, r->events);
+	rc = step_reset(w, st[0]);
+	/* memcgs */
+	for (uint32_t i = 0; !rc && i < t->nr_memcgs; i++) {
+		sqlite3_bind_int64(st[1], 1, id);
+		bind_u64(st[1], 2, t->memcgs[i].cgroup);
+		sqlite3_bind_text(st[1], 3, t->memcgs[i].path, -1, SQLITE_STATIC);
+		if (in->memcg_limit && in->memcg_limit[i])
+			bind_u64(st[1], 4, in->memcg_limit[i]);
+		rc = step_reset(w, st[1]);
+	}
+	/* counters */
+	for (size_t i = 0; !rc && i < r->ncounters; i++) {
+		sqlite3_bind_int64(st[2], 1, id);
+		if (r->counters[i].memcg >= 0)
+			sqlite3_bind_int64(st[2], 2, r->counters[i].memcg);
+		sqlite3_bind_text(st[2], 3, r->counters[i].name, -1, SQLITE_STATIC);
+		bind_u64(st[2], 4, r->counters[i].value);
+		rc = step_reset(w, st[2]);
+	}
+	for (size_t i = 0; !rc && i < r->nmodel; i++) {
+		sqlite3_bind_int64(st[3], 1, id);
+		sqlite3_bind_text(st[3], 2, r->model[i].name, -1, SQLITE_STATIC);
+		if (!isnan(r->model[i].value))
+			sqlite3_bind_double(st[3], 3, r->model[i].value);
+		rc = step_reset(w, st[3]);
+	}
+	for (size_t s = 0; !rc && s < r->ts_nsamples; s++) {
+		for (size_t k = 0; !rc && k < r->ts_nnames; k++) {
+			sqlite3_bind_int64(st[4], 1, id);
+			bind_u64(st[4], 2, r->ts_t[s]);
+			sqlite3_bind_text(st[4], 3, r->ts_names[k], -1, SQLITE_STATIC);
+			bind_u64(st[4], 4, r->ts_val[s * r->ts_nnames + k]);
+			rc = step_reset(w, st[4]);
+		}
+	}
+	for (size_t i = 0; !rc && i < r->nsnaps; i++) {
+		sqlite3_bind_int64(st[5], 1, id);
+		bind_u64(st[5], 2, r->snaps[i].t);
+		sqlite3_bind_int(st[5], 3, r->snaps[i].full);
+		sqlite3_bind_text(st[5], 4, r->snaps[i].why, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st[5], 5, r->snaps[i].text, -1, SQLITE_STATIC);
+		rc = step_reset(w, st[5]);
+	}
+	for (size_t i = 0; !rc && i < r->nlog; i++) {
+		sqlite3_bind_int64(st[6], 1, id);
+		bind_u64(st[6], 2, r->log[i].t);
+		sqlite3_bind_int(st[6], 3, (int)r->log[i].line);
+		sqlite3_bind_text(st[6], 4, r->log[i].cmd, -1, SQLITE_STATIC);
+		sqlite3_bind_int(st[6], 5, r->log[i].rc);
+		sqlite3_bind_text(st[6], 6, r->log[i].msg, -1, SQLITE_STATIC);
+		rc = step_reset(w, st[6]);
+	}
+	if (!rc && in->record_timing) {
+		sqlite3_bind_int64(st[7], 1, id);
+		sqlite3_bind_double(st[7], 2, r->wall_s);
+		sqlite3_bind_int(st[7], 3, in->threads);
+		rc = step_reset(w, st[7]);
+	}
+	return rc;
+}
+
+int rp_results_write(const char *path, const struct rp_results_info *info,
+		     const struct rp_run_result *runs, size_t nruns, struct mr_error *err)
+{
+	static const char *const ins[8] = {
+		"INSERT INTO runs VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,"
+		"?18,?19,?20,?21,?22)",
+		"INSERT INTO memcgs VALUES(?1,?2,?3,?4)",
+		"INSERT INTO counters VALUES(?1,?2,?3,?4)",
+		"INSERT INTO model_counters VALUES(?1,?2,?3)",
+		"INSERT INTO timeseries VALUES(?1,?2,?3,?4)",
+		"INSERT INTO lru_gen VALUES(?1,?2,?3,?4,?5)",
+		"INSERT INTO script_log VALUES(?1,?2,?3,?4,?5,?6)",
+		"INSERT INTO timing VALUES(?1,?2,?3)",
+	};
+	struct wctx w = { .path = path, .err = err };
+	sqlite3_stmt *st[8] = { 0 };
+	char sql[256];
+	int rc = check_target(path, err);
+
+	if (rc)
+		return rc;
+	if (sqlite3_open_v2(path, &w.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+		rc = sqlfail(w.db, path, "creating", err);
+		goto out;
+	}
+	snprintf(sql, sizeof(sql),
+		 "PRAGMA journal_mode=DELETE; PRAGMA application_id=%d; PRAGMA user_version=%d; BEGIN;",
+		 (int)MR_RESULTS_APP_ID, MR_RESULTS_VERSION);
+	rc = exec(&w, sql);
+	if (!rc)
+		rc = exec(&w, schema_sql);
+	if (!rc)
+		rc = exec(&w, "INSERT INTO meta VALUES('format', 'memreplay results v1');"
+			      "INSERT INTO meta VALUES('version', '" MR_VERSION_STRING "');");
+	for (int i = 0; !rc && i < 8; i++)
+		rc = prep(&w, ins[i], &st[i]);
+	for (size_t i = 0; !rc && i < nruns; i++)
+		rc = write_run(&w, st, info, &runs[i], (int64_t)i + 1);
+	if (!rc)
+		rc = exec(&w, "COMMIT;");
+out:
+	for (int i = 0; i < 8; i++)
+		sqlite3_finalize(st[i]);
+	if (w.db && sqlite3_close(w.db) != SQLITE_OK && !rc)
+		rc = mr_error_set(err, MR_EIO, "closing results %s failed", path);
+	if (rc)
+		unlink(path);
+	return rc;
+}
+
+/* ---- reading ---- */
+
+struct mr_results {
+	sqlite3 *db;
+	char path[1024];
+};
+
+int mr_results_open(const char *path, struct mr_results **out, struct mr_error *err)
+{
+	struct mr_results *r;
+	sqlite3_stmt *st = NULL;
+	struct stat sb;
+	int64_t app = -1, ver = -1;
+
+	*out = NULL;
+	if (stat(path, &sb))
+		return mr_error_set(err, MR_ENOENT, "cannot open results %s: %s", path, strerror(errno));
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return mr_error_set(err, MR_ENOMEM, "out of memory");
+	snprintf(r->path, sizeof(r->path), "%s", path);
+	if (sqlite3_open_v2(path, &r->db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
+		goto notres;
+	if (sqlite3_prepare_v2(r->db, "PRAGMA application_id", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		app = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	st = NULL;
+	if ((uint32_t)app != MR_RESULTS_APP_ID)
+		goto notres;
+	if (sqlite3_prepare_v2(r->db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		ver = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (ver > MR_RESULTS_VERSION || ver < 1) {
+		mr_error_set(err, MR_EVERSION, "%s has results format version %lld; this memreplay reads version %d%s",
+			     path, (long long)ver, MR_RESULTS_VERSION,
+			     ver > MR_RESULTS_VERSION ? ": upgrade memreplay" : "");
+		mr_results_close(r);
+		return MR_EVERSION;
+	}
+	*out = r;
+	return 0;
+notres:
+	mr_results_close(r);
+	return mr_error_set(err, MR_ENOTSTORE,
+			    "%s is not a memreplay results database (write one with `memreplay replay TRACE --policy SPEC --memory SIZE -o RESULTS.db`)",
+			    path);
+}
+
+void mr_results_close(struct mr_results *r)
+{
+	if (!r)
+		return;
+	sqlite3_close(r->db);
+	free(r);
+}
+
+void mr_compare_free(struct mr_compare *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->nrows; i++) {
+		free(c->rows[i].value);
+		free(c->rows[i].present);
+	}
+	free(c->rows);
+	free(c->run_id);
+	free(c->spec);
+	free(c);
+}
+
+static struct mr_compare_row *row_find(struct mr_compare *c, const char *name, int model,
+				       size_t *cap, int create)
+{
+	for (size_t i = 0; i < c->nrows; i++)
+		if (c->rows[i].model == model && !strcmp(c->rows[i].name, name))
+			return &c->rows[i];
+	if (!create)
+		return NULL;
+	if (c->nrows == *cap) {
+		size_t nc = *cap ? 2 * *cap : 64;
+		struct mr_compare_row *nr = realloc(c->rows, nc * sizeof(*nr));
+
+		if (!nr)
+			return NULL;
+		c->rows = nr;
+		*cap = nc;
+	}
+	{
+		struct mr_compare_row *r = &c->rows[c->nrows];
+
+		memset(r, 0, sizeof(*r));
+		snprintf(r->name, sizeof(r->name), "%s", name);
+		r->model = model;
+		r->value = calloc(c->nruns ? c->nruns : 1, sizeof(double));
+		r->present = calloc(c->nruns ? c->nruns : 1, 1);
+		if (!r->value || !r->present) {
+			free(r->value);
+			free(r->present);
+			return NULL;
+		}
+		c->nrows++;
+		return r;
+	}
+}
+
+static int run_index(const struct mr_compare *c, int64_t id)
+{
+	for (size_t i = 0; i < c->nruns; i++)
+		if (c->run_id[i] == id)
+			return (int)i;
+	return -1;
+}
+
+static int pick_baseline(struct mr_compare *c, const char *b, struct mr_error *err)
+{
+	char list[400] = "";
+	size_t hits = 0, hit = 0;
+
+	if (!b) {
+		c->baseline = 0;
+		return 0;
+	}
+	if (*b && strspn(b, "0123456789") == strlen(b)) {
+		int i = run_index(c, strtoll(b, NULL, 10));
+
+		if (i >= 0) {
+			c->baseline = (size_t)i;
+			return 0;
+		}
+	}
+	for (size_t i = 0; i < c->nruns; i++) {
+		if (!strcmp(c->spec[i], b)) {
+			c->baseline = i;
+			return 0;
+		}
+	}
+	for (size_t i = 0; i < c->nruns; i++) {
+		size_t n = strlen(b);
+
+		if (!strncmp(c->spec[i], b, n) && (c->spec[i][n] == ':' || c->spec[i][n] == ',' ||
+						    !c->spec[i][n])) {
+			if (!hits)
+				hit = i;
+			hits++;
+		}
+	}
+	if (hits >= 1) {
+		c->baseline = hit; /* the first run matching, as runs are listed */
+		return 0;
+	}
+	for (size_t i = 0; i < c->nruns; i++) {
+		size_t l = strlen(list);
+
+		snprintf(list + l, sizeof(list) - l, "%s%lld=%s", i ? ", " : "", (long long)c->run_id[i],
+			 c->spec[i]);
+	}
+	return mr_error_set(err, MR_ENOENT, "no run matches baseline '%s' (runs: %s)", b, list);
+}
+
+int mr_results_compare(struct mr_results *res, const struct mr_compare_opts *o,
+		       struct mr_compare **out, struct mr_error *err)
+{
+	struct mr_compare *c = calloc(1, sizeof(*c));
+	sqlite3_stmt *st = NULL;
+	size_t cap = 0, n = 0;
+	int rc = 0;
+
+	*out = NULL;
+	if (!c)
+		return mr_error_set(err, MR_ENOMEM, "out of memory");
+	if (sqlite3_prepare_v2(res->db, "SELECT count(*) FROM runs", -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_step(st) != SQLITE_ROW) {
+		rc = sqlfail(res->db, res->path, "reading runs", err);
+		goto fail;
+	}
+	n = (size_t)sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	st = NULL;
+	if (!n) {
+		rc = mr_error_set(err, MR_ENOENT, "%s holds no runs", res->path);
+		goto fail;
+	}
+	c->run_id = calloc(n, sizeof(*c->run_id));
+	c->spec = calloc(n, sizeof(*c->spec));
+	if (!c->run_id || !c->spec) {
+		rc = mr_error_set(err, MR_ENOMEM, "out of memory");
+		goto fail;
+	}
+	if (sqlite3_prepare_v2(res->db, "SELECT id, spec FROM runs ORDER BY id", -1, &st, NULL) != SQLITE_OK) {
+		rc = sqlfail(res->db, res->path, "reading runs", err);
+		goto fail;
+	}
+	while (c->nruns < n && sqlite3_step(st) == SQLITE_ROW) {
+		const unsigned char *s = sqlite3_column_text(st, 1);
+
+		c->run_id[c->nruns] = sqlite3_column_int64(st, 0);
+		snprintf(c->spec[c->nruns], sizeof(c->spec[0]), "%s", s ? (const char *)s : "");
+		c->nruns++;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	rc = pick_baseline(c, o ? o->baseline : NULL, err);
+	if (rc)
+		goto fail;
+
+	for (int model = 0; model < 2; model++) {
+		const char *sql = model ? "SELECT run, name, value FROM model_counters ORDER BY rowid"
+					: "SELECT run, name, value FROM counters WHERE memcg IS NULL"
+					  " ORDER BY rowid";
+
+		if (sqlite3_prepare_v2(res->db, sql, -1, &st, NULL) != SQLITE_OK) {
+			rc = sqlfail(res->db, res->path, "reading counters", err);
+			goto fail;
+		}
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			const char *name = (const char *)sqlite3_column_text(st, 1);
+			int ri = run_index(c, sqlite3_column_int64(st, 0));
+			struct mr_compare_row *row;
+
+			if (ri < 0 || !name)
+				continue;
+			row = row_find(c, name, model, &cap, 1);
+			if (!row) {
+				rc = mr_error_set(err, MR_ENOMEM, "out of memory");
+				sqlite3_finalize(st);
+				st = NULL;
+				goto fail;
+			}
+			if (sqlite3_column_type(st, 2) != SQLITE_NULL) {
+				row->value[ri] = model ? sqlite3_column_double(st, 2)
+						       : (double)(uint64_t)sqlite3_column_int64(st, 2);
+				row->present[ri] = 1;
+			}
+		}
+		sqlite3_finalize(st);
+		st = NULL;
+		if (rc != SQLITE_DONE) {
+			rc = sqlfail(res->db, res->path, "reading counters", err);
+			goto fail;
+		}
+		rc = 0;
+	}
+
+	if (o && o->counters) {
+		/* the rows asked for, in that order */
+		struct mr_compare_row *sel = calloc(o->ncounters ? o->ncounters : 1, sizeof(*sel));
+
+		if (!sel) {
+			rc = mr_error_set(err, MR_ENOMEM, "out of memory");
+			goto fail;
+		}
+		for (size_t i = 0; i < o->ncounters; i++) {
+			const char *name = o->counters[i];
+			struct mr_compare_row *r = row_find(c, name, 0, &cap, 0);
+
+			if (!r && !strncmp(name, "model:", 6))
+				r = row_find(c, name + 6, 1, &cap, 0);
+			if (!r)
+				r = row_find(c, name, 1, &cap, 0);
+			if (!r) {
+				for (size_t j = 0; j < i; j++) {
+					free(sel[j].value);
+					free(sel[j].present);
+				}
+				free(sel);
+				rc = mr_error_set(err, MR_ENOENT,
+						  "no counter '%s' in %s (list them: memreplay query %s \"SELECT DISTINCT name FROM counters\")",
+						  name, res->path, res->path);
+				goto fail;
+			}
+			sel[i] = *r;
+			sel[i].value = malloc(c->nruns * sizeof(double));
+			sel[i].present = malloc(c->nruns);
+			if (!sel[i].value || !sel[i].present) {
+				for (size_t j = 0; j <= i; j++) {
+					free(sel[j].value);
+					free(sel[j].present);
+				}
+				free(sel);
+				rc = mr_error_set(err, MR_ENOMEM, "out of memory");
+				goto fail;
+			}
+			memcpy(sel[i].value, r->value, c->nruns * sizeof(double));
+			memcpy(sel[i].present, r->present, c->nruns);
+		}
+		for (size_t i = 0; i < c->nrows; i++) {
+			free(c->rows[i].value);
+			free(c->rows[i].present);
+		}
+		free(c->rows);
+		c->rows = sel;
+		c->nrows = o->ncounters;
+	} else {
+		/* every counter non-zero in some run, counters first, then model counters */
+		size_t k = 0;
+
+		for (int model = 0; model < 2; model++) {
+			for (size_t i = 0; i < c->nrows; i++) {
+				int nz = 0;
+
+				if (c->rows[i].model != model || !c->rows[i].value)
+					continue;
+				for (size_t j = 0; j < c->nruns; j++)
+					nz |= c->rows[i].present[j] && c->rows[i].value[j] != 0;
+				if (!nz) {
+					free(c->rows[i].value);
+					free(c->rows[i].present);
+					c->rows[i].value = NULL;
+					continue;
+				}
+			}
+		}
+		/* compact, counters before model counters, keeping their order */
+		{
+			struct mr_compare_row *nr = calloc(c->nrows ? c->nrows : 1, sizeof(*nr));
+
+			if (!nr) {
+				rc = mr_error_set(err, MR_ENOMEM, "out of memory");
+				goto fail;
+			}
+			for (int model = 0; model < 2; model++)
+				for (size_t i = 0; i < c->nrows; i++)
+					if (c->rows[i].model == model && c->rows[i].value)
+						nr[k++] = c->rows[i];
+			free(c->rows);
+			c->rows = nr;
+			c->nrows = k;
+		}
+	}
+	*out = c;
+	return 0;
+fail:
+	sqlite3_finalize(st);
+	mr_compare_free(c);
+	return rc;
+}
+
+int mr_compare_delta(const struct mr_compare *c, size_t k, size_t i, double *abs, double *pct)
+{
+	const struct mr_compare_row *r = &c->rows[k];
+	double b, v;
+
+	if (!r->present[i] || !r->present[c->baseline])
+		return -1;
+	b = r->value[c->baseline];
+	v = r->value[i];
+	*abs = v - b;
+	if (b != 0)
+		*pct = 100.0 * (v - b) / fabs(b);
+	else
+		*pct = v == 0 ? 0.0 : NAN;
+	return 0;
+}

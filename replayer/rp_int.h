@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rp_int.h - private to replayer/: the trace image every machine reads, and the pieces
+ * the engine's files share.
+ *
+ * Files of the engine and what each may include (mr_store.h and mr_policy.h both define
+ * a `struct mr_vma`, so no translation unit includes both):
+ *
+ *   trace.c     (mr_store.h)  open a trace, load its tables into a struct rp_trace,
+ *                             derive missing anonymous VMAs, size the page tables
+ *   source.c    (mr_store.h)  the event source: a reader behind neutral calls
+ *   nextuse.c   (no store)    the backward next-use pass for policies with an access hook
+ *   machine.c, mm.c, events.c (mr_policy.h, via machine_int.h) the simulated machine:
+ *               memory and reclaim, address spaces, event semantics
+ *   replay.c    (mr_policy.h) policies, threads, batches, script, results assembly
+ *   bench_replay.c (mr_gen.h) `memreplay bench replay`
+ *   mem.c       huge-page backed arrays indexed by page id
+ *   results.c   (sqlite3)     the results database: write, read, compare
+ *   script.c    (none)        the lru_gen replay script parser
+ *   sha256.c    (none)        trace identity
+ *
+ * Nothing here is a public interface; see mr_replay.h.
+ */
+#ifndef MR_RP_INT_H
+#define MR_RP_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mr_err.h"
+#include "mr_event.h"
+
+/* Page types as storage's enum mr_page_type (kept numerically identical). */
+#define RP_ANON 0
+#define RP_FILE 1
+#define RP_SHMEM 2
+#define RP_PAGE_TYPE_MASK 0x03u
+#define RP_PAGE_EXEC 0x04u  /* page row exec = 1 */
+#define RP_PAGE_VALID 0x08u /* a page row exists for this id */
+
+/* One page row, as the machines need it: 16 bytes, shared read-only. */
+struct rp_page {
+	uint64_t key;   /* anon/shmem: virtual page number; file: page index in the file */
+	uint32_t owner; /* anon/shmem: mm index (0 = none); file: file id */
+	uint16_t memcg; /* memcg index */
+	uint8_t node;
+	uint8_t info;   /* RP_PAGE_* */
+};
+
+static inline unsigned rp_page_type(const struct rp_page *p)
+{
+	return p->info & RP_PAGE_TYPE_MASK;
+}
+
+/* One VMA (a vmas row or a derived anonymous VMA). */
+struct rp_vma_row {
+	uint64_t start, end; /* [start, end) bytes */
+	uint64_t pgoff;      /* file offset of start, pages */
+	uint64_t map_ns, unmap_ns;
+	uint32_t id;         /* vmas row id; derived VMAs get ids above every row's */
+	uint32_t mm;         /* mm index */
+	uint32_t file;       /* file id, 0 = anonymous */
+	uint32_t flags;      /* MR_VMA_* */
+	uint8_t derived;
+};
+
+struct rp_memcg_row {
+	uint32_t cgroup; /* trace cgroup id (0 = pages without a cgroup: the root) */
+	char path[120];
+};
+
+/*
+ * The trace image: loaded once, read by every machine. Indices:
+ *   mm index  1..nr_mms-1 (0 = none); mm_store_id[i] is the trace's id
+ *   file id   the trace's id, arrays sized nr_files = max id + 1
+ *   task id   the trace's id, arrays sized nr_tasks = max id + 1
+ *   vma index position in vmas[], sorted by (mm, start, id)
+ */
+struct rp_trace {
+	char path[1024];
+	char identity[80];     /* "sha256:<hex>" over chunk rows and table counts */
+	uint64_t n_events, n_chunks;
+	uint64_t t_first, t_last;
+	uint64_t by_kind[MR_EV_NR_KINDS];
+	uint32_t nodes;
+
+	struct rp_page *pages;
+	uint32_t nr_pages;
+	uint64_t nr_anon, nr_file, nr_shmem;
+
+	struct rp_vma_row *vmas;
+	uint32_t nr_vmas, nr_derived;
+	uint32_t *vma_by_id;   /* vma indices sorted by id (MAP/UNMAP lookup) */
+
+	uint32_t nr_mms;
+	uint32_t *mm_store_id; /* [nr_mms] */
+	uint32_t *mm_vma_off;  /* [nr_mms + 1]: this mm's vmas are vmas[off[i]..off[i+1]) */
+	uint32_t *mm_tasks;    /* [nr_mms] tasks of the mm in the tasks table */
+	uint32_t *mm_tables;   /* [nr_mms] upper bound on PTE tables the mm can hold at once */
+	uint32_t *mm_anon_off; /* [nr_mms + 1]: anon_index range of the mm */
+	uint16_t *mm_memcg;    /* [nr_mms] memcg of its first task (else of its first page) */
+
+	uint32_t nr_files;     /* max file id + 1 */
+	uint32_t *file_vma_off; /* [nr_files + 1] into file_vmas */
+	uint32_t *file_vmas;   /* vma indices grouped by file */
+
+	uint32_t nr_tasks;     /* max task id + 1 */
+	uint32_t *task_mm;     /* [nr_tasks] mm index, 0 = none */
+
+	uint32_t *anon_index;  /* anon and shmem page ids sorted by (mm, vpage) */
+	uint64_t nr_anon_index;
+
+	struct rp_memcg_row *memcgs;
+	uint32_t nr_memcgs;
+
+	uint64_t pool_tables;  /* initial PTE table pool (peak live tables, bounded) */
+};
+
+/* mem.c: zeroed, page-aligned, huge-page backed when large; free with the same size. */
+void *rp_big_alloc(size_t n);
+void rp_big_free(void *p, size_t n);
+
+/* trace.c */
+int rp_trace_load(const char *path, struct rp_trace **out, struct mr_error *err);
+void rp_trace_free(struct rp_trace *t);
+/* memcg index of a trace cgroup id; -1 when no page is charged to it. */
+int rp_trace_memcg_index(const struct rp_trace *t, uint32_t cgroup);
+/* vma index by row id, or UINT32_MAX. */
+uint32_t rp_trace_vma_by_id(const struct rp_trace *t, uint32_t id);
+
+/* source.c: events of a trace in time order, through the store's reader. */
+struct rp_source;
+int rp_source_open(const char *path, struct rp_source **out, struct mr_error *err);
+/* Up to cap events; *n = 0 at the end (returns 0). Negative on a damaged store. */
+int rp_source_read(struct rp_source *s, struct mr_event *ev, size_t cap, size_t *n,
+		   struct mr_error *err);
+void rp_source_close(struct rp_source *s);
+
+/*
+ * References: the positions a next-use policy is told about. Each ACCESS is one
+ * (an access), each page of an FD_ACCESS is one (an access), each page of a READAHEAD or
+ * PC_INSERT range is one (an insertion, not a use). Both the next-use pass and the
+ * machines count them with this function, so positions agree.
+ */
+static inline uint64_t rp_event_refs(const struct mr_event *ev, uint32_t nr_pages,
+				     uint32_t *first)
+{
+	uint64_t n;
+
+	*first = ev->page;
+	switch (ev->kind) {
+	case MR_EV_ACCESS:
+		return ev->page < nr_pages ? 1 : 0;
+	case MR_EV_FD_ACCESS:
+	case MR_EV_READAHEAD:
+		n = ev->size;
+		break;
+	case MR_EV_PC_INSERT:
+		n = 1ull << (ev->flags & MR_PC_ORDER_MASK);
+		break;
+	default:
+		return 0;
+	}
+	if (ev->page >= nr_pages)
+		return 0;
+	if (n > (uint64_t)nr_pages - ev->page)
+		n = (uint64_t)nr_pages - ev->page;
+	return n;
+}
+
+static inline int rp_event_is_use(const struct mr_event *ev)
+{
+	return ev->kind == MR_EV_ACCESS || ev->kind == MR_EV_FD_ACCESS;
+}
+
+/* nextuse.c: the backward pass. Files live in tmpdir, unlinked at creation. */
+struct rp_nextuse;
+int rp_nextuse_build(const char *trace_path, uint32_t nr_pages, const char *tmpdir,
+		     struct rp_nextuse **out, struct mr_error *err);
+/* Read the next n next-use values (forward, in reference order). */
+int rp_nextuse_read(struct rp_nextuse *nu, uint64_t *out, size_t n, struct mr_error *err);
+uint64_t rp_nextuse_total(const struct rp_nextuse *nu);
+void rp_nextuse_close(struct rp_nextuse *nu);
+
+/* script.c */
+struct rp_script_cmd {
+	uint64_t time;   /* when at_marker is 0 */
+	uint64_t marker; /* marker id when at_marker */
+	uint8_t at_marker;
+	uint32_t line;
+	char text[128];  /* the debugfs command as written */
+};
+struct rp_script {
+	struct rp_script_cmd *cmds; /* time commands sorted by time (stable), then marker ones */
+	size_t n, n_timed;
+};
+int rp_script_parse(const char *path, struct rp_script *s, struct mr_error *err);
+int rp_script_parse_text(const char *text, const char *name, struct rp_script *s,
+			 struct mr_error *err);
+void rp_script_free(struct rp_script *s);
+
+/* sha256.c */
+struct rp_sha256 {
+	uint32_t h[8];
+	uint64_t len;
+	uint8_t buf[64];
+	size_t nbuf;
+};
+void rp_sha256_init(struct rp_sha256 *c);
+void rp_sha256_update(struct rp_sha256 *c, const void *data, size_t n);
+void rp_sha256_final(struct rp_sha256 *c, uint8_t out[32]);
+
+/* ---- per-run results, as machines produce them and results.c writes them ---- */
+
+struct rp_counter {
+	const char *name; /* static, or owned by the run's name pool */
+	int64_t memcg;    /* trace cgroup id, or -1 for the whole machine */
+	uint64_t value;
+};
+
+struct rp_model_counter {
+	char name[64];
+	double value;
+};
+
+struct rp_snapshot {
+	uint64_t t;
+	int full;
+	const char *why; /* "end", "script", "every" */
+	char *text;
+};
+
+struct rp_script_log {
+	uint64_t t;
+	uint32_t line;
+	int rc;
+	char cmd[128];
+	char msg[160];
+};
+
+struct rp_run_result {
+	char spec[256];    /* canonical */
+	char name[64];     /* policy name */
+	uint64_t events;
+	struct rp_counter *counters;
+	size_t ncounters;
+	struct rp_model_counter *model;
+	size_t nmodel, capmodel;
+	/* time series: nsamples rows of nnames values */
+	const char *const *ts_names;
+	size_t ts_nnames;
+	uint64_t *ts_t;
+	uint64_t *ts_val;
+	size_t ts_nsamples;
+	struct rp_snapshot *snaps;
+	size_t nsnaps, capsnaps;
+	struct rp_script_log *log;
+	size_t nlog, caplog;
+	double wall_s;
+};
+
+/* results.c */
+struct rp_results_info {
+	const struct rp_trace *t;
+	uint64_t memory_pages;       /* 0 = none */
+	const char *memory_spec;
+	uint64_t swap_pages;         /* 0 = unlimited */
+	uint64_t wb_delay_ns, interval_ns, snapshot_every_ns;
+	const char *script;          /* path or "(inline)", NULL = none */
+	const char *script_sha256;
+	const uint64_t *memcg_limit; /* [t->nr_memcgs] pages, 0 = unlimited */
+	int record_timing;
+	int threads;
+};
+int rp_results_write(const char *path, const struct rp_results_info *info,
+		     const struct rp_run_result *runs, size_t nruns, struct mr_error *err);
+
+#endif /* MR_RP_INT_H */

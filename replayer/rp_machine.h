@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rp_machine.h - private to replayer/: one simulated machine driven by trace events, with
+ * the policy it runs (semantics in mr_replay.h). Single-threaded: one machine is only
+ * ever advanced by one thread at a time.
+ */
+#ifndef MR_RP_MACHINE_H
+#define MR_RP_MACHINE_H
+
+#include "mr_policy.h"
+#include "rp_int.h"
+
+struct rp_machine;
+
+struct rp_machine_opts {
+	const struct mr_policy_ops *ops;
+	const void *params;           /* parsed, ops->params_size bytes (copied) */
+	const char *canon;            /* canonical spec */
+	const uint64_t *memcg_limit;  /* [t->nr_memcgs] pages, 0 = unlimited */
+	uint64_t global_limit;        /* pages over all memcgs, 0 = none */
+	uint64_t swap_pages;          /* 0 = unlimited */
+	uint64_t wb_delay_ns;         /* 0 = end of the reclaim invocation */
+	uint64_t interval_ns;         /* time series step (> 0) */
+	uint64_t snapshot_every_ns;   /* 0 = off */
+	const struct rp_script *script;
+	int check;
+	const uint32_t *memcg_ids;    /* [t->nr_memcgs] */
+	const char *const *memcg_paths;
+};
+
+/* Size and initialise the machine and its policy (ops->init). */
+int rp_machine_create(const struct rp_trace *t, const struct rp_machine_opts *o,
+		      struct rp_machine **out, struct mr_error *err);
+void rp_machine_destroy(struct rp_machine *x);
+/* Does the policy want next-use positions (an access hook)? */
+int rp_machine_wants_nextuse(const struct rp_machine *x);
+/* Replay n events in order. nu: next-use positions of their references (rp_event_refs),
+ * or NULL when not wanted. 0, or negative with rp_machine_error() set (pool growth). */
+int rp_machine_run(struct rp_machine *x, const struct mr_event *ev, size_t n,
+		   const uint64_t *nu);
+/* After the last event: remaining script commands, final sample and snapshots. */
+int rp_machine_finish(struct rp_machine *x);
+/* The run's results, pointing into memory the machine owns (valid until destroy). */
+int rp_machine_result(struct rp_machine *x, struct rp_run_result *r, struct mr_error *err);
+const struct mr_error *rp_machine_error(const struct rp_machine *x);
+/* Accumulated worker time for this machine. */
+void rp_machine_add_time(struct rp_machine *x, double s);
+
+#endif /* MR_RP_MACHINE_H */

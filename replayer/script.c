@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * script.c - the replay script: lru_gen debugfs commands at trace times or markers.
+ *
+ *   # comment
+ *   TIME   COMMAND[; COMMAND...]      TIME = ns, or with a unit: 250ms, 2s, 10us, 5ns
+ *   @ID    COMMAND                    right after the MARKER event with id ID
+ *
+ * COMMAND is the kernel's /sys/kernel/debug/lru_gen write syntax (MGLRU-SPEC §7):
+ *   + memcg node max_gen [swappiness [force_scan]]
+ *   - memcg node min_gen [swappiness [nr_to_reclaim]]
+ * (swappiness may be `max`). The shape is checked here; the values (does max_gen exist,
+ * is the memcg known) are the policy's to judge when the command runs.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rp_int.h"
+
+static int is_uint(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return 0;
+	return 1;
+}
+
+/* Check one command's shape; normalise spacing into out. */
+static int check_cmd(const char *name, unsigned line, const char *cmd, char *out, size_t cap,
+		     struct mr_error *err)
+{
+	char buf[256], *tok[8], *save = NULL, *p;
+	int n = 0;
+
+	snprintf(buf, sizeof(buf), "%s", cmd);
+	for (p = strtok_r(buf, " \t", &save); p; p = strtok_r(NULL, " \t", &save)) {
+		if (n == 8)
+			break;
+		tok[n++] = p;
+	}
+	if (n < 4 || n > 6 || (strcmp(tok[0], "+") && strcmp(tok[0], "-")))
+		return mr_error_set(err, MR_EINVAL,
+				    "%s:%u: '%s' is not an lru_gen command: expected '+ memcg node max_gen [swappiness [force_scan]]' or '- memcg node min_gen [swappiness [nr_to_reclaim]]'",
+				    name, line, cmd);
+	for (int i = 1; i < n; i++)
+		if (!is_uint(tok[i]) && !(i == 4 && !strcmp(tok[i], "max")))
+			return mr_error_set(err, MR_EINVAL, "%s:%u: '%s' in '%s' is not a non-negative integer%s",
+					    name, line, tok[i], cmd, i == 4 ? " or 'max'" : "");
+	out[0] = 0;
+	for (int i = 0; i < n; i++) {
+		size_t l = strlen(out);
+
+		snprintf(out + l, cap - l, "%s%s", i ? " " : "", tok[i]);
+	}
+	if (strlen(out) >= cap - 1)
+		return mr_error_set(err, MR_EINVAL, "%s:%u: command too long", name, line);
+	return 0;
+}
+
+static int parse_time(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	uint64_t mul = 1;
+
+	errno = 0;
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -1;
+	if (!*end || !strcmp(end, "ns"))
+		mul = 1;
+	else if (!strcmp(end, "us"))
+		mul = 1000;
+	else if (!strcmp(end, "ms"))
+		mul = 1000000;
+	else if (!strcmp(end, "s"))
+		mul = 1000000000;
+	else
+		return -1;
+	if (v > UINT64_MAX / mul)
+		return -1;
+	*out = v * mul;
+	return 0;
+}
+
+static int cmp_cmd(const void *a, const void *b)
+{
+	const struct rp_script_cmd *x = a, *y = b;
+
+	if (x->at_marker != y->at_marker)
+		return x->at_marker ? 1 : -1;
+	if (!x->at_marker && x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return 0; /* same line: kept apart by the stable order below */
+}
+
+int rp_script_parse_text(const char *text, const char *name, struct rp_script *s,
+			 struct mr_error *err)
+{
+	const char *p = text;
+	unsigned line = 0;
+	size_t cap = 0;
+
+	memset(s, 0, sizeof(*s));
+	while (*p) {
+		char l[1024], *c, *when, *rest, *save = NULL, *one;
+		const char *e = strchr(p, '\n');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		struct rp_script_cmd proto = { 0 };
+
+		line++;
+		if (len >= sizeof(l)) {
+			rp_script_free(s);
+			return mr_error_set(err, MR_EINVAL, "%s:%u: line too long", name, line);
+		}
+		memcpy(l, p, len);
+		l[len] = 0;
+		p += len + (e ? 1 : 0);
+		if ((c = strchr(l, '#')))
+			*c = 0;
+		when = l;
+		while (isspace((unsigned char)*when))
+			when++;
+		if (!*when)
+			continue;
+		rest = when;
+		while (*rest && !isspace((unsigned char)*rest))
+			rest++;
+		if (*rest)
+			*rest++ = 0;
+		proto.line = line;
+		if (when[0] == '@') {
+			char *end;
+
+			errno = 0;
+			proto.marker = strtoull(when + 1, &end, 10);
+			if (!when[1] || *end || errno) {
+				rp_script_free(s);
+				return mr_error_set(err, MR_EINVAL, "%s:%u: '%s' is not a marker reference (expected @ID)",
+						    name, line, when);
+			}
+			proto.at_marker = 1;
+		} else if (parse_time(when, &proto.time)) {
+			rp_script_free(s);
+			return mr_error_set(err, MR_EINVAL,
+					    "%s:%u: '%s' is not a time (ns, or with a unit ns/us/ms/s) or @MARKER_ID",
+					    name, line, when);
+		}
+		for (one = strtok_r(rest, ";,", &save); one; one = strtok_r(NULL, ";,", &save)) {
+			struct rp_script_cmd *cmd;
+			char *q = one;
+			int rc;
+
+			while (isspace((unsigned char)*q))
+				q++;
+			if (!*q)
+				continue;
+			if (s->n == cap) {
+				struct rp_script_cmd *nc;
+
+				cap = cap ? 2 * cap : 16;
+				nc = realloc(s->cmds, cap * sizeof(*nc));
+				if (!nc) {
+					rp_script_free(s);
+					return mr_error_set(err, MR_ENOMEM, "out of memory");
+				}
+				s->cmds = nc;
+			}
+			cmd = &s->cmds[s->n];
+			*cmd = proto;
+			rc = check_cmd(name, line, q, cmd->text, sizeof(cmd->text), err);
+			if (rc) {
+				rp_script_free(s);
+				return rc;
+			}
+			s->n++;
+		}
+	}
+	/* stable: commands of one line keep their order (insertion sort, scripts are short) */
+	for (size_t i = 1; i < s->n; i++) {
+		struct rp_script_cmd x = s->cmds[i];
+		size_t j = i;
+
+		while (j > 0 && cmp_cmd(&s->cmds[j - 1], &x) > 0) {
+			s->cmds[j] = s->cmds[j - 1];
+			j--;
+		}
+		s->cmds[j] = x;
+	}
+	for (size_t i = 0; i < s->n; i++)
+		if (!s->cmds[i].at_marker)
+			s->n_timed++;
+	return 0;
+}
+
+int rp_script_parse(const char *path, struct rp_script *s, struct mr_error *err)
+{
+	FILE *f = fopen(path, "r");
+	char *text = NULL;
+	size_t n = 0, cap = 0;
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	if (!f)
+		return mr_error_set(err, MR_ENOENT, "cannot open script %s: %s", path, strerror(errno));
+	for (;;) {
+		if (cap - n < 4096) {
+			char *nt;
+
+			cap = cap ? 2 * cap : 8192;
+			if (cap > (64u << 20)) {
+				fclose(f);
+				free(text);
+				return mr_error_set(err, MR_EINVAL, "script %s is larger than 64 MiB", path);
+			}
+			nt = realloc(text, cap);
+			if (!nt) {
+				fclose(f);
+				free(text);
+				return mr_error_set(err, MR_ENOMEM, "out of memory");
+			}
+			text = nt;
+		}
+		size_t r = fread(text + n, 1, cap - n - 1, f);
+
+		n += r;
+		if (r == 0)
+			break;
+	}
+	if (ferror(f)) {
+		fclose(f);
+		free(text);
+		return mr_error_set(err, MR_EIO, "reading script %s failed", path);
+	}
+	fclose(f);
+	text[n] = 0;
+	rc = rp_script_parse_text(text, path, s, err);
+	free(text);
+	return rc;
+}
+
+void rp_script_free(struct rp_script *s)
+{
+	if (!s)
+		return;
+	free(s->cmds);
+	s->cmds = NULL;
+	s->n = s->n_timed = 0;
+}

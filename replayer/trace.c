@@ -1,0 +1,996 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * trace.c - load a trace's tables into the image every machine reads (struct rp_trace):
+ * pages as 16-byte rows, VMAs sorted by (mm, start), tasks, memcgs, and the sizes the
+ * machines allocate up front (PTE tables per mm, the table pool).
+ *
+ * Derived VMAs. Generators and recorders may omit the vmas row of some anonymous
+ * memory. Every anonymous (or shmem) page that no vmas row of its mm covers gets a
+ * derived VMA so that page tables always exist: per 2 MiB region of an mm, one VMA
+ * spanning the first to the last such page, read+write, anonymous, mapped from the start
+ * of the trace; when that span would overlap a vmas row, one VMA per run of
+ * consecutive uncovered pages instead. Derived VMAs have ids above every row's and
+ * `derived = 1`.
+ *
+ * Table sizing. A PTE table exists for an (mm, 2 MiB region) while a live VMA of the mm
+ * covers the region and a page was mapped there. Per VMA we count the regions that hold
+ * at least one page it could map (anon: pages of the mm in its range; file: pages of the
+ * file in its pgoff window); an mm's bound is the sum over its VMAs, and the pool is
+ * the peak of that sum over the VMAs' [map_ns, unmap_ns) lifetimes (0 = whole trace).
+ * The pool may still grow at run time for traces whose events disagree with their rows.
+ */
+#define _GNU_SOURCE /* qsort_r */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mr_store.h"
+#include "rp_int.h"
+
+#define RP_MAX_DENSE_ID (1u << 26) /* task/file ids index arrays directly */
+
+struct load {
+	struct rp_trace *t;
+	struct mr_store *s;
+	struct mr_error *err;
+	struct rp_sha256 sha;
+	uint32_t *mm_ids; /* sorted store mm ids; index = position + 1 */
+	uint32_t nmm_ids;
+	uint32_t *cg_ids; /* page cgroup ids: first-seen order in the pass, then sorted */
+	uint32_t ncg, capcg, cg_last;
+	uint32_t max_file;
+	uint32_t *mm_first_cg; /* [nr_mms] cgroup id + 1 of the mm's first task, 0 = none */
+	int rc;
+};
+
+static int sqlerr(struct load *l, const char *what)
+{
+	sqlite3 *db = mr_store_db(l->s);
+
+	return mr_error_set(l->err, MR_EIO, "%s: %s: %s", l->t->path, what, sqlite3_errmsg(db));
+}
+
+static int prepare(struct load *l, const char *sql, sqlite3_stmt **st)
+{
+	if (sqlite3_prepare_v2(mr_store_db(l->s), sql, -1, st, NULL) != SQLITE_OK)
+		return sqlerr(l, "reading the trace tables");
+	return 0;
+}
+
+static void hash_u64(struct load *l, uint64_t v)
+{
+	uint8_t b[8];
+
+	for (int i = 0; i < 8; i++)
+		b[i] = (uint8_t)(v >> (8 * i));
+	rp_sha256_update(&l->sha, b, 8);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint32_t *find_u32(const uint32_t *v, uint32_t n, uint32_t key)
+{
+	return bsearch(&key, v, n, sizeof(*v), cmp_u32);
+}
+
+static uint32_t mm_index(const struct load *l, uint32_t id)
+{
+	uint32_t *p;
+
+	if (!id)
+		return 0;
+	p = find_u32(l->mm_ids, l->nmm_ids, id);
+	return p ? (uint32_t)(p - l->mm_ids) + 1 : 0;
+}
+
+/* A sorted distinct list of non-zero ids from one query. */
+static int id_list(struct load *l, const char *sql, uint32_t **out, uint32_t *n, int keep_zero)
+{
+	sqlite3_stmt *st;
+	uint32_t *v = NULL, cap = 0, k = 0;
+	int rc = prepare(l, sql, &st);
+
+	if (rc)
+		return rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+
+		if (id < 0 || id > UINT32_MAX - 1 || (!id && !keep_zero))
+			continue;
+		if (k == cap) {
+			uint32_t *nv;
+
+			cap = cap ? 2 * cap : 64;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				free(v);
+				sqlite3_finalize(st);
+				return mr_error_set(l->err, MR_ENOMEM, "out of memory loading ids");
+			}
+			v = nv;
+		}
+		v[k++] = (uint32_t)id;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		free(v);
+		return sqlerr(l, "reading ids");
+	}
+	if (k)
+		qsort(v, k, sizeof(*v), cmp_u32);
+	{
+		uint32_t j = 0;
+
+		for (uint32_t i = 0; i < k; i++)
+			if (!j || v[j - 1] != v[i])
+				v[j++] = v[i];
+		k = j;
+	}
+	*out = v;
+	*n = k;
+	return 0;
+}
+
+static int max_id(struct load *l, const char *sql, uint64_t *out)
+{
+	sqlite3_stmt *st;
+	int rc = prepare(l, sql, &st);
+
+	if (rc)
+		return rc;
+	*out = 0;
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0)
+		*out = (uint64_t)sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return 0;
+}
+
+/* ---- identity: chunk rows ---- */
+
+static int hash_chunks(struct load *l)
+{
+	sqlite3_stmt *st;
+	int rc = prepare(l, "SELECT id, stream, t_first, t_last, n_events, crc, payload_bytes,"
+			    " length(data) FROM chunks ORDER BY id", &st);
+
+	if (rc)
+		return rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		for (int i = 0; i < 8; i++)
+			hash_u64(l, (uint64_t)sqlite3_column_int64(st, i));
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : sqlerr(l, "reading chunk rows");
+}
+
+/* ---- pages ---- */
+
+/* Index of cgroup id in the list of cgroups pages are charged to (first-seen order). */
+static int add_cgroup(struct load *l, uint32_t id, uint32_t *idx)
+{
+	if (l->ncg && l->cg_ids[l->cg_last] == id) {
+		*idx = l->cg_last;
+		return 0;
+	}
+	for (uint32_t i = 0; i < l->ncg; i++) {
+		if (l->cg_ids[i] == id) {
+			*idx = l->cg_last = i;
+			return 0;
+		}
+	}
+	if (l->ncg == 4096)
+		return mr_error_set(l->err, MR_ERANGE, "%s: pages are charged to more than 4096 cgroups; at most 4096 are modelled",
+				    l->t->path);
+	if (l->ncg == l->capcg) {
+		uint32_t cap = l->capcg ? 2 * l->capcg : 16;
+		uint32_t *n = realloc(l->cg_ids, cap * sizeof(*n));
+
+		if (!n)
+			return mr_error_set(l->err, MR_ENOMEM, "out of memory");
+		l->cg_ids = n;
+		l->capcg = cap;
+	}
+	l->cg_ids[l->ncg] = id;
+	*idx = l->cg_last = l->ncg++;
+	return 0;
+}
+
+/* One page row; owner and memcg are remapped to indices after the pass. */
+static int page_row(const struct mr_page *p, void *arg)
+{
+	struct load *l = arg;
+	struct rp_trace *t = l->t;
+	struct rp_page *rp;
+	unsigned node = p->node < 0 ? 0 : (unsigned)p->node;
+	uint32_t cg;
+	int rc;
+
+	if (p->id >= t->nr_pages)
+		return mr_error_set(l->err, MR_ECORRUPT, "%s: page id %u beyond the pages table", t->path,
+				    p->id);
+	if (node > 255)
+		return mr_error_set(l->err, MR_ECORRUPT, "%s: page %u is on node %u (at most 256 nodes are modelled)",
+				    t->path, p->id, node);
+	if (node + 1 > t->nodes)
+		t->nodes = node + 1;
+	rc = add_cgroup(l, p->cgroup, &cg);
+	if (rc)
+		return rc;
+	rp = &t->pages[p->id];
+	rp->info = (uint8_t)(p->type | (p->exec ? RP_PAGE_EXEC : 0) | RP_PAGE_VALID);
+	rp->node = (uint8_t)node;
+	rp->memcg = (uint16_t)cg;
+	if (p->type == MR_PAGE_FILE) {
+		rp->owner = p->file;
+		rp->key = p->index;
+		t->nr_file++;
+		if (p->file > l->max_file)
+			l->max_file = p->file;
+	} else {
+		rp->owner = p->mm;
+		rp->key = p->vpage;
+		if (p->type == MR_PAGE_SHMEM)
+			t->nr_shmem++;
+		else
+			t->nr_anon++;
+	}
+	return 0;
+}
+
+static int cmp_by_key(const void *a, const void *b, void *arg)
+{
+	const uint32_t *key = arg;
+	uint32_t x = key[*(const uint32_t *)a], y = key[*(const uint32_t *)b];
+
+	return x < y ? -1 : x > y;
+}
+
+/* ---- VMAs ---- */
+
+static int cmp_vma(const void *a, const void *b)
+{
+	const struct rp_vma_row *x = a, *y = b;
+
+	if (x->mm != y->mm)
+		return x->mm < y->mm ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int cmp_vma_id(const void *a, const void *b, void *arg)
+{
+	const struct rp_trace *t = arg;
+	uint32_t x = t->vmas[*(const uint32_t *)a].id;
+	uint32_t y = t->vmas[*(const uint32_t *)b].id;
+
+	return x < y ? -1 : x > y;
+}
+
+static int load_vmas(struct load *l, struct rp_vma_row **out, uint32_t *n)
+{
+	struct rp_trace *t = l->t;
+	sqlite3_stmt *st;
+	struct rp_vma_row *v = NULL;
+	uint32_t cap = 0, k = 0;
+	int rc = prepare(l, "SELECT id, coalesce(mm,0), coalesce(start,0), coalesce(\"end\",0),"
+			    " coalesce(flags,0), coalesce(file,0), coalesce(pgoff,0),"
+			    " coalesce(map_ns,0), coalesce(unmap_ns,0) FROM vmas ORDER BY id", &st);
+
+	if (rc)
+		return rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct rp_vma_row r = { 0 };
+		int64_t id = sqlite3_column_int64(st, 0);
+		uint64_t file = (uint64_t)sqlite3_column_int64(st, 5);
+
+		r.id = (uint32_t)id;
+		r.mm = mm_index(l, (uint32_t)sqlite3_column_int64(st, 1));
+		r.start = (uint64_t)sqlite3_column_int64(st, 2) & ~4095ull;
+		r.end = ((uint64_t)sqlite3_column_int64(st, 3) + 4095) & ~4095ull;
+		r.flags = (uint32_t)sqlite3_column_int64(st, 4);
+		r.pgoff = (uint64_t)sqlite3_column_int64(st, 6);
+		r.map_ns = (uint64_t)sqlite3_column_int64(st, 7);
+		r.unmap_ns = (uint64_t)sqlite3_column_int64(st, 8);
+		if (id <= 0 || id >= UINT32_MAX / 2 || !r.mm || r.end <= r.start ||
+		    file >= t->nr_files || r.end > (1ull << 57))
+			continue; /* unusable row: pages it would cover get derived VMAs */
+		r.file = (uint32_t)file;
+		if (!r.file)
+			r.flags &= ~(uint32_t)MR_VMA_FILE;
+		if (k == cap) {
+			struct rp_vma_row *nv;
+
+			cap = cap ? 2 * cap : 256;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				free(v);
+				sqlite3_finalize(st);
+				return mr_error_set(l->err, MR_ENOMEM, "out of memory loading vmas");
+			}
+			v = nv;
+		}
+		v[k++] = r;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		free(v);
+		return sqlerr(l, "reading vmas");
+	}
+	*out = v;
+	*n = k;
+	return 0;
+}
+
+/* Within an mm's rows [lo, hi) (sorted by start, pmax = prefix maximum of end): does a
+ * row cover addr / overlap [s, e)? */
+static int rows_cover(const struct rp_vma_row *v, const uint64_t *pmax, uint32_t lo, uint32_t hi,
+		      uint64_t s, uint64_t e)
+{
+	uint32_t x = lo, y = hi;
+
+	while (x < y) { /* first row with start >= e */
+		uint32_t mid = (x + y) / 2;
+
+		if (v[mid].start < e)
+			x = mid + 1;
+		else
+			y = mid;
+	}
+	return x > lo && pmax[x - 1] > s;
+}
+
+static int push_vma(struct load *l, struct rp_vma_row **vp, uint32_t *np, uint32_t *capp,
+		    const struct rp_vma_row *r)
+{
+	if (*np == *capp) {
+		uint32_t cap = *capp ? 2 * *capp : 256;
+		struct rp_vma_row *nv = realloc(*vp, cap * sizeof(**vp));
+
+		if (!nv)
+			return mr_error_set(l->err, MR_ENOMEM, "out of memory deriving vmas");
+		*vp = nv;
+		*capp = cap;
+	}
+	(*vp)[(*np)++] = *r;
+	return 0;
+}
+
+/* Anonymous VMAs for uncovered anon/shmem pages (see the file comment). */
+static int derive_vmas(struct load *l, struct rp_vma_row **vp, uint32_t *np, uint32_t *capp)
+{
+	struct rp_trace *t = l->t;
+	const uint32_t *ix = t->anon_index;
+	uint32_t rows = *np, next_id = 1;
+	uint64_t *pmax = malloc((rows ? rows : 1) * sizeof(*pmax));
+	uint32_t mlo = 0, mhi = 0;
+	uint64_t a = 0;
+	int rc = 0;
+
+	if (!pmax)
+		return mr_error_set(l->err, MR_ENOMEM, "out of memory deriving vmas");
+	for (uint32_t k = 0; k < rows; k++) {
+		const struct rp_vma_row *v = *vp;
+
+		if (v[k].id >= next_id)
+			next_id = v[k].id + 1;
+		pmax[k] = (k && v[k - 1].mm == v[k].mm && pmax[k - 1] > v[k].end) ? pmax[k - 1]
+										: v[k].end;
+	}
+	while (a < t->nr_anon_index) {
+		uint32_t mm = t->pages[ix[a]].owner;
+		uint64_t region = t->pages[ix[a]].key >> 9, b = a, first = UINT64_MAX, last = 0;
+		const struct rp_vma_row *v = *vp;
+		struct rp_vma_row r = { .mm = mm, .flags = MR_VMA_READ | MR_VMA_WRITE, .derived = 1 };
+
+		while (mlo < rows && v[mlo].mm < mm)
+			mlo++;
+		if (mhi < mlo)
+			mhi = mlo;
+		while (mhi < rows && v[mhi].mm <= mm)
+			mhi++;
+		while (b < t->nr_anon_index && t->pages[ix[b]].owner == mm &&
+		       t->pages[ix[b]].key >> 9 == region)
+			b++;
+		/* uncovered pages of this region */
+		for (uint64_t c = a; c < b; c++) {
+			uint64_t k = t->pages[ix[c]].key;
+
+			if (rows_cover(v, pmax, mlo, mhi, k << 12, (k + 1) << 12))
+				continue;
+			if (first == UINT64_MAX)
+				first = c;
+			last = c;
+		}
+		if (first == UINT64_MAX) {
+			a = b;
+			continue;
+		}
+		r.start = t->pages[ix[first]].key << 12;
+		r.end = (t->pages[ix[last]].key + 1) << 12;
+		if (!rows_cover(v, pmax, mlo, mhi, r.start, r.end)) {
+			r.id = next_id++;
+			rc = push_vma(l, vp, np, capp, &r);
+			if (rc)
+				break;
+			t->nr_derived++;
+			a = b;
+			continue;
+		}
+		/* one VMA per run of consecutive uncovered pages */
+		for (uint64_t c = first; c <= last && !rc;) {
+			uint64_t k = t->pages[ix[c]].key, e = k + 1, d = c + 1;
+
+			if (rows_cover(*vp, pmax, mlo, mhi, k << 12, (k + 1) << 12)) {
+				c++;
+				continue;
+			}
+			while (d <= last && t->pages[ix[d]].key <= e &&
+			       !rows_cover(*vp, pmax, mlo, mhi, t->pages[ix[d]].key << 12,
+					   (t->pages[ix[d]].key + 1) << 12)) {
+				e = t->pages[ix[d]].key + 1;
+				d++;
+			}
+			r.start = k << 12;
+			r.end = e << 12;
+			r.id = next_id++;
+			rc = push_vma(l, vp, np, capp, &r);
+			if (!rc)
+				t->nr_derived++;
+			c = d;
+		}
+		if (rc)
+			break;
+		a = b;
+	}
+	free(pmax);
+	return rc;
+}
+
+/* Sort ids[0..n) by their page rows' (owner, key, id), through a packed copy so that
+ * the comparisons read sequential memory instead of the page rows at random. */
+struct sort_ent {
+	uint64_t key;
+	uint32_t owner, id;
+};
+
+static int cmp_ent(const void *a, const void *b)
+{
+	const struct sort_ent *x = a, *y = b;
+
+	if (x->owner != y->owner)
+		return x->owner < y->owner ? -1 : 1;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int sort_pages(const struct rp_page *pages, uint32_t *ids, uint64_t n)
+{
+	struct sort_ent *e;
+
+	if (n < 2)
+		return 0;
+	e = malloc(n * sizeof(*e));
+	if (!e)
+		return MR_ENOMEM;
+	for (uint64_t i = 0; i < n; i++)
+		e[i] = (struct sort_ent){ pages[ids[i]].key, pages[ids[i]].owner, ids[i] };
+	qsort(e, n, sizeof(*e), cmp_ent);
+	for (uint64_t i = 0; i < n; i++)
+		ids[i] = e[i].id;
+	free(e);
+	return 0;
+}
+
+/* ---- table sizing ---- */
+
+struct sweep_ev {
+	uint64_t t;
+	int64_t d;
+};
+
+static int cmp_sweep(const void *a, const void *b)
+{
+	const struct sweep_ev *x = a, *y = b;
+
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x->d < y->d ? -1 : x->d > y->d; /* releases first */
+}
+
+/* Regions of v holding at least one page it could map. */
+static uint64_t vma_regions(const struct rp_trace *t, const struct rp_vma_row *v,
+			    const uint32_t *fidx, uint64_t nfidx)
+{
+	uint64_t count = 0, last = UINT64_MAX;
+
+	if (!v->file) {
+		uint64_t lo = t->mm_anon_off[v->mm], hi = t->mm_anon_off[v->mm + 1];
+		uint64_t k0 = v->start >> 12, k1 = v->end >> 12;
+
+		while (lo < hi) {
+			uint64_t mid = (lo + hi) / 2;
+
+			if (t->pages[t->anon_index[mid]].key < k0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < t->mm_anon_off[v->mm + 1]; lo++) {
+			uint64_t k = t->pages[t->anon_index[lo]].key;
+
+			if (k >= k1)
+				break;
+			if (k >> 9 != last) {
+				last = k >> 9;
+				count++;
+			}
+		}
+	} else {
+		uint64_t lo = 0, hi = nfidx, i0 = v->pgoff, i1 = v->pgoff + ((v->end - v->start) >> 12);
+
+		while (lo < hi) {
+			uint64_t mid = (lo + hi) / 2;
+			const struct rp_page *p = &t->pages[fidx[mid]];
+
+			if (p->owner < v->file || (p->owner == v->file && p->key < i0))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < nfidx; lo++) {
+			const struct rp_page *p = &t->pages[fidx[lo]];
+			uint64_t r;
+
+			if (p->owner != v->file || p->key >= i1)
+				break;
+			r = ((v->start >> 12) + (p->key - v->pgoff)) >> 9;
+			if (r != last) {
+				last = r;
+				count++;
+			}
+		}
+	}
+	return count;
+}
+
+static int size_tables(struct load *l)
+{
+	struct rp_trace *t = l->t;
+	uint32_t *fidx = NULL;
+	uint64_t nf = 0, total = 0, peak = 0, cur = 0;
+	struct sweep_ev *sw = NULL;
+	uint64_t *reg = NULL;
+	size_t nsw = 0;
+	int rc = 0;
+
+	fidx = malloc((t->nr_file ? t->nr_file : 1) * sizeof(*fidx));
+	reg = malloc((t->nr_vmas ? t->nr_vmas : 1) * sizeof(*reg));
+	sw = malloc((t->nr_vmas ? 2 * (size_t)t->nr_vmas : 1) * sizeof(*sw));
+	if (!fidx || !reg || !sw) {
+		rc = mr_error_set(l->err, MR_ENOMEM, "out of memory sizing page tables");
+		goto out;
+	}
+	for (uint32_t i = 0; i < t->nr_pages; i++)
+		if ((t->pages[i].info & RP_PAGE_VALID) && rp_page_type(&t->pages[i]) == RP_FILE)
+			fidx[nf++] = i;
+	if (sort_pages(t->pages, fidx, nf)) {
+		rc = mr_error_set(l->err, MR_ENOMEM, "out of memory sizing page tables");
+		goto out;
+	}
+	for (uint32_t k = 0; k < t->nr_vmas; k++) {
+		struct rp_vma_row *v = &t->vmas[k];
+		uint64_t r = vma_regions(t, v, fidx, nf);
+
+		reg[k] = r;
+		total += r;
+		if (t->mm_tables[v->mm] + r > UINT32_MAX / 2)
+			t->mm_tables[v->mm] = UINT32_MAX / 2;
+		else
+			t->mm_tables[v->mm] += (uint32_t)r;
+		if (!r)
+			continue;
+		sw[nsw++] = (struct sweep_ev){ v->derived ? 0 : v->map_ns, (int64_t)r };
+		if (!v->derived && v->unmap_ns > v->map_ns)
+			sw[nsw++] = (struct sweep_ev){ v->unmap_ns, -(int64_t)r };
+	}
+	if (nsw)
+		qsort(sw, nsw, sizeof(*sw), cmp_sweep);
+	for (size_t i = 0; i < nsw; i++) {
+		cur += (uint64_t)sw[i].d;
+		if (cur > peak)
+			peak = cur;
+	}
+	t->pool_tables = peak < total ? peak : total;
+	if (!t->pool_tables)
+		t->pool_tables = 1;
+out:
+	free(fidx);
+	free(reg);
+	free(sw);
+	return rc;
+}
+
+/* ---- main ---- */
+
+static int load_all(struct load *l)
+{
+	struct rp_trace *t = l->t;
+	struct mr_store_summary sum;
+	char buf[64];
+	uint64_t mx;
+	sqlite3_stmt *st;
+	uint32_t *tmp = NULL, ntmp = 0, capv = 0;
+	struct rp_vma_row *v = NULL;
+	uint32_t nv = 0;
+	int rc;
+
+	rc = mr_store_summarize(l->s, &sum, l->err);
+	if (rc)
+		return rc;
+	t->n_events = sum.n_events;
+	t->n_chunks = sum.n_chunks;
+	t->t_first = sum.t_first;
+	t->t_last = sum.t_last;
+	memcpy(t->by_kind, sum.by_kind, sizeof(t->by_kind));
+	t->nodes = 1;
+	if (!mr_store_meta_get(l->s, "nodes", buf, sizeof(buf), NULL)) {
+		long n = strtol(buf, NULL, 10);
+
+		if (n >= 1 && n <= 256)
+			t->nodes = (uint32_t)n;
+	}
+	rp_sha256_init(&l->sha);
+	rp_sha256_update(&l->sha, "memreplay trace identity v1", 27);
+	rc = hash_chunks(l);
+	if (rc)
+		return rc;
+
+	/* pages, in one pass: owners and cgroups as the store names them, remapped below */
+	rc = max_id(l, "SELECT max(id) + 1 FROM pages", &mx);
+	if (rc)
+		return rc;
+	if (mx >= MR_PAGE_NONE)
+		return mr_error_set(l->err, MR_ECORRUPT, "%s: page ids exceed 32 bits", t->path);
+	t->nr_pages = (uint32_t)mx;
+	t->pages = rp_big_alloc((size_t)t->nr_pages * sizeof(*t->pages));
+	if (!t->pages)
+		return mr_error_set(l->err, MR_ENOMEM, "out of memory for %u page rows", t->nr_pages);
+	rc = mr_store_pages_foreach(l->s, page_row, l, l->err);
+	if (rc)
+		return rc;
+
+	/* memcgs: the cgroups pages are charged to, in id order */
+	if (!l->ncg) {
+		rc = add_cgroup(l, 0, &ntmp);
+		if (rc)
+			return rc;
+	}
+	{
+		uint32_t *order = malloc(l->ncg * sizeof(uint32_t));
+		uint16_t *remap = malloc(l->ncg * sizeof(uint16_t));
+
+		if (!order || !remap) {
+			free(order);
+			free(remap);
+			return mr_error_set(l->err, MR_ENOMEM, "out of memory");
+		}
+		for (uint32_t i = 0; i < l->ncg; i++)
+			order[i] = i;
+		qsort_r(order, l->ncg, sizeof(uint32_t), cmp_by_key, l->cg_ids);
+		for (uint32_t i = 0; i < l->ncg; i++)
+			remap[order[i]] = (uint16_t)i;
+		for (uint32_t i = 0; i < t->nr_pages; i++)
+			t->pages[i].memcg = remap[t->pages[i].memcg];
+		for (uint32_t i = 0; i < l->ncg; i++)
+			order[i] = l->cg_ids[order[i]];
+		memcpy(l->cg_ids, order, l->ncg * sizeof(uint32_t));
+		free(order);
+		free(remap);
+	}
+	t->nr_memcgs = l->ncg;
+	t->memcgs = calloc(t->nr_memcgs, sizeof(*t->memcgs));
+	if (!t->memcgs)
+		return mr_error_set(l->err, MR_ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < l->ncg; i++) {
+		t->memcgs[i].cgroup = l->cg_ids[i];
+		snprintf(t->memcgs[i].path, sizeof(t->memcgs[i].path), "%s", l->cg_ids[i] ? "?" : "/");
+	}
+	rc = prepare(l, "SELECT id, coalesce(path,'') FROM cgroups ORDER BY id", &st);
+	if (rc)
+		return rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		uint32_t *p = find_u32(l->cg_ids, l->ncg, (uint32_t)sqlite3_column_int64(st, 0));
+		const unsigned char *path = sqlite3_column_text(st, 1);
+
+		if (p && path && *path)
+			snprintf(t->memcgs[p - l->cg_ids].path, sizeof(t->memcgs[0].path), "%s",
+				 (const char *)path);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return sqlerr(l, "reading cgroups");
+	if (t->nodes * t->nr_memcgs > 65535)
+		return mr_error_set(l->err, MR_ERANGE, "%s: %u nodes x %u memcgs is too many lruvecs",
+				    t->path, t->nodes, t->nr_memcgs);
+
+	/* mms: every id named anywhere (pages' owners are still store ids here) */
+	rc = id_list(l, "SELECT id FROM mms UNION SELECT mm FROM tasks UNION SELECT mm FROM vmas",
+		     &l->mm_ids, &l->nmm_ids, 0);
+	if (rc)
+		return rc;
+	{
+		uint32_t *extra = NULL, nextra = 0, cap = 0, last = 0;
+
+		for (uint32_t i = 0; i < t->nr_pages; i++) {
+			const struct rp_page *p = &t->pages[i];
+			uint32_t *ne;
+
+			if (!(p->info & RP_PAGE_VALID) || rp_page_type(p) == RP_FILE || !p->owner ||
+			    p->owner == last || find_u32(l->mm_ids, l->nmm_ids, p->owner))
+				continue;
+			last = p->owner;
+			if (nextra == cap) {
+				cap = cap ? 2 * cap : 64;
+				ne = realloc(extra, cap * sizeof(*ne));
+				if (!ne) {
+					free(extra);
+					return mr_error_set(l->err, MR_ENOMEM, "out of memory");
+				}
+				extra = ne;
+			}
+			extra[nextra++] = p->owner;
+		}
+		if (nextra) {
+			uint32_t *all = realloc(l->mm_ids, (l->nmm_ids + nextra) * sizeof(uint32_t)), j = 0;
+
+			if (!all) {
+				free(extra);
+				return mr_error_set(l->err, MR_ENOMEM, "out of memory");
+			}
+			memcpy(all + l->nmm_ids, extra, nextra * sizeof(uint32_t));
+			qsort(all, l->nmm_ids + nextra, sizeof(uint32_t), cmp_u32);
+			for (uint32_t i = 0; i < l->nmm_ids + nextra; i++)
+				if (!j || all[j - 1] != all[i])
+					all[j++] = all[i];
+			l->mm_ids = all;
+			l->nmm_ids = j;
+		}
+		free(extra);
+	}
+	for (uint32_t i = 0; i < t->nr_pages; i++) {
+		struct rp_page *p = &t->pages[i];
+
+		if ((p->info & RP_PAGE_VALID) && rp_page_type(p) != RP_FILE)
+			p->owner = mm_index(l, p->owner);
+	}
+	t->nr_mms = l->nmm_ids + 1;
+	t->mm_store_id = calloc(t->nr_mms, sizeof(uint32_t));
+	t->mm_tasks = calloc(t->nr_mms, sizeof(uint32_t));
+	t->mm_tables = calloc(t->nr_mms, sizeof(uint32_t));
+	t->mm_vma_off = calloc(t->nr_mms + 1, sizeof(uint32_t));
+	t->mm_anon_off = calloc(t->nr_mms + 1, sizeof(uint32_t));
+	t->mm_memcg = calloc(t->nr_mms, sizeof(uint16_t));
+	l->mm_first_cg = calloc(t->nr_mms, sizeof(uint32_t));
+	if (!t->mm_store_id || !t->mm_tasks || !t->mm_tables || !t->mm_vma_off || !t->mm_anon_off ||
+	    !t->mm_memcg || !l->mm_first_cg)
+		return mr_error_set(l->err, MR_ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < l->nmm_ids; i++)
+		t->mm_store_id[i + 1] = l->mm_ids[i];
+
+	/* tasks */
+	rc = max_id(l, "SELECT max(id) FROM tasks", &mx);
+	if (rc)
+		return rc;
+	if (mx >= RP_MAX_DENSE_ID)
+		return mr_error_set(l->err, MR_ECORRUPT, "%s: task id %llu is too large (task ids must be dense)",
+				    t->path, (unsigned long long)mx);
+	t->nr_tasks = (uint32_t)mx + 1;
+	t->task_mm = calloc(t->nr_tasks, sizeof(uint32_t));
+	if (!t->task_mm)
+		return mr_error_set(l->err, MR_ENOMEM, "out of memory");
+	rc = prepare(l, "SELECT id, coalesce(mm,0), coalesce(cgroup,0) FROM tasks ORDER BY id", &st);
+	if (rc)
+		return rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		uint32_t mm = mm_index(l, (uint32_t)sqlite3_column_int64(st, 1));
+
+		if (id <= 0 || (uint64_t)id >= t->nr_tasks)
+			continue;
+		t->task_mm[id] = mm;
+		if (mm && ++t->mm_tasks[mm] == 1)
+			l->mm_first_cg[mm] = (uint32_t)sqlite3_column_int64(st, 2) + 1;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return sqlerr(l, "reading tasks");
+
+	/* files: ids index arrays (pages' largest is known from the pass) */
+	rc = max_id(l, "SELECT max(m) FROM (SELECT max(id) AS m FROM files UNION ALL"
+		       " SELECT max(file) FROM vmas)", &mx);
+	if (rc)
+		return rc;
+	if (l->max_file > mx)
+		mx = l->max_file;
+	if (mx >= RP_MAX_DENSE_ID)
+		return mr_error_set(l->err, MR_ECORRUPT, "%s: file id %llu is too large (file ids must be dense)",
+				    t->path, (unsigned long long)mx);
+	t->nr_files = (uint32_t)mx + 1;
+
+	/* anon index by (mm, vpage) */
+	t->nr_anon_index = 0;
+	t->anon_index = malloc(((size_t)t->nr_anon + t->nr_shmem + 1) * sizeof(uint32_t));
+	if (!t->anon_index)
+		return mr_error_set(l->err, MR_ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < t->nr_pages; i++) {
+		const struct rp_page *p = &t->pages[i];
+
+		if ((p->info & RP_PAGE_VALID) && rp_page_type(p) != RP_FILE && p->owner)
+			t->anon_index[t->nr_anon_index++] = i;
+	}
+	if (sort_pages(t->pages, t->anon_index, t->nr_anon_index))
+		return mr_error_set(l->err, MR_ENOMEM, "out of memory");
+	for (uint64_t i = 0, mm = 0; mm <= t->nr_mms; mm++) {
+		while (i < t->nr_anon_index && t->pages[t->anon_index[i]].owner < mm)
+			i++;
+		t->mm_anon_off[mm] = (uint32_t)i;
+	}
+	/* an mm belongs to the memcg of its first task, else of its first page */
+	for (uint32_t mm = 1; mm < t->nr_mms; mm++) {
+		uint32_t *cg = l->mm_first_cg[mm] ? find_u32(l->cg_ids, l->ncg, l->mm_first_cg[mm] - 1)
+						  : NULL;
+
+		if (cg)
+			t->mm_memcg[mm] = (uint16_t)(cg - l->cg_ids);
+		else if (t->mm_anon_off[mm] < t->mm_anon_off[mm + 1])
+			t->mm_memcg[mm] = t->pages[t->anon_index[t->mm_anon_off[mm]]].memcg;
+	}
+
+	/* vmas: rows, then derived */
+	rc = load_vmas(l, &v, &nv);
+	if (rc)
+		return rc;
+	capv = nv;
+	if (nv)
+		qsort(v, nv, sizeof(*v), cmp_vma);
+	rc = derive_vmas(l, &v, &nv, &capv);
+	if (rc) {
+		free(v);
+		return rc;
+	}
+	if (nv)
+		qsort(v, nv, sizeof(*v), cmp_vma);
+	t->vmas = v;
+	t->nr_vmas = nv;
+	for (uint32_t k = 0, mm = 0; mm <= t->nr_mms; mm++) {
+		while (k < nv && v[k].mm < mm)
+			k++;
+		t->mm_vma_off[mm] = k;
+	}
+	t->vma_by_id = malloc((nv ? nv : 1) * sizeof(uint32_t));
+	t->file_vma_off = calloc((size_t)t->nr_files + 1, sizeof(uint32_t));
+	t->file_vmas = malloc((nv ? nv : 1) * sizeof(uint32_t));
+	if (!t->vma_by_id || !t->file_vma_off || !t->file_vmas)
+		return mr_error_set(l->err, MR_ENOMEM, "out of memory");
+	for (uint32_t k = 0; k < nv; k++)
+		t->vma_by_id[k] = k;
+	if (nv)
+		qsort_r(t->vma_by_id, nv, sizeof(uint32_t), cmp_vma_id, t);
+	for (uint32_t k = 0; k < nv; k++)
+		if (v[k].file)
+			t->file_vma_off[v[k].file + 1]++;
+	for (uint32_t f = 0; f < t->nr_files; f++)
+		t->file_vma_off[f + 1] += t->file_vma_off[f];
+	tmp = calloc(t->nr_files ? t->nr_files : 1, sizeof(uint32_t));
+	if (!tmp)
+		return mr_error_set(l->err, MR_ENOMEM, "out of memory");
+	for (uint32_t k = 0; k < nv; k++)
+		if (v[k].file)
+			t->file_vmas[t->file_vma_off[v[k].file] + tmp[v[k].file]++] = k;
+	free(tmp);
+	(void)ntmp;
+
+	rc = size_tables(l);
+	if (rc)
+		return rc;
+	{
+		uint8_t d[32];
+
+		/* table sizes after the chunk rows: the identity of what a replay reads */
+		hash_u64(l, t->nr_pages);
+		hash_u64(l, t->nr_anon);
+		hash_u64(l, t->nr_file);
+		hash_u64(l, t->nr_shmem);
+		hash_u64(l, t->nr_vmas - t->nr_derived);
+		hash_u64(l, t->nr_tasks);
+		hash_u64(l, t->nr_mms);
+		hash_u64(l, t->nr_files);
+		hash_u64(l, t->nr_memcgs);
+		rp_sha256_final(&l->sha, d);
+		memcpy(t->identity, "sha256:", 7);
+		for (int i = 0; i < 32; i++)
+			snprintf(t->identity + 7 + 2 * i, 3, "%02x", d[i]);
+	}
+	return 0;
+}
+
+int rp_trace_load(const char *path, struct rp_trace **out, struct mr_error *err)
+{
+	struct load l = { .err = err };
+	struct rp_trace *t;
+	int rc;
+
+	*out = NULL;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return mr_error_set(err, MR_ENOMEM, "out of memory");
+	snprintf(t->path, sizeof(t->path), "%s", path);
+	l.t = t;
+	rc = mr_store_open(path, MR_STORE_RDONLY, &l.s, err);
+	if (!rc)
+		rc = load_all(&l);
+	mr_store_close(l.s);
+	free(l.mm_ids);
+	free(l.cg_ids);
+	free(l.mm_first_cg);
+	if (rc) {
+		rp_trace_free(t);
+		return rc;
+	}
+	*out = t;
+	return 0;
+}
+
+void rp_trace_free(struct rp_trace *t)
+{
+	if (!t)
+		return;
+	rp_big_free(t->pages, (size_t)t->nr_pages * sizeof(*t->pages));
+	free(t->vmas);
+	free(t->vma_by_id);
+	free(t->mm_store_id);
+	free(t->mm_vma_off);
+	free(t->mm_tasks);
+	free(t->mm_tables);
+	free(t->mm_anon_off);
+	free(t->mm_memcg);
+	free(t->file_vma_off);
+	free(t->file_vmas);
+	free(t->task_mm);
+	free(t->anon_index);
+	free(t->memcgs);
+	free(t);
+}
+
+int rp_trace_memcg_index(const struct rp_trace *t, uint32_t cgroup)
+{
+	for (uint32_t i = 0; i < t->nr_memcgs; i++)
+		if (t->memcgs[i].cgroup == cgroup)
+			return (int)i;
+	return -1;
+}
+
+uint32_t rp_trace_vma_by_id(const struct rp_trace *t, uint32_t id)
+{
+	uint32_t lo = 0, hi = t->nr_vmas;
+
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+		uint32_t x = t->vmas[t->vma_by_id[mid]].id;
+
+		if (x == id)
+			return t->vma_by_id[mid];
+		if (x < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return UINT32_MAX;
+}

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_replay_trace.c - hand-made traces for the replay tests, written with the ordinary
+ * store writer. Kept apart from test_replay.c because mr_store.h and mr_policy.h cannot
+ * be included together (both define struct mr_vma). The small API is declared again at
+ * the top of test_replay.c.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mr_store.h"
+#include "mr_test.h"
+
+struct tb {
+	struct mr_store *s;
+	struct mr_writer *w;
+	uint32_t stream;
+	int rc;
+};
+
+struct tb *tb_create(const char *path, unsigned nodes);
+void tb_cgroup(struct tb *b, uint32_t id, const char *path);
+void tb_mm(struct tb *b, uint32_t id);
+void tb_task(struct tb *b, uint32_t id, uint32_t mm, uint32_t cgroup);
+void tb_file(struct tb *b, uint32_t id, uint64_t npages);
+void tb_vma(struct tb *b, uint32_t id, uint32_t mm, uint64_t start, uint64_t npages,
+	    uint32_t flags, uint32_t file, uint64_t pgoff);
+void tb_page_anon(struct tb *b, uint32_t id, uint32_t mm, uint64_t vpage, uint32_t cgroup,
+		  int node);
+void tb_page_file(struct tb *b, uint32_t id, uint32_t file, uint64_t index, uint32_t cgroup,
+		  int exec);
+void tb_marker(struct tb *b, uint32_t id, uint64_t t);
+void tb_ev(struct tb *b, uint64_t time, unsigned kind, uint32_t page, uint32_t task,
+	   unsigned flags, uint32_t size, uint64_t arg);
+int tb_finish(struct tb *b);
+
+struct tb *tb_create(const char *path, unsigned nodes)
+{
+	struct mr_error err = { 0 };
+	struct tb *b = calloc(1, sizeof(*b));
+
+	if (!b)
+		return NULL;
+	b->rc = mr_store_create(path, 1, &b->s, &err);
+	if (!b->rc)
+		b->rc = mr_writer_create(b->s, NULL, &b->w, &err);
+	if (!b->rc)
+		b->rc = mr_writer_add_stream(b->w, "test", "test", -1, &b->stream);
+	if (!b->rc)
+		b->rc = mr_writer_set_meta_u64(b->w, "nodes", nodes);
+	if (b->rc)
+		fprintf(stderr, "tb_create %s: %s\n", path, err.msg);
+	return b;
+}
+
+void tb_cgroup(struct tb *b, uint32_t id, const char *path)
+{
+	struct mr_cgroup c = { .id = id, .path = path };
+
+	if (!b->rc)
+		b->rc = mr_writer_add_cgroup(b->w, &c);
+}
+
+void tb_mm(struct tb *b, uint32_t id)
+{
+	if (!b->rc)
+		b->rc = mr_writer_add_mm(b->w, id, (int32_t)id, "test");
+}
+
+void tb_task(struct tb *b, uint32_t id, uint32_t mm, uint32_t cgroup)
+{
+	struct mr_task t = { .id = id, .pid = (int32_t)id, .tgid = (int32_t)mm, .mm = mm,
+			     .cgroup = cgroup, .comm = "test" };
+
+	if (!b->rc)
+		b->rc = mr_writer_add_task(b->w, &t);
+}
+
+void tb_file(struct tb *b, uint32_t id, uint64_t npages)
+{
+	struct mr_file f = { .id = id, .dev = 1, .ino = id, .path = "/f", .size_pages = npages };
+
+	if (!b->rc)
+		b->rc = mr_writer_add_file(b->w, &f);
+}
+
+void tb_vma(struct tb *b, uint32_t id, uint32_t mm, uint64_t start, uint64_t npages,
+	    uint32_t flags, uint32_t file, uint64_t pgoff)
+{
+	struct mr_vma v = { .id = id, .mm = mm, .start = start, .end = start + npages * 4096,
+			    .flags = flags, .file = file, .pgoff = pgoff };
+
+	if (!b->rc)
+		b->rc = mr_writer_add_vma(b->w, &v);
+}
+
+void tb_page_anon(struct tb *b, uint32_t id, uint32_t mm, uint64_t vpage, uint32_t cgroup,
+		  int node)
+{
+	struct mr_page p = { .id = id, .type = MR_PAGE_ANON, .mm = mm, .vpage = vpage,
+			     .cgroup = cgroup, .node = (int16_t)node };
+
+	if (!b->rc)
+		b->rc = mr_writer_add_page(b->w, &p);
+}
+
+void tb_page_file(struct tb *b, uint32_t id, uint32_t file, uint64_t index, uint32_t cgroup,
+		  int exec)
+{
+	struct mr_page p = { .id = id, .type = MR_PAGE_FILE, .file = file, .index = index,
+			     .cgroup = cgroup, .exec = (uint8_t)exec, .node = 0 };
+
+	if (!b->rc)
+		b->rc = mr_writer_add_page(b->w, &p);
+}
+
+void tb_marker(struct tb *b, uint32_t id, uint64_t t)
+{
+	struct mr_event ev = { .time = t, .page = MR_PAGE_NONE, .kind = MR_EV_MARKER, .arg = id };
+
+	if (!b->rc)
+		b->rc = mr_writer_add_marker(b->w, id, t, "marker");
+	if (!b->rc)
+		b->rc = mr_writer_append(b->w, b->stream, &ev);
+}
+
+void tb_ev(struct tb *b, uint64_t time, unsigned kind, uint32_t page, uint32_t task,
+	   unsigned flags, uint32_t size, uint64_t arg)
+{
+	struct mr_event ev = { .time = time, .arg = arg, .page = page, .task = task,
+			       .size = size, .kind = (uint8_t)kind, .flags = (uint8_t)flags };
+
+	if (!b->rc)
+		b->rc = mr_writer_append(b->w, b->stream, &ev);
+}
+
+int tb_finish(struct tb *b)
+{
+	int rc = b->rc;
+
+	if (!rc)
+		rc = mr_writer_finish(b->w);
+	mr_writer_destroy(b->w);
+	mr_store_close(b->s);
+	free(b);
+	return rc;
+}
