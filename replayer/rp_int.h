@@ -3,8 +3,8 @@
  * rp_int.h - private to replayer/: the trace image every machine reads, and the pieces
  * the engine's files share.
  *
- * Files of the engine and what each may include (mr_store.h and mr_policy.h both define
- * a `struct mr_vma`, so no translation unit includes both):
+ * Files of the engine (each keeps to the headers it names, so the store and the policy
+ * interface stay apart):
  *
  *   trace.c     (mr_store.h)  open a trace, load its tables into a struct rp_trace,
  *                             derive missing anonymous VMAs, size the page tables

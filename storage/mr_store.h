@@ -69,7 +69,7 @@ struct mr_file {
 	uint64_t size_pages;
 };
 
-struct mr_vma {
+struct mr_vma_row {
 	uint32_t id;
 	uint32_t mm;
 	uint64_t start, end; /* virtual addresses, [start, end) */
@@ -142,7 +142,7 @@ int mr_writer_add_cgroup(struct mr_writer *w, const struct mr_cgroup *c);
 int mr_writer_add_mm(struct mr_writer *w, uint32_t id, int32_t tgid, const char *comm);
 int mr_writer_add_task(struct mr_writer *w, const struct mr_task *t);
 int mr_writer_add_file(struct mr_writer *w, const struct mr_file *f);
-int mr_writer_add_vma(struct mr_writer *w, const struct mr_vma *v);
+int mr_writer_add_vma(struct mr_writer *w, const struct mr_vma_row *v);
 /* Insert or replace (node/exec/cgroup may be learned later). */
 int mr_writer_add_page(struct mr_writer *w, const struct mr_page *p);
 int mr_writer_add_marker(struct mr_writer *w, uint32_t id, uint64_t time_ns, const char *text);

@@ -298,7 +298,7 @@ int mr_writer_add_file(struct mr_writer *w, const struct mr_file *f)
 	return run_stmt(w, ST_FILE, "adding a file");
 }
 
-int mr_writer_add_vma(struct mr_writer *w, const struct mr_vma *v)
+int mr_writer_add_vma(struct mr_writer *w, const struct mr_vma_row *v)
 {
 	sqlite3_stmt *st = w->st[ST_VMA];
 	int rc = begin(w);

@@ -14,14 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mr_gen.h" /* includes mr_store.h: only its generator API is used here */
+#include "mr_gen.h"
 #include "mr_test.h"
 
-/* mr_policy.h and mr_store.h both define struct mr_vma: the generator header above has
- * brought mr_store.h in, so the policy interface comes in under a renamed struct. */
-#define mr_vma mr_policy_vma
 #include "mr_policy.h"
-#undef mr_vma
 #include "mr_replay.h"
 
 /* test_replay_trace.c */
@@ -216,7 +212,7 @@ static void fifo_rotate(struct mr_policy *p, uint32_t page)
 	}
 }
 
-static int count_pte(void *arg, const struct mr_policy_vma *vma, struct mr_pte_table *pt,
+static int count_pte(void *arg, const struct mr_vma *vma, struct mr_pte_table *pt,
 		     unsigned slot)
 {
 	(void)vma;
@@ -286,7 +282,7 @@ struct walk_arg {
 	struct fifo_stats *st;
 };
 
-static int w_pud(void *arg, const struct mr_policy_vma *vma, uint64_t addr)
+static int w_pud(void *arg, const struct mr_vma *vma, uint64_t addr)
 {
 	(void)vma;
 	(void)addr;
@@ -294,7 +290,7 @@ static int w_pud(void *arg, const struct mr_policy_vma *vma, uint64_t addr)
 	return 0;
 }
 
-static int w_pmd(void *arg, const struct mr_policy_vma *vma, struct mr_pte_table *pt,
+static int w_pmd(void *arg, const struct mr_vma *vma, struct mr_pte_table *pt,
 		 unsigned first, unsigned last)
 {
 	struct fifo_stats *st = ((struct walk_arg *)arg)->st;
@@ -307,7 +303,7 @@ static int w_pmd(void *arg, const struct mr_policy_vma *vma, struct mr_pte_table
 	return 0;
 }
 
-static int w_vma(void *arg, const struct mr_policy_vma *vma)
+static int w_vma(void *arg, const struct mr_vma *vma)
 {
 	(void)vma;
 	((struct walk_arg *)arg)->st->walk_vmas++;

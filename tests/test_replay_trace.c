@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * test_replay_trace.c - hand-made traces for the replay tests, written with the ordinary
- * store writer. Kept apart from test_replay.c because mr_store.h and mr_policy.h cannot
- * be included together (both define struct mr_vma). The small API is declared again at
- * the top of test_replay.c.
+ * store writer. The small API is declared again at the top of test_replay.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,7 +86,7 @@ void tb_file(struct tb *b, uint32_t id, uint64_t npages)
 void tb_vma(struct tb *b, uint32_t id, uint32_t mm, uint64_t start, uint64_t npages,
 	    uint32_t flags, uint32_t file, uint64_t pgoff)
 {
-	struct mr_vma v = { .id = id, .mm = mm, .start = start, .end = start + npages * 4096,
+	struct mr_vma_row v = { .id = id, .mm = mm, .start = start, .end = start + npages * 4096,
 			    .flags = flags, .file = file, .pgoff = pgoff };
 
 	if (!b->rc)

@@ -513,7 +513,7 @@ int gen_vma_init(struct gen_ctx *c, struct gen_vma *v, uint32_t mm, uint64_t sta
 
 int gen_vma_row(struct gen_ctx *c, const struct gen_vma *v)
 {
-	struct mr_vma r = {
+	struct mr_vma_row r = {
 		.id = v->id, .mm = v->mm, .start = v->start,
 		.end = v->start + (v->npages << GEN_PAGE_SHIFT), .flags = v->flags,
 		.file = v->file ? v->file->id : 0, .pgoff = v->pgoff, .map_ns = v->map_ns,
