@@ -51,6 +51,22 @@ if [ "$a" = "$b" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL
 expect 0 "512" -- "$MR" query "$T/a.db" "SELECT count(*) FROM pages"
 expect 1 "SQL error" -- "$MR" query "$T/a.db" "SELECT * FROM no_such_table"
 
+# replay / compare: errors name the problem; a replay writes results compare can read.
+expect 1 "unknown policy 'nosuch'" -- "$MR" replay "$T/a.db" --policy nosuch --memory 1M
+expect 1 "swappiness" -- "$MR" replay "$T/a.db" --policy lru:swappiness=999 --memory 1M
+expect 1 "bogus" -- "$MR" replay "$T/a.db" --policy lru:bogus=1 --memory 1M
+expect 1 "bad size 'lots'" -- "$MR" replay "$T/a.db" --policy lru --memory lots
+expect 1 "No such file" -- "$MR" replay "$T/missing.db" --policy lru --memory 1M
+expect 1 "not a memreplay trace" -- "$MR" replay "$T/text.db" --policy lru --memory 1M
+expect 0 "lru" -- "$MR" replay --list-policies
+expect 0 "results in" -- "$MR" replay "$T/a.db" --policy lru --policy opt --memory 1M -q -o "$T/r.db"
+expect 0 "pswpout" -- "$MR" compare "$T/r.db"
+expect 0 "counter," -- "$MR" compare "$T/r.db" --format csv
+expect 0 "\"runs\"" -- "$MR" compare "$T/r.db" --format json
+expect 1 "No such file" -- "$MR" compare "$T/none.db"
+"$MR" replay "$T/a.db" --policy lru --policy opt --memory 1M -q -o "$T/r2.db" >/dev/null 2>&1
+if cmp -s "$T/r.db" "$T/r2.db"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: replay results not byte-identical"; fi
+
 # A future format version is refused with a message that says so.
 cp "$T/a.db" "$T/future.db"
 "$MR" query "$T/a.db" "SELECT 1" >/dev/null
