@@ -11,10 +11,9 @@
 #define PM_PMD_SIZE (1ull << MR_PMD_SHIFT)
 #define PM_PUD_SIZE (1ull << MR_PUD_SHIFT)
 
-/* storage's enum mr_page_type (mr_store.h cannot be included beside mr_policy.h) */
-#define PM_TYPE_ANON 0
-#define PM_TYPE_FILE 1
-#define PM_TYPE_SHMEM 2
+#define PM_TYPE_ANON MR_PAGE_ANON
+#define PM_TYPE_FILE MR_PAGE_FILE
+#define PM_TYPE_SHMEM MR_PAGE_SHMEM
 
 /* Policy flags a freed page loses (the page allocator clears page flags). */
 #define PM_FREE_CLEAR                                                                      \
@@ -114,14 +113,26 @@ static void pm_walk_mm(struct mr_machine *m, uint32_t mm, const struct mr_walk_o
 	}
 }
 
-/* Clear every PTE mapping page, moving dirty bits to the folio. */
+/* try_to_unmap()'s dirty-bit transfer: PTE dirty bits move to PG_dirty. */
+static int transfer_dirty(void *arg, const struct mr_vma *vma, struct mr_pte_table *pt,
+			  unsigned slot)
+{
+	struct mr_folio *f = arg;
+
+	(void)vma;
+	if (pt->bits[slot] & MR_PTE_DIRTY) {
+		pt->bits[slot] &= (uint8_t)~MR_PTE_DIRTY;
+		f->flags |= MR_PG_DIRTY;
+	}
+	return 0;
+}
+
+/* Clear every PTE mapping the page. */
 static int unmap_one(void *arg, const struct mr_vma *vma, struct mr_pte_table *pt, unsigned slot)
 {
 	struct mr_folio *f = arg;
 
 	(void)vma;
-	if (pt->bits[slot] & MR_PTE_DIRTY)
-		f->flags |= MR_PG_DIRTY;
 	pt->page[slot] = MR_NONE;
 	pt->bits[slot] = 0;
 	pt->nr_present--;
@@ -135,13 +146,14 @@ static int pm_remove_mapping(struct mr_machine *m, uint32_t page, uint64_t shado
 	struct pm_machine *pm = pm_of(m);
 	struct mr_folio *f = &m->folios[page];
 
-	/* try_to_unmap(): dirty bits first; a folio that turns out dirty stays */
-	m->ops->rmap_walk(m, page, unmap_one, f);
+	/* dirty bits first; a folio that turns out dirty stays, still mapped */
+	m->ops->rmap_walk(m, page, transfer_dirty, f);
 	if (f->flags & (MR_PG_DIRTY | MR_PG_WRITEBACK))
 		return MR_REMOVE_BUSY;
 	if (f->type == PM_TYPE_ANON && (f->flags & MR_PG_SWAPBACKED) &&
 	    !(f->flags & MR_PG_SWAPCACHE))
 		return MR_REMOVE_BUSY;
+	m->ops->rmap_walk(m, page, unmap_one, f);
 	pm->shadow[page] = shadow;
 	f->flags &= ~PM_FREE_CLEAR;
 	pm->nr_removed++;

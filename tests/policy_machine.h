@@ -12,15 +12,22 @@
  *
  * Usage:
  *   struct pm_machine *pm = pm_create(&(struct pm_config){ .nr_pages = 64 });
- *   struct mr_vma *v = pm_add_vma(pm, 0, 0x400000, 0x400000 + 16 * 4096, MR_VMA_READ, 1);
- *   pm_folio(pm, 3, MR_PAGE_FILE_LRU);         // resident file folio, lruvec 0
+ *   pm_add_vma(pm, 0, 0x400000, 0x400000 + 16 * 4096, MR_VMA_READ | MR_VMA_FILE, 1);
+ *   pm_folio(pm, 3, PM_FILE, 0, 0);            // resident file folio, memcg 0, node 0
  *   pm_map(pm, 0, 0x400000 + 3 * 4096, 3, MR_PTE_YOUNG);
  *   struct mr_policy *p = pm_policy_new(pm, &mr_mglru_ops);
  *   pm_policy_set(p, "swappiness", 100);
  *   pm_policy_init(p, &err);
+ *   p->ops->folio_add(p, 3, MR_ADD_IN_FAULT);
  *   ...
  *   pm_policy_free(p);
  *   pm_destroy(pm);
+ *
+ * The rmap and page-table walks scan every table (tests are tiny); remove_mapping()
+ * unmaps, refuses dirty or unswapped anon folios (MR_REMOVE_BUSY), records the shadow
+ * in pm->shadow[page] and clears the page's flags as freeing does; start_writeback()
+ * moves PG_dirty to PG_writeback (ending it is the test's job: clear PG_writeback and
+ * call p->ops->rotate); add_to_swap() takes a slot from m.swap_free.
  */
 #ifndef MR_TESTS_POLICY_MACHINE_H
 #define MR_TESTS_POLICY_MACHINE_H

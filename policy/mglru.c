@@ -1,0 +1,965 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mglru.c - the Multi-Gen LRU model ([7.2], Mode A; see mglru.h for the file map):
+ * the ops table and parameters, the generation lists, insertion (include/linux/
+ * mm_inline.h), fd accesses and activation (mm/swap.c), refault detection
+ * (mm/workingset.c), model counters and the invariant checker.
+ *
+ * Every function that follows a kernel function names it; "differs:" marks where the
+ * model deliberately does something else (docs/mglru-model.md collects them).
+ */
+#include "mglru.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ---- parameters ---- */
+
+static const struct mr_param_desc mglru_param_table[] = {
+	{ "swappiness", MR_PARAM_INT, MIN_SWAPPINESS, SWAPPINESS_ANON_ONLY, 60, NULL,
+	  offsetof(struct mglru_params, swappiness),
+	  "vm.swappiness seen by reclaim; 0 = file only, 201 = anon only (debugfs 'max')" },
+	{ "min_ttl_ms", MR_PARAM_INT, 0, UINT32_MAX, 0, NULL,
+	  offsetof(struct mglru_params, min_ttl_ms),
+	  "/sys/kernel/mm/lru_gen/min_ttl_ms: kswapd counts an OOM when every generation "
+	  "it could evict is younger (0 = off)" },
+	{ "enabled", MR_PARAM_INT, 0, 7, 7, NULL, offsetof(struct mglru_params, enabled),
+	  "/sys/kernel/mm/lru_gen/enabled caps: 0x1 core (required), 0x2 mm walk, "
+	  "0x4 non-leaf PMD young" },
+	{ "lru_gen_stats", MR_PARAM_BOOL, 0, 1, 0, NULL,
+	  offsetof(struct mglru_params, lru_gen_stats),
+	  "CONFIG_LRU_GEN_STATS: keep 4 generations of PID and mm-walk history "
+	  "(NR_HIST_GENS = 4) instead of 1" },
+};
+
+/* ---- lists (include/linux/list.h over page ids) ---- */
+
+/* list_add() / list_add_tail() onto folios[gen][type][zone] of lv. */
+void lru_gen_list_add(struct mglru *mg, struct lruvec *lv, uint32_t page, unsigned gen,
+		      bool tail)
+{
+	const struct mr_folio *f = &mg->m->folios[page];
+	struct lru_gen_list *l = &lv->lrugen.folios[gen][folio_is_file_lru(f)][folio_zonenum(f)];
+	struct lru_gen_page *pg = &mg->pages[page];
+
+	MR_WARN_ON_ONCE(pg->list);
+	pg->list = (uint8_t)(gen + 1);
+	if (l->head == MR_NONE) {
+		pg->prev = pg->next = MR_NONE;
+		l->head = l->tail = page;
+	} else if (tail) {
+		pg->prev = l->tail;
+		pg->next = MR_NONE;
+		mg->pages[l->tail].next = page;
+		l->tail = page;
+	} else {
+		pg->prev = MR_NONE;
+		pg->next = l->head;
+		mg->pages[l->head].prev = page;
+		l->head = page;
+	}
+}
+
+/* list_del() from whichever gen list the folio is linked on. */
+void lru_gen_list_del(struct mglru *mg, struct lruvec *lv, uint32_t page)
+{
+	const struct mr_folio *f = &mg->m->folios[page];
+	struct lru_gen_page *pg = &mg->pages[page];
+	struct lru_gen_list *l;
+
+	if (MR_WARN_ON_ONCE(!pg->list || pg->list > MAX_NR_GENS))
+		return;
+	l = &lv->lrugen.folios[pg->list - 1][folio_is_file_lru(f)][folio_zonenum(f)];
+	if (pg->prev == MR_NONE)
+		l->head = pg->next;
+	else
+		mg->pages[pg->prev].next = pg->next;
+	if (pg->next == MR_NONE)
+		l->tail = pg->prev;
+	else
+		mg->pages[pg->next].prev = pg->prev;
+	pg->prev = pg->next = MR_NONE;
+	pg->list = 0;
+}
+
+/* ---- include/linux/mm_inline.h ---- */
+
+static unsigned nr_lru_item(int type, bool active)
+{
+	if (type == LRU_GEN_FILE)
+		return active ? MR_VM_NR_ACTIVE_FILE : MR_VM_NR_INACTIVE_FILE;
+	return active ? MR_VM_NR_ACTIVE_ANON : MR_VM_NR_INACTIVE_ANON;
+}
+
+/* include/linux/mm_inline.h:lru_gen_update_size(): nr_pages and the active/inactive ABI. */
+void lru_gen_update_size(struct mglru *mg, struct lruvec *lv, uint32_t page, int old_gen,
+			 int new_gen)
+{
+	const struct mr_folio *f = &mg->m->folios[page];
+	int type = folio_is_file_lru(f);
+	int zone = folio_zonenum(f);
+	int64_t delta = 1; /* folio_nr_pages(): order-0 */
+	struct lru_gen_folio *lrugen = &lv->lrugen;
+
+	MR_WARN_ON_ONCE(old_gen != -1 && old_gen >= MAX_NR_GENS);
+	MR_WARN_ON_ONCE(new_gen != -1 && new_gen >= MAX_NR_GENS);
+	MR_WARN_ON_ONCE(old_gen == -1 && new_gen == -1);
+
+	if (old_gen >= 0)
+		lrugen->nr_pages[old_gen][type][zone] -= delta;
+	if (new_gen >= 0)
+		lrugen->nr_pages[new_gen][type][zone] += delta;
+
+	/* addition */
+	if (old_gen < 0) {
+		mglru_count(mg, lv, nr_lru_item(type, lru_gen_is_active(lv, (unsigned)new_gen)),
+			    delta);
+		return;
+	}
+	/* deletion */
+	if (new_gen < 0) {
+		mglru_count(mg, lv, nr_lru_item(type, lru_gen_is_active(lv, (unsigned)old_gen)),
+			    -delta);
+		return;
+	}
+	/* promotion */
+	if (!lru_gen_is_active(lv, (unsigned)old_gen) && lru_gen_is_active(lv, (unsigned)new_gen)) {
+		mglru_count(mg, lv, nr_lru_item(type, false), -delta);
+		mglru_count(mg, lv, nr_lru_item(type, true), delta);
+	}
+	/* demotion requires isolation, e.g., lru_deactivate_fn() */
+	MR_WARN_ON_ONCE(lru_gen_is_active(lv, (unsigned)old_gen) &&
+			!lru_gen_is_active(lv, (unsigned)new_gen));
+}
+
+/*
+ * include/linux/mm_inline.h:lru_gen_folio_seq() [7.2] Mode A: the distance d from
+ * max_seq (1 = max_seq ... 4 = the oldest generation), first match wins:
+ *   1. PG_active (set while isolated)      d = 2 - PG_workingset
+ *   2. reclaiming (lruvec_add_folio_tail)  d = 4
+ *   3. anon not in swapcache, or
+ *   4. PG_reclaim && (dirty || writeback)  d = 2
+ *   5. otherwise                           d = 4 - (PG_workingset || PG_referenced)
+ * S003 (next issue): mode B adds (file ? !PG_workingset : 0) in rule 1 and drops
+ * PG_referenced from rule 5; mode C drops it from rule 5 only.
+ */
+uint64_t lru_gen_folio_seq(struct mglru *mg, const struct lruvec *lv, uint32_t page,
+			   bool reclaiming)
+{
+	const struct mr_folio *f = &mg->m->folios[page];
+	int type = folio_is_file_lru(f);
+	const struct lru_gen_folio *lrugen = &lv->lrugen;
+	bool ws = folio_test(f, MR_PG_WORKINGSET);
+	uint64_t gen, seq;
+
+	if (folio_test(f, MR_PG_ACTIVE))
+		gen = MIN_NR_GENS - ws;
+	else if (reclaiming)
+		gen = MAX_NR_GENS;
+	else if ((!folio_is_file_lru(f) && !folio_test(f, MR_PG_SWAPCACHE)) ||
+		 (folio_test(f, MR_PG_RECLAIM) &&
+		  folio_test(f, MR_PG_DIRTY | MR_PG_WRITEBACK)))
+		gen = MIN_NR_GENS;
+	else
+		gen = MAX_NR_GENS - (ws || folio_test(f, MR_PG_REFERENCED));
+
+	seq = lrugen->max_seq - gen + 1;
+	return seq > lrugen->min_seq[type] ? seq : lrugen->min_seq[type];
+}
+
+/*
+ * include/linux/mm_inline.h:lru_gen_add_folio(). Differs: the kernel tests only
+ * PG_unevictable here (lru_add() has turned !folio_evictable() into PG_unevictable
+ * before); the engine owns those flags, so folio_evictable() is tested instead.
+ */
+bool lru_gen_add_folio(struct mglru *mg, struct lruvec *lv, uint32_t page, bool reclaiming)
+{
+	struct mr_folio *f = &mg->m->folios[page];
+	uint64_t seq;
+	unsigned gen;
+
+	MR_WARN_ON_ONCE(folio_lru_gen(mg, page) != -1);
+
+	if (!folio_evictable(f) || !lv->lrugen.enabled)
+		return false;
+
+	seq = lru_gen_folio_seq(mg, lv, page, reclaiming);
+	gen = lru_gen_from_seq(seq);
+	/* see the comment on MIN_NR_GENS about PG_active */
+	mg->pages[page].gen = (uint8_t)(gen + 1);
+	f->flags &= ~MR_PG_ACTIVE;
+
+	lru_gen_update_size(mg, lv, page, -1, (int)gen);
+	/* for folio_rotate_reclaimable() */
+	lru_gen_list_add(mg, lv, page, gen, reclaiming);
+	return true;
+}
+
+/* include/linux/mm_inline.h:lru_gen_del_folio() */
+bool lru_gen_del_folio(struct mglru *mg, struct lruvec *lv, uint32_t page, bool reclaiming)
+{
+	struct mr_folio *f = &mg->m->folios[page];
+	int gen = folio_lru_gen(mg, page);
+
+	if (gen < 0)
+		return false;
+
+	MR_WARN_ON_ONCE(folio_test(f, MR_PG_ACTIVE));
+	MR_WARN_ON_ONCE(folio_test(f, MR_PG_UNEVICTABLE));
+
+	/* for folio_migrate_flags() */
+	if (!reclaiming && lru_gen_is_active(lv, (unsigned)gen))
+		f->flags |= MR_PG_ACTIVE;
+	mg->pages[page].gen = 0;
+
+	lru_gen_update_size(mg, lv, page, gen, -1);
+	lru_gen_list_del(mg, lv, page);
+	return true;
+}
+
+/* The unevictable list of include/linux/mm_inline.h:lruvec_add_folio(). */
+static void add_unevictable(struct mglru *mg, struct lruvec *lv, uint32_t page)
+{
+	mg->pages[page].list = LRU_GEN_LIST_UNEVICTABLE;
+	mglru_count(mg, lv, MR_VM_NR_UNEVICTABLE, 1);
+}
+
+/* include/linux/mm_inline.h:lruvec_add_folio() */
+void lruvec_add_folio(struct mglru *mg, struct lruvec *lv, uint32_t page)
+{
+	if (lru_gen_add_folio(mg, lv, page, false))
+		return;
+	add_unevictable(mg, lv, page);
+}
+
+/* include/linux/mm_inline.h:lruvec_add_folio_tail() */
+void lruvec_add_folio_tail(struct mglru *mg, struct lruvec *lv, uint32_t page)
+{
+	if (lru_gen_add_folio(mg, lv, page, true))
+		return;
+	add_unevictable(mg, lv, page);
+}
+
+/* include/linux/mm_inline.h:lruvec_del_folio() */
+void lruvec_del_folio(struct mglru *mg, struct lruvec *lv, uint32_t page)
+{
+	if (lru_gen_del_folio(mg, lv, page, false))
+		return;
+	if (mg->pages[page].list == LRU_GEN_LIST_UNEVICTABLE) {
+		mg->pages[page].list = 0;
+		mglru_count(mg, lv, MR_VM_NR_UNEVICTABLE, -1);
+	}
+}
+
+/* set_mask_bits(&folio->flags, LRU_REFS_FLAGS, ...): PG_referenced and the counter. */
+void folio_set_lru_refs_flags(struct mglru *mg, uint32_t page, bool referenced, unsigned refs)
+{
+	struct mr_folio *f = &mg->m->folios[page];
+
+	if (referenced)
+		f->flags |= MR_PG_REFERENCED;
+	else
+		f->flags &= ~MR_PG_REFERENCED;
+	mg->pages[page].refs = (uint8_t)refs;
+}
+
+/* ---- mm/swap.c ---- */
+
+/*
+ * mm/swap.c:lru_gen_inc_refs() [6.14+]: successive fd accesses set PG_referenced
+ * (clearing the counter), then count 1..3, then set PG_workingset.
+ */
+void lru_gen_inc_refs(struct mglru *mg, uint32_t page)
+{
+	struct mr_folio *f = &mg->m->folios[page];
+	struct lru_gen_page *pg = &mg->pages[page];
+
+	if (folio_test(f, MR_PG_UNEVICTABLE))
+		return;
+
+	/* see the comment on LRU_REFS_FLAGS */
+	if (!folio_test(f, MR_PG_REFERENCED)) {
+		f->flags |= MR_PG_REFERENCED;
+		pg->refs = 0;
+		return;
+	}
+
+	if (pg->refs == LRU_REFS_MAX) {
+		f->flags |= MR_PG_WORKINGSET;
+		return;
+	}
+	pg->refs++;
+}
+
+/* mm/swap.c:folio_mark_accessed(): with lru_gen only lru_gen_inc_refs(); it never moves
+ * a folio. ([6.18+] skips dropbehind folios, which the model has none of.) */
+void folio_mark_accessed(struct mglru *mg, uint32_t page)
+{
+	lru_gen_inc_refs(mg, page);
+}
+
+/*
+ * mm/swap.c:folio_activate() + lru_activate(). Differs: applied at once, where the
+ * kernel queues the folio in a per-CPU batch (taking it off the LRU until the drain).
+ */
+void folio_activate(struct mglru *mg, uint32_t page)
+{
+	struct mr_folio *f = &mg->m->folios[page];
+	struct lruvec *lv = folio_lruvec(mg, page);
+
+	if (folio_test(f, MR_PG_ACTIVE | MR_PG_UNEVICTABLE) || !folio_test(f, MR_PG_LRU))
+		return;
+
+	lruvec_del_folio(mg, lv, page);
+	f->flags |= MR_PG_ACTIVE;
+	lruvec_add_folio(mg, lv, page);
+	mglru_count(mg, lv, MR_VM_PGACTIVATE, 1);
+}
+
+/*
+ * mm/swap.c:folio_add_lru() + lru_add(), [7.2] Mode A (6cbdd9726fb5): a folio added in a
+ * fault of a VMA with recency (lru_gen_in_fault()) gets PG_active when it is workingset
+ * (a refault), else folio_mark_accessed() unless already PG_referenced.
+ * S003 (next issue): modes B and C set PG_active for every in-fault folio.
+ * Differs: lru_add() runs at once (the engine adds at the end of the triggering event,
+ * spec §10), and PF_MEMALLOC tasks do not exist.
+ */
+void folio_add_lru(struct mglru *mg, uint32_t page, unsigned ctx)
+{
+	struct mr_folio *f = &mg->m->folios[page];
+
+	if (MR_WARN_ON_ONCE(folio_test(f, MR_PG_LRU)))
+		return;
+
+	if (!folio_test(f, MR_PG_UNEVICTABLE) && (ctx & MR_ADD_IN_FAULT)) {
+		if (folio_test(f, MR_PG_WORKINGSET))
+			f->flags |= MR_PG_ACTIVE;
+		else if (!folio_test(f, MR_PG_REFERENCED))
+			folio_mark_accessed(mg, page);
+	}
+
+	/* lru_add() */
+	if (!folio_evictable(f))
+		f->flags &= ~MR_PG_ACTIVE;
+	f->flags |= MR_PG_LRU;
+	lruvec_add_folio(mg, folio_lruvec(mg, page), page);
+}
+
+/* mm/vmscan.c:folio_putback_lru(): back through folio_add_lru(), outside a fault. */
+void folio_putback_lru(struct mglru *mg, uint32_t page)
+{
+	folio_add_lru(mg, page, 0);
+}
+
+/* mm/vmscan.c:folio_isolate_lru() (migration, compaction): off the LRU with PG_active
+ * set when it was in an active generation. */
+bool folio_isolate_lru(struct mglru *mg, uint32_t page)
+{
+	struct mr_folio *f = &mg->m->folios[page];
+
+	if (!folio_test(f, MR_PG_LRU))
+		return false;
+	f->flags &= ~MR_PG_LRU;
+	lruvec_del_folio(mg, folio_lruvec(mg, page), page);
+	return true;
+}
+
+/*
+ * mm/swap.c:folio_rotate_reclaimable() + lru_move_tail(): writeback ended on a
+ * PG_reclaim folio (folio_end_writeback() clears PG_reclaim first): move it to the tail
+ * of the oldest generation. A folio off the LRU (isolated) is left to evict_folios()'s
+ * retry.
+ */
+static void folio_rotate_reclaimable(struct mglru *mg, uint32_t page)
+{
+	struct mr_folio *f = &mg->m->folios[page];
+	struct lruvec *lv = folio_lruvec(mg, page);
+
+	f->flags &= ~MR_PG_RECLAIM;
+	if (folio_test(f, MR_PG_DIRTY | MR_PG_UNEVICTABLE) || !folio_test(f, MR_PG_LRU))
+		return;
+
+	lruvec_del_folio(mg, lv, page);
+	f->flags &= ~MR_PG_ACTIVE;
+	lruvec_add_folio_tail(mg, lv, page);
+	mglru_count(mg, lv, MR_VM_PGROTATED, 1);
+}
+
+/* ---- mm/workingset.c ---- */
+
+/*
+ * The shadow entry layout of mm/workingset.c:pack_shadow() on x86_64 with
+ * CONFIG_NODES_SHIFT=10 and MEM_CGROUP_ID_SHIFT=16, as an xarray value entry
+ * (bit 0 set, so a shadow is never 0):
+ *
+ *   63                           28 27      12 11      2   1   0
+ *  +-------------------------------+----------+---------+---+---+
+ *  | eviction (token), 36 bits     | memcg id | node id | W | 1 |
+ *  +-------------------------------+----------+---------+---+---+
+ *
+ * Differs: [7.2] packs anon (swap) shadows with a narrower EVICTION_MASK_ANON; one mask
+ * is used for both here (token seqs are 34 bits either way for any practical trace).
+ */
+#define WORKINGSET_SHIFT 1
+#define NODES_SHIFT 10
+#define MEM_CGROUP_ID_SHIFT 16
+#define BITS_PER_XA_VALUE 63
+#define EVICTION_SHIFT ((64 - BITS_PER_XA_VALUE) + WORKINGSET_SHIFT + NODES_SHIFT + \
+			MEM_CGROUP_ID_SHIFT)
+#define EVICTION_MASK (~0ull >> EVICTION_SHIFT)
+
+/* mm/workingset.c:pack_shadow() */
+uint64_t pack_shadow(uint32_t memcg_id, uint32_t node, uint64_t eviction, bool workingset)
+{
+	eviction &= EVICTION_MASK;
+	eviction = (eviction << MEM_CGROUP_ID_SHIFT) | (memcg_id & ((1u << MEM_CGROUP_ID_SHIFT) - 1));
+	eviction = (eviction << NODES_SHIFT) | (node & ((1u << NODES_SHIFT) - 1));
+	eviction = (eviction << WORKINGSET_SHIFT) | workingset;
+	return (eviction << 1) | 1; /* xa_mk_value() */
+}
+
+/* mm/workingset.c:unpack_shadow() */
+void unpack_shadow(uint64_t shadow, uint32_t *memcg_id, uint32_t *node, uint64_t *eviction,
+		   bool *workingset)
+{
+	uint64_t entry = shadow >> 1; /* xa_to_value() */
+
+	*workingset = entry & ((1u << WORKINGSET_SHIFT) - 1);
+	entry >>= WORKINGSET_SHIFT;
+	*node = (uint32_t)(entry & ((1u << NODES_SHIFT) - 1));
+	entry >>= NODES_SHIFT;
+	*memcg_id = (uint32_t)(entry & ((1u << MEM_CGROUP_ID_SHIFT) - 1));
+	entry >>= MEM_CGROUP_ID_SHIFT;
+	*eviction = entry;
+}
+
+/*
+ * mm/workingset.c:lru_gen_eviction() [6.14+]: the token is min_seq of the folio's type
+ * and refs - 1; evicted[] of the current min_seq's history slot counts the tier.
+ */
+uint64_t lru_gen_eviction(struct mglru *mg, uint32_t page)
+{
+	const struct mr_folio *f = &mg->m->folios[page];
+	int type = folio_is_file_lru(f);
+	int refs = folio_lru_refs(mg, page);
+	bool workingset = folio_test(f, MR_PG_WORKINGSET);
+	int tier = lru_tier_from_refs(refs, workingset);
+	struct lruvec *lv = folio_lruvec(mg, page);
+	struct lru_gen_folio *lrugen = &lv->lrugen;
+	uint64_t min_seq = lrugen->min_seq[type];
+	uint64_t token = (min_seq << LRU_REFS_WIDTH) | (uint64_t)(refs > 1 ? refs - 1 : 0);
+	unsigned hist = lru_hist_from_seq(mg, min_seq);
+
+	lrugen->evicted[hist][type][tier] += 1;
+	return pack_shadow(lv->memcg, lv->node, token, workingset);
+}
+
+static struct lruvec *shadow_lruvec(struct mglru *mg, uint32_t memcg_id, uint32_t node)
+{
+	if (memcg_id >= mg->m->nr_memcgs || node >= mg->m->nr_nodes)
+		return NULL;
+	return &mg->lruvecs[memcg_id * mg->m->nr_nodes + node];
+}
+
+/*
+ * mm/workingset.c:lru_gen_test_recent() [6.14+]: recent iff the folio was evicted at
+ * most MAX_NR_GENS - 1 generations before the current max_seq (compared in the bits
+ * the token keeps). *lvp is NULL when the shadow names no lruvec of this machine.
+ */
+bool lru_gen_test_recent(struct mglru *mg, uint64_t shadow, struct lruvec **lvp,
+			 uint64_t *token, bool *workingset)
+{
+	uint32_t memcg_id, node;
+	uint64_t max_seq, seq;
+
+	unpack_shadow(shadow, &memcg_id, &node, token, workingset);
+	*lvp = shadow_lruvec(mg, memcg_id, node);
+	if (!*lvp)
+		return false;
+
+	max_seq = (*lvp)->lrugen.max_seq & (EVICTION_MASK >> LRU_REFS_WIDTH);
+	seq = *token >> LRU_REFS_WIDTH;
+	return (max_seq > seq ? max_seq - seq : seq - max_seq) < MAX_NR_GENS;
+}
+
+/*
+ * mm/workingset.c:lru_gen_refault() [7.2] Mode A: a refault in the folio's own lruvec
+ * counts workingset_refault; a recent one counts refaulted[] of the current min_seq's
+ * history slot and restores PG_workingset (counting activate only in a fault, where
+ * folio_add_lru() will set PG_active) or else the counter.
+ * S003 (next issue): modes B/C count workingset_activate for every recent in-fault
+ * refault, workingset or not.
+ */
+void lru_gen_refault(struct mglru *mg, uint32_t page, uint64_t shadow, unsigned ctx)
+{
+	struct mr_folio *f = &mg->m->folios[page];
+	int type = folio_is_file_lru(f);
+	bool recent, workingset;
+	struct lruvec *lv;
+	uint64_t token;
+	unsigned hist;
+	int refs, tier;
+
+	if (!(shadow & 1)) /* not a shadow entry */
+		return;
+
+	recent = lru_gen_test_recent(mg, shadow, &lv, &token, &workingset);
+	if (lv != folio_lruvec(mg, page))
+		return;
+
+	mglru_count(mg, lv, MR_VM_WORKINGSET_REFAULT_ANON + type, 1);
+
+	if (!recent)
+		return;
+
+	hist = lru_hist_from_seq(mg, lv->lrugen.min_seq[type]);
+	refs = (int)(token & LRU_REFS_MAX) + 1;
+	tier = lru_tier_from_refs(refs, workingset);
+	lv->lrugen.refaulted[hist][type][tier] += 1;
+
+	if (workingset) {
+		/* see folio_add_lru(), where PG_active is set for workingset folios */
+		if (ctx & MR_ADD_IN_FAULT)
+			mglru_count(mg, lv, MR_VM_WORKINGSET_ACTIVATE_ANON + type, 1);
+		f->flags |= MR_PG_WORKINGSET;
+		mglru_count(mg, lv, MR_VM_WORKINGSET_RESTORE_ANON + type, 1);
+	} else {
+		/* without PG_referenced the counter is ignored by folio_lru_refs() */
+		mg->pages[page].refs = (uint8_t)(refs - 1);
+	}
+}
+
+/* ---- policy hooks ---- */
+
+static int mglru_init(struct mr_policy *p, struct mr_error *err)
+{
+	struct mglru *mg = mglru_of(p);
+	struct mr_machine *m = p->m;
+	const struct mglru_params *prm = p->params;
+	size_t per_lv, i;
+
+	memset(mg, 0, sizeof(*mg));
+	mg->p = p;
+	mg->m = m;
+	mg->pages = (struct lru_gen_page *)p->pages;
+
+	if (!(prm->enabled & (1 << LRU_GEN_CORE)))
+		return mr_error_set(err, MR_EINVAL,
+				    "mglru: enabled=%lld lacks the core cap 0x1; for the classic "
+				    "active/inactive LRU use the policy 'lru'",
+				    (long long)prm->enabled);
+	if (!m->nr_nodes || !m->nr_memcgs || m->nr_lruvecs != m->nr_nodes * m->nr_memcgs)
+		return mr_error_set(err, MR_EINVAL,
+				    "mglru: the machine needs nr_lruvecs = nr_memcgs x nr_nodes "
+				    "(has %u lruvecs, %u memcgs, %u nodes)",
+				    m->nr_lruvecs, m->nr_memcgs, m->nr_nodes);
+	if (m->nr_memcgs > (1u << MEM_CGROUP_ID_SHIFT) || m->nr_nodes > (1u << NODES_SHIFT))
+		return mr_error_set(err, MR_ERANGE,
+				    "mglru: shadow entries hold %u memcgs and %u nodes at most "
+				    "(the machine has %u and %u)",
+				    1u << MEM_CGROUP_ID_SHIFT, 1u << NODES_SHIFT, m->nr_memcgs,
+				    m->nr_nodes);
+
+	mg->swappiness = (int)prm->swappiness;
+	mg->min_ttl_ns = (uint64_t)prm->min_ttl_ms * 1000000u;
+	mg->caps = (unsigned)prm->enabled;
+	mg->nr_hist_gens = prm->lru_gen_stats ? MAX_NR_HIST_GENS : 1;
+
+	mg->mm_words = (m->nr_mms + 63) / 64;
+	per_lv = (size_t)NR_BLOOM_FILTERS * BLOOM_FILTER_WORDS + mg->mm_words;
+	mg->lruvecs = calloc(m->nr_lruvecs, sizeof(*mg->lruvecs));
+	mg->arena = calloc((size_t)m->nr_lruvecs * per_lv, sizeof(uint64_t));
+	if (!mg->lruvecs || !mg->arena) {
+		free(mg->lruvecs);
+		free(mg->arena);
+		mg->lruvecs = NULL;
+		mg->arena = NULL;
+		return mr_error_set(err, MR_ENOMEM, "mglru: out of memory for %u lruvecs",
+				    m->nr_lruvecs);
+	}
+
+	/* mm/vmscan.c:lru_gen_init_lruvec() */
+	for (i = 0; i < m->nr_lruvecs; i++) {
+		struct lruvec *lv = &mg->lruvecs[i];
+		struct lru_gen_folio *lrugen = &lv->lrugen;
+		int gen, type, zone;
+
+		lv->id = (uint32_t)i;
+		lv->memcg = (uint32_t)i / m->nr_nodes;
+		lv->node = (uint32_t)i % m->nr_nodes;
+		lrugen->max_seq = MIN_NR_GENS + 1;
+		lrugen->enabled = true;
+		for (gen = 0; gen < MAX_NR_GENS; gen++)
+			lrugen->timestamps[gen] = m->now_ns;
+		for (gen = 0; gen < MAX_NR_GENS; gen++)
+			for (type = 0; type < ANON_AND_FILE; type++)
+				for (zone = 0; zone < MAX_NR_ZONES; zone++)
+					lrugen->folios[gen][type][zone] =
+						(struct lru_gen_list){ MR_NONE, MR_NONE };
+		lv->mm_state.seq = MIN_NR_GENS;
+		lv->mm_state.head = MM_LIST_FIFO;
+		lv->mm_state.walked = mg->arena + i * per_lv + NR_BLOOM_FILTERS * BLOOM_FILTER_WORDS;
+	}
+	return 0;
+}
+
+static void mglru_fini(struct mr_policy *p)
+{
+	struct mglru *mg = mglru_of(p);
+
+	free(mg->lruvecs);
+	free(mg->arena);
+	mg->lruvecs = NULL;
+	mg->arena = NULL;
+}
+
+static void mglru_folio_add(struct mr_policy *p, uint32_t page, unsigned ctx)
+{
+	folio_add_lru(mglru_of(p), page, ctx);
+}
+
+static void mglru_mark_accessed(struct mr_policy *p, uint32_t page)
+{
+	folio_mark_accessed(mglru_of(p), page);
+}
+
+/*
+ * A folio leaves memory without reclaim (munmap, truncate, exit): off its list, and the
+ * page flags the kernel clears when freeing it (PAGE_FLAGS_CHECK_AT_PREP).
+ */
+static void mglru_folio_del(struct mr_policy *p, uint32_t page)
+{
+	struct mglru *mg = mglru_of(p);
+	struct mr_folio *f = &mg->m->folios[page];
+
+	if (folio_test(f, MR_PG_LRU)) {
+		f->flags &= ~MR_PG_LRU;
+		lruvec_del_folio(mg, folio_lruvec(mg, page), page);
+	}
+	f->flags &= ~(MR_PG_ACTIVE | MR_PG_REFERENCED | MR_PG_WORKINGSET | MR_PG_RECLAIM);
+	mg->pages[page].refs = 0;
+}
+
+static void mglru_refault(struct mr_policy *p, uint32_t page, uint64_t shadow, unsigned ctx)
+{
+	lru_gen_refault(mglru_of(p), page, shadow, ctx);
+}
+
+static void mglru_rotate(struct mr_policy *p, uint32_t page)
+{
+	folio_rotate_reclaimable(mglru_of(p), page);
+}
+
+static const char *const mm_stat_names[NR_MM_STATS] = {
+	"mglru_walk_leaf_total", "mglru_walk_leaf_young", "mglru_walk_nonleaf_found",
+	"mglru_walk_nonleaf_added",
+};
+
+static void mglru_model_counters(struct mr_policy *p,
+				 void (*emit)(void *arg, const char *name, double value), void *arg)
+{
+	const struct mglru *mg = mglru_of(p);
+	const struct mglru_counters *s = &mg->stat;
+	int i;
+
+	emit(arg, "mglru_aging_tries", (double)s->aging_tries);
+	emit(arg, "mglru_aging_passes", (double)s->aging_passes);
+	emit(arg, "mglru_aging_nowalk", (double)s->aging_nowalk);
+	emit(arg, "mglru_walk_mms", (double)s->walk_mms);
+	for (i = 0; i < NR_MM_STATS; i++)
+		emit(arg, mm_stat_names[i], (double)s->walk_stats[i]);
+	emit(arg, "mglru_walk_pmd_old", (double)s->walk_pmd_old);
+	emit(arg, "mglru_walk_bloom_miss", (double)s->walk_bloom_miss);
+	emit(arg, "mglru_walk_promoted", (double)s->walk_promoted);
+	emit(arg, "mglru_inc_min_seq_moved", (double)s->inc_min_seq_moved);
+	emit(arg, "mglru_inc_min_seq_restarts", (double)s->inc_min_seq_restarts);
+	emit(arg, "mglru_inc_min_seq_inversions", (double)s->inc_min_seq_inversions);
+	emit(arg, "mglru_aging_cost", (double)s->aging_cost);
+	emit(arg, "mglru_aging_cost_per_pass",
+	     s->aging_passes ? (double)s->aging_cost / (double)s->aging_passes : 0.0);
+	emit(arg, "mglru_look_around", (double)s->look_around);
+	emit(arg, "mglru_look_around_young", (double)s->look_around_young);
+	emit(arg, "mglru_look_around_bloom", (double)s->look_around_bloom);
+	emit(arg, "mglru_evict_calls", (double)s->evict_calls);
+	emit(arg, "mglru_sorted_promoted", (double)s->sorted_promoted);
+	emit(arg, "mglru_sorted_protected", (double)s->sorted_protected);
+	emit(arg, "mglru_rejected", (double)s->rejected);
+	emit(arg, "mglru_min_ttl_oom", (double)s->min_ttl_oom);
+}
+
+/* ---- invariant checker ---- */
+
+/* Is gen (0..3) the generation of some seq in [min_seq[type], max_seq]? */
+static bool gen_in_range(const struct lruvec *lv, int type, unsigned gen)
+{
+	uint64_t d = (gen + MAX_NR_GENS - lv->lrugen.min_seq[type] % MAX_NR_GENS) % MAX_NR_GENS;
+
+	return (int64_t)d < get_nr_gens(lv, type);
+}
+
+#define CHECK_LRU(cond)                                  \
+	do {                                             \
+		if (!(cond)) {                           \
+			problems++;                      \
+			mr_warn_report(__FILE__, __LINE__, #cond); \
+		}                                        \
+	} while (0)
+
+/*
+ * The invariants of the lists and their accounting, checked from scratch: every folio
+ * with PG_lru is on exactly one list (a gen list of its lruvec and type, or the
+ * unevictable list); links are consistent; non-empty lists belong to generations in
+ * [min_seq, max_seq]; nr_pages[gen] counts the folios whose gen field is gen; the
+ * active/inactive and unevictable sizes agree. Run between events (the walk batch must
+ * be flushed). Returns the number of problems, each reported to stderr.
+ *
+ * Gen fields and non-empty lists lie in [min_seq, max_seq] -- except, in the kernel as
+ * here, after inc_min_seq() advanced a type past a non-empty oldest generation without
+ * moving it (anon at swappiness 0, file at 201; lruvec->inverted): a folio the walk
+ * lazily promoted and left on that list keeps a gen field that try_to_inc_min_seq() can
+ * pass later, and sort_folio() / inc_min_seq() then move it to the list of a generation
+ * outside the range, which counts again when max_seq wraps around to it (the "cold/hot
+ * inversion" of inc_max_seq()). Those range checks are off for such a type.
+ */
+unsigned mglru_check(struct mr_policy *p)
+{
+	struct mglru *mg = mglru_of(p);
+	struct mr_machine *m = mg->m;
+	unsigned problems = 0;
+	uint32_t i, page;
+
+	CHECK_LRU(mg->walk.batched == 0);
+
+	for (i = 0; i < m->nr_lruvecs; i++) {
+		struct lruvec *lv = &mg->lruvecs[i];
+		struct lru_gen_folio *lrugen = &lv->lrugen;
+		int64_t counted[MAX_NR_GENS][ANON_AND_FILE] = { { 0 } };
+		int64_t active[ANON_AND_FILE] = { 0 }, inactive[ANON_AND_FILE] = { 0 };
+		unsigned gen;
+		int type;
+
+		for (type = 0; type < ANON_AND_FILE; type++) {
+			CHECK_LRU(get_nr_gens(lv, type) >= MIN_NR_GENS &&
+				  get_nr_gens(lv, type) <= MAX_NR_GENS);
+		}
+		CHECK_LRU(lv->mm_state.seq + 1 >= lrugen->max_seq);
+
+		for (gen = 0; gen < MAX_NR_GENS; gen++) {
+			for (type = 0; type < ANON_AND_FILE; type++) {
+				const struct lru_gen_list *l = &lrugen->folios[gen][type][0];
+				uint32_t prev = MR_NONE, n = 0;
+
+				if (l->head != MR_NONE && !lv->inverted[type])
+					CHECK_LRU(gen_in_range(lv, type, gen));
+				for (page = l->head; page != MR_NONE; page = mg->pages[page].next) {
+					struct lru_gen_page *pg;
+					const struct mr_folio *f;
+
+					if (page >= m->nr_pages || n++ > m->nr_pages) {
+						CHECK_LRU(!"list runs off the page array or cycles");
+						prev = l->tail;
+						break;
+					}
+					pg = &mg->pages[page];
+					f = &m->folios[page];
+					CHECK_LRU(pg->prev == prev);
+					CHECK_LRU(pg->list == gen + 1);
+					CHECK_LRU(pg->pad == 0); /* on one list only */
+					pg->pad = 1;
+					CHECK_LRU(f->lruvec == lv->id);
+					CHECK_LRU(folio_is_file_lru(f) == type);
+					CHECK_LRU(folio_test(f, MR_PG_LRU));
+					CHECK_LRU(!folio_test(f, MR_PG_ACTIVE));
+					CHECK_LRU(pg->gen >= 1 && pg->gen <= MAX_NR_GENS);
+					if (pg->gen >= 1 && pg->gen <= MAX_NR_GENS) {
+						if (!lv->inverted[type])
+							CHECK_LRU(gen_in_range(lv, type, pg->gen - 1u));
+						counted[pg->gen - 1][type]++;
+					}
+					CHECK_LRU(pg->refs <= LRU_REFS_MAX);
+					prev = page;
+				}
+				CHECK_LRU(l->tail == prev);
+			}
+		}
+		for (gen = 0; gen < MAX_NR_GENS; gen++) {
+			for (type = 0; type < ANON_AND_FILE; type++) {
+				CHECK_LRU(lrugen->nr_pages[gen][type][0] == counted[gen][type]);
+				if (lru_gen_is_active(lv, gen))
+					active[type] += lrugen->nr_pages[gen][type][0];
+				else
+					inactive[type] += lrugen->nr_pages[gen][type][0];
+			}
+		}
+		{
+			const uint64_t *st = &m->lruvec_stat[(size_t)lv->id * MR_NR_VMSTAT];
+
+			CHECK_LRU((int64_t)st[MR_VM_NR_ACTIVE_ANON] == active[LRU_GEN_ANON]);
+			CHECK_LRU((int64_t)st[MR_VM_NR_INACTIVE_ANON] == inactive[LRU_GEN_ANON]);
+			CHECK_LRU((int64_t)st[MR_VM_NR_ACTIVE_FILE] == active[LRU_GEN_FILE]);
+			CHECK_LRU((int64_t)st[MR_VM_NR_INACTIVE_FILE] == inactive[LRU_GEN_FILE]);
+		}
+	}
+
+	{
+		/* the checker is not on the per-event path: it may allocate */
+		uint64_t *unevictable = calloc(m->nr_lruvecs, sizeof(uint64_t));
+
+		for (page = 0; page < m->nr_pages; page++) {
+			struct lru_gen_page *pg = &mg->pages[page];
+			const struct mr_folio *f = &m->folios[page];
+			bool on_gen_list = pg->pad;
+
+			pg->pad = 0;
+			if (pg->list == LRU_GEN_LIST_UNEVICTABLE) {
+				CHECK_LRU(folio_test(f, MR_PG_LRU));
+				CHECK_LRU(pg->gen == 0);
+				if (unevictable && f->lruvec < m->nr_lruvecs)
+					unevictable[f->lruvec]++;
+				continue;
+			}
+			if (folio_test(f, MR_PG_LRU))
+				CHECK_LRU(on_gen_list);
+			else
+				CHECK_LRU(!on_gen_list && pg->gen == 0 && pg->list == 0);
+		}
+		for (i = 0; unevictable && i < m->nr_lruvecs; i++)
+			CHECK_LRU(m->lruvec_stat[(size_t)i * MR_NR_VMSTAT + MR_VM_NR_UNEVICTABLE] ==
+				  unevictable[i]);
+		free(unevictable);
+	}
+	return problems;
+}
+
+static unsigned mglru_check_hook(struct mr_policy *p)
+{
+	return mglru_check(p);
+}
+
+/* ---- test setup helpers (mglru.h) ---- */
+
+int mglru_place_folio(struct mr_policy *p, uint32_t page, uint64_t seq, bool tail)
+{
+	struct mglru *mg = mglru_of(p);
+	struct mr_folio *f = &mg->m->folios[page];
+	struct lruvec *lv;
+	int type;
+	unsigned gen;
+
+	if (page >= mg->m->nr_pages || folio_test(f, MR_PG_LRU) || !folio_evictable(f))
+		return MR_EINVAL;
+	lv = folio_lruvec(mg, page);
+	type = folio_is_file_lru(f);
+	if (seq < lv->lrugen.min_seq[type] || seq > lv->lrugen.max_seq)
+		return MR_ERANGE;
+	gen = lru_gen_from_seq(seq);
+	mg->pages[page].gen = (uint8_t)(gen + 1);
+	f->flags &= ~MR_PG_ACTIVE;
+	f->flags |= MR_PG_LRU;
+	lru_gen_update_size(mg, lv, page, -1, (int)gen);
+	lru_gen_list_add(mg, lv, page, gen, tail);
+	return 0;
+}
+
+int mglru_set_seqs(struct mr_policy *p, uint32_t lruvec, uint64_t max_seq, uint64_t min_anon,
+		   uint64_t min_file)
+{
+	struct mglru *mg = mglru_of(p);
+	struct lruvec *lv;
+	int gen, type;
+
+	if (lruvec >= mg->m->nr_lruvecs)
+		return MR_EINVAL;
+	lv = &mg->lruvecs[lruvec];
+	for (gen = 0; gen < MAX_NR_GENS; gen++)
+		for (type = 0; type < ANON_AND_FILE; type++)
+			if (lv->lrugen.folios[gen][type][0].head != MR_NONE ||
+			    lv->lrugen.nr_pages[gen][type][0])
+				return MR_EINVAL;
+	if (min_anon > max_seq || min_file > max_seq || max_seq - min_anon + 1 < MIN_NR_GENS ||
+	    max_seq - min_anon + 1 > MAX_NR_GENS || max_seq - min_file + 1 < MIN_NR_GENS ||
+	    max_seq - min_file + 1 > MAX_NR_GENS)
+		return MR_ERANGE;
+	lv->lrugen.max_seq = max_seq;
+	lv->lrugen.min_seq[LRU_GEN_ANON] = min_anon;
+	lv->lrugen.min_seq[LRU_GEN_FILE] = min_file;
+	lv->mm_state.seq = max_seq - 1;
+	return 0;
+}
+
+unsigned mglru_list_pages(struct mr_policy *p, uint32_t lruvec, unsigned gen, int type,
+			  uint32_t *out, unsigned cap)
+{
+	struct mglru *mg = mglru_of(p);
+	unsigned n = 0;
+	uint32_t page;
+
+	if (lruvec >= mg->m->nr_lruvecs || gen >= MAX_NR_GENS || type < 0 || type > 1)
+		return 0;
+	for (page = mg->lruvecs[lruvec].lrugen.folios[gen][type][0].head; page != MR_NONE;
+	     page = mg->pages[page].next) {
+		if (n < cap)
+			out[n] = page;
+		if (++n > mg->m->nr_pages)
+			break;
+	}
+	return n;
+}
+
+struct lruvec *mglru_lruvec(struct mr_policy *p, uint32_t lruvec)
+{
+	struct mglru *mg = mglru_of(p);
+
+	return lruvec < mg->m->nr_lruvecs ? &mg->lruvecs[lruvec] : NULL;
+}
+
+unsigned mglru_folio_refs(struct mr_policy *p, uint32_t page)
+{
+	return mglru_of(p)->pages[page].refs;
+}
+
+int mglru_promote_folio(struct mr_policy *p, uint32_t page)
+{
+	struct mglru *mg = mglru_of(p);
+	struct lruvec *lv = folio_lruvec(mg, page);
+	unsigned new_gen = lru_gen_from_seq(lv->lrugen.max_seq);
+	int old_gen;
+
+	if (folio_lru_gen(mg, page) < 0)
+		return MR_EINVAL;
+	mg->m->folios[page].flags |= MR_PG_REFERENCED;
+	old_gen = folio_update_gen(mg, page, new_gen);
+	if (old_gen >= 0 && old_gen != (int)new_gen)
+		lru_gen_update_size(mg, lv, page, old_gen, (int)new_gen);
+	return 0;
+}
+
+/* ---- the ops table ---- */
+
+const struct mr_policy_ops mr_mglru_ops = {
+	.name = "mglru",
+	.help = "Multi-Gen LRU as in the [7.2] kernel (MGLRU-SPEC.md, Mode A): generations, "
+		"tiers, aging page-table walk with PMD Bloom filters, look-around, "
+		"PID-controlled eviction, refault shadows",
+	.params = mglru_param_table,
+	.nparams = ARRAY_SIZE(mglru_param_table),
+	.params_size = sizeof(struct mglru_params),
+	.priv_size = sizeof(struct mglru),
+	.page_priv_size = sizeof(struct lru_gen_page),
+	.init = mglru_init,
+	.fini = mglru_fini,
+	.folio_add = mglru_folio_add,
+	.mark_accessed = mglru_mark_accessed,
+	.folio_del = mglru_folio_del,
+	.refault = mglru_refault,
+	.rotate = mglru_rotate,
+	.shrink_lruvec = lru_gen_shrink_lruvec,
+	.lru_gen_command = lru_gen_command,
+	.lru_gen_show = lru_gen_show,
+	.model_counters = mglru_model_counters,
+	.check = mglru_check_hook,
+};
+
+_Static_assert(sizeof(struct lru_gen_page) == 12, "per-page state must stay 12 bytes");

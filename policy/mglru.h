@@ -1,0 +1,501 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mglru.h - private to policy/ (and tests/test_mglru.c): the state of the Multi-Gen LRU
+ * model and the functions of mglru*.c, named as in the kernel so that the model can be
+ * read beside mm/vmscan.c, mm/workingset.c, mm/swap.c and include/linux/mm_inline.h.
+ *
+ * The model is the [7.2] tree of /work/shared/MGLRU-SPEC.md (the tree the seed patches
+ * apply to), in-fault placement Mode A (6cbdd9726fb5). docs/mglru-model.md says what is
+ * modelled, where it differs from the kernel and why.
+ *
+ * Files:
+ *   mglru.c          ops table, parameters, lists, insertion (lru_gen_add_folio), fd
+ *                    accesses (lru_gen_inc_refs), refault detection (workingset.c),
+ *                    model counters, invariant checker
+ *   mglru_aging.c    Bloom filters, mm list, page table walk, look-around,
+ *                    inc_min_seq / inc_max_seq
+ *   mglru_evict.c    PID controller, sort/isolate/scan/evict, reclaim loop, min_ttl
+ *   mglru_debugfs.c  /sys/kernel/debug/lru_gen read format and write commands
+ *
+ * Kernel objects and their model:
+ *   struct folio        struct mr_folio (engine) + struct lru_gen_page (ours, per page)
+ *   struct lruvec       struct lruvec below, one per (memcg, node), m->nr_lruvecs of them
+ *   struct list_head    struct lru_gen_list: head/tail page ids, links in lru_gen_page
+ *   mm_walk / reclaim_state->mm_walk   struct lru_gen_mm_walk, one per machine
+ *   jiffies             m->now_ns (trace time, ns); timestamps are in ns
+ *
+ * Future seed toggles (NOT implemented and NOT parameters yet; each has one home):
+ *   S000  inc_min_seq() order and batching        -> inc_min_seq(), folio_inc_gen()
+ *   S001  PUD-level Bloom filter + LWEES stats    -> walk_pud_range(), the
+ *                                                    bloom helpers, lru_gen_look_around()
+ *   S002  lru_gen_folio layout for a cache model  -> struct lru_gen_folio (no behaviour)
+ *   S003  in-fault placement modes A/B/C          -> folio_add_lru(), lru_gen_folio_seq(),
+ *                                                    lru_gen_set_refs(), lru_gen_refault()
+ *   S004  mapped-exec promotion (and S004-alt)    -> folio_update_gen(), lru_gen_set_refs()
+ * They will become fields of struct mglru_params (inc_min_seq_order, pud_filter,
+ * layout_base, fault_mode, exec_promote) with entries in the parameter table.
+ */
+#ifndef MR_POLICY_MGLRU_H
+#define MR_POLICY_MGLRU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mr_policy.h"
+#include "vmscan.h"
+
+/* ---- constants (include/linux/mmzone.h, mm/vmscan.c) ---- */
+
+#define MIN_NR_GENS 2
+#define MAX_NR_GENS 4
+#define MAX_NR_TIERS 4
+#define LRU_REFS_WIDTH 2 /* MAX_NR_TIERS - 2 */
+#define LRU_REFS_MAX ((1u << LRU_REFS_WIDTH) - 1) /* LRU_REFS_MASK, as a counter */
+#define MAX_NR_ZONES 1   /* one zone per node (spec §10) */
+#define ANON_AND_FILE 2
+#define LRU_GEN_ANON 0
+#define LRU_GEN_FILE 1
+#define MAX_NR_HIST_GENS 4 /* NR_HIST_GENS with CONFIG_LRU_GEN_STATS */
+#define MIN_LRU_BATCH 64   /* BITS_PER_LONG */
+#define MAX_LRU_BATCH (MIN_LRU_BATCH * 64)
+#define MIN_SWAPPINESS 0
+#define MAX_SWAPPINESS 200
+#define SWAPPINESS_ANON_ONLY 201
+#define DEF_PRIORITY MR_DEF_PRIORITY
+
+/* lru_gen_caps (the bits of /sys/kernel/mm/lru_gen/enabled) */
+enum {
+	LRU_GEN_CORE,
+	LRU_GEN_MM_WALK,
+	LRU_GEN_NONLEAF_YOUNG,
+	NR_LRU_GEN_CAPS
+};
+
+/* mm_state->stats[] and walk->mm_stats[]: the TYFA columns of lru_gen_full */
+enum {
+	MM_LEAF_TOTAL,    /* total leaf entries */
+	MM_LEAF_YOUNG,    /* young leaf entries */
+	MM_NONLEAF_FOUND, /* non-leaf entries found in Bloom filters */
+	MM_NONLEAF_ADDED, /* non-leaf entries added to Bloom filters */
+	NR_MM_STATS
+};
+
+#define BLOOM_FILTER_SHIFT 15
+#define NR_BLOOM_FILTERS 2
+#define BLOOM_FILTER_WORDS ((1u << BLOOM_FILTER_SHIFT) / 64)
+#define GOLDEN_RATIO_64 0x61C8864680B583EBull /* include/linux/hash.h */
+
+/* Not on a gen list: lru_gen_page.list for folios on the unevictable list. */
+#define LRU_GEN_LIST_UNEVICTABLE 0xffu
+
+/* ---- per-page state (page_priv_size = 12 bytes) ---- */
+
+/*
+ * What the kernel keeps in folio->flags (LRU_GEN_MASK, LRU_REFS_MASK) and folio->lru.
+ * PG_referenced / PG_workingset / PG_active / PG_reclaim / PG_lru are in mr_folio.flags.
+ *
+ * gen and list differ while a folio is lazily promoted: folio_update_gen() rewrites gen
+ * and the folio stays on its old list until sort_folio() or inc_min_seq() moves it. The
+ * kernel's circular lists need no head to unlink; ours do, so list says which one.
+ */
+struct lru_gen_page {
+	uint32_t prev; /* toward the head (younger); MR_NONE at the head */
+	uint32_t next; /* toward the tail (older); MR_NONE at the tail */
+	uint8_t gen;   /* LRU_GEN_MASK: gen + 1 while on a gen list, 0 otherwise */
+	uint8_t list;  /* gen + 1 of the list it is linked on; 0 = none;
+			* LRU_GEN_LIST_UNEVICTABLE = the unevictable list */
+	uint8_t refs;  /* LRU_REFS_MASK: fd access counter, 0..LRU_REFS_MAX */
+	uint8_t pad;
+};
+
+/* ---- per-lruvec state ---- */
+
+/* A list_head: page ids of the first (head, youngest) and last (tail) entries. */
+struct lru_gen_list {
+	uint32_t head;
+	uint32_t tail;
+};
+
+/*
+ * include/linux/mmzone.h:struct lru_gen_folio. Counters are unsigned long in the kernel
+ * (atomic_long_t for evicted/refaulted); nr_pages is long and can be transiently negative.
+ * S002 (next issue) models the byte layout of this struct for a cache-line model; the
+ * model's own layout is irrelevant to behaviour.
+ */
+struct lru_gen_folio {
+	uint64_t max_seq;
+	uint64_t min_seq[ANON_AND_FILE];
+	uint64_t timestamps[MAX_NR_GENS]; /* ns of trace time ("jiffies") */
+	struct lru_gen_list folios[MAX_NR_GENS][ANON_AND_FILE][MAX_NR_ZONES];
+	int64_t nr_pages[MAX_NR_GENS][ANON_AND_FILE][MAX_NR_ZONES];
+	uint64_t avg_refaulted[ANON_AND_FILE][MAX_NR_TIERS];
+	uint64_t avg_total[ANON_AND_FILE][MAX_NR_TIERS];
+	uint64_t protected[MAX_NR_HIST_GENS][ANON_AND_FILE][MAX_NR_TIERS];
+	uint64_t evicted[MAX_NR_HIST_GENS][ANON_AND_FILE][MAX_NR_TIERS];
+	uint64_t refaulted[MAX_NR_HIST_GENS][ANON_AND_FILE][MAX_NR_TIERS];
+	bool enabled;
+};
+
+/* A cursor position in the mm list that is not an mm (list_head of mm_list->fifo). */
+#define MM_LIST_FIFO UINT32_MAX
+
+/*
+ * include/linux/mmzone.h:struct lru_gen_mm_state. The mm list of a memcg is the alive
+ * mms of m->mms[] with that memcg, in index (creation) order. head is the index of the
+ * mm the current iteration is at (MM_LIST_FIFO between iterations). The kernel's tail
+ * ("where the last iteration ended before") marks mms added since; here walked[] marks
+ * the mms an iteration has passed, and an mm not marked is one added since: reaching it
+ * turns on force_scan for the rest of that walk, as reaching tail does.
+ */
+struct lru_gen_mm_state {
+	uint64_t seq;
+	uint32_t head;
+	uint64_t *walked; /* bitmap over m->mms[] */
+	uint64_t stats[MAX_NR_HIST_GENS][NR_MM_STATS];
+	uint64_t *filters[NR_BLOOM_FILTERS]; /* NULL until reset_bloom_filter() */
+};
+
+struct lruvec {
+	struct lru_gen_folio lrugen;
+	struct lru_gen_mm_state mm_state;
+	uint32_t id; /* memcg * nr_nodes + node */
+	uint32_t memcg;
+	uint32_t node;
+	/* model only: inc_min_seq() advanced this type past a non-empty oldest generation
+	 * without moving it (swappiness 0 / 201): gen fields may now name generations
+	 * outside [min_seq, max_seq] (see mglru_check()) */
+	bool inverted[ANON_AND_FILE];
+};
+
+/* ---- the walk (struct lru_gen_mm_walk), one per machine ---- */
+
+/* What the current PTE table is doing in the walk (see walk_pmd_range). */
+enum walk_pte_state { PTE_TABLE_NONE, PTE_TABLE_SCANNING, PTE_TABLE_SKIPPED };
+
+struct lru_gen_mm_walk {
+	struct lruvec *lruvec;
+	uint64_t seq;
+	int swappiness;
+	bool force_scan;
+	/* batched nr_pages deltas (update_batch_size / reset_batch_size) */
+	int64_t nr_pages[MAX_NR_GENS][ANON_AND_FILE][MAX_NR_ZONES];
+	uint64_t mm_stats[NR_MM_STATS];
+	int batched;
+	/* model state of walk_mm(): the engine calls back per (VMA, PUD) and (VMA, table) */
+	uint32_t mm;
+	uint64_t last_pmd;            /* highest PMD number (addr >> 21) visited, + 1 */
+	uint64_t cur_pmd;             /* PMD number of the table in cur_state */
+	enum walk_pte_state cur_state;
+	int cur_total, cur_young;     /* walk_pte_range()'s total and young so far */
+};
+
+/* ---- parameters ---- */
+
+/* Typed, bounded parameters (mglru_param_table in mglru.c). int64_t as the framework wants. */
+struct mglru_params {
+	int64_t swappiness;    /* vm.swappiness for reclaim, 0..201 */
+	int64_t min_ttl_ms;    /* /sys/kernel/mm/lru_gen/min_ttl_ms */
+	int64_t enabled;       /* /sys/kernel/mm/lru_gen/enabled caps */
+	int64_t lru_gen_stats; /* CONFIG_LRU_GEN_STATS: NR_HIST_GENS = 4 */
+	/*
+	 * Next issue (seed toggles; add here and to the table together):
+	 *   inc_min_seq_order  S000: 0 = baseline (tail-first, reversed), 1 = S000
+	 *   pud_filter         S001: PUD-level Bloom filter and TYFALWEES stats
+	 *   layout_base        S002: lrugen base % 64 for the cache-line model
+	 *   fault_mode         S003: A (baseline) / B (fix) / C (revert)
+	 *   exec_promote       S004: 0 off, 1 v3, 2 S004-alt (also sets PG_workingset)
+	 */
+};
+
+/* ---- model counters (model_counters hook) ---- */
+
+struct mglru_counters {
+	uint64_t aging_tries;      /* try_to_inc_max_seq() calls */
+	uint64_t aging_passes;     /* inc_max_seq() successes: generations made */
+	uint64_t aging_nowalk;     /* aging via iterate_mm_list_nowalk() */
+	uint64_t walk_mms;         /* walk_mm() calls */
+	uint64_t walk_stats[NR_MM_STATS]; /* TYFA, summed over all lruvecs */
+	uint64_t walk_pmd_old;     /* PTE tables skipped: non-leaf PMD entry not young */
+	uint64_t walk_bloom_miss;  /* PTE tables skipped by the Bloom filter */
+	uint64_t walk_promoted;    /* folios promoted by the walk (folio_update_gen) */
+	uint64_t inc_min_seq_moved;    /* folios moved by inc_min_seq() */
+	uint64_t inc_min_seq_restarts; /* inc_max_seq() restarts (MAX_LRU_BATCH reached) */
+	uint64_t inc_min_seq_inversions; /* oldest generations left in place (swp 0 / 201) */
+	uint64_t aging_cost;       /* work units of aging, see docs/mglru-model.md */
+	uint64_t look_around;      /* lru_gen_look_around() window scans */
+	uint64_t look_around_young;    /* young neighbours found */
+	uint64_t look_around_bloom;    /* PMD entries fed back to the Bloom filter */
+	uint64_t evict_calls;      /* evict_folios() calls */
+	uint64_t sorted_promoted;  /* sort_folio(): promoted */
+	uint64_t sorted_protected; /* sort_folio(): protected by tier */
+	uint64_t rejected;         /* evict_folios(): "don't add rejected folios to the oldest" */
+	uint64_t min_ttl_oom;      /* lru_gen_age_node() would call out_of_memory() */
+};
+
+/* ---- the policy instance (p->priv) ---- */
+
+struct mglru {
+	struct mr_policy *p;
+	struct mr_machine *m;
+	struct lru_gen_page *pages; /* p->pages */
+	struct lruvec *lruvecs;     /* [m->nr_lruvecs] */
+	uint64_t *arena;            /* Bloom filters and walked[] bitmaps of all lruvecs */
+	uint32_t mm_words;          /* words of each walked[] bitmap */
+	/* parameters, as the kernel sees them */
+	int swappiness;
+	uint64_t min_ttl_ns;
+	unsigned caps;
+	unsigned nr_hist_gens;
+	/* current->reclaim_state->mm_walk: set while reclaim has a walk context */
+	bool walk_active;
+	struct lru_gen_mm_walk walk;
+	/* isolation lists of evict_folios() (at most MIN_LRU_BATCH folios each) */
+	uint32_t list_pages[MIN_LRU_BATCH];
+	uint32_t clean_pages[MIN_LRU_BATCH];
+	struct mglru_counters stat;
+};
+
+extern const struct mr_policy_ops mr_mglru_ops;
+
+/* ---- small helpers (include/linux/mm_inline.h) ---- */
+
+static inline struct mglru *mglru_of(const struct mr_policy *p)
+{
+	return (struct mglru *)p->priv;
+}
+
+static inline unsigned lru_gen_from_seq(uint64_t seq)
+{
+	return (unsigned)(seq % MAX_NR_GENS);
+}
+
+static inline unsigned lru_hist_from_seq(const struct mglru *mg, uint64_t seq)
+{
+	return (unsigned)(seq % mg->nr_hist_gens);
+}
+
+static inline int folio_is_file_lru(const struct mr_folio *f)
+{
+	return mr_folio_is_file_lru(f);
+}
+
+static inline bool folio_test(const struct mr_folio *f, uint32_t flag)
+{
+	return (f->flags & flag) != 0;
+}
+
+/* folio_test_anon(): anon proper; shmem is swap-backed but not anon. */
+static inline bool folio_test_anon(const struct mr_folio *f)
+{
+	return f->type == MR_PAGE_ANON;
+}
+
+/* folio_zonenum(): one zone per node in the model (mr_folio.zone is always 0). */
+static inline int folio_zonenum(const struct mr_folio *f)
+{
+	(void)f;
+	return 0;
+}
+
+/* folio_evictable(): not PG_unevictable / PG_mlocked (mapping_unevictable is folded in). */
+static inline bool folio_evictable(const struct mr_folio *f)
+{
+	return !(f->flags & (MR_PG_UNEVICTABLE | MR_PG_MLOCKED));
+}
+
+/* folio_lru_gen(): the generation of a folio on a gen list, -1 otherwise. */
+static inline int folio_lru_gen(const struct mglru *mg, uint32_t page)
+{
+	return (int)mg->pages[page].gen - 1;
+}
+
+/* folio_lru_refs() [6.14+]: 0 without PG_referenced, else counter + 1 (1..4). */
+static inline int folio_lru_refs(const struct mglru *mg, uint32_t page)
+{
+	if (!folio_test(&mg->m->folios[page], MR_PG_REFERENCED))
+		return 0;
+	return mg->pages[page].refs + 1;
+}
+
+/* order_base_2() for 0..4 */
+static inline int order_base_2(int n)
+{
+	int r = 0;
+
+	while ((1 << r) < n)
+		r++;
+	return r;
+}
+
+/* lru_tier_from_refs() [6.14+]: PG_workingset -> the top tier, else log2 of refs. */
+static inline int lru_tier_from_refs(int refs, bool workingset)
+{
+	return workingset ? MAX_NR_TIERS - 1 : order_base_2(refs);
+}
+
+static inline struct lruvec *folio_lruvec(const struct mglru *mg, uint32_t page)
+{
+	return &mg->lruvecs[mg->m->folios[page].lruvec];
+}
+
+/* lru_gen_is_active(): max_seq and max_seq - 1 are the "active" generations. */
+static inline bool lru_gen_is_active(const struct lruvec *lv, unsigned gen)
+{
+	uint64_t max_seq = lv->lrugen.max_seq;
+
+	return gen == lru_gen_from_seq(max_seq) || gen == lru_gen_from_seq(max_seq - 1);
+}
+
+static inline int get_nr_gens(const struct lruvec *lv, int type)
+{
+	return (int)(lv->lrugen.max_seq - lv->lrugen.min_seq[type] + 1);
+}
+
+/* min_type() / max_type() / evictable_min_seq() of mm/vmscan.c */
+static inline int min_type(int swappiness)
+{
+	return !swappiness;
+}
+
+static inline int max_type(int swappiness)
+{
+	return swappiness < SWAPPINESS_ANON_ONLY;
+}
+
+static inline uint64_t evictable_min_seq(const uint64_t *min_seq, int swappiness)
+{
+	uint64_t a = min_seq[min_type(swappiness)], b = min_seq[max_type(swappiness)];
+
+	return a < b ? a : b;
+}
+
+/*
+ * mm/vmscan.c:prefetchw_prev_lru_folio(): the folio scanned after page (toward the head)
+ * is a cache miss on both per-page arrays; start loading them now.
+ */
+static inline void prefetchw_prev_lru_folio(const struct mglru *mg, uint32_t page)
+{
+	uint32_t prev = mg->pages[page].prev;
+
+	if (prev != MR_NONE) {
+		__builtin_prefetch(&mg->pages[prev], 1);
+		__builtin_prefetch(&mg->m->folios[prev], 1);
+	}
+}
+
+/* Count a vmstat / memory.stat item for this lruvec (deltas may be negative). */
+static inline void mglru_count(struct mglru *mg, const struct lruvec *lv, unsigned item,
+			       int64_t delta)
+{
+	mr_count(mg->m, lv->id, item, (uint64_t)delta);
+}
+
+/* ---- mglru.c: lists, insertion, fd accesses, refaults ---- */
+
+void lru_gen_list_add(struct mglru *mg, struct lruvec *lv, uint32_t page, unsigned gen,
+		      bool tail);
+void lru_gen_list_del(struct mglru *mg, struct lruvec *lv, uint32_t page);
+void lru_gen_update_size(struct mglru *mg, struct lruvec *lv, uint32_t page, int old_gen,
+			 int new_gen);
+uint64_t lru_gen_folio_seq(struct mglru *mg, const struct lruvec *lv, uint32_t page,
+			   bool reclaiming);
+bool lru_gen_add_folio(struct mglru *mg, struct lruvec *lv, uint32_t page, bool reclaiming);
+bool lru_gen_del_folio(struct mglru *mg, struct lruvec *lv, uint32_t page, bool reclaiming);
+void lruvec_add_folio(struct mglru *mg, struct lruvec *lv, uint32_t page);
+void lruvec_add_folio_tail(struct mglru *mg, struct lruvec *lv, uint32_t page);
+void lruvec_del_folio(struct mglru *mg, struct lruvec *lv, uint32_t page);
+void lru_gen_inc_refs(struct mglru *mg, uint32_t page);
+void folio_mark_accessed(struct mglru *mg, uint32_t page);
+void folio_activate(struct mglru *mg, uint32_t page);
+void folio_add_lru(struct mglru *mg, uint32_t page, unsigned ctx);
+void folio_putback_lru(struct mglru *mg, uint32_t page);
+bool folio_isolate_lru(struct mglru *mg, uint32_t page);
+void folio_set_lru_refs_flags(struct mglru *mg, uint32_t page, bool referenced, unsigned refs);
+
+/* workingset.c */
+uint64_t lru_gen_eviction(struct mglru *mg, uint32_t page);
+bool lru_gen_test_recent(struct mglru *mg, uint64_t shadow, struct lruvec **lvp,
+			 uint64_t *token, bool *workingset);
+void lru_gen_refault(struct mglru *mg, uint32_t page, uint64_t shadow, unsigned ctx);
+uint64_t pack_shadow(uint32_t memcg_id, uint32_t node, uint64_t eviction, bool workingset);
+void unpack_shadow(uint64_t shadow, uint32_t *memcg_id, uint32_t *node, uint64_t *eviction,
+		   bool *workingset);
+
+unsigned mglru_check(struct mr_policy *p);
+
+/* ---- mglru_aging.c ---- */
+
+void get_item_key(uint64_t item, unsigned key[2]);
+bool test_bloom_filter(const struct lru_gen_mm_state *mm_state, uint64_t seq, uint64_t item);
+void update_bloom_filter(struct lru_gen_mm_state *mm_state, uint64_t seq, uint64_t item);
+void reset_bloom_filter(struct mglru *mg, struct lruvec *lv, uint64_t seq);
+uint64_t pmd_item(uint32_t mm, uint64_t addr);
+bool suitable_to_scan(int total, int young);
+int folio_update_gen(struct mglru *mg, uint32_t page, unsigned gen);
+int folio_inc_gen(struct mglru *mg, struct lruvec *lv, uint32_t page);
+void reset_batch_size(struct mglru *mg, struct lru_gen_mm_walk *walk);
+void lru_gen_look_around(struct mr_policy *p, const struct mr_vma *vma,
+			 struct mr_pte_table *pt, unsigned slot);
+bool inc_min_seq(struct mglru *mg, struct lruvec *lv, int type, int swappiness);
+bool try_to_inc_min_seq(struct mglru *mg, struct lruvec *lv, int swappiness);
+bool inc_max_seq(struct mglru *mg, struct lruvec *lv, uint64_t seq, int swappiness);
+bool try_to_inc_max_seq(struct mglru *mg, struct lruvec *lv, uint64_t seq, int swappiness,
+			bool force_scan);
+bool should_walk_mmu(const struct mglru *mg);
+bool should_clear_pmd_young(const struct mglru *mg);
+
+/* ---- mglru_evict.c ---- */
+
+struct ctrl_pos {
+	uint64_t refaulted;
+	uint64_t total;
+	int gain;
+};
+
+void read_ctrl_pos(struct mglru *mg, struct lruvec *lv, int type, int tier, int gain,
+		   struct ctrl_pos *pos);
+void reset_ctrl_pos(struct mglru *mg, struct lruvec *lv, int type, bool carryover);
+bool positive_ctrl_err(const struct ctrl_pos *sp, const struct ctrl_pos *pv);
+int get_tier_idx(struct mglru *mg, struct lruvec *lv, int type);
+int get_type_to_scan(struct mglru *mg, struct lruvec *lv, int swappiness);
+int get_swappiness(struct mglru *mg, struct lruvec *lv, const struct mr_scan_control *sc);
+bool lru_gen_set_refs(struct mglru *mg, uint32_t page);
+enum folio_references lru_gen_folio_check_references(struct mr_policy *p, uint32_t page,
+						     struct mr_scan_control *sc);
+uint64_t evict_folios(struct mglru *mg, uint64_t nr_to_scan, struct lruvec *lv,
+		      struct mr_scan_control *sc, int swappiness);
+void lru_gen_age_node(struct mglru *mg, uint32_t node, struct mr_scan_control *sc);
+void lru_gen_shrink_lruvec(struct mr_policy *p, uint32_t lruvec, struct mr_scan_control *sc);
+
+/* ---- mglru_debugfs.c ---- */
+
+size_t lru_gen_show(struct mr_policy *p, int full, char *buf, size_t cap);
+int lru_gen_command(struct mr_policy *p, const char *cmd, struct mr_error *err);
+
+/* ---- for tests: set up states the scenarios start from ---- */
+
+/* Put an off-list folio on the list of generation seq of its lruvec, at the head (or
+ * the tail), as lru_gen_add_folio() would with that placement; sets PG_lru. */
+int mglru_place_folio(struct mr_policy *p, uint32_t page, uint64_t seq, bool tail);
+/* Set max_seq / min_seq of an lruvec whose lists are all empty (MR_EINVAL otherwise). */
+int mglru_set_seqs(struct mr_policy *p, uint32_t lruvec, uint64_t max_seq, uint64_t min_anon,
+		   uint64_t min_file);
+/* Copy the page ids of list folios[gen][type][0] of an lruvec, head to tail, into out
+ * (up to cap); returns the list length. */
+unsigned mglru_list_pages(struct mr_policy *p, uint32_t lruvec, unsigned gen, int type,
+			  uint32_t *out, unsigned cap);
+/* The lruvec state (read and, for PID tests, write). */
+struct lruvec *mglru_lruvec(struct mr_policy *p, uint32_t lruvec);
+/* The LRU_REFS_MASK counter of a folio. */
+unsigned mglru_folio_refs(struct mr_policy *p, uint32_t page);
+/* One evict_folios() call on an lruvec as proactive reclaim does it (the body of the
+ * debugfs '-' loop: may swap/unmap/write, __GFP_IO, a walk context); returns what
+ * evict_folios() returns. */
+uint64_t mglru_evict_once(struct mr_policy *p, uint32_t lruvec, uint64_t nr_to_scan,
+			  int swappiness);
+/* Lazily promote an on-list folio to gen(max_seq) as folio_update_gen() does for a
+ * folio with PG_referenced, applying the size change at once. */
+int mglru_promote_folio(struct mr_policy *p, uint32_t page);
+
+#endif /* MR_POLICY_MGLRU_H */

@@ -1,0 +1,732 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mglru_evict.c - the eviction of the Multi-Gen LRU model, as in mm/vmscan.c: the PID
+ * controller (read_ctrl_pos .. get_type_to_scan), the rmap-path reference check
+ * (lru_gen_set_refs), sort/isolate/scan/evict_folios, the reclaim loop
+ * (try_to_shrink_lruvec, lru_gen_shrink_lruvec) and min_ttl (lru_gen_age_node).
+ *
+ * The [7.2] reclaim loop and isolate_folios() were read as a transliteration (spec
+ * "(T)"); where the spec words leave a choice, the choice is said at the function and in
+ * docs/mglru-model.md.
+ */
+#include "mglru.h"
+
+/* ---- PID controller ---- */
+
+/*
+ * mm/vmscan.c:read_ctrl_pos() [6.14+]: refaulted and total (evicted + protected) of
+ * tier, or of all tiers for tier = MAX_NR_TIERS, of the history slot of min_seq[type],
+ * plus the moving averages of the generations evicted before.
+ */
+void read_ctrl_pos(struct mglru *mg, struct lruvec *lv, int type, int tier, int gain,
+		   struct ctrl_pos *pos)
+{
+	int i;
+	struct lru_gen_folio *lrugen = &lv->lrugen;
+	unsigned hist = lru_hist_from_seq(mg, lrugen->min_seq[type]);
+	int hi = tier < MAX_NR_TIERS - 1 ? tier : MAX_NR_TIERS - 1;
+
+	pos->gain = gain;
+	pos->refaulted = pos->total = 0;
+
+	for (i = tier % MAX_NR_TIERS; i <= hi; i++) {
+		pos->refaulted += lrugen->avg_refaulted[type][i] + lrugen->refaulted[hist][type][i];
+		pos->total += lrugen->avg_total[type][i] + lrugen->protected[hist][type][i] +
+			      lrugen->evicted[hist][type][i];
+	}
+}
+
+/*
+ * mm/vmscan.c:reset_ctrl_pos(): carryover (min_seq[type] is about to advance) folds the
+ * slot of min_seq into the moving averages with factor 1/2 and clears it when there is
+ * only one slot; otherwise (inc_max_seq) clears the slot of max_seq + 1 when there are
+ * several.
+ */
+void reset_ctrl_pos(struct mglru *mg, struct lruvec *lv, int type, bool carryover)
+{
+	int tier;
+	struct lru_gen_folio *lrugen = &lv->lrugen;
+	bool clear = carryover ? mg->nr_hist_gens == 1 : mg->nr_hist_gens > 1;
+	uint64_t seq = carryover ? lrugen->min_seq[type] : lrugen->max_seq + 1;
+	unsigned hist;
+
+	if (!carryover && !clear)
+		return;
+
+	hist = lru_hist_from_seq(mg, seq);
+
+	for (tier = 0; tier < MAX_NR_TIERS; tier++) {
+		if (carryover) {
+			uint64_t sum;
+
+			sum = lrugen->avg_refaulted[type][tier] + lrugen->refaulted[hist][type][tier];
+			lrugen->avg_refaulted[type][tier] = sum / 2;
+
+			sum = lrugen->avg_total[type][tier] + lrugen->protected[hist][type][tier] +
+			      lrugen->evicted[hist][type][tier];
+			lrugen->avg_total[type][tier] = sum / 2;
+		}
+
+		if (clear) {
+			lrugen->refaulted[hist][type][tier] = 0;
+			lrugen->evicted[hist][type][tier] = 0;
+			lrugen->protected[hist][type][tier] = 0;
+		}
+	}
+}
+
+/*
+ * mm/vmscan.c:positive_ctrl_err(): true if the PV has a limited number of refaults or a
+ * lower refaulted/total than the SP (in 128-bit arithmetic; the kernel's unsigned long
+ * products do not overflow for realistic counts either).
+ */
+bool positive_ctrl_err(const struct ctrl_pos *sp, const struct ctrl_pos *pv)
+{
+	unsigned __int128 lhs, rhs;
+
+	if (pv->refaulted < MIN_LRU_BATCH)
+		return true;
+	lhs = (unsigned __int128)pv->refaulted * (sp->total + MIN_LRU_BATCH) * (unsigned)sp->gain;
+	rhs = (unsigned __int128)(sp->refaulted + 1) * pv->total * (unsigned)pv->gain;
+	return lhs <= rhs;
+}
+
+/*
+ * mm/vmscan.c:get_tier_idx() [6.14+]: the highest tier whose refault rate (gain 3) does
+ * not exceed that of tier 0 (gain 2), minus one; folios above it are protected. With no
+ * history every tier passes and it returns MAX_NR_TIERS - 1: nothing is protected.
+ */
+int get_tier_idx(struct mglru *mg, struct lruvec *lv, int type)
+{
+	int tier;
+	struct ctrl_pos sp, pv;
+
+	/*
+	 * To leave a margin for fluctuations, use a larger gain factor (2:3).
+	 * This value is chosen because any other tier would have at least twice
+	 * as many refaults as the first tier.
+	 */
+	read_ctrl_pos(mg, lv, type, 0, 2, &sp);
+	for (tier = 1; tier < MAX_NR_TIERS; tier++) {
+		read_ctrl_pos(mg, lv, type, tier, 3, &pv);
+		if (!positive_ctrl_err(&sp, &pv))
+			break;
+	}
+
+	return tier - 1;
+}
+
+/* mm/vmscan.c:get_type_to_scan() [6.14+]: all tiers of anon (gain swappiness) against
+ * all tiers of file (gain 200 - swappiness); returns the type to scan first. */
+int get_type_to_scan(struct mglru *mg, struct lruvec *lv, int swappiness)
+{
+	struct ctrl_pos sp, pv;
+
+	if (swappiness <= MIN_SWAPPINESS + 1)
+		return LRU_GEN_FILE;
+
+	if (swappiness >= MAX_SWAPPINESS)
+		return LRU_GEN_ANON;
+	/*
+	 * Compare the sum of all tiers of anon with that of file to determine
+	 * which type to scan.
+	 */
+	read_ctrl_pos(mg, lv, LRU_GEN_ANON, MAX_NR_TIERS, swappiness, &sp);
+	read_ctrl_pos(mg, lv, LRU_GEN_FILE, MAX_NR_TIERS, MAX_SWAPPINESS - swappiness, &pv);
+
+	return positive_ctrl_err(&sp, &pv);
+}
+
+/*
+ * mm/vmscan.c:get_swappiness(): 0 without may_swap, or with fewer than MIN_LRU_BATCH
+ * free swap pages (the model has no demotion targets); else the vm.swappiness
+ * parameter (the model's memcgs have no memory.swappiness of their own).
+ */
+int get_swappiness(struct mglru *mg, struct lruvec *lv, const struct mr_scan_control *sc)
+{
+	(void)lv;
+	if (!sc->may_swap)
+		return 0;
+	if (mg->m->swap_free < MIN_LRU_BATCH)
+		return 0;
+	return mg->swappiness;
+}
+
+/* ---- the rmap path ---- */
+
+/*
+ * mm/vmscan.c:lru_gen_set_refs() [7.2] Mode A, for a mapped folio found young by
+ * folio_referenced(): the first sighting sets PG_referenced (KEEP); a later one
+ * promotes on the second access (refs > 1: PG_workingset, LRU_REFS_FLAGS cleared) or
+ * else calls folio_mark_accessed(); either way ACTIVATE.
+ * S003 (next issue): modes B/C set PG_workingset on every later sighting.
+ * S004 (next issue): a first sighting in a VM_EXEC mapping of a file folio activates.
+ */
+bool lru_gen_set_refs(struct mglru *mg, uint32_t page)
+{
+	struct mr_folio *f = &mg->m->folios[page];
+
+	/* see the comment on LRU_REFS_FLAGS */
+	if (!folio_test(f, MR_PG_REFERENCED | MR_PG_WORKINGSET)) {
+		folio_set_lru_refs_flags(mg, page, true, 0);
+		return false;
+	}
+
+	/* Promote on second access */
+	if (folio_lru_refs(mg, page) > 1) {
+		f->flags |= MR_PG_WORKINGSET;
+		folio_set_lru_refs_flags(mg, page, false, 0);
+	} else {
+		folio_mark_accessed(mg, page);
+	}
+	return true;
+}
+
+/*
+ * mm/vmscan.c:folio_check_references() with lru_gen [6.14+]: no young PTE -> RECLAIM
+ * (PG_referenced from fd accesses does not matter here), else lru_gen_set_refs().
+ * Differs: no VM_LOCKED VMAs and no rmap contention (never -1) in the model.
+ */
+enum folio_references lru_gen_folio_check_references(struct mr_policy *p, uint32_t page,
+						     struct mr_scan_control *sc)
+{
+	uint32_t vm_flags;
+	int referenced_ptes;
+
+	(void)sc;
+	referenced_ptes = mr_folio_referenced(p, page, &vm_flags, lru_gen_look_around);
+
+	if (referenced_ptes == -1)
+		return FOLIOREF_KEEP;
+
+	if (!referenced_ptes)
+		return FOLIOREF_RECLAIM;
+
+	return lru_gen_set_refs(mglru_of(p), page) ? FOLIOREF_ACTIVATE : FOLIOREF_KEEP;
+}
+
+/* workingset_eviction() for shrink_folio_list() */
+static uint64_t mglru_eviction_shadow(struct mr_policy *p, uint32_t page)
+{
+	return lru_gen_eviction(mglru_of(p), page);
+}
+
+static const struct mr_shrink_hooks mglru_shrink_hooks = {
+	.check_references = lru_gen_folio_check_references,
+	.eviction_shadow = mglru_eviction_shadow,
+};
+
+/* ---- the eviction ---- */
+
+/*
+ * mm/vmscan.c:sort_folio() [7.2], first match wins:
+ *   unevictable        -> false (shrink_folio_list() culls it)
+ *   promoted           -> to the head of the generation the walk gave it
+ *   protected by tier  -> folio_inc_gen(), head of min_seq + 1; protected[] counts it
+ *                         unless fully referenced (the workingset being promoted)
+ *   ineligible zone    -> folio_inc_gen(), tail (never: one zone)
+ * [7.0]'s dirty/writeback rule is gone in [7.2]: shrink_folio_list() handles them.
+ */
+static bool sort_folio(struct mglru *mg, struct lruvec *lv, uint32_t page,
+		       const struct mr_scan_control *sc, int tier_idx)
+{
+	const struct mr_folio *f = &mg->m->folios[page];
+	int gen = folio_lru_gen(mg, page);
+	int type = folio_is_file_lru(f);
+	int zone = folio_zonenum(f);
+	int refs = folio_lru_refs(mg, page);
+	bool workingset = folio_test(f, MR_PG_WORKINGSET);
+	int tier = lru_tier_from_refs(refs, workingset);
+	struct lru_gen_folio *lrugen = &lv->lrugen;
+
+	MR_WARN_ON_ONCE(gen < 0 || gen >= MAX_NR_GENS);
+
+	/* unevictable */
+	if (!folio_evictable(f))
+		return false;
+
+	/* promoted */
+	if (gen != (int)lru_gen_from_seq(lrugen->min_seq[type])) {
+		/* list_move() */
+		lru_gen_list_del(mg, lv, page);
+		lru_gen_list_add(mg, lv, page, (unsigned)gen, false);
+		mg->stat.sorted_promoted++;
+		return true;
+	}
+
+	/* protected */
+	if (tier > tier_idx || refs + workingset == (1 << LRU_REFS_WIDTH) + 1) {
+		gen = folio_inc_gen(mg, lv, page);
+		lru_gen_list_del(mg, lv, page);
+		lru_gen_list_add(mg, lv, page, (unsigned)gen, false);
+
+		/* don't count the workingset being lazily promoted */
+		if (refs + workingset != (1 << LRU_REFS_WIDTH) + 1) {
+			unsigned hist = lru_hist_from_seq(mg, lrugen->min_seq[type]);
+
+			lrugen->protected[hist][type][tier] += 1;
+		}
+		mg->stat.sorted_protected++;
+		return true;
+	}
+
+	/* ineligible */
+	if (zone > sc->reclaim_idx) {
+		gen = folio_inc_gen(mg, lv, page);
+		lru_gen_list_del(mg, lv, page);
+		lru_gen_list_add(mg, lv, page, (unsigned)gen, true);
+		return true;
+	}
+
+	return false;
+}
+
+/*
+ * mm/vmscan.c:isolate_folio() [7.2]: take it off the LRU (PG_lru, gen field, list),
+ * dropping the counter if PG_referenced is clear. [6.12]/[7.0] also refused dirty or
+ * unswapped anon folios without __GFP_IO and cleared PG_reclaim; [7.2] does neither
+ * (shrink_folio_list() keeps what it cannot write).
+ */
+static bool isolate_folio(struct mglru *mg, struct lruvec *lv, uint32_t page,
+			  const struct mr_scan_control *sc)
+{
+	struct mr_folio *f = &mg->m->folios[page];
+	bool success;
+
+	(void)sc;
+	f->flags &= ~MR_PG_LRU;
+
+	/* see the comment on LRU_REFS_FLAGS */
+	if (!folio_test(f, MR_PG_REFERENCED))
+		mg->pages[page].refs = 0;
+
+	success = lru_gen_del_folio(mg, lv, page, true);
+	MR_WARN_ON_ONCE(!success);
+	return true;
+}
+
+static unsigned pgscan_item(const struct mr_scan_control *sc)
+{
+	return sc->kswapd ? MR_VM_PGSCAN_KSWAPD : MR_VM_PGSCAN_DIRECT;
+}
+
+static unsigned pgsteal_item(const struct mr_scan_control *sc)
+{
+	return sc->kswapd ? MR_VM_PGSTEAL_KSWAPD : MR_VM_PGSTEAL_DIRECT;
+}
+
+/*
+ * mm/vmscan.c:scan_folios(): from the tail of the oldest generation of type, sort or
+ * isolate folios until MIN_LRU_BATCH are isolated or min(nr_to_scan, MAX_LRU_BATCH)
+ * were looked at. Counts pgscan_* (isolated), pgrefill (sorted), pgscan_skip.
+ * Returns the pages looked at ([7.2] reading, see isolate_folios()); 0 when the type
+ * has only MIN_NR_GENS generations.
+ */
+static uint64_t scan_folios(struct mglru *mg, uint64_t nr_to_scan, struct lruvec *lv,
+			    const struct mr_scan_control *sc, int type, int tier,
+			    struct mr_folio_list *list)
+{
+	int i;
+	unsigned gen;
+	uint64_t sorted = 0, scanned = 0, isolated = 0, skipped = 0;
+	uint64_t remaining = nr_to_scan < MAX_LRU_BATCH ? nr_to_scan : MAX_LRU_BATCH;
+	struct lru_gen_folio *lrugen = &lv->lrugen;
+
+	MR_WARN_ON_ONCE(list->n);
+
+	if (get_nr_gens(lv, type) == MIN_NR_GENS)
+		return 0;
+
+	gen = lru_gen_from_seq(lrugen->min_seq[type]);
+
+	for (i = MAX_NR_ZONES; i > 0; i--) {
+		uint64_t skipped_zone = 0;
+		int zone = (sc->reclaim_idx + i) % MAX_NR_ZONES;
+		struct lru_gen_list *head = &lrugen->folios[gen][type][zone];
+
+		while (head->tail != MR_NONE) {
+			uint32_t page = head->tail; /* lru_to_folio() */
+			const struct mr_folio *f = &mg->m->folios[page];
+
+			prefetchw_prev_lru_folio(mg, page);
+
+			MR_WARN_ON_ONCE(folio_test(f, MR_PG_UNEVICTABLE));
+			MR_WARN_ON_ONCE(folio_test(f, MR_PG_ACTIVE));
+			MR_WARN_ON_ONCE(folio_is_file_lru(f) != type);
+			MR_WARN_ON_ONCE(folio_zonenum(f) != zone);
+
+			scanned += 1;
+
+			if (sort_folio(mg, lv, page, sc, tier)) {
+				sorted += 1;
+			} else if (isolate_folio(mg, lv, page, sc)) {
+				list->pages[list->n++] = page; /* list_add(): isolation order */
+				isolated += 1;
+			} else {
+				/* isolate_folio() cannot fail in [7.2]; the kernel would move it
+				 * to a local list spliced back to the head */
+				skipped_zone += 1;
+			}
+
+			if (!--remaining ||
+			    (isolated > skipped_zone ? isolated : skipped_zone) >= MIN_LRU_BATCH)
+				break;
+		}
+
+		if (skipped_zone) {
+			mglru_count(mg, lv, MR_VM_PGSCAN_SKIP, (int64_t)skipped_zone);
+			skipped += skipped_zone;
+		}
+
+		if (!remaining || isolated >= MIN_LRU_BATCH)
+			break;
+	}
+
+	mglru_count(mg, lv, pgscan_item(sc), (int64_t)isolated);
+	mglru_count(mg, lv, MR_VM_PGREFILL, (int64_t)sorted);
+	mglru_count(mg, lv, MR_VM_PGSCAN_ANON + type, (int64_t)isolated);
+	(void)skipped;
+	return scanned;
+}
+
+/*
+ * mm/vmscan.c:isolate_folios() [7.2] (T): try_to_inc_min_seq() first, then the type
+ * get_type_to_scan() picks, with the tier get_tier_idx() allows; stop at the first type
+ * that scanned anything -- it isolated something, or it looked at folios and isolated
+ * none, in which case [7.2] does not flip to the other type ([7.0] did, since its
+ * scan_folios() returned 0 then). Only a type with nothing to look at (empty oldest
+ * generation, or MIN_NR_GENS generations) passes to the other.
+ */
+static uint64_t isolate_folios(struct mglru *mg, uint64_t nr_to_scan, struct lruvec *lv,
+			       const struct mr_scan_control *sc, int swappiness,
+			       int *type_scanned, struct mr_folio_list *list)
+{
+	int i;
+	int type;
+
+	try_to_inc_min_seq(mg, lv, swappiness);
+	type = get_type_to_scan(mg, lv, swappiness);
+
+	for (i = min_type(swappiness); i <= max_type(swappiness); i++) {
+		uint64_t scanned;
+		int tier = get_tier_idx(mg, lv, type);
+
+		*type_scanned = type;
+
+		scanned = scan_folios(mg, nr_to_scan, lv, sc, type, tier, list);
+		if (scanned)
+			return scanned;
+
+		type = !type;
+	}
+
+	return 0;
+}
+
+/*
+ * mm/vmscan.c:evict_folios(): isolate a batch, let shrink_folio_list() free what it can,
+ * and put the rest back: folios that missed folio_rotate_reclaimable() (clean, unmapped,
+ * not activated) get one retry; a rejected folio that would land in the oldest
+ * generation again gets LRU_REFS_FLAGS cleared and PG_active set instead. Counts
+ * pgsteal_*, and [7.2]'s pgrotate_* (isolated - reclaimed). Returns the pages scanned,
+ * plus one if min_seq advanced; 0 if aging is now required.
+ */
+uint64_t evict_folios(struct mglru *mg, uint64_t nr_to_scan, struct lruvec *lv,
+		      struct mr_scan_control *sc, int swappiness)
+{
+	int type = LRU_GEN_FILE;
+	uint64_t scanned, reclaimed, reclaimed_total = 0, isolated;
+	struct mr_folio_list list = { mg->list_pages, 0, MIN_LRU_BATCH };
+	struct mr_folio_list clean = { mg->clean_pages, 0, MIN_LRU_BATCH };
+	struct mr_reclaim_stat stat;
+	bool skip_retry = false;
+	struct lru_gen_folio *lrugen = &lv->lrugen;
+	uint32_t j, kept;
+
+	mg->stat.evict_calls++;
+
+	scanned = isolate_folios(mg, nr_to_scan, lv, sc, swappiness, &type, &list);
+
+	scanned += try_to_inc_min_seq(mg, lv, swappiness);
+
+	if (evictable_min_seq(lrugen->min_seq, swappiness) + MIN_NR_GENS > lrugen->max_seq)
+		scanned = 0;
+
+	if (!list.n)
+		return scanned;
+	isolated = list.n;
+retry:
+	reclaimed = mr_shrink_folio_list(mg->p, &list, sc, &mglru_shrink_hooks, &stat);
+	sc->nr_reclaimed += reclaimed;
+	reclaimed_total += reclaimed;
+
+	/* list_for_each_entry_safe_reverse(): from the first isolated */
+	clean.n = 0;
+	for (j = 0, kept = 0; j < list.n; j++) {
+		uint32_t page = list.pages[j];
+		struct mr_folio *f = &mg->m->folios[page];
+
+		if (!folio_evictable(f)) {
+			folio_putback_lru(mg, page);
+			continue;
+		}
+
+		/* retry folios that may have missed folio_rotate_reclaimable() */
+		if (!skip_retry && !folio_test(f, MR_PG_ACTIVE) && !f->mapcount &&
+		    !folio_test(f, MR_PG_DIRTY | MR_PG_WRITEBACK)) {
+			clean.pages[clean.n++] = page;
+			continue;
+		}
+
+		/* don't add rejected folios to the oldest generation */
+		if (lru_gen_folio_seq(mg, lv, page, false) == lrugen->min_seq[type]) {
+			folio_set_lru_refs_flags(mg, page, false, 0);
+			f->flags |= MR_PG_ACTIVE;
+			mg->stat.rejected++;
+		}
+		list.pages[kept++] = page;
+	}
+	list.n = kept;
+
+	/* move_folios_to_lru(): from the first isolated, each to the head */
+	for (j = 0; j < list.n; j++) {
+		uint32_t page = list.pages[j];
+
+		mg->m->folios[page].flags |= MR_PG_LRU;
+		lruvec_add_folio(mg, lv, page);
+	}
+	list.n = 0;
+
+	if (mg->walk_active && mg->walk.batched) {
+		mg->walk.lruvec = lv;
+		reset_batch_size(mg, &mg->walk);
+	}
+
+	mglru_count(mg, lv, pgsteal_item(sc), (int64_t)reclaimed);
+	mglru_count(mg, lv, MR_VM_PGSTEAL_ANON + type, (int64_t)reclaimed);
+
+	if (clean.n) {
+		for (j = 0; j < clean.n; j++)
+			list.pages[j] = clean.pages[j];
+		list.n = clean.n;
+		skip_retry = true;
+		goto retry;
+	}
+
+	mglru_count(mg, lv, MR_VM_PGROTATE_ANON + type, (int64_t)(isolated - reclaimed_total));
+	return scanned;
+}
+
+/* ---- the reclaim loop ---- */
+
+/* The evictable size: the pages of every generation of the evictable types. */
+static uint64_t lruvec_evictable_size(const struct lruvec *lv, int swappiness)
+{
+	const struct lru_gen_folio *lrugen = &lv->lrugen;
+	uint64_t total = 0;
+	int type, zone;
+
+	for (type = min_type(swappiness); type <= max_type(swappiness); type++) {
+		uint64_t seq;
+
+		for (seq = lrugen->min_seq[type]; seq <= lrugen->max_seq; seq++) {
+			unsigned gen = lru_gen_from_seq(seq);
+
+			for (zone = 0; zone < MAX_NR_ZONES; zone++) {
+				int64_t n = lrugen->nr_pages[gen][type][zone];
+
+				total += n > 0 ? (uint64_t)n : 0;
+			}
+		}
+	}
+	return total;
+}
+
+/*
+ * mm/vmscan.c:should_run_aging() [7.2] (T): aging is required when evictable_min_seq
+ * + MIN_NR_GENS > max_seq (eviction would report nothing), and chosen below
+ * DEF_PRIORITY when only three generations are left.
+ */
+static bool should_run_aging(const struct lruvec *lv, uint64_t max_seq,
+			     const struct mr_scan_control *sc, int swappiness)
+{
+	uint64_t seq = evictable_min_seq(lv->lrugen.min_seq, swappiness);
+
+	if (seq + MIN_NR_GENS > max_seq)
+		return true;
+	return sc->priority != DEF_PRIORITY && seq + MIN_NR_GENS == max_seq;
+}
+
+/*
+ * mm/vmscan.c:get_nr_to_scan() [7.2] (T): the evictable size >> priority, computed once
+ * per try_to_shrink_lruvec(). Out of scope (spec §10): memory.min/low
+ * (apply_proportional_protection, mem_cgroup_below_min) and offline memcgs.
+ */
+static uint64_t get_nr_to_scan(const struct lruvec *lv, const struct mr_scan_control *sc,
+			       int swappiness)
+{
+	int priority = sc->priority < 0 ? 0 : sc->priority;
+
+	return lruvec_evictable_size(lv, swappiness) >> (priority > 63 ? 63 : priority);
+}
+
+/* mm/vmscan.c:root_reclaim(): not memcg (limit or proactive memcg) reclaim */
+static bool root_reclaim(const struct mr_scan_control *sc)
+{
+	return !sc->memcg_reclaim;
+}
+
+/*
+ * mm/vmscan.c:should_abort_scan(): root reclaim stops once it reclaimed enough
+ * (max(nr_to_reclaim, compact_gap(0) = 2)); memcg reclaim never aborts, for fairness.
+ * kswapd's watermark test is the engine's (it decides when kswapd stops).
+ */
+static bool should_abort_scan(const struct mr_scan_control *sc)
+{
+	if (!root_reclaim(sc))
+		return false;
+	return sc->nr_reclaimed >= (sc->nr_to_reclaim > 2 ? sc->nr_to_reclaim : 2);
+}
+
+/*
+ * mm/vmscan.c:try_to_shrink_lruvec() [7.2] (T): nr_to_scan = evictable >> priority once;
+ * then per step: age if should_run_aging() (root reclaim stops right after aging, to go
+ * on to the next memcg; memcg reclaim goes on evicting), evict at most MIN_LRU_BATCH
+ * pages' worth (evict_folios(min(nr_to_scan, MIN_LRU_BATCH))), until nr_to_scan is used
+ * up, eviction makes no progress, or should_abort_scan(). Returns whether the kernel
+ * would rotate this memcg (the memcg LRU is out of scope).
+ */
+static bool try_to_shrink_lruvec(struct mglru *mg, struct lruvec *lv,
+				 struct mr_scan_control *sc)
+{
+	bool need_rotate = false;
+	int swappiness = get_swappiness(mg, lv, sc);
+	uint64_t nr_to_scan = get_nr_to_scan(lv, sc, swappiness);
+
+	while (nr_to_scan > 0) {
+		uint64_t delta;
+		uint64_t max_seq = lv->lrugen.max_seq;
+
+		if (should_run_aging(lv, max_seq, sc, swappiness)) {
+			if (try_to_inc_max_seq(mg, lv, max_seq, swappiness, false))
+				need_rotate = true;
+			if (root_reclaim(sc))
+				break;
+		}
+
+		delta = evict_folios(mg, nr_to_scan < MIN_LRU_BATCH ? nr_to_scan : MIN_LRU_BATCH,
+				     lv, sc, swappiness);
+		if (!delta)
+			break;
+
+		nr_to_scan -= delta < nr_to_scan ? delta : nr_to_scan;
+
+		if (should_abort_scan(sc))
+			break;
+	}
+
+	return need_rotate;
+}
+
+/* mm/vmscan.c:lruvec_is_sizable() */
+static bool lruvec_is_sizable(struct mglru *mg, struct lruvec *lv, const struct mr_scan_control *sc)
+{
+	int swappiness = get_swappiness(mg, lv, sc);
+	int priority = sc->priority < 0 ? 0 : sc->priority;
+
+	/* whether the size is big enough to be helpful (memcgs are online here) */
+	return (lruvec_evictable_size(lv, swappiness) >> (priority > 63 ? 63 : priority)) != 0;
+}
+
+/* mm/vmscan.c:lruvec_is_reclaimable(): the evictable oldest generation is older than
+ * min_ttl. */
+static bool lruvec_is_reclaimable(struct mglru *mg, struct lruvec *lv,
+				  const struct mr_scan_control *sc, uint64_t min_ttl)
+{
+	int swappiness = get_swappiness(mg, lv, sc);
+	unsigned gen;
+	uint64_t birth;
+
+	if (!lruvec_is_sizable(mg, lv, sc))
+		return false;
+
+	gen = lru_gen_from_seq(evictable_min_seq(lv->lrugen.min_seq, swappiness));
+	birth = lv->lrugen.timestamps[gen];
+
+	/* time_is_before_jiffies(birth + min_ttl) */
+	return mg->m->now_ns > birth + min_ttl;
+}
+
+/*
+ * mm/vmscan.c:lru_gen_age_node() (kswapd, before shrinking the node): with min_ttl_ms
+ * set, if no lruvec of the node has an evictable oldest generation older than min_ttl,
+ * the kernel calls out_of_memory() to protect the working set of the last min_ttl.
+ * Differs: the model cannot kill a task; it counts mglru_min_ttl_oom, and reclaim goes
+ * on as it does in the kernel. (It does no aging, as in 6.12..7.2.)
+ */
+void lru_gen_age_node(struct mglru *mg, uint32_t node, struct mr_scan_control *sc)
+{
+	uint32_t memcg;
+
+	if (!mg->min_ttl_ns)
+		return;
+
+	for (memcg = 0; memcg < mg->m->nr_memcgs; memcg++) {
+		struct lruvec *lv = &mg->lruvecs[memcg * mg->m->nr_nodes + node];
+
+		if (lruvec_is_reclaimable(mg, lv, sc, mg->min_ttl_ns))
+			return;
+	}
+	mg->stat.min_ttl_oom++;
+}
+
+/*
+ * mm/vmscan.c:lru_gen_shrink_lruvec() (and the shrink_one() part of lru_gen_shrink_node()
+ * for root reclaim): reclaim from one lruvec with a walk context for kswapd and
+ * proactive reclaim (set_mm_walk(pgdat or NULL, sc->proactive)); aging gives other
+ * reclaimers one for the rest of the call. kswapd's lru_gen_age_node() runs first, at
+ * the node's first memcg, as kswapd runs it once before shrinking the node.
+ */
+void lru_gen_shrink_lruvec(struct mr_policy *p, uint32_t lruvec, struct mr_scan_control *sc)
+{
+	struct mglru *mg = mglru_of(p);
+	struct lruvec *lv;
+
+	if (MR_WARN_ON_ONCE(lruvec >= mg->m->nr_lruvecs))
+		return;
+	lv = &mg->lruvecs[lruvec];
+
+	if (sc->kswapd && lv->memcg == 0)
+		lru_gen_age_node(mg, lv->node, sc);
+
+	/* set_mm_walk() */
+	mg->walk_active = sc->kswapd || sc->proactive;
+
+	try_to_shrink_lruvec(mg, lv, sc);
+
+	/* clear_mm_walk() */
+	MR_WARN_ON_ONCE(mg->walk.batched);
+	mg->walk_active = false;
+}
+
+/* ---- for tests (mglru.h) ---- */
+
+uint64_t mglru_evict_once(struct mr_policy *p, uint32_t lruvec, uint64_t nr_to_scan,
+			  int swappiness)
+{
+	struct mglru *mg = mglru_of(p);
+	struct mr_scan_control sc = { .may_writepage = 1, .may_unmap = 1, .may_swap = 1,
+				      .reclaim_idx = MAX_NR_ZONES - 1, .gfp_io = 1,
+				      .proactive = 1 };
+	uint64_t scanned;
+
+	if (lruvec >= mg->m->nr_lruvecs)
+		return 0;
+	sc.memcg = mg->lruvecs[lruvec].memcg;
+	sc.node = mg->lruvecs[lruvec].node;
+	sc.memcg_reclaim = sc.memcg != 0;
+	mg->walk_active = true; /* set_mm_walk(NULL, true) */
+	scanned = evict_folios(mg, nr_to_scan, &mg->lruvecs[lruvec], &sc, swappiness);
+	mg->walk_active = false;
+	return scanned;
+}

@@ -1,0 +1,1501 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_mglru.c - unit tests of the mglru model ([7.2], Mode A): the deterministic
+ * scenarios of MGLRU-SPEC.md §9 (baseline halves), insertion rules, the PID controller,
+ * shadow recency, the Bloom filters, the debugfs interface, and the invariant checker
+ * after every scenario. Each scenario builds a tiny machine (tests/policy_machine.h),
+ * sets up lists with mglru_place_folio(), runs the kernel paths, and checks the lists
+ * (head to tail), flags and counters.
+ *
+ * Page ids are named after the spec's folios (A = 0, B = 1, ...) in each scenario.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mglru.h"
+#include "mr_test.h"
+#include "policy_machine.h"
+
+#define FILE_T LRU_GEN_FILE
+#define ANON_T LRU_GEN_ANON
+#define PG (1ull << MR_PAGE_SHIFT)
+#define VA 0x400000ull /* a 2 MiB aligned address: PTE table slot = page offset */
+
+struct env {
+	struct pm_machine *pm;
+	struct mr_policy *p;
+	struct mglru *mg;
+	struct lruvec *lv; /* lruvec 0 */
+};
+
+static void env_open(struct env *e, uint32_t nr_pages, uint32_t nr_nodes)
+{
+	memset(e, 0, sizeof(*e));
+	e->pm = pm_create(&(struct pm_config){ .nr_pages = nr_pages, .nr_nodes = nr_nodes });
+	CHECK(e->pm != NULL);
+	e->p = pm_policy_new(e->pm, &mr_mglru_ops);
+	CHECK(e->p != NULL);
+}
+
+static void env_init(struct env *e)
+{
+	struct mr_error err = { 0 };
+	int rc = pm_policy_init(e->p, &err);
+
+	if (rc)
+		fprintf(stderr, "init: %s\n", err.msg);
+	CHECK_EQ_U64(rc, 0);
+	e->mg = mglru_of(e->p);
+	e->lv = mglru_lruvec(e->p, 0);
+}
+
+static void env_start(struct env *e, uint32_t nr_pages)
+{
+	env_open(e, nr_pages, 1);
+	env_init(e);
+}
+
+/*
+ * With CONFIG_LRU_GEN_STATS (NR_HIST_GENS = 4). The protected[] counts inc_min_seq() makes
+ * are never visible after the aging: its own reset_ctrl_pos(carryover) folds them into
+ * avg_total[] (avg = (avg + protected + evicted) / 2) and, with one history slot, clears
+ * the slot; with four, inc_max_seq()'s reset of the slot of max_seq + 1 clears it, which
+ * is the same slot (the old min_seq = max_seq - 3). The tests read avg_total[].
+ */
+static void env_start_stats(struct env *e, uint32_t nr_pages)
+{
+	env_open(e, nr_pages, 1);
+	CHECK_EQ_U64(pm_policy_set(e->p, "lru_gen_stats", 1), 0);
+	env_init(e);
+}
+
+/* The invariant checker runs after every scenario. */
+static void env_close(struct env *e)
+{
+	CHECK_EQ_U64(e->p->ops->check(e->p), 0);
+	pm_policy_free(e->p);
+	pm_destroy(e->pm);
+}
+
+static struct mr_folio *folio(struct env *e, uint32_t page)
+{
+	return &e->pm->m.folios[page];
+}
+
+/* A resident file (or anon) folio placed at seq, at the tail of its list. */
+static void place(struct env *e, uint32_t page, enum pm_kind kind, uint64_t seq)
+{
+	pm_folio(e->pm, page, kind, 0, 0);
+	CHECK_EQ_U64(mglru_place_folio(e->p, page, seq, true), 0);
+}
+
+static void check_list_at(struct env *e, uint32_t lruvec, unsigned gen, int type,
+			  const uint32_t *want, unsigned n, int line)
+{
+	uint32_t got[64];
+	unsigned len = mglru_list_pages(e->p, lruvec, gen, type, got, 64), i;
+	int ok = len == n;
+
+	for (i = 0; ok && i < n; i++)
+		ok = got[i] == want[i];
+	mr_test_checks++;
+	if (!ok) {
+		mr_test_failures++;
+		fprintf(stderr, "%s:%d: list gen %u type %d is [", __FILE__, line, gen, type);
+		for (i = 0; i < len && i < 64; i++)
+			fprintf(stderr, "%s%u", i ? " " : "", got[i]);
+		fprintf(stderr, "], want [");
+		for (i = 0; i < n; i++)
+			fprintf(stderr, "%s%u", i ? " " : "", want[i]);
+		fprintf(stderr, "]\n");
+	}
+}
+
+#define CHECK_LIST(e, gen, type, ...)                                                        \
+	check_list_at(e, 0, gen, type, (const uint32_t[]){ __VA_ARGS__ },                    \
+		      sizeof((const uint32_t[]){ __VA_ARGS__ }) / sizeof(uint32_t), __LINE__)
+#define CHECK_EMPTY(e, gen, type) check_list_at(e, 0, gen, type, NULL, 0, __LINE__)
+
+static uint64_t stat0(struct env *e, unsigned item)
+{
+	return pm_lruvec_stat(e->pm, 0, item);
+}
+
+static int cmd(struct env *e, const char *s)
+{
+	struct mr_error err = { 0 };
+	int rc = e->p->ops->lru_gen_command(e->p, s, &err);
+
+	if (rc)
+		fprintf(stderr, "  (lru_gen '%s': %s)\n", s, err.msg);
+	return rc;
+}
+
+/* Age lruvec 0 once from its current max_seq: "+ 0 0 <max_seq> <swp> <force>". */
+static int age(struct env *e, int swp, int force)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "+ 0 0 %llu %d %d", (unsigned long long)e->lv->lrugen.max_seq,
+		 swp, force);
+	return cmd(e, buf);
+}
+
+/* One evict_folios() call on lruvec 0, as proactive reclaim (with a walk context). */
+static uint64_t evict_once(struct env *e, uint64_t nr, int swp)
+{
+	return mglru_evict_once(e->p, 0, nr, swp);
+}
+
+/* The mm's tasks ran on every node since the last walk (lru_gen_use_mm()): an unforced
+ * walk takes it. */
+static void mm_ran(struct env *e)
+{
+	e->pm->m.mms[0].lru_gen_bitmap = ~0ull;
+}
+
+static bool has(struct env *e, uint32_t page, uint32_t flag)
+{
+	return (folio(e, page)->flags & flag) != 0;
+}
+
+/* ---- insertion: lru_gen_folio_seq() rules 1-5 ---- */
+
+static void test_insertion_rules(void)
+{
+	struct env e;
+	struct mr_folio *f;
+
+	env_start(&e, 8);
+	/* fresh lruvec: max_seq 3, min_seq {0, 0}: 4 generations */
+	CHECK_EQ_U64(e.lv->lrugen.max_seq, 3);
+	CHECK_EQ_U64(e.lv->lrugen.min_seq[ANON_T], 0);
+	CHECK_EQ_U64(e.lv->lrugen.min_seq[FILE_T], 0);
+	CHECK_EQ_U64(e.lv->mm_state.seq, 2);
+
+	f = pm_folio(e.pm, 0, PM_FILE, 0, 0);
+	/* rule 1: active -> d = 2 - ws */
+	f->flags |= MR_PG_ACTIVE;
+	CHECK_EQ_U64(lru_gen_folio_seq(e.mg, e.lv, 0, false), 2);
+	f->flags |= MR_PG_WORKINGSET;
+	CHECK_EQ_U64(lru_gen_folio_seq(e.mg, e.lv, 0, false), 3);
+	/* rule 1 precedes rule 2 */
+	CHECK_EQ_U64(lru_gen_folio_seq(e.mg, e.lv, 0, true), 3);
+	/* rule 2: reclaiming -> d = 4, even with ws */
+	f->flags &= ~MR_PG_ACTIVE;
+	CHECK_EQ_U64(lru_gen_folio_seq(e.mg, e.lv, 0, true), 0);
+	/* rule 5: 4 - (ws || referenced) [Mode A] */
+	CHECK_EQ_U64(lru_gen_folio_seq(e.mg, e.lv, 0, false), 1);
+	f->flags &= ~MR_PG_WORKINGSET;
+	CHECK_EQ_U64(lru_gen_folio_seq(e.mg, e.lv, 0, false), 0);
+	f->flags |= MR_PG_REFERENCED;
+	CHECK_EQ_U64(lru_gen_folio_seq(e.mg, e.lv, 0, false), 1);
+	f->flags &= ~MR_PG_REFERENCED;
+	/* rule 4: reclaim && (dirty || writeback) -> d = 2 */
+	f->flags |= MR_PG_RECLAIM | MR_PG_DIRTY;
+	CHECK_EQ_U64(lru_gen_folio_seq(e.mg, e.lv, 0, false), 2);
+	f->flags &= ~MR_PG_DIRTY;
+	CHECK_EQ_U64(lru_gen_folio_seq(e.mg, e.lv, 0, false), 0); /* clean: rule 5 */
+	f->flags |= MR_PG_WRITEBACK;
+	CHECK_EQ_U64(lru_gen_folio_seq(e.mg, e.lv, 0, false), 2);
+	f->flags |= MR_PG_ACTIVE; /* rule 1 precedes rule 4 (R2) */
+	CHECK_EQ_U64(lru_gen_folio_seq(e.mg, e.lv, 0, false), 2);
+	f->flags &= ~(MR_PG_ACTIVE | MR_PG_RECLAIM | MR_PG_WRITEBACK);
+
+	/* rule 3: anon not in swapcache -> d = 2; in swapcache -> rule 5 */
+	f = pm_folio(e.pm, 1, PM_ANON, 0, 0);
+	CHECK_EQ_U64(lru_gen_folio_seq(e.mg, e.lv, 1, false), 2);
+	CHECK_EQ_U64(lru_gen_folio_seq(e.mg, e.lv, 1, true), 0); /* rule 2 first */
+	f->flags |= MR_PG_SWAPCACHE;
+	CHECK_EQ_U64(lru_gen_folio_seq(e.mg, e.lv, 1, false), 0);
+	f->flags |= MR_PG_REFERENCED;
+	CHECK_EQ_U64(lru_gen_folio_seq(e.mg, e.lv, 1, false), 1);
+	/* shmem is swap-backed: anon LRU, rule 3 too */
+	pm_folio(e.pm, 2, PM_SHMEM, 0, 0);
+	CHECK_EQ_U64(lru_gen_folio_seq(e.mg, e.lv, 2, false), 2);
+
+	/* lru_gen_add_folio(): placement, PG_active cleared, head vs tail, sizes */
+	f = pm_folio(e.pm, 3, PM_FILE, 0, 0);
+	f->flags |= MR_PG_ACTIVE;
+	folio_putback_lru(e.mg, 3); /* not in a fault: active -> max_seq - 1 */
+	CHECK_EQ_U64(folio_lru_gen(e.mg, 3), 2);
+	CHECK(!has(&e, 3, MR_PG_ACTIVE));
+	CHECK(has(&e, 3, MR_PG_LRU));
+	CHECK_EQ_U64(stat0(&e, MR_VM_NR_ACTIVE_FILE), 1);
+	pm_folio(e.pm, 4, PM_FILE, 0, 0);
+	e.p->ops->folio_add(e.p, 4, 0); /* plain page cache: the oldest generation */
+	CHECK_EQ_U64(folio_lru_gen(e.mg, 4), 0);
+	CHECK_EQ_U64(stat0(&e, MR_VM_NR_INACTIVE_FILE), 1);
+	pm_folio(e.pm, 5, PM_FILE, 0, 0);
+	e.p->ops->folio_add(e.p, 5, 0);
+	CHECK_LIST(&e, 0, FILE_T, 5, 4); /* head adds */
+	lruvec_del_folio(e.mg, e.lv, 4);
+	folio(&e, 4)->flags &= ~MR_PG_ACTIVE;
+	lruvec_add_folio_tail(e.mg, e.lv, 4); /* reclaiming: tail of the oldest */
+	CHECK_LIST(&e, 0, FILE_T, 5, 4);
+	pm_folio(e.pm, 6, PM_FILE, 0, 0);
+	lruvec_add_folio_tail(e.mg, e.lv, 6); /* a new folio added reclaiming: the tail */
+	folio(&e, 6)->flags |= MR_PG_LRU;
+	CHECK_LIST(&e, 0, FILE_T, 5, 4, 6);
+
+	/* clamping to min_seq: with 3 generations the oldest is min_seq */
+	env_close(&e);
+	env_start(&e, 2);
+	CHECK_EQ_U64(mglru_set_seqs(e.p, 0, 3, 1, 1), 0);
+	pm_folio(e.pm, 0, PM_FILE, 0, 0);
+	CHECK_EQ_U64(lru_gen_folio_seq(e.mg, e.lv, 0, true), 1);
+	CHECK_EQ_U64(lru_gen_folio_seq(e.mg, e.lv, 0, false), 1);
+	folio(&e, 0)->flags |= MR_PG_REFERENCED;
+	CHECK_EQ_U64(lru_gen_folio_seq(e.mg, e.lv, 0, false), 1);
+	/* unevictable: the unevictable list, not a gen list */
+	pm_folio(e.pm, 1, PM_FILE, 0, 0)->flags |= MR_PG_UNEVICTABLE;
+	e.p->ops->folio_add(e.p, 1, MR_ADD_IN_FAULT);
+	CHECK_EQ_U64(folio_lru_gen(e.mg, 1), (uint64_t)-1);
+	CHECK(!has(&e, 1, MR_PG_REFERENCED)); /* lru_gen_inc_refs() ignores it */
+	CHECK_EQ_U64(stat0(&e, MR_VM_NR_UNEVICTABLE), 1);
+	e.p->ops->folio_del(e.p, 1);
+	CHECK_EQ_U64(stat0(&e, MR_VM_NR_UNEVICTABLE), 0);
+	env_close(&e);
+}
+
+/* ---- PID controller ---- */
+
+static void test_pid(void)
+{
+	struct ctrl_pos sp, pv;
+	struct env e;
+	struct lru_gen_folio *g;
+
+	/* pv.refaulted < MIN_LRU_BATCH: positive whatever the rates */
+	sp = (struct ctrl_pos){ .refaulted = 10, .total = 1000, .gain = 2 };
+	pv = (struct ctrl_pos){ .refaulted = 63, .total = 100, .gain = 3 };
+	CHECK(positive_ctrl_err(&sp, &pv));
+	/* 100 * (1000 + 64) * 2 = 212800 > (10 + 1) * 100 * 3 = 3300 */
+	pv = (struct ctrl_pos){ .refaulted = 100, .total = 100, .gain = 3 };
+	CHECK(!positive_ctrl_err(&sp, &pv));
+	/* 64 * 1064 * 2 = 136192 <= 101 * 1000 * 3 = 303000 */
+	sp = (struct ctrl_pos){ .refaulted = 100, .total = 1000, .gain = 2 };
+	pv = (struct ctrl_pos){ .refaulted = 64, .total = 1000, .gain = 3 };
+	CHECK(positive_ctrl_err(&sp, &pv));
+	/* equality is positive: 64 * (0 + 64) * 1 = 4096 = (63 + 1) * 64 * 1 */
+	sp = (struct ctrl_pos){ .refaulted = 63, .total = 0, .gain = 1 };
+	pv = (struct ctrl_pos){ .refaulted = 64, .total = 64, .gain = 1 };
+	CHECK(positive_ctrl_err(&sp, &pv));
+	sp.refaulted = 62; /* 4032 < 4096 */
+	CHECK(!positive_ctrl_err(&sp, &pv));
+	/* beyond 64 bits: 2^40 * (2^40 + 64) * 200 > (2^40 + 1) * 2^40 * 200 */
+	sp = (struct ctrl_pos){ .refaulted = 1ull << 40, .total = 1ull << 40, .gain = 200 };
+	pv = (struct ctrl_pos){ .refaulted = 1ull << 40, .total = 1ull << 40, .gain = 200 };
+	CHECK(!positive_ctrl_err(&sp, &pv));
+	pv.total = (1ull << 40) + (1ull << 20); /* rhs grows by 2^20 * (2^40 + 1) * 200 */
+	CHECK(positive_ctrl_err(&sp, &pv));
+
+	env_start(&e, 1);
+	g = &e.lv->lrugen;
+	/* fresh state: no tier is protected */
+	CHECK_EQ_U64(get_tier_idx(e.mg, e.lv, FILE_T), 3);
+	CHECK_EQ_U64(get_tier_idx(e.mg, e.lv, ANON_T), 3);
+	CHECK_EQ_U64(get_type_to_scan(e.mg, e.lv, 60), FILE_T);
+	CHECK_EQ_U64(get_type_to_scan(e.mg, e.lv, 1), FILE_T);
+	CHECK_EQ_U64(get_type_to_scan(e.mg, e.lv, 0), FILE_T);
+	CHECK_EQ_U64(get_type_to_scan(e.mg, e.lv, 200), ANON_T);
+	CHECK_EQ_U64(get_type_to_scan(e.mg, e.lv, 201), ANON_T);
+
+	/* tier 0 of file: 10 refaults in 1000; tier 1: 100 in 100 -> protect from tier 1 */
+	g->evicted[0][FILE_T][0] = 1000;
+	g->refaulted[0][FILE_T][0] = 10;
+	g->evicted[0][FILE_T][1] = 100;
+	g->refaulted[0][FILE_T][1] = 100;
+	CHECK_EQ_U64(get_tier_idx(e.mg, e.lv, FILE_T), 0);
+	/* tier 1 fine (64 in 10000: 64 * 1064 * 2 <= 11 * 10000 * 3), tier 2 bad */
+	g->evicted[0][FILE_T][1] = 10000;
+	g->refaulted[0][FILE_T][1] = 64;
+	g->protected[0][FILE_T][2] = 80;
+	g->refaulted[0][FILE_T][2] = 80;
+	CHECK_EQ_U64(get_tier_idx(e.mg, e.lv, FILE_T), 1);
+	/* read_ctrl_pos(): averages + this slot; all tiers for MAX_NR_TIERS */
+	g->avg_total[FILE_T][3] = 7;
+	g->avg_refaulted[FILE_T][3] = 5;
+	read_ctrl_pos(e.mg, e.lv, FILE_T, MAX_NR_TIERS, 9, &pv);
+	CHECK_EQ_U64(pv.total, 1000 + 10000 + 80 + 7);
+	CHECK_EQ_U64(pv.refaulted, 10 + 64 + 80 + 5);
+	CHECK_EQ_U64(pv.gain, 9);
+	read_ctrl_pos(e.mg, e.lv, FILE_T, 2, 3, &pv);
+	CHECK_EQ_U64(pv.total, 80);
+	CHECK_EQ_U64(pv.refaulted, 80);
+	/* anon has many refaults per total, file few: at swappiness 60 scan file */
+	g->evicted[0][ANON_T][0] = 100;
+	g->refaulted[0][ANON_T][0] = 90;
+	CHECK_EQ_U64(get_type_to_scan(e.mg, e.lv, 60), FILE_T);
+	/* ... and the other way around: scan anon */
+	g->refaulted[0][ANON_T][0] = 0;
+	g->refaulted[0][FILE_T][0] = 1000;
+	CHECK_EQ_U64(get_type_to_scan(e.mg, e.lv, 60), ANON_T);
+
+	/* reset_ctrl_pos(carryover) with one history slot: averages halve, slot clears */
+	reset_ctrl_pos(e.mg, e.lv, FILE_T, true);
+	CHECK_EQ_U64(g->avg_refaulted[FILE_T][0], (0 + 1000) / 2);
+	CHECK_EQ_U64(g->avg_total[FILE_T][0], (0 + 0 + 1000) / 2);
+	CHECK_EQ_U64(g->avg_total[FILE_T][2], (0 + 80 + 0) / 2);
+	CHECK_EQ_U64(g->avg_refaulted[FILE_T][3], 5 / 2);
+	CHECK_EQ_U64(g->evicted[0][FILE_T][0], 0);
+	CHECK_EQ_U64(g->refaulted[0][FILE_T][1], 0);
+	CHECK_EQ_U64(g->protected[0][FILE_T][2], 0);
+	/* reset_ctrl_pos(!carryover) with one slot: nothing */
+	g->evicted[0][FILE_T][0] = 3;
+	reset_ctrl_pos(e.mg, e.lv, FILE_T, false);
+	CHECK_EQ_U64(g->evicted[0][FILE_T][0], 3);
+	g->evicted[0][FILE_T][0] = 0;
+	env_close(&e);
+
+	/* with CONFIG_LRU_GEN_STATS: !carryover clears the slot of max_seq + 1 */
+	env_open(&e, 1, 1);
+	pm_policy_set(e.p, "lru_gen_stats", 1);
+	env_init(&e);
+	g = &e.lv->lrugen;
+	g->evicted[0][FILE_T][0] = 3; /* slot (3 + 1) % 4 = 0 */
+	g->evicted[1][FILE_T][0] = 4;
+	reset_ctrl_pos(e.mg, e.lv, FILE_T, false);
+	CHECK_EQ_U64(g->evicted[0][FILE_T][0], 0);
+	CHECK_EQ_U64(g->evicted[1][FILE_T][0], 4);
+	/* carryover of min_seq 0's slot keeps it with several slots */
+	g->evicted[0][FILE_T][1] = 8;
+	reset_ctrl_pos(e.mg, e.lv, FILE_T, true);
+	CHECK_EQ_U64(g->avg_total[FILE_T][1], 4);
+	CHECK_EQ_U64(g->evicted[0][FILE_T][1], 8);
+	g->evicted[1][FILE_T][0] = 0;
+	g->evicted[0][FILE_T][1] = 0;
+	env_close(&e);
+}
+
+/* ---- shadows and recency ---- */
+
+static void test_shadow(void)
+{
+	struct env e;
+	struct lruvec *lv;
+	uint64_t token, shadow;
+	uint32_t memcg, node;
+	bool ws;
+
+	/* pack/unpack round trip; a shadow is an xarray value (bit 0 set) */
+	shadow = pack_shadow(5, 3, (7ull << LRU_REFS_WIDTH) | 2, true);
+	CHECK_EQ_U64(shadow & 1, 1);
+	unpack_shadow(shadow, &memcg, &node, &token, &ws);
+	CHECK_EQ_U64(memcg, 5);
+	CHECK_EQ_U64(node, 3);
+	CHECK_EQ_U64(token, (7ull << LRU_REFS_WIDTH) | 2);
+	CHECK(ws);
+
+	env_start(&e, 2);
+	/* |max_seq - seq| = 3 is recent, 4 is not; abs_diff works both ways */
+	CHECK_EQ_U64(mglru_set_seqs(e.p, 0, 13, 10, 10), 0);
+	shadow = pack_shadow(0, 0, 10ull << LRU_REFS_WIDTH, false);
+	CHECK(lru_gen_test_recent(e.mg, shadow, &lv, &token, &ws));
+	CHECK(lv == e.lv);
+	shadow = pack_shadow(0, 0, 9ull << LRU_REFS_WIDTH, false);
+	CHECK(!lru_gen_test_recent(e.mg, shadow, &lv, &token, &ws));
+	shadow = pack_shadow(0, 0, 16ull << LRU_REFS_WIDTH, false);
+	CHECK(lru_gen_test_recent(e.mg, shadow, &lv, &token, &ws));
+	shadow = pack_shadow(0, 0, 17ull << LRU_REFS_WIDTH, false);
+	CHECK(!lru_gen_test_recent(e.mg, shadow, &lv, &token, &ws));
+	/* the comparison is in the bits the token keeps (EVICTION_MASK >> 2: 34 bits) */
+	CHECK_EQ_U64(mglru_set_seqs(e.p, 0, (1ull << 34) + 13, (1ull << 34) + 10,
+				    (1ull << 34) + 10), 0);
+	shadow = pack_shadow(0, 0, ((1ull << 34) + 10) << LRU_REFS_WIDTH, false);
+	CHECK(lru_gen_test_recent(e.mg, shadow, &lv, &token, &ws));
+	CHECK_EQ_U64(token >> LRU_REFS_WIDTH, 10);
+	/* another machine's lruvec */
+	shadow = pack_shadow(1, 0, 10ull << LRU_REFS_WIDTH, false);
+	CHECK(!lru_gen_test_recent(e.mg, shadow, &lv, &token, &ws));
+	CHECK(lv == NULL);
+
+	/* the token: min_seq << 2 | max(refs - 1, 0); evicted[] counts the tier */
+	CHECK_EQ_U64(mglru_set_seqs(e.p, 0, 13, 10, 10), 0);
+	pm_folio(e.pm, 0, PM_FILE, 0, 0);
+	folio_set_lru_refs_flags(e.mg, 0, true, 2); /* refs 3: tier 2 */
+	shadow = lru_gen_eviction(e.mg, 0);
+	unpack_shadow(shadow, &memcg, &node, &token, &ws);
+	CHECK_EQ_U64(token, (10ull << LRU_REFS_WIDTH) | 2);
+	CHECK(!ws);
+	CHECK_EQ_U64(e.lv->lrugen.evicted[0][FILE_T][2], 1);
+	folio(&e, 0)->flags &= ~MR_PG_REFERENCED;
+	folio(&e, 0)->flags |= MR_PG_WORKINGSET;
+	shadow = lru_gen_eviction(e.mg, 0);
+	unpack_shadow(shadow, &memcg, &node, &token, &ws);
+	CHECK_EQ_U64(token, 10ull << LRU_REFS_WIDTH);
+	CHECK(ws);
+	CHECK_EQ_U64(e.lv->lrugen.evicted[0][FILE_T][3], 1);
+	e.lv->lrugen.evicted[0][FILE_T][2] = e.lv->lrugen.evicted[0][FILE_T][3] = 0;
+	folio_set_lru_refs_flags(e.mg, 0, false, 0);
+	env_close(&e);
+}
+
+/* ---- Bloom filters ---- */
+
+static void test_bloom(void)
+{
+	struct env e;
+	struct lru_gen_mm_state *ms;
+	uint64_t item = pmd_item(1, VA);
+	unsigned key[2];
+
+	/* hash_ptr(item, 30) = item * 0x61C8864680B583EB >> 34: low and high 15 bits */
+	CHECK_EQ_U64(item, 0x100000010ull);
+	get_item_key(item, key);
+	CHECK_EQ_U64(key[0], 31252);
+	CHECK_EQ_U64(key[1], 20126);
+	get_item_key(0xffff888012345678ull, key);
+	CHECK_EQ_U64(key[0], 21883);
+	CHECK_EQ_U64(key[1], 22962);
+	get_item_key(pmd_item(0, VA), key);
+	CHECK_EQ_U64(key[0], 6426);
+	CHECK_EQ_U64(key[1], 3652);
+
+	/* suitable_to_scan(): young * 8 >= total */
+	CHECK(!suitable_to_scan(512, 10));
+	CHECK(suitable_to_scan(512, 64));
+	CHECK(suitable_to_scan(64, 8));
+	CHECK(!suitable_to_scan(64, 7));
+	CHECK(!suitable_to_scan(8, 0));
+
+	env_start(&e, 1);
+	ms = &e.lv->mm_state;
+	/* an unallocated filter says yes to everything */
+	CHECK(test_bloom_filter(ms, 4, item));
+	CHECK(test_bloom_filter(ms, 5, item));
+	update_bloom_filter(ms, 4, item); /* no filter: dropped */
+	reset_bloom_filter(e.mg, e.lv, 4);
+	CHECK(!test_bloom_filter(ms, 4, item));
+	CHECK(!test_bloom_filter(ms, 6, item)); /* same filter: seq % 2 */
+	CHECK(test_bloom_filter(ms, 5, item));  /* the other one is still unallocated */
+	update_bloom_filter(ms, 4, item);
+	CHECK(test_bloom_filter(ms, 4, item));
+	get_item_key(item, key);
+	CHECK((ms->filters[0][key[0] / 64] >> (key[0] % 64)) & 1);
+	CHECK((ms->filters[0][key[1] / 64] >> (key[1] % 64)) & 1);
+	CHECK(!test_bloom_filter(ms, 4, pmd_item(1, VA + (2ull << 20))));
+	/* reset clears */
+	reset_bloom_filter(e.mg, e.lv, 6);
+	CHECK(!test_bloom_filter(ms, 4, item));
+	env_close(&e);
+}
+
+/* ---- scenarios 1-3: baseline inc_min_seq() ---- */
+
+static void test_scenario_1(int stats)
+{
+	struct env e;
+	enum { A, B, C, X };
+
+	if (stats)
+		env_start_stats(&e, 4);
+	else
+		env_start(&e, 4);
+	place(&e, A, PM_FILE, 0);
+	place(&e, B, PM_FILE, 0);
+	place(&e, C, PM_FILE, 0);
+	place(&e, X, PM_FILE, 1);
+	e.lv->lrugen.avg_total[FILE_T][0] = 1;
+	CHECK_LIST(&e, 0, FILE_T, A, B, C);
+	CHECK_EQ_U64(age(&e, 60, 1), 0);
+	/* reversed: eviction order A, B, C, X */
+	CHECK_LIST(&e, 1, FILE_T, X, C, B, A);
+	CHECK_EMPTY(&e, 0, FILE_T);
+	CHECK_EQ_U64(e.lv->lrugen.nr_pages[0][FILE_T][0], 0);
+	CHECK_EQ_U64(e.lv->lrugen.nr_pages[1][FILE_T][0], 4);
+	/* protected[file][0] += 3, folded: (avg 1 + 3) / 2 */
+	CHECK_EQ_U64(e.lv->lrugen.avg_total[FILE_T][0], 2);
+	CHECK_EQ_U64(e.lv->lrugen.protected[0][FILE_T][0], 0);
+	CHECK_EQ_U64(e.lv->lrugen.protected[stats ? 1 : 0][FILE_T][0], 0);
+	CHECK_EQ_U64(e.lv->lrugen.min_seq[FILE_T], 1);
+	CHECK_EQ_U64(e.lv->lrugen.max_seq, 4);
+	CHECK_EQ_U64(stat0(&e, MR_VM_NR_INACTIVE_FILE), 4);
+	CHECK_EQ_U64(stat0(&e, MR_VM_NR_ACTIVE_FILE), 0);
+	CHECK_EQ_U64(e.mg->stat.inc_min_seq_moved, 3);
+	env_close(&e);
+}
+
+static void test_scenario_2(void)
+{
+	struct env e;
+	enum { A, P, C, Y };
+
+	env_start(&e, 4);
+	place(&e, A, PM_FILE, 0);
+	place(&e, P, PM_FILE, 0);
+	place(&e, C, PM_FILE, 0);
+	place(&e, Y, PM_FILE, 3);
+	CHECK_EQ_U64(mglru_promote_folio(e.p, P), 0); /* gen bits -> gen3, ws */
+	CHECK_EQ_U64(folio_lru_gen(e.mg, P), 3);
+	CHECK(has(&e, P, MR_PG_WORKINGSET));
+	CHECK_LIST(&e, 0, FILE_T, A, P, C); /* lazily: still on gen0's list */
+	CHECK_EQ_U64(e.lv->lrugen.nr_pages[3][FILE_T][0], 2);
+	e.lv->lrugen.avg_total[FILE_T][0] = 1;
+	e.lv->lrugen.avg_total[FILE_T][3] = 1;
+	CHECK_EQ_U64(age(&e, 60, 1), 0);
+	CHECK_LIST(&e, 3, FILE_T, Y, P);
+	CHECK_LIST(&e, 1, FILE_T, C, A);
+	/* protected[3] += 1 (P, promoted, counted too) and protected[0] += 2, folded */
+	CHECK_EQ_U64(e.lv->lrugen.avg_total[FILE_T][3], (1 + 1) / 2);
+	CHECK_EQ_U64(e.lv->lrugen.avg_total[FILE_T][0], (1 + 2) / 2);
+	/* P counted once */
+	CHECK_EQ_U64(e.lv->lrugen.nr_pages[3][FILE_T][0], 2);
+	CHECK_EQ_U64(e.lv->lrugen.nr_pages[1][FILE_T][0], 2);
+	CHECK_EQ_U64(e.lv->lrugen.nr_pages[0][FILE_T][0], 0);
+	env_close(&e);
+}
+
+static void test_scenario_3(void)
+{
+	enum { N = 5000 };
+	struct env e;
+	uint32_t *got = calloc(N, sizeof(*got));
+	unsigned i, n, bad = 0;
+
+	env_start(&e, N);
+	for (i = 0; i < N; i++) /* F1 (page 0) at the head ... F5000 (page 4999) at the tail */
+		place(&e, i, PM_FILE, 0);
+	CHECK_EQ_U64(age(&e, 60, 1), 0);
+	CHECK_EQ_U64(e.mg->stat.inc_min_seq_restarts, 1); /* one restart after 4096 */
+	n = mglru_list_pages(e.p, 0, 1, FILE_T, got, N);
+	CHECK_EQ_U64(n, N);
+	/* F5000 ... F905, then F904 ... F1: fully reversed */
+	for (i = 0; i < n && i < N; i++)
+		bad += got[i] != N - 1 - i;
+	CHECK_EQ_U64(bad, 0);
+	CHECK_EQ_U64(e.lv->lrugen.avg_total[FILE_T][0], N / 2); /* counted across the restart */
+	CHECK_EQ_U64(e.lv->lrugen.min_seq[FILE_T], 1);
+	free(got);
+	env_close(&e);
+}
+
+/* ---- scenarios 4-6: in-fault placement, Mode A ---- */
+
+static void fault_setup(struct env *e, uint32_t vma_flags)
+{
+	CHECK(pm_add_vma(e->pm, 0, VA, VA + 4 * PG, vma_flags, 1) != NULL);
+}
+
+static void test_scenario_4_5(void)
+{
+	struct env e;
+	enum { F, R1, R2, R3 };
+	uint32_t i;
+
+	env_start(&e, 4);
+	fault_setup(&e, MR_VMA_READ | MR_VMA_FILE);
+	pm_folio(e.pm, F, PM_FILE, 0, 0);
+	CHECK_EQ_U64(pm_map(e.pm, 0, VA, F, MR_PTE_YOUNG), 0);
+	e.p->ops->folio_add(e.p, F, MR_ADD_IN_FAULT);
+	for (i = R1; i <= R3; i++) {
+		pm_folio(e.pm, i, PM_FILE, 0, 0);
+		e.p->ops->folio_add(e.p, i, MR_ADD_IN_FAULT | MR_ADD_READAHEAD);
+	}
+	/* 4: Mode A: all at max_seq - 2 with PG_referenced */
+	for (i = F; i <= R3; i++) {
+		CHECK_EQ_U64(folio_lru_gen(e.mg, i), 1);
+		CHECK(has(&e, i, MR_PG_REFERENCED));
+		CHECK(!has(&e, i, MR_PG_WORKINGSET | MR_PG_ACTIVE));
+		CHECK_EQ_U64(mglru_folio_refs(e.p, i), 0);
+	}
+	CHECK_LIST(&e, 1, FILE_T, R3, R2, R1, F);
+	CHECK_EQ_U64(stat0(&e, MR_VM_NR_INACTIVE_FILE), 4);
+	CHECK_EQ_U64(stat0(&e, MR_VM_NR_ACTIVE_FILE), 0);
+
+	/* 5: one aging pass: F's own young bit promotes it to max_seq with ws */
+	CHECK_EQ_U64(age(&e, 60, 0), 0);
+	CHECK_EQ_U64(folio_lru_gen(e.mg, F), 3); /* max_seq 3 then; now max_seq - 1 */
+	CHECK(has(&e, F, MR_PG_WORKINGSET));
+	CHECK(!has(&e, F, MR_PG_REFERENCED));
+	CHECK(!(pm_pte_bits(e.pm, 0, VA) & MR_PTE_YOUNG));
+	for (i = R1; i <= R3; i++) { /* not mapped: untouched */
+		CHECK_EQ_U64(folio_lru_gen(e.mg, i), 1);
+		CHECK(has(&e, i, MR_PG_REFERENCED));
+	}
+	CHECK_LIST(&e, 1, FILE_T, R3, R2, R1, F); /* lazy: F still on gen1's list */
+	CHECK_EQ_U64(e.lv->lrugen.nr_pages[3][FILE_T][0], 1);
+	CHECK_EQ_U64(e.lv->lrugen.nr_pages[1][FILE_T][0], 3);
+	CHECK_EQ_U64(stat0(&e, MR_VM_NR_ACTIVE_FILE), 1);
+	/* TYFA: 4 PTE slots of the VMA, 1 young, the table found and carried over */
+	CHECK_EQ_U64(e.lv->mm_state.stats[0][MM_LEAF_TOTAL], 4);
+	CHECK_EQ_U64(e.lv->mm_state.stats[0][MM_LEAF_YOUNG], 1);
+	CHECK_EQ_U64(e.lv->mm_state.stats[0][MM_NONLEAF_FOUND], 1);
+	CHECK_EQ_U64(e.lv->mm_state.stats[0][MM_NONLEAF_ADDED], 1);
+	CHECK_EQ_U64(e.mg->stat.walk_promoted, 1);
+	env_close(&e);
+}
+
+static void test_scenario_6(void)
+{
+	struct env e;
+	int k;
+
+	env_start(&e, 1);
+	pm_folio(e.pm, 0, PM_FILE, 0, 0);
+	e.p->ops->folio_add(e.p, 0, MR_ADD_IN_FAULT);
+	CHECK_EQ_U64(folio_lru_refs(e.mg, 0), 1); /* Mode A: PG_referenced from the fault */
+	CHECK_EQ_U64(lru_tier_from_refs(folio_lru_refs(e.mg, 0), false), 0);
+	for (k = 1; k <= 4; k++) {
+		e.p->ops->mark_accessed(e.p, 0);
+		if (k == 1) /* tier A = 1 */
+			CHECK_EQ_U64(lru_tier_from_refs(folio_lru_refs(e.mg, 0),
+							has(&e, 0, MR_PG_WORKINGSET)), 1);
+		if (k == 3) { /* counter full, not yet workingset */
+			CHECK_EQ_U64(folio_lru_refs(e.mg, 0), 4);
+			CHECK(!has(&e, 0, MR_PG_WORKINGSET));
+		}
+	}
+	/* fully referenced at k = 4: refs + ws = BIT(LRU_REFS_WIDTH) + 1 */
+	CHECK_EQ_U64(folio_lru_refs(e.mg, 0) + has(&e, 0, MR_PG_WORKINGSET), 5);
+	CHECK_EQ_U64(folio_lru_gen(e.mg, 0), 1); /* fd accesses never move a folio */
+	env_close(&e);
+}
+
+/* ---- scenarios 7-11: the S003 review regressions, Mode A side ---- */
+
+/* A file folio mapped young in a one-page file VMA at VA + slot pages. */
+static void mapped_file(struct env *e, uint32_t page, unsigned slot, uint32_t vma_flags,
+			uint64_t seq)
+{
+	CHECK(pm_add_vma(e->pm, 0, VA + slot * PG, VA + (slot + 1) * PG, vma_flags, 1) != NULL);
+	place(e, page, PM_FILE, seq);
+	CHECK_EQ_U64(pm_map(e->pm, 0, VA + slot * PG, page, MR_PTE_YOUNG), 0);
+}
+
+static void test_scenario_7(void)
+{
+	struct env e;
+	enum { M };
+
+	env_start(&e, 1);
+	CHECK_EQ_U64(mglru_set_seqs(e.p, 0, 3, 1, 1), 0); /* 3 gens */
+	mapped_file(&e, M, 0, MR_VMA_READ | MR_VMA_FILE, 1);
+	CHECK_EQ_U64(cmd(&e, "- 0 0 1 0"), 0);
+	/* KEEP, then the rejected rule: PG_referenced cleared, active; re-added at seq 2 */
+	CHECK_EQ_U64(folio_lru_gen(e.mg, M), 2);
+	CHECK(!has(&e, M, MR_PG_REFERENCED | MR_PG_ACTIVE | MR_PG_WORKINGSET));
+	CHECK(has(&e, M, MR_PG_LRU | MR_PG_RESIDENT));
+	CHECK_EQ_U64(e.mg->stat.rejected, 1);
+	CHECK_EQ_U64(stat0(&e, MR_VM_PGSCAN_DIRECT), 1);
+	CHECK_EQ_U64(stat0(&e, MR_VM_PGSCAN_FILE), 1);
+	CHECK_EQ_U64(stat0(&e, MR_VM_PGSTEAL_DIRECT), 0);
+	CHECK_EQ_U64(stat0(&e, MR_VM_PGACTIVATE), 0);
+	CHECK_EQ_U64(stat0(&e, MR_VM_PGROTATE_FILE), 1);
+	CHECK_EQ_U64(stat0(&e, MR_VM_NR_ACTIVE_FILE), 1);
+	CHECK_EQ_U64(e.lv->lrugen.min_seq[FILE_T], 2);
+	env_close(&e);
+}
+
+static void test_scenario_8(void)
+{
+	struct env e;
+	enum { M, Z };
+
+	/* pass 1: 4 gens, M in min_seq with a young PTE, first sighting */
+	env_start(&e, 2);
+	place(&e, Z, PM_FILE, 0);
+	mapped_file(&e, M, 0, MR_VMA_READ | MR_VMA_FILE, 0);
+	CHECK_LIST(&e, 0, FILE_T, Z, M);
+	CHECK_EQ_U64(evict_once(&e, 1, 0), 1);
+	CHECK_EQ_U64(folio_lru_gen(e.mg, M), 1); /* max_seq - 2: seq 1 != min_seq 0 */
+	CHECK(has(&e, M, MR_PG_REFERENCED));     /* kept */
+	CHECK(!has(&e, M, MR_PG_ACTIVE | MR_PG_WORKINGSET));
+	CHECK_EQ_U64(e.mg->stat.rejected, 0);
+	CHECK_LIST(&e, 0, FILE_T, Z);
+	CHECK_EQ_U64(stat0(&e, MR_VM_PGACTIVATE), 0);
+	env_close(&e);
+
+	/* the next rmap sighting: folio_mark_accessed() (refs 2), ACTIVATE, max_seq - 1 */
+	env_start(&e, 2);
+	place(&e, Z, PM_FILE, 0);
+	mapped_file(&e, M, 0, MR_VMA_READ | MR_VMA_FILE, 0);
+	folio(&e, M)->flags |= MR_PG_REFERENCED;
+	CHECK_EQ_U64(evict_once(&e, 1, 0), 1);
+	CHECK_EQ_U64(folio_lru_gen(e.mg, M), 2);
+	CHECK(has(&e, M, MR_PG_REFERENCED));
+	CHECK_EQ_U64(folio_lru_refs(e.mg, M), 2);
+	CHECK(!has(&e, M, MR_PG_WORKINGSET | MR_PG_ACTIVE));
+	CHECK_EQ_U64(stat0(&e, MR_VM_PGACTIVATE), 1);
+	CHECK_EQ_U64(stat0(&e, MR_VM_NR_ACTIVE_FILE), 1);
+	/* a third sighting: refs > 1 -> PG_workingset, refs flags cleared, max_seq */
+	CHECK_EQ_U64(mglru_set_seqs(e.p, 0, 3, 0, 0), MR_EINVAL); /* lists not empty */
+	lruvec_del_folio(e.mg, e.lv, M);
+	folio(&e, M)->flags &= ~(MR_PG_LRU | MR_PG_ACTIVE);
+	CHECK_EQ_U64(mglru_place_folio(e.p, M, 0, true), 0);
+	pm_touch(e.pm, 0, VA, 0);
+	CHECK_EQ_U64(evict_once(&e, 1, 0), 1);
+	CHECK_EQ_U64(folio_lru_gen(e.mg, M), 3);
+	CHECK(has(&e, M, MR_PG_WORKINGSET));
+	CHECK(!has(&e, M, MR_PG_REFERENCED));
+	CHECK_EQ_U64(mglru_folio_refs(e.p, M), 0);
+	CHECK_EQ_U64(stat0(&e, MR_VM_PGACTIVATE), 2);
+	env_close(&e);
+}
+
+static void test_scenario_9(void)
+{
+	struct env e;
+	enum { D, Z };
+
+	env_start(&e, 2);
+	place(&e, Z, PM_FILE, 0);
+	place(&e, D, PM_FILE, 0);
+	folio(&e, D)->flags |= MR_PG_DIRTY;
+	CHECK_EQ_U64(evict_once(&e, 1, 0), 1);
+	/* [7.2] shrink path: PG_reclaim, activate; rule 1 before rule 4: max_seq - 1 */
+	CHECK(has(&e, D, MR_PG_RECLAIM));
+	CHECK(has(&e, D, MR_PG_DIRTY | MR_PG_LRU));
+	CHECK_EQ_U64(folio_lru_gen(e.mg, D), 2);
+	CHECK_EQ_U64(stat0(&e, MR_VM_PGACTIVATE), 1);
+	CHECK_EQ_U64(stat0(&e, MR_VM_NR_VMSCAN_IMMEDIATE), 1);
+	CHECK_EQ_U64(stat0(&e, MR_VM_NR_ACTIVE_FILE), 1);
+	CHECK_EQ_U64(stat0(&e, MR_VM_PGSTEAL_DIRECT), 0);
+	/* the flusher writes it; writeback ends on a PG_reclaim folio: tail of the oldest */
+	folio(&e, D)->flags &= ~MR_PG_DIRTY;
+	e.p->ops->rotate(e.p, D);
+	CHECK(!has(&e, D, MR_PG_RECLAIM));
+	CHECK_EQ_U64(folio_lru_gen(e.mg, D), 0);
+	CHECK_LIST(&e, 0, FILE_T, Z, D);
+	CHECK_EQ_U64(stat0(&e, MR_VM_PGROTATED), 1);
+	CHECK_EQ_U64(stat0(&e, MR_VM_NR_ACTIVE_FILE), 0);
+	env_close(&e);
+}
+
+static void test_scenario_10(void)
+{
+	struct env e;
+	enum { G, H };
+
+	env_start(&e, 2);
+	place(&e, G, PM_FILE, 2); /* max_seq - 1: active */
+	CHECK_EQ_U64(stat0(&e, MR_VM_NR_ACTIVE_FILE), 1);
+	CHECK(folio_isolate_lru(e.mg, G)); /* migration: off the LRU with PG_active */
+	CHECK(has(&e, G, MR_PG_ACTIVE));
+	CHECK_EQ_U64(stat0(&e, MR_VM_NR_ACTIVE_FILE), 0);
+	folio_putback_lru(e.mg, G);
+	CHECK_EQ_U64(folio_lru_gen(e.mg, G), 2); /* Mode A: max_seq - 1 */
+	CHECK(!has(&e, G, MR_PG_ACTIVE));
+	CHECK_EQ_U64(stat0(&e, MR_VM_NR_ACTIVE_FILE), 1);
+	CHECK_EQ_U64(stat0(&e, MR_VM_NR_INACTIVE_FILE), 0);
+	/* an inactive one gets no PG_active and goes back by rule 5 */
+	place(&e, H, PM_FILE, 1);
+	CHECK(folio_isolate_lru(e.mg, H));
+	CHECK(!has(&e, H, MR_PG_ACTIVE));
+	folio_putback_lru(e.mg, H);
+	CHECK_EQ_U64(folio_lru_gen(e.mg, H), 0);
+	env_close(&e);
+}
+
+static void test_scenario_11(void)
+{
+	int ws;
+
+	for (ws = 0; ws <= 1; ws++) {
+		struct env e;
+		enum { W, Z };
+		uint64_t shadow;
+
+		env_start(&e, 2);
+		place(&e, Z, PM_FILE, 0);
+		place(&e, W, PM_FILE, 0);
+		if (ws)
+			folio(&e, W)->flags |= MR_PG_WORKINGSET;
+		CHECK_EQ_U64(evict_once(&e, 1, 0), 1);
+		CHECK(!has(&e, W, MR_PG_RESIDENT));
+		CHECK_EQ_U64(stat0(&e, MR_VM_PGSTEAL_DIRECT), 1);
+		CHECK_EQ_U64(stat0(&e, MR_VM_PGSTEAL_FILE), 1);
+		CHECK_EQ_U64(e.lv->lrugen.evicted[0][FILE_T][ws ? 3 : 0], 1);
+		shadow = e.pm->shadow[W];
+		CHECK(shadow != 0);
+
+		/* the refault, in a fault: workingset_refault() then folio_add_lru() */
+		pm_folio(e.pm, W, PM_FILE, 0, 0);
+		e.p->ops->refault(e.p, W, shadow, MR_ADD_IN_FAULT);
+		e.p->ops->folio_add(e.p, W, MR_ADD_IN_FAULT);
+		CHECK_EQ_U64(stat0(&e, MR_VM_WORKINGSET_REFAULT_FILE), 1);
+		CHECK_EQ_U64(e.lv->lrugen.refaulted[0][FILE_T][ws ? 3 : 0], 1);
+		if (!ws) {
+			/* Mode A: no activation counted; max_seq - 2 with PG_referenced */
+			CHECK_EQ_U64(stat0(&e, MR_VM_WORKINGSET_ACTIVATE_FILE), 0);
+			CHECK_EQ_U64(stat0(&e, MR_VM_WORKINGSET_RESTORE_FILE), 0);
+			CHECK_EQ_U64(folio_lru_gen(e.mg, W), 1);
+			CHECK(has(&e, W, MR_PG_REFERENCED));
+			CHECK(!has(&e, W, MR_PG_WORKINGSET));
+		} else {
+			CHECK_EQ_U64(stat0(&e, MR_VM_WORKINGSET_ACTIVATE_FILE), 1);
+			CHECK_EQ_U64(stat0(&e, MR_VM_WORKINGSET_RESTORE_FILE), 1);
+			CHECK_EQ_U64(folio_lru_gen(e.mg, W), 3); /* max_seq */
+			CHECK(has(&e, W, MR_PG_WORKINGSET));
+			CHECK_EQ_U64(stat0(&e, MR_VM_NR_ACTIVE_FILE), 1);
+		}
+		CHECK_EQ_U64(pm_vmstat(e.pm, MR_VM_WORKINGSET_REFAULT_FILE), 1);
+		env_close(&e);
+	}
+}
+
+/* ---- scenarios 12-13: mapped exec, baseline side ---- */
+
+static void test_scenario_12(void)
+{
+	struct env e;
+	enum { X };
+
+	env_start(&e, 1);
+	mapped_file(&e, X, 0, MR_VMA_READ | MR_VMA_EXEC | MR_VMA_FILE, 1);
+	CHECK_EQ_U64(age(&e, 60, 1), 0);
+	/* baseline walk: PG_referenced only, no promotion */
+	CHECK(has(&e, X, MR_PG_REFERENCED));
+	CHECK(!has(&e, X, MR_PG_WORKINGSET));
+	CHECK_EQ_U64(folio_lru_gen(e.mg, X), 1);
+	CHECK(!(pm_pte_bits(e.pm, 0, VA) & MR_PTE_YOUNG));
+	CHECK_EQ_U64(e.lv->lrugen.min_seq[FILE_T], 1);
+	/* evict X's generation, no further accesses: no young PTE -> RECLAIM */
+	CHECK_EQ_U64(cmd(&e, "- 0 0 1 0"), 0);
+	CHECK(!has(&e, X, MR_PG_RESIDENT));
+	CHECK_EQ_U64(stat0(&e, MR_VM_PGSTEAL_DIRECT), 1);
+	CHECK_EQ_U64(e.pm->nr_removed, 1);
+	env_close(&e);
+}
+
+static void test_scenario_13(void)
+{
+	struct env e;
+	enum { X, Z, A, B };
+
+	env_open(&e, 4, 1);
+	pm_policy_set(e.p, "enabled", 5); /* no mm walk */
+	env_init(&e);
+	place(&e, Z, PM_FILE, 0);
+	mapped_file(&e, X, 0, MR_VMA_READ | MR_VMA_EXEC | MR_VMA_FILE, 0);
+	CHECK_EQ_U64(evict_once(&e, 1, 0), 1);
+	/* baseline: KEEP, re-added at max_seq - 2 with PG_referenced */
+	CHECK_EQ_U64(folio_lru_gen(e.mg, X), 1);
+	CHECK(has(&e, X, MR_PG_REFERENCED));
+	CHECK_EQ_U64(stat0(&e, MR_VM_PGACTIVATE), 0);
+
+	/* control: an anon VM_EXEC folio: KEEP, re-added at max_seq - 1 (rule 3) */
+	CHECK(pm_add_vma(e.pm, 0, VA + 8 * PG, VA + 9 * PG, MR_VMA_READ | MR_VMA_EXEC, 0));
+	place(&e, B, PM_ANON, 0);
+	place(&e, A, PM_ANON, 0);
+	CHECK_EQ_U64(pm_map(e.pm, 0, VA + 8 * PG, A, MR_PTE_YOUNG), 0);
+	CHECK_EQ_U64(evict_once(&e, 1, 200), 1);
+	CHECK_EQ_U64(folio_lru_gen(e.mg, A), 2);
+	CHECK(has(&e, A, MR_PG_REFERENCED));
+	CHECK(!has(&e, A, MR_PG_SWAPCACHE)); /* the reference check comes first */
+	CHECK_EQ_U64(stat0(&e, MR_VM_PGACTIVATE), 0);
+	CHECK_EQ_U64(stat0(&e, MR_VM_PGSCAN_ANON), 1);
+	/* aging with the mm walk off: no walk, the iteration just ends */
+	CHECK_EQ_U64(age(&e, 60, 1), 0);
+	CHECK_EQ_U64(e.mg->stat.aging_nowalk, 1);
+	CHECK_EQ_U64(e.mg->stat.walk_mms, 0);
+	env_close(&e);
+}
+
+/* ---- scenario 14: the PMD Bloom filter ---- */
+
+static void test_scenario_14(void)
+{
+	enum { N = 512 };
+	struct env e;
+	struct lru_gen_mm_state *ms;
+	uint64_t item = pmd_item(0, VA);
+	uint32_t i;
+	unsigned young;
+
+	env_start(&e, N);
+	ms = &e.lv->mm_state;
+	CHECK(pm_add_vma(e.pm, 0, VA, VA + N * PG, MR_VMA_READ | MR_VMA_FILE, 1) != NULL);
+	for (i = 0; i < N; i++) {
+		place(&e, i, PM_FILE, 1);
+		CHECK_EQ_U64(pm_map(e.pm, 0, VA + i * PG, i, i < 10 ? MR_PTE_YOUNG : 0), 0);
+	}
+
+	/* walk 1 (the first iteration: forced; filter unallocated): 10 young of 512 */
+	CHECK_EQ_U64(age(&e, 60, 0), 0);
+	CHECK_EQ_U64(ms->stats[0][MM_LEAF_TOTAL], 512);
+	CHECK_EQ_U64(ms->stats[0][MM_LEAF_YOUNG], 10);
+	CHECK_EQ_U64(ms->stats[0][MM_NONLEAF_FOUND], 1);
+	CHECK_EQ_U64(ms->stats[0][MM_NONLEAF_ADDED], 0); /* 80 < 512: not carried over */
+	CHECK(!test_bloom_filter(ms, 4, item));
+	CHECK(has(&e, 0, MR_PG_REFERENCED));
+	CHECK(!has(&e, 10, MR_PG_REFERENCED));
+
+	/* touch all 512; walk 2 (unforced): the table is skipped */
+	for (i = 0; i < N; i++)
+		pm_touch(e.pm, 0, VA + i * PG, 0);
+	mm_ran(&e);
+	CHECK_EQ_U64(age(&e, 60, 0), 0);
+	CHECK_EQ_U64(ms->stats[0][MM_NONLEAF_FOUND], 1); /* unchanged */
+	CHECK_EQ_U64(ms->stats[0][MM_LEAF_TOTAL], 512);
+	CHECK_EQ_U64(e.mg->stat.walk_bloom_miss, 1);
+	CHECK_EQ_U64(e.mg->stat.walk_promoted, 0); /* no promotion */
+	for (young = 0, i = 0; i < N; i++)         /* A bits stay set */
+		young += !!(pm_pte_bits(e.pm, 0, VA + i * PG) & MR_PTE_YOUNG);
+	CHECK_EQ_U64(young, N);
+	CHECK_EQ_U64(pm_table(e.pm, 0, VA, 0)->pmd_young, 0); /* the non-leaf A bit cleared */
+	CHECK_EQ_U64(e.lv->lrugen.max_seq, 5);
+
+	/* the aging moved them to seq 2 (reversed) and folio_inc_gen() cleared the
+	 * PG_referenced walk 1 gave pages 0..9 */
+	CHECK_EQ_U64(e.lv->lrugen.min_seq[FILE_T], 2);
+	CHECK(!has(&e, 1, MR_PG_REFERENCED));
+	/* an rmap hit in the table: 64 of 64 young in the window re-marks it */
+	CHECK_EQ_U64(evict_once(&e, 1, 0), 1);
+	CHECK_EQ_U64(e.mg->stat.look_around, 1);
+	CHECK_EQ_U64(e.mg->stat.look_around_young, 63);
+	CHECK_EQ_U64(e.mg->stat.look_around_bloom, 1);
+	CHECK(test_bloom_filter(ms, 5, item));
+	CHECK_EQ_U64(folio_lru_gen(e.mg, 1), 2); /* first sighting: referenced only */
+	CHECK(has(&e, 1, MR_PG_REFERENCED));
+	CHECK(!has(&e, 1, MR_PG_WORKINGSET));
+	CHECK_EQ_U64(folio_lru_gen(e.mg, 0), 3); /* the target: KEEP, max_seq - 2 */
+	CHECK(has(&e, 0, MR_PG_REFERENCED));
+	CHECK_EQ_U64(stat0(&e, MR_VM_PGACTIVATE), 0);
+	CHECK(!(pm_pte_bits(e.pm, 0, VA + 63 * PG) & MR_PTE_YOUNG));
+	CHECK(pm_pte_bits(e.pm, 0, VA + 64 * PG) & MR_PTE_YOUNG); /* outside the window */
+
+	/* walk 3 scans it (after a new access sets the non-leaf A bit walk 2 cleared) */
+	pm_touch(e.pm, 0, VA + 100 * PG, 0);
+	mm_ran(&e);
+	CHECK_EQ_U64(age(&e, 60, 0), 0);
+	CHECK_EQ_U64(ms->stats[0][MM_NONLEAF_FOUND], 2);
+	CHECK_EQ_U64(ms->stats[0][MM_LEAF_TOTAL], 1024);
+	CHECK_EQ_U64(ms->stats[0][MM_LEAF_YOUNG], 10 + 448);
+	CHECK_EQ_U64(ms->stats[0][MM_NONLEAF_ADDED], 1);
+	CHECK(!(pm_pte_bits(e.pm, 0, VA + 300 * PG) & MR_PTE_YOUNG));
+	/* the walk promoted the 63 the look-around had marked: none of them was young
+	 * again; and the 448 first sightings lost PG_referenced in inc_min_seq() */
+	CHECK_EQ_U64(e.mg->stat.walk_promoted, 0);
+	CHECK(!has(&e, 300, MR_PG_REFERENCED));
+
+	/* a forced walk always scans: the non-leaf A bit is clear now */
+	CHECK_EQ_U64(pm_table(e.pm, 0, VA, 0)->pmd_young, 0);
+	mm_ran(&e);
+	CHECK_EQ_U64(age(&e, 60, 0), 0); /* unforced: skipped (PMD entry not young) */
+	CHECK_EQ_U64(ms->stats[0][MM_NONLEAF_FOUND], 2);
+	CHECK_EQ_U64(e.mg->stat.walk_pmd_old, 1);
+	CHECK_EQ_U64(cmd(&e, "+ 0 0 7"), 0); /* force_scan defaults on */
+	CHECK_EQ_U64(ms->stats[0][MM_NONLEAF_FOUND], 3);
+	CHECK_EQ_U64(e.lv->lrugen.max_seq, 8);
+	env_close(&e);
+}
+
+/* ---- scenario 16: an empty walk (baseline counters) ---- */
+
+static void test_scenario_16(void)
+{
+	enum { N = 8 };
+	struct env e;
+	struct lruvec *lv1;
+	char *buf = malloc(8192);
+	uint32_t i;
+
+	env_open(&e, N, 2);
+	env_init(&e);
+	lv1 = mglru_lruvec(e.p, 1);
+	CHECK(pm_add_vma(e.pm, 0, VA, VA + N * PG, MR_VMA_READ | MR_VMA_FILE, 1) != NULL);
+	for (i = 0; i < N; i++) {
+		place(&e, i, PM_FILE, 0); /* node 0 */
+		CHECK_EQ_U64(pm_map(e.pm, 0, VA + i * PG, i, MR_PTE_YOUNG), 0);
+	}
+	CHECK_EQ_U64(cmd(&e, "+ 0 1 3"), 0); /* force-age node 1 */
+	CHECK_EQ_U64(lv1->mm_state.stats[0][MM_LEAF_TOTAL], N);
+	CHECK_EQ_U64(lv1->mm_state.stats[0][MM_LEAF_YOUNG], 0);
+	CHECK_EQ_U64(lv1->mm_state.stats[0][MM_NONLEAF_FOUND], 1);
+	CHECK_EQ_U64(lv1->mm_state.stats[0][MM_NONLEAF_ADDED], 0);
+	CHECK_EQ_U64(lv1->lrugen.max_seq, 4);
+	CHECK_EQ_U64(e.lv->lrugen.max_seq, 3);
+	CHECK(pm_pte_bits(e.pm, 0, VA) & MR_PTE_YOUNG); /* node 0's bits untouched */
+	e.p->ops->lru_gen_show(e.p, 1, buf, 8192);
+	CHECK(strstr(buf, " node     1\n") != NULL);
+	CHECK(strstr(buf, "                               8T          0Y          1F"
+			  "          0A\n") != NULL);
+	free(buf);
+	env_close(&e);
+}
+
+/* ---- scenario 17: tiers ---- */
+
+static void test_scenario_17(void)
+{
+	struct env e;
+	enum { U, V };
+	int k;
+
+	env_start(&e, 2);
+	place(&e, U, PM_FILE, 0);
+	place(&e, V, PM_FILE, 0);
+	for (k = 0; k < 5; k++)
+		e.p->ops->mark_accessed(e.p, V);
+	CHECK_EQ_U64(folio_lru_refs(e.mg, V) + has(&e, V, MR_PG_WORKINGSET), 5);
+	CHECK_EQ_U64(evict_once(&e, 64, 0), 2 + 1); /* 2 scanned, min_seq advanced */
+	CHECK(!has(&e, U, MR_PG_RESIDENT)); /* reclaimed */
+	CHECK_EQ_U64(folio_lru_gen(e.mg, V), 1); /* head of min + 1, refs cleared, ws kept */
+	CHECK(!has(&e, V, MR_PG_REFERENCED));
+	CHECK_EQ_U64(mglru_folio_refs(e.p, V), 0);
+	CHECK(has(&e, V, MR_PG_WORKINGSET));
+	CHECK_EQ_U64(e.lv->lrugen.protected[0][FILE_T][3], 0); /* not counted */
+	CHECK_EQ_U64(stat0(&e, MR_VM_PGREFILL), 1);
+	CHECK_EQ_U64(e.mg->stat.sorted_protected, 1);
+	CHECK_EQ_U64(e.lv->lrugen.min_seq[FILE_T], 1);
+	/* the next visit: tier 3, tier_idx 3 -> isolated */
+	CHECK_EQ_U64(get_tier_idx(e.mg, e.lv, FILE_T), 3);
+	evict_once(&e, 64, 0);
+	CHECK(!has(&e, V, MR_PG_RESIDENT));
+	CHECK_EQ_U64(e.lv->lrugen.evicted[0][FILE_T][3], 1);
+	CHECK_EQ_U64(stat0(&e, MR_VM_PGSTEAL_DIRECT), 2);
+	env_close(&e);
+}
+
+/* ---- scenario 18: the [6.14+] recency window ---- */
+
+static void test_scenario_18(void)
+{
+	struct env e;
+	enum { E, Z };
+	uint64_t shadow;
+
+	env_start(&e, 2);
+	CHECK_EQ_U64(mglru_set_seqs(e.p, 0, 13, 10, 10), 0);
+	place(&e, Z, PM_FILE, 10); /* keeps min_seq at 10 while E is isolated */
+	place(&e, E, PM_FILE, 10);
+	CHECK_EQ_U64(evict_once(&e, 1, 0), 1);
+	shadow = e.pm->shadow[E];
+	CHECK(shadow != 0);
+	CHECK_EQ_U64(e.lv->lrugen.evicted[0][FILE_T][0], 1);
+	e.p->ops->folio_del(e.p, Z);
+
+	/* at max_seq 14: |14 - 10| = 4, not recent: only the refault counted */
+	CHECK_EQ_U64(mglru_set_seqs(e.p, 0, 14, 12, 12), 0);
+	pm_folio(e.pm, E, PM_FILE, 0, 0);
+	e.p->ops->refault(e.p, E, shadow, 0);
+	CHECK_EQ_U64(stat0(&e, MR_VM_WORKINGSET_REFAULT_FILE), 1);
+	CHECK_EQ_U64(e.lv->lrugen.refaulted[0][FILE_T][0], 0);
+
+	/* at max_seq 13: recent */
+	CHECK_EQ_U64(mglru_set_seqs(e.p, 0, 13, 11, 11), 0);
+	e.p->ops->refault(e.p, E, shadow, 0);
+	CHECK_EQ_U64(stat0(&e, MR_VM_WORKINGSET_REFAULT_FILE), 2);
+	CHECK_EQ_U64(e.lv->lrugen.refaulted[0][FILE_T][0], 1);
+	CHECK_EQ_U64(stat0(&e, MR_VM_WORKINGSET_ACTIVATE_FILE), 0);
+	e.p->ops->folio_add(e.p, E, 0);
+	env_close(&e);
+}
+
+/* ---- other paths ---- */
+
+static void test_folio_del_and_anon_only(void)
+{
+	struct env e;
+	enum { A, B, F };
+
+	env_start(&e, 3);
+	place(&e, A, PM_ANON, 0);
+	place(&e, B, PM_ANON, 0);
+	place(&e, F, PM_FILE, 0);
+	e.p->ops->folio_del(e.p, B);
+	CHECK(!has(&e, B, MR_PG_LRU));
+	CHECK_LIST(&e, 0, ANON_T, A);
+	CHECK_EQ_U64(stat0(&e, MR_VM_NR_INACTIVE_ANON), 1);
+	/* swappiness 201 (anon only): file is not evicted; anon goes to swap: pageout()
+	 * starts writeback and the folio comes back with PG_reclaim; min_seq[anon] moved
+	 * past the emptied generations, so the rejected rule sends it to max_seq - 1 */
+	CHECK_EQ_U64(cmd(&e, "- 0 0 0 max"), 0);
+	CHECK(has(&e, A, MR_PG_LRU | MR_PG_RECLAIM | MR_PG_WRITEBACK | MR_PG_SWAPCACHE));
+	CHECK_EQ_U64(folio_lru_gen(e.mg, A), 2);
+	CHECK_EQ_U64(e.lv->lrugen.min_seq[ANON_T], 2);
+	CHECK_EQ_U64(e.mg->stat.rejected, 1);
+	CHECK_EQ_U64(stat0(&e, MR_VM_PSWPOUT), 1);
+	CHECK_LIST(&e, 0, FILE_T, F);
+	CHECK_EQ_U64(e.lv->lrugen.min_seq[FILE_T], 0);
+	/* writeback ends: rotated to the tail of the oldest generation */
+	folio(&e, A)->flags &= ~MR_PG_WRITEBACK;
+	e.p->ops->rotate(e.p, A);
+	CHECK_EQ_U64(folio_lru_gen(e.mg, A), 2);
+	CHECK(!has(&e, A, MR_PG_RECLAIM));
+	CHECK_EQ_U64(stat0(&e, MR_VM_PGROTATED), 1);
+	env_close(&e);
+}
+
+/* lru_gen_shrink_lruvec(): root reclaim stops at nr_to_reclaim, memcg reclaim scans
+ * nr_to_scan = evictable >> priority; kswapd's min_ttl check first */
+static void test_shrink_lruvec_and_min_ttl(void)
+{
+	enum { N = 100 };
+	struct env e;
+	struct mr_scan_control sc = { .nr_to_reclaim = 32, .may_writepage = 1, .may_unmap = 1,
+				      .may_swap = 1, .gfp_io = 1, .kswapd = 1, .priority = 0 };
+	uint32_t i, resident;
+
+	env_open(&e, N, 1);
+	CHECK_EQ_U64(pm_policy_set(e.p, "min_ttl_ms", 1000), 0);
+	env_init(&e);
+	for (i = 0; i < N; i++)
+		place(&e, i, PM_FILE, 0);
+	e.pm->m.now_ns = 500000000ull; /* the oldest generation is 0.5 s old */
+	e.p->ops->shrink_lruvec(e.p, 0, &sc);
+	CHECK_EQ_U64(e.mg->stat.min_ttl_oom, 1); /* younger than min_ttl: kswapd would OOM */
+	CHECK_EQ_U64(sc.nr_reclaimed, MIN_LRU_BATCH); /* one evict_folios() batch, then abort */
+	CHECK_EQ_U64(stat0(&e, MR_VM_PGSCAN_KSWAPD), MIN_LRU_BATCH);
+	CHECK_EQ_U64(stat0(&e, MR_VM_PGSTEAL_KSWAPD), MIN_LRU_BATCH);
+	CHECK_EQ_U64(stat0(&e, MR_VM_PGSTEAL_FILE), MIN_LRU_BATCH);
+	CHECK_EQ_U64(stat0(&e, MR_VM_PGSCAN_DIRECT), 0);
+	CHECK(!e.mg->walk_active);
+
+	e.pm->m.now_ns = 2000000000ull;
+	sc = (struct mr_scan_control){ .nr_to_reclaim = 1, .may_writepage = 1, .may_unmap = 1,
+				       .may_swap = 1, .gfp_io = 1, .memcg_reclaim = 1,
+				       .priority = 0 };
+	e.p->ops->shrink_lruvec(e.p, 0, &sc); /* memcg reclaim: not aborted */
+	CHECK_EQ_U64(sc.nr_reclaimed, N - MIN_LRU_BATCH);
+	CHECK_EQ_U64(stat0(&e, MR_VM_PGSTEAL_DIRECT), N - MIN_LRU_BATCH);
+	for (resident = 0, i = 0; i < N; i++)
+		resident += has(&e, i, MR_PG_RESIDENT);
+	CHECK_EQ_U64(resident, 0);
+	sc.kswapd = 1;
+	sc.memcg_reclaim = 0;
+	/* nothing left: an lruvec that is not sizable is not reclaimable: counted again */
+	e.p->ops->shrink_lruvec(e.p, 0, &sc);
+	CHECK_EQ_U64(e.mg->stat.min_ttl_oom, 2);
+	env_close(&e);
+}
+
+static void test_debugfs(void)
+{
+	struct env e;
+	char buf[4096];
+	size_t n;
+	const char *want;
+
+	env_start(&e, 4);
+	place(&e, 0, PM_FILE, 0);
+	place(&e, 1, PM_FILE, 0);
+	place(&e, 2, PM_ANON, 2);
+	e.pm->m.now_ns = 5000000000ull; /* 5 s after the generations were made */
+	n = e.p->ops->lru_gen_show(e.p, 0, buf, sizeof(buf));
+	want = "memcg 0 /\n"
+	       " node     0\n"
+	       "          0       5000          0           2 \n"
+	       "          1       5000          0           0 \n"
+	       "          2       5000          1           0 \n"
+	       "          3       5000          0           0 \n";
+	CHECK_EQ_U64(n, strlen(want));
+	CHECK(!strcmp(buf, want));
+	if (strcmp(buf, want))
+		fprintf(stderr, "got:\n%s", buf);
+	/* truncated: snprintf-like */
+	CHECK_EQ_U64(e.p->ops->lru_gen_show(e.p, 0, buf, 8), strlen(want));
+	CHECK_EQ_U64(strlen(buf), 7);
+
+	e.lv->lrugen.evicted[0][FILE_T][1] = 7;
+	e.lv->lrugen.avg_total[ANON_T][2] = 9;
+	n = e.p->ops->lru_gen_show(e.p, 1, buf, sizeof(buf));
+	want = "memcg 0 /\n"
+	       " node     0\n"
+	       "          0       5000          0           2 \n"
+	       "                     0          0r          0e          0p          0r          0e          0p\n"
+	       "                     1          0r          0e          0p          0r          7e          0p\n"
+	       "                     2          0r          0e          0p          0r          0e          0p\n"
+	       "                     3          0r          0e          0p          0r          0e          0p\n"
+	       "                                0x          0x          0x          0x\n"
+	       "          1       5000          0           0 \n"
+	       "                     0          0x          0x          0x          0x          0x          0x\n"
+	       "                     1          0x          0x          0x          0x          0x          0x\n"
+	       "                     2          0x          0x          0x          0x          0x          0x\n"
+	       "                     3          0x          0x          0x          0x          0x          0x\n"
+	       "                                0x          0x          0x          0x\n"
+	       "          2       5000          1           0 \n"
+	       "                     0          0x          0x          0x          0x          0x          0x\n"
+	       "                     1          0x          0x          0x          0x          0x          0x\n"
+	       "                     2          0x          0x          0x          0x          0x          0x\n"
+	       "                     3          0x          0x          0x          0x          0x          0x\n"
+	       "                                0x          0x          0x          0x\n"
+	       "          3       5000          0           0 \n"
+	       "                     0          0R          0T          0x          0R          0T          0x\n"
+	       "                     1          0R          0T          0x          0R          0T          0x\n"
+	       "                     2          0R          9T          0x          0R          0T          0x\n"
+	       "                     3          0R          0T          0x          0R          0T          0x\n"
+	       "                                0T          0Y          0F          0A\n";
+	CHECK_EQ_U64(n, strlen(want));
+	CHECK(!strcmp(buf, want));
+	if (strcmp(buf, want))
+		fprintf(stderr, "got:\n%s", buf);
+	e.lv->lrugen.evicted[0][FILE_T][1] = 0;
+	e.lv->lrugen.avg_total[ANON_T][2] = 0;
+
+	/* write commands: errors */
+	CHECK_EQ_U64(cmd(&e, "+ 0 0 4"), MR_EINVAL);     /* beyond max_seq */
+	CHECK_EQ_U64(cmd(&e, "- 0 0 2"), MR_EINVAL);     /* min_gen + 2 > max_seq */
+	CHECK_EQ_U64(cmd(&e, "+ 0 1 3"), MR_EINVAL);     /* no node 1 */
+	CHECK_EQ_U64(cmd(&e, "+ 1 0 3"), MR_EINVAL);     /* no memcg 1 */
+	CHECK_EQ_U64(cmd(&e, "+ 0 0 3 202"), MR_EINVAL); /* swappiness */
+	CHECK_EQ_U64(cmd(&e, "+ 0 0 3 abc"), MR_EINVAL);
+	CHECK_EQ_U64(cmd(&e, "+ 0 0"), MR_EINVAL);
+	CHECK_EQ_U64(cmd(&e, "+ 0 0 -3"), MR_EINVAL);
+	CHECK_EQ_U64(cmd(&e, "+ 0 0 3 60 1 junk"), MR_EINVAL);
+	CHECK_EQ_U64(cmd(&e, "* 0 0 3"), MR_EINVAL);
+	CHECK_EQ_U64(e.lv->lrugen.max_seq, 3);
+	/* a stale max_gen still ages once; several commands; empty ones skipped */
+	CHECK_EQ_U64(cmd(&e, "+ 0 0 1 60 1;;\n + 0 0 4 60 0, "), 0);
+	CHECK_EQ_U64(e.lv->lrugen.max_seq, 5);
+	/* EEXIST: the iteration for this max_seq has ended already */
+	e.lv->mm_state.seq = e.lv->lrugen.max_seq;
+	CHECK_EQ_U64(cmd(&e, "+ 0 0 5"), MR_EBUSY);
+	e.lv->mm_state.seq = e.lv->lrugen.max_seq - 1;
+	/* '-' evicts the file folios up to min_gen */
+	CHECK_EQ_U64(cmd(&e, "- 0 0 3 0 0x10"), MR_EINVAL); /* opt is decimal only */
+	CHECK_EQ_U64(cmd(&e, "- 0 0 3 0x0"), 0);
+	CHECK(!has(&e, 0, MR_PG_RESIDENT));
+	CHECK(!has(&e, 1, MR_PG_RESIDENT));
+	CHECK(has(&e, 2, MR_PG_LRU));
+	env_close(&e);
+}
+
+static void test_checker_catches(void)
+{
+	struct env e;
+
+	env_start(&e, 2);
+	place(&e, 0, PM_FILE, 0);
+	fprintf(stderr, "  (the next two reports are expected)\n");
+	e.lv->lrugen.nr_pages[0][FILE_T][0]++;
+	CHECK(e.p->ops->check(e.p) > 0);
+	e.lv->lrugen.nr_pages[0][FILE_T][0]--;
+	pm_folio(e.pm, 1, PM_FILE, 0, 0)->flags |= MR_PG_LRU; /* PG_lru but on no list */
+	CHECK(e.p->ops->check(e.p) > 0);
+	folio(&e, 1)->flags &= ~MR_PG_LRU;
+	env_close(&e);
+}
+
+static void emit_count(void *arg, const char *name, double value)
+{
+	(void)name;
+	(void)value;
+	++*(int *)arg;
+}
+
+static void test_params_and_counters(void)
+{
+	struct env e;
+	struct mr_error err = { 0 };
+	int n = 0;
+
+	CHECK_EQ_U64(mr_mglru_ops.page_priv_size, 12);
+	env_open(&e, 1, 1);
+	CHECK_EQ_U64(pm_policy_set(e.p, "swappiness", 202), MR_ERANGE);
+	CHECK_EQ_U64(pm_policy_set(e.p, "enabled", 6), 0);
+	CHECK_EQ_U64(pm_policy_init(e.p, &err), MR_EINVAL); /* no core cap */
+	CHECK(strstr(err.msg, "lru") != NULL);
+	pm_policy_free(e.p);
+	pm_destroy(e.pm);
+
+	env_start(&e, 1);
+	e.p->ops->model_counters(e.p, emit_count, &n);
+	CHECK(n >= 20);
+	env_close(&e);
+}
+
+/* ---- random operations, the invariant checker after each ---- */
+
+struct stress {
+	struct env e;
+	uint64_t rng;
+	uint64_t addr[1024];
+	uint32_t mm[1024];
+	enum pm_kind kind[1024];
+	uint32_t memcg[1024];
+};
+
+static uint64_t rnd(struct stress *st, uint64_t n)
+{
+	return mr_test_rand(&st->rng) % n;
+}
+
+/* Fault page in: resident, mapped young (dirty on write), refault, folio_add_lru(). */
+static void stress_fault(struct stress *st, uint32_t page, int write)
+{
+	struct env *e = &st->e;
+	uint64_t shadow = e->pm->shadow[page];
+	struct mr_folio *f = pm_folio(e->pm, page, st->kind[page], st->memcg[page], 0);
+
+	(void)f;
+	e->pm->shadow[page] = 0;
+	CHECK_EQ_U64(pm_map(e->pm, st->mm[page], st->addr[page], page,
+			    MR_PTE_YOUNG | (write ? MR_PTE_DIRTY : 0)), 0);
+	if (shadow)
+		e->p->ops->refault(e->p, page, shadow, MR_ADD_IN_FAULT);
+	e->p->ops->folio_add(e->p, page, MR_ADD_IN_FAULT);
+}
+
+static void stress_free(struct stress *st, uint32_t page)
+{
+	struct env *e = &st->e;
+	struct mr_pte_table *pt = pm_table(e->pm, st->mm[page], st->addr[page], 0);
+	unsigned slot = (unsigned)((st->addr[page] >> MR_PAGE_SHIFT) & (MR_PTRS_PER_TABLE - 1));
+
+	e->p->ops->folio_del(e->p, page);
+	if (pt && pt->page[slot] == page) {
+		pt->page[slot] = MR_NONE;
+		pt->bits[slot] = 0;
+		pt->nr_present--;
+	}
+	e->pm->m.folios[page].flags = 0;
+	e->pm->m.folios[page].mapcount = 0;
+	e->pm->shadow[page] = 0;
+}
+
+static void test_stress(void)
+{
+	enum { N = 1024, STEPS = 20000 };
+	struct stress *st = calloc(1, sizeof(*st));
+	struct env *e = &st->e;
+	uint32_t i, bad = 0, step;
+	char buf[96];
+
+	st->rng = mr_test_seed();
+	memset(e, 0, sizeof(*e));
+	e->pm = pm_create(&(struct pm_config){ .nr_pages = N, .nr_mms = 2, .nr_memcgs = 2,
+					       .max_tables = 8, .swap_free = 300 });
+	e->p = pm_policy_new(e->pm, &mr_mglru_ops);
+	CHECK_EQ_U64(pm_policy_set(e->p, "swappiness", 100), 0);
+	env_init(e);
+	e->pm->m.mms[1].memcg = 1;
+	/* mm 0 (memcg 0): file 0..511 (exec), anon 512..767; mm 1 (memcg 1): file 768..1023 */
+	pm_add_vma(e->pm, 0, VA, VA + 512 * PG, MR_VMA_READ | MR_VMA_EXEC | MR_VMA_FILE, 1);
+	pm_add_vma(e->pm, 0, VA + (1ull << 30), VA + (1ull << 30) + 256 * PG,
+		   MR_VMA_READ | MR_VMA_WRITE, 0);
+	pm_add_vma(e->pm, 1, VA, VA + 200 * PG, MR_VMA_READ | MR_VMA_WRITE | MR_VMA_FILE, 2);
+	pm_add_vma(e->pm, 1, VA + 200 * PG, VA + 256 * PG,
+		   MR_VMA_READ | MR_VMA_FILE | MR_VMA_SEQ_READ, 2);
+	for (i = 0; i < N; i++) {
+		st->mm[i] = i < 768 ? 0 : 1;
+		st->memcg[i] = i < 768 ? 0 : 1;
+		st->kind[i] = i >= 512 && i < 768 ? PM_ANON : PM_FILE;
+		st->addr[i] = i < 512   ? VA + i * PG
+			      : i < 768 ? VA + (1ull << 30) + (i - 512) * PG
+					: VA + (i - 768) * PG;
+	}
+
+	for (step = 0; step < STEPS; step++) {
+		uint64_t op = rnd(st, 100);
+		uint32_t page = (uint32_t)(rnd(st, 2) ? rnd(st, 64) * rnd(st, 16) : rnd(st, N)) % N;
+		struct mr_folio *f = &e->pm->m.folios[page];
+
+		e->pm->m.now_ns += 1000000;
+		if (op < 45) { /* a page-table access */
+			if (f->flags & MR_PG_RESIDENT)
+				pm_touch(e->pm, st->mm[page], st->addr[page], rnd(st, 8) == 0);
+			else
+				stress_fault(st, page, rnd(st, 8) == 0);
+		} else if (op < 55) { /* read() / write() of a cached file page */
+			if ((f->flags & MR_PG_RESIDENT) && st->kind[page] == PM_FILE)
+				e->p->ops->mark_accessed(e->p, page);
+		} else if (op < 60) { /* munmap / truncate */
+			if (f->flags & MR_PG_RESIDENT)
+				stress_free(st, page);
+		} else if (op < 66) { /* the flusher writes a dirty file page; writeback ends */
+			if ((f->flags & MR_PG_RESIDENT) && st->kind[page] == PM_FILE &&
+			    (f->flags & MR_PG_DIRTY) && !(f->flags & MR_PG_WRITEBACK)) {
+				f->flags &= ~MR_PG_DIRTY;
+				f->flags |= MR_PG_WRITEBACK;
+			}
+			for (i = 0; i < N; i++) {
+				struct mr_folio *g = &e->pm->m.folios[i];
+
+				if ((g->flags & MR_PG_WRITEBACK) && rnd(st, 4) == 0) {
+					g->flags &= ~MR_PG_WRITEBACK;
+					if (g->flags & MR_PG_RECLAIM)
+						e->p->ops->rotate(e->p, i);
+				}
+			}
+		} else if (op < 85) { /* reclaim */
+			struct mr_scan_control sc = {
+				.nr_to_reclaim = 32, .may_writepage = 1, .may_unmap = 1,
+				.may_swap = rnd(st, 4) != 0, .gfp_io = rnd(st, 8) != 0,
+				.kswapd = rnd(st, 2), .priority = (int)rnd(st, 13),
+			};
+			uint32_t lruvec = (uint32_t)rnd(st, 2);
+
+			sc.memcg_reclaim = !sc.kswapd && lruvec;
+			e->p->ops->shrink_lruvec(e->p, lruvec, &sc);
+		} else if (op < 92) { /* debugfs aging */
+			uint32_t memcg = (uint32_t)rnd(st, 2);
+			static const char *const swp[] = { "", " 0", " 60", " 200", " max" };
+
+			snprintf(buf, sizeof(buf), "+ %u 0 %llu%s%s", memcg,
+				 (unsigned long long)mglru_lruvec(e->p, memcg)->lrugen.max_seq,
+				 swp[rnd(st, 5)], rnd(st, 2) ? " 0" : "");
+			if (!strcmp(buf + strlen(buf) - 2, " 0") && strstr(buf, "  0"))
+				continue;
+			e->p->ops->lru_gen_command(e->p, buf, NULL);
+		} else if (op < 96) { /* debugfs eviction */
+			uint32_t memcg = (uint32_t)rnd(st, 2);
+			struct lruvec *lv = mglru_lruvec(e->p, memcg);
+
+			snprintf(buf, sizeof(buf), "- %u 0 %llu %d %llu", memcg,
+				 (unsigned long long)(lv->lrugen.max_seq - 2), (int)rnd(st, 201),
+				 (unsigned long long)rnd(st, 100));
+			e->p->ops->lru_gen_command(e->p, buf, NULL);
+		} else { /* the tasks ran */
+			e->pm->m.mms[0].lru_gen_bitmap = ~0ull;
+			e->pm->m.mms[1].lru_gen_bitmap = ~0ull;
+		}
+		if (e->p->ops->check(e->p)) {
+			if (!bad)
+				fprintf(stderr, "stress: invariants broken at step %u (op %llu)\n",
+					step, (unsigned long long)op);
+			bad++;
+			break;
+		}
+	}
+	CHECK_EQ_U64(bad, 0);
+	printf("stress: %u steps, %llu generations, %llu evicted, %llu refaults, %llu look-arounds, "
+	       "%llu rejected, %llu inversions\n", step,
+	       (unsigned long long)e->mg->stat.aging_passes,
+	       (unsigned long long)(pm_vmstat(e->pm, MR_VM_PGSTEAL_KSWAPD) +
+				    pm_vmstat(e->pm, MR_VM_PGSTEAL_DIRECT)),
+	       (unsigned long long)(pm_vmstat(e->pm, MR_VM_WORKINGSET_REFAULT_FILE) +
+				    pm_vmstat(e->pm, MR_VM_WORKINGSET_REFAULT_ANON)),
+	       (unsigned long long)e->mg->stat.look_around,
+	       (unsigned long long)e->mg->stat.rejected,
+	       (unsigned long long)e->mg->stat.inc_min_seq_inversions);
+	CHECK(e->mg->stat.aging_passes > 0);
+	CHECK(pm_vmstat(e->pm, MR_VM_PGSTEAL_KSWAPD) + pm_vmstat(e->pm, MR_VM_PGSTEAL_DIRECT) > 0);
+	CHECK(pm_vmstat(e->pm, MR_VM_WORKINGSET_REFAULT_FILE) > 0);
+	env_close(e);
+	free(st);
+}
+
+int main(void)
+{
+	test_insertion_rules();
+	test_pid();
+	test_shadow();
+	test_bloom();
+	test_scenario_1(0);
+	test_scenario_1(1);
+	test_scenario_2();
+	test_scenario_3();
+	test_scenario_4_5();
+	test_scenario_6();
+	test_scenario_7();
+	test_scenario_8();
+	test_scenario_9();
+	test_scenario_10();
+	test_scenario_11();
+	test_scenario_12();
+	test_scenario_13();
+	test_scenario_14();
+	test_scenario_16();
+	test_scenario_17();
+	test_scenario_18();
+	test_folio_del_and_anon_only();
+	test_shrink_lruvec_and_min_ttl();
+	test_debugfs();
+	test_checker_catches();
+	test_params_and_counters();
+	test_stress();
+	return mr_test_done("test_mglru");
+}
