@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
-/* cmd_query.c - `memreplay query DB SQL`: run SQL read-only and print the rows. */
+/* cmd_query.c - `memreplay query DB SQL`: run SQL read-only on a trace (tables plus the
+ * events virtual table) or a results database, and print the rows. */
 #include <getopt.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "mr_replay.h"
 #include "mr_store.h"
 
 static void print_csv_field(const char *v)
@@ -31,7 +33,9 @@ int cmd_query(int argc, char **argv)
 					      { "help", no_argument, NULL, 'h' },
 					      { NULL, 0, NULL, 0 } };
 	struct mr_error err = { 0 };
-	struct mr_store *s;
+	struct mr_store *s = NULL;
+	struct mr_results *res = NULL;
+	sqlite3 *db;
 	sqlite3_stmt *st;
 	const char *tail;
 	int c, csv = 0, rc, ncol;
@@ -46,13 +50,24 @@ int cmd_query(int argc, char **argv)
 	}
 	if (optind != argc - 2)
 		return cli_usage_error("query", "expected a database and one SQL statement");
+	/* A trace (with its events table), or else a results database. */
 	rc = mr_store_open(argv[optind], MR_STORE_RDONLY, &s, &err);
+	if (rc == MR_ENOTSTORE) {
+		struct mr_error rerr = { 0 };
+
+		if (!mr_results_open(argv[optind], &res, &rerr))
+			rc = 0;
+		else if (rerr.code != MR_ENOTSTORE)
+			err = rerr;
+	}
 	if (rc)
 		return cli_fail("query", &err);
-	rc = sqlite3_prepare_v2(mr_store_db(s), argv[optind + 1], -1, &st, &tail);
+	db = s ? mr_store_db(s) : mr_results_db(res);
+	rc = sqlite3_prepare_v2(db, argv[optind + 1], -1, &st, &tail);
 	if (rc != SQLITE_OK) {
-		fprintf(stderr, "memreplay query: SQL error: %s\n", sqlite3_errmsg(mr_store_db(s)));
+		fprintf(stderr, "memreplay query: SQL error: %s\n", sqlite3_errmsg(db));
 		mr_store_close(s);
+		mr_results_close(res);
 		return 1;
 	}
 	ncol = sqlite3_column_count(st);
@@ -80,8 +95,9 @@ int cmd_query(int argc, char **argv)
 		}
 	}
 	if (rc != SQLITE_DONE)
-		fprintf(stderr, "memreplay query: %s\n", sqlite3_errmsg(mr_store_db(s)));
+		fprintf(stderr, "memreplay query: %s\n", sqlite3_errmsg(db));
 	sqlite3_finalize(st);
 	mr_store_close(s);
+	mr_results_close(res);
 	return rc == SQLITE_DONE ? 0 : 1;
 }

@@ -209,6 +209,8 @@ struct mr_results;
 
 int mr_results_open(const char *path, struct mr_results **out, struct mr_error *err);
 void mr_results_close(struct mr_results *r);
+/* The results database (read-only), for SQL queries. Owned by r. */
+struct sqlite3 *mr_results_db(struct mr_results *r);
 
 struct mr_compare_opts {
 	const char *baseline;          /* run id, or policy spec (canonical or as a prefix);

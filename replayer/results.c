@@ -276,6 +276,11 @@ struct mr_results {
 	char path[1024];
 };
 
+struct sqlite3 *mr_results_db(struct mr_results *r)
+{
+	return r->db;
+}
+
 int mr_results_open(const char *path, struct mr_results **out, struct mr_error *err)
 {
 	struct mr_results *r;

@@ -64,6 +64,7 @@ expect 0 "pswpout" -- "$MR" compare "$T/r.db"
 expect 0 "counter," -- "$MR" compare "$T/r.db" --format csv
 expect 0 "\"runs\"" -- "$MR" compare "$T/r.db" --format json
 expect 1 "No such file" -- "$MR" compare "$T/none.db"
+expect 0 "pswpout" -- "$MR" query "$T/r.db" "SELECT name FROM counters WHERE run = 1"
 "$MR" replay "$T/a.db" --policy lru --policy opt --memory 1M -q -o "$T/r2.db" >/dev/null 2>&1
 if cmp -s "$T/r.db" "$T/r2.db"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: replay results not byte-identical"; fi
 
