@@ -17,6 +17,7 @@ int cmd_gen(int argc, char **argv);
 int cmd_query(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_host(int argc, char **argv);
+int cmd_record(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_bench_replay(int argc, char **argv);

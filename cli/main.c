@@ -16,6 +16,10 @@ static int cmd_version(int argc, char **argv);
 static const struct mr_cmd commands[] = {
 	{ "info", cmd_info, "summarise a trace: duration, events by kind, pages, size",
 	  "memreplay info TRACE.db [--json]" },
+	{ "record", cmd_record, "record what memory a command, processes or the host touch",
+	  "memreplay record -o TRACE.db [--duration T] [--sources LIST] [--young-scan MODE]\n"
+	  "       [--young-interval T] [--ring-size SIZE] [--anonymize] [--force] [--quiet]\n"
+	  "       (-- COMMAND ARGS... | -p PID[,PID...] | --cgroup PATH | -a)" },
 	{ "replay", cmd_replay, "replay a trace through reclaim policies into a results database",
 	  "memreplay replay TRACE.db --policy SPEC [--policy SPEC ...] --memory SIZE [-o RESULTS.db]\n"
 	  "       [--script FILE] [--interval T] [--swap SIZE] [--threads N] [--plugin SO]\n"

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * mr_recorder.h - the recorder's public interface. For now: what this host can record.
+ * mr_recorder.h - the recorder's public interface: what this host can record
+ * (mr_recorder_probe) and the recording itself (mr_record_run, at the end of this file).
  *
  * mr_recorder_probe() checks, for real and without changing anything on the host, each
  * source the recorder may use (perf software page faults through libperf, tracefs
@@ -19,6 +20,7 @@
 #include <stdint.h>
 
 #include "mr_err.h"
+#include "mr_event.h"
 
 /* The tracepoints the recorder reads, in this order in struct mr_probe.tracepoints[]. */
 enum mr_probe_tp {
@@ -130,5 +132,96 @@ int mr_recorder_probe(struct mr_probe *out, struct mr_error *err);
  * MR_ENOSPC when it did not fit (buf then holds a truncated report), or MR_EINVAL.
  */
 int mr_probe_format(const struct mr_probe *p, char *buf, size_t cap);
+
+
+/* ---- recording: mr_record_run() ---- */
+
+/* What is recorded; bits of mr_record_opts.sources. */
+enum mr_record_source {
+	MR_RSRC_FAULTS = 1u << 0,	/* software page faults (FAULT + ACCESS) */
+	MR_RSRC_MMAP = 1u << 1,		/* MMAP2/COMM/FORK/EXIT records + /proc maps snapshot */
+	MR_RSRC_PAGECACHE = 1u << 2,	/* filemap tracepoints (PC_INSERT/DELETE, FD_ACCESS) */
+	MR_RSRC_READAHEAD = 1u << 3,	/* readahead tracepoints */
+	MR_RSRC_YOUNG = 1u << 4,	/* young-bit scans */
+	MR_RSRC_HWSAMPLE = 1u << 5,	/* hardware data-address sampling (libpfm4) */
+	MR_RSRC_NUMA = 1u << 6,		/* NUMA node of sampled pages (move_pages) */
+	MR_RSRC_ALL = 0x7f,
+};
+
+enum mr_young_mode {
+	MR_YOUNG_AUTO = 0,	/* page_idle, else DAMON vaddr, else clear_refs */
+	MR_YOUNG_PAGE_IDLE,
+	MR_YOUNG_DAMON,
+	MR_YOUNG_CLEAR_REFS,
+	MR_YOUNG_OFF,
+};
+
+enum mr_record_target {
+	MR_TARGET_COMMAND = 0,	/* fork + exec argv, follow it and its children */
+	MR_TARGET_PIDS,		/* existing processes (all their threads, later children) */
+	MR_TARGET_CGROUP,	/* tasks of a cgroup directory (v1 memory or v2) and below:
+				 * every CPU, filtered per task in user space (libperf
+				 * opens with flags 0, so no PERF_FLAG_PID_CGROUP) */
+	MR_TARGET_SYSTEM,	/* every CPU, every task (-a) */
+};
+
+struct mr_record_opts {
+	const char *output;		/* store path, created (overwritten if overwrite) */
+	int overwrite;
+	enum mr_record_target target;
+	char *const *argv;		/* MR_TARGET_COMMAND: NULL-terminated */
+	const int *pids;		/* MR_TARGET_PIDS */
+	int n_pids;
+	const char *cgroup;		/* MR_TARGET_CGROUP */
+	uint64_t duration_ns;		/* 0 = until stopped / command exits */
+	unsigned int sources;		/* MR_RSRC_* bits; 0 = MR_RSRC_ALL */
+	enum mr_young_mode young;
+	uint64_t young_interval_ns;	/* 0 = 1 s */
+	uint32_t ring_pages;		/* per-CPU ring data pages (power of two); 0 = 2048 (8 MiB) */
+	int anonymize;			/* keyed hashes for addresses, paths, task names */
+	const volatile int *stop;	/* polled; non-zero stops the recording (signal flag) */
+	/* Called once after the events are enabled (and before exec for a command);
+	 * may be NULL. cmd_pid is the command's pid or 0. */
+	void (*on_start)(void *ctx, int cmd_pid);
+	void *ctx;
+};
+
+/* What one source did: on (1) or off with the reason. */
+struct mr_record_source_state {
+	const char *name;	/* static */
+	int on;
+	char why[160];		/* "" when on, else the reason and the fix */
+};
+
+#define MR_RECORD_NSOURCES 8
+
+struct mr_record_stats {
+	uint64_t by_kind[MR_EV_NR_KINDS];
+	uint64_t events;		/* events written */
+	uint64_t samples;		/* perf records read */
+	uint64_t lost;			/* samples lost (PERF_FORMAT_LOST, all rings) */
+	uint64_t bytes_written;		/* chunk bytes stored (LZ4) */
+	uint64_t file_bytes;		/* store file size at the end */
+	uint64_t wall_ns;		/* recording wall time */
+	uint64_t cpu_ns;		/* recorder's own CPU time (user + sys) */
+	uint64_t pages, tasks, files, vmas;
+	uint64_t young_scans;
+	int cmd_status;			/* wait status of the command, -1 if none */
+	int nrings;
+	struct mr_record_source_state src[MR_RECORD_NSOURCES];
+	int nsrc;
+};
+
+/*
+ * Record per *opts into a new store at opts->output. Blocks until the command exits, the
+ * duration passes, *opts->stop turns non-zero, or a write fails. Never prints; fills
+ * *stats (may be NULL) even on failure, with whatever was recorded.
+ * Returns 0; MR_EPERM without privileges (message names perf_event_paranoid, CAP_PERFMON
+ * and the fix); MR_EINVAL for bad options (also a --cgroup that is not a cgroup
+ * directory); MR_EIO / MR_ENOSPC
+ * when writing fails (every chunk committed before stays readable).
+ */
+int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *stats,
+		  struct mr_error *err);
 
 #endif /* MR_RECORDER_H */

@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmd_record.c - `memreplay record`: argv to struct mr_record_opts, signal handling,
+ * one mr_record_run() call, and the summary. All recording logic is in recorder/.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "cli.h"
+#include "mr_recorder.h"
+#include "mr_util.h"
+
+int cmd_record(int argc, char **argv); /* also in cli.h once registered */
+
+static volatile int stop_flag;
+
+static void on_signal(int sig)
+{
+	stop_flag = sig;
+}
+
+/* "10", "10s", "500ms", "2m", "1h", "100us" -> ns. */
+static int parse_duration(const char *s, uint64_t *ns)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || v < 0)
+		return -1;
+	if (!*end || !strcmp(end, "s"))
+		v *= 1e9;
+	else if (!strcmp(end, "ms"))
+		v *= 1e6;
+	else if (!strcmp(end, "us"))
+		v *= 1e3;
+	else if (!strcmp(end, "ns"))
+		;
+	else if (!strcmp(end, "m"))
+		v *= 60e9;
+	else if (!strcmp(end, "h"))
+		v *= 3600e9;
+	else
+		return -1;
+	*ns = (uint64_t)v;
+	return 0;
+}
+
+static int parse_sources(const char *s, unsigned int *out)
+{
+	static const struct {
+		const char *name;
+		unsigned int bit;
+	} tab[] = {
+		{ "faults", MR_RSRC_FAULTS }, { "mmap", MR_RSRC_MMAP },
+		{ "pagecache", MR_RSRC_PAGECACHE }, { "readahead", MR_RSRC_READAHEAD },
+		{ "young", MR_RSRC_YOUNG }, { "hwsample", MR_RSRC_HWSAMPLE },
+		{ "numa", MR_RSRC_NUMA }, { "all", MR_RSRC_ALL },
+	};
+	char buf[256], *tok, *save = NULL;
+
+	*out = 0;
+	snprintf(buf, sizeof(buf), "%s", s);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		size_t i;
+
+		for (i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)
+			if (!strcmp(tab[i].name, tok))
+				break;
+		if (i == sizeof(tab) / sizeof(tab[0]))
+			return -1;
+		*out |= tab[i].bit;
+	}
+	return *out ? 0 : -1;
+}
+
+static void print_summary(const char *out, const struct mr_record_stats *st)
+{
+	char b1[32], b2[32];
+	double wall = (double)st->wall_ns / 1e9, cpu = (double)st->cpu_ns / 1e9;
+
+	fprintf(stderr, "memreplay record: %s\n", out);
+	fprintf(stderr, "  duration     %.3f s, %d ring%s\n", wall, st->nrings,
+		st->nrings == 1 ? "" : "s");
+	fprintf(stderr, "  events       %llu (%.0f/s) from %llu perf records\n",
+		(unsigned long long)st->events, wall > 0 ? (double)st->events / wall : 0.0,
+		(unsigned long long)st->samples);
+	for (int k = 0; k < MR_EV_NR_KINDS; k++)
+		if (st->by_kind[k])
+			fprintf(stderr, "    %-12s %llu\n", mr_event_kind_name(k),
+				(unsigned long long)st->by_kind[k]);
+	fprintf(stderr, "  lost         %llu%s\n", (unsigned long long)st->lost,
+		st->lost ? " (counted exactly per ring; try a larger --ring-size)" : "");
+	fprintf(stderr, "  tables       %llu pages, %llu tasks, %llu files, %llu vmas\n",
+		(unsigned long long)st->pages, (unsigned long long)st->tasks,
+		(unsigned long long)st->files, (unsigned long long)st->vmas);
+	fprintf(stderr, "  written      %s in chunks, %s on disk (%.1f bytes/event)\n",
+		mr_format_bytes(st->bytes_written, b1, sizeof(b1)),
+		mr_format_bytes(st->file_bytes, b2, sizeof(b2)),
+		st->events ? (double)st->file_bytes / (double)st->events : 0.0);
+	fprintf(stderr, "  overhead     recorder CPU %.3f s = %.1f%% of one CPU over the "
+		"recording, %.2f us per event; the traced tasks also pay the kernel's "
+		"sampling cost per fault\n", cpu, wall > 0 ? 100.0 * cpu / wall : 0.0,
+		st->events ? (double)st->cpu_ns / 1e3 / (double)st->events : 0.0);
+	fprintf(stderr, "  sources:\n");
+	for (int i = 0; i < st->nsrc; i++)
+		fprintf(stderr, "    %-10s %s%s%s\n", st->src[i].name, st->src[i].on ? "on" : "off",
+			st->src[i].why[0] ? ": " : "", st->src[i].why);
+	if (st->cmd_status >= 0) {
+		if (WIFEXITED(st->cmd_status))
+			fprintf(stderr, "  command      exited with %d\n", WEXITSTATUS(st->cmd_status));
+		else if (WIFSIGNALED(st->cmd_status))
+			fprintf(stderr, "  command      killed by signal %d\n",
+				WTERMSIG(st->cmd_status));
+	}
+}
+
+int cmd_record(int argc, char **argv)
+{
+	enum { O_CGROUP = 256, O_DURATION, O_SOURCES, O_YOUNG, O_YINT, O_RING, O_ANON, O_FORCE,
+	       O_QUIET };
+	static const struct option lo[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "cgroup", required_argument, NULL, O_CGROUP },
+		{ "duration", required_argument, NULL, O_DURATION },
+		{ "sources", required_argument, NULL, O_SOURCES },
+		{ "young-scan", required_argument, NULL, O_YOUNG },
+		{ "young-interval", required_argument, NULL, O_YINT },
+		{ "ring-size", required_argument, NULL, O_RING },
+		{ "anonymize", no_argument, NULL, O_ANON },
+		{ "force", no_argument, NULL, O_FORCE },
+		{ "quiet", no_argument, NULL, O_QUIET },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct mr_record_opts o = { .target = MR_TARGET_COMMAND };
+	struct mr_record_stats st;
+	struct mr_error err = { 0 };
+	struct sigaction sa;
+	int pids[64], npids = 0, all = 0, quiet = 0, c, rc;
+	const char *cg = NULL;
+	uint64_t pages;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+o:p:ah", lo, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o.output = optarg;
+			break;
+		case 'p': {
+			char buf[256], *tok, *save = NULL;
+
+			snprintf(buf, sizeof(buf), "%s", optarg);
+			for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+				char *end;
+				long v = strtol(tok, &end, 10);
+
+				if (*end || v <= 0 || npids >= 64)
+					return cli_usage_error("record", "bad pid '%s'", tok);
+				pids[npids++] = (int)v;
+			}
+			break;
+		}
+		case 'a':
+			all = 1;
+			break;
+		case O_CGROUP:
+			cg = optarg;
+			break;
+		case O_DURATION:
+			if (parse_duration(optarg, &o.duration_ns))
+				return cli_usage_error("record", "bad duration '%s' (e.g. 10s, 500ms)",
+						       optarg);
+			break;
+		case O_SOURCES:
+			if (parse_sources(optarg, &o.sources))
+				return cli_usage_error("record", "bad --sources '%s' (comma list of "
+						       "faults,mmap,pagecache,readahead,young,"
+						       "hwsample,numa,all)", optarg);
+			break;
+		case O_YOUNG:
+			if (!strcmp(optarg, "auto"))
+				o.young = MR_YOUNG_AUTO;
+			else if (!strcmp(optarg, "page_idle"))
+				o.young = MR_YOUNG_PAGE_IDLE;
+			else if (!strcmp(optarg, "damon"))
+				o.young = MR_YOUNG_DAMON;
+			else if (!strcmp(optarg, "clear_refs"))
+				o.young = MR_YOUNG_CLEAR_REFS;
+			else if (!strcmp(optarg, "off"))
+				o.young = MR_YOUNG_OFF;
+			else
+				return cli_usage_error("record", "bad --young-scan '%s' (auto, "
+						       "page_idle, damon, clear_refs, off)", optarg);
+			break;
+		case O_YINT:
+			if (parse_duration(optarg, &o.young_interval_ns) || !o.young_interval_ns)
+				return cli_usage_error("record", "bad --young-interval '%s'", optarg);
+			break;
+		case O_RING:
+			if (mr_parse_pages(optarg, MR_PAGE_SIZE, 0, &pages, &err))
+				return cli_fail("record", &err);
+			if (pages & (pages - 1) || pages > (1u << 20))
+				return cli_usage_error("record", "--ring-size %s: must be a power of "
+						       "two number of pages (4K, 8K, ... 2M)", optarg);
+			o.ring_pages = (uint32_t)pages;
+			break;
+		case O_ANON:
+			o.anonymize = 1;
+			break;
+		case O_FORCE:
+			o.overwrite = 1;
+			break;
+		case O_QUIET:
+			quiet = 1;
+			break;
+		case 'h':
+			printf("usage: %s\n", cli_find("record") ? cli_find("record")->usage :
+			       "memreplay record -o TRACE.db [options] -- COMMAND ARGS...");
+			return 0;
+		default:
+			return cli_usage_error("record", "unknown option");
+		}
+	}
+	if (!o.output)
+		return cli_usage_error("record", "missing -o TRACE.db");
+	if ((optind < argc) + (npids > 0) + all + (cg != NULL) != 1)
+		return cli_usage_error("record", "give exactly one of: -- COMMAND, -p PID, "
+				       "--cgroup PATH, -a");
+	if (npids) {
+		o.target = MR_TARGET_PIDS;
+		o.pids = pids;
+		o.n_pids = npids;
+	} else if (all) {
+		o.target = MR_TARGET_SYSTEM;
+	} else if (cg) {
+		o.target = MR_TARGET_CGROUP;
+		o.cgroup = cg;
+	} else {
+		o.argv = argv + optind;
+	}
+	o.stop = &stop_flag;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	rc = mr_record_run(&o, &st, &err);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	if (!quiet || rc)
+		print_summary(o.output, &st);
+	if (rc)
+		return cli_fail("record", &err);
+	return 0;
+}

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rec_int.h - the recorder's private state, shared by record.c (perf rings and the main
+ * loop), ids.c (dense ids for tasks, mms, files, pages; VMAs per mm), tp.c (tracefs
+ * formats), young.c (clear_refs scans, NUMA nodes) and hwsample.c (libpfm4 attempt).
+ */
+#ifndef MR_REC_INT_H
+#define MR_REC_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mr_recorder.h"
+#include "mr_store.h"
+
+/* Open-addressing map from a 128-bit key to a u32 value (grows at 1/2 load). */
+struct rec_htab {
+	struct rec_hent { uint64_t k1, k2; uint32_t val; uint32_t used; } *e;
+	size_t cap, n;
+};
+/* Returns the slot for (k1, k2); *found says whether it holds the key. NULL on ENOMEM. */
+struct rec_hent *rec_htab_slot(struct rec_htab *h, uint64_t k1, uint64_t k2, int *found);
+void rec_htab_free(struct rec_htab *h);
+
+struct rec_vma {
+	uint64_t start, end, pgoff;
+	uint32_t id, file, flags;
+};
+
+struct rec_mm {
+	struct rec_vma *v; /* sorted by start, disjoint */
+	uint32_t n, cap;
+	int32_t tgid;
+	int alive;
+};
+
+struct rec_task {
+	int32_t pid, tgid;
+	uint32_t mm, cgroup;
+	uint64_t start_ns, end_ns;
+	char comm[16];
+};
+
+/* A tracepoint field as read from its tracefs format file. */
+struct tp_field {
+	int off, size; /* -1 = absent */
+};
+
+enum rec_tp {
+	RTP_ADD, RTP_DELETE, RTP_GET_PAGES, RTP_RA_SYNC, RTP_RA_ASYNC, RTP_NR
+};
+
+struct tp_info {
+	int present;
+	uint64_t id;
+	struct tp_field pfn, ino, index, dev, order, last_index, size, async_size;
+	char layout[256]; /* "name@off:size,..." for the metadata */
+};
+
+/* What an event id (PERF_SAMPLE_IDENTIFIER) belongs to. */
+enum rec_kind { RK_FAULT_MIN, RK_FAULT_MAJ, RK_TP_BASE };
+
+/* Records copied out of one ring, waiting to be merged by time with the other rings. */
+struct rec_pending {
+	unsigned char *data;
+	size_t len, cap, head;
+};
+
+struct rec {
+	const struct mr_record_opts *o;
+	struct mr_store *store;
+	struct mr_writer *w;
+	struct mr_error *err;
+	struct mr_record_stats *st;
+	uint64_t t0;	/* CLOCK_MONOTONIC ns at the start */
+	long psize;
+	int pshift;
+	uint64_t anon_key; /* anonymisation key, random per recording */
+
+	struct rec_htab task_ix, mm_ix, file_ix, page_ix;
+	struct rec_task *tasks; uint32_t ntasks, tasks_cap; /* [0] unused */
+	struct rec_mm *mms; uint32_t nmms, mms_cap;         /* [0] unused */
+	uint32_t nfiles, nvmas;
+	struct mr_page *pages; uint8_t *pflags; uint32_t npages, pages_cap;
+	uint32_t folio_orders; /* bit per folio order seen */
+	char **cg_paths; uint32_t ncg;	/* memory cgroups seen; id = index + 1 */
+
+	struct tp_info tp[RTP_NR];
+
+	/* streams: one per ring, then young */
+	uint32_t *ring_stream; uint64_t *ring_last; int nrings;
+	struct rec_pending *pend;	/* [nrings] */
+	/* --cgroup: system-wide events kept only for tasks in this cgroup (or below) */
+	char cg_want[512];	/* path inside its hierarchy, "" = no filter */
+	int cg_v1;		/* cg_want is in the v1 memory hierarchy, else v2 */
+	struct rec_htab scope_ix; /* tid -> 1 in scope, 2 not */
+	uint32_t young_stream; uint64_t young_last;
+	uint64_t young_seq, young_partial, young_skipped;
+	int young_on;
+	const char *young_src;
+	uint64_t numa_cursor;
+	int write_failed;
+};
+
+/* page flags (pflags[]) */
+#define PF_CACHED 0x01u	/* in the host page cache per the tracepoints */
+#define PF_DELETED 0x02u	/* deleted from it since (a later insert is a refault) */
+
+/* ids.c */
+uint32_t rec_task_get(struct rec *r, int32_t pid, int32_t tid, uint64_t t);
+uint32_t rec_mm_new(struct rec *r, int32_t tgid, uint32_t copy_from);
+uint32_t rec_file_get(struct rec *r, uint64_t dev, uint64_t ino, const char *path);
+/* Dense page id, created on first use; MR_PAGE_NONE on ENOMEM. */
+uint32_t rec_page_get(struct rec *r, int type, uint32_t owner, uint64_t key);
+/* Add a VMA to mm (replacing overlapped ones, which get UNMAP events on stream). */
+int rec_vma_add(struct rec *r, uint32_t mm, uint64_t start, uint64_t end, uint64_t pgoff,
+		uint32_t file, uint32_t flags, uint64_t t, uint32_t stream, uint64_t *last,
+		uint32_t task);
+const struct rec_vma *rec_vma_find(const struct rec_mm *m, uint64_t addr);
+uint64_t rec_hash(const struct rec *r, uint64_t v);
+int rec_emit(struct rec *r, uint32_t stream, uint64_t *last, struct mr_event *ev);
+void rec_ids_free(struct rec *r);
+/* Read /proc/PID/maps into mm's VMAs (MAP events at t). */
+int rec_maps_snapshot(struct rec *r, int32_t pid, uint32_t mm, uint64_t t, uint32_t stream,
+		      uint64_t *last);
+
+/* tp.c */
+int rec_tp_load(struct tp_info *tp, const char *tracefs, const char *sys, const char *name);
+uint64_t rec_tp_get(const void *raw, uint32_t rawlen, const struct tp_field *f);
+
+/* young.c */
+int rec_young_scan(struct rec *r, uint64_t t);
+void rec_numa_sample(struct rec *r);
+/* hwsample.c: try a hardware data-address sampling event; fill why (always). */
+int rec_hw_try(char *why, size_t cap);
+
+#endif /* MR_REC_INT_H */

@@ -1,0 +1,1405 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * record.c - mr_record_run(): open the perf sources through libperf (one ring per CPU,
+ * every event of a CPU redirected into that CPU's ring, so a ring is one time-ordered
+ * stream), drain the rings into the store writer, run the periodic scanners, and write
+ * the metadata a replay depends on.
+ *
+ *   evsel 0  page-faults (minor)  + side band: MMAP2 (data too), COMM, FORK, EXIT
+ *   evsel 1  page-faults (major)
+ *   evsel 2+ filemap / readahead tracepoints that this kernel has
+ *
+ * Every evsel uses PERF_SAMPLE_IDENTIFIER (the id says which evsel a sample came from,
+ * also for inherited children) and PERF_FORMAT_ID|PERF_FORMAT_LOST (exact loss per ring).
+ * Times are CLOCK_MONOTONIC (use_clockid) minus the start time.
+ */
+#define _GNU_SOURCE
+/* libperf's tree header first: its struct perf_event_attr is the size libperf copies. */
+#include <linux/perf_event.h>
+#include <perf/core.h>
+#include <perf/cpumap.h>
+#include <perf/event.h>
+#include <perf/evlist.h>
+#include <perf/evsel.h>
+#include <perf/mmap.h>
+#include <perf/threadmap.h>
+
+#include <numa.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rec_int.h"
+
+_Static_assert(sizeof(struct perf_event_attr) >= PERF_ATTR_SIZE_VER8,
+	       "struct perf_event_attr older than libperf's");
+
+#define TRACEFS "/sys/kernel/tracing"
+#define DEFAULT_RING_PAGES 2048 /* 8 MiB per CPU: 2 MiB lost ~7% of a 1 GiB touch here */
+#define POLL_MS 50
+#define SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
+		     PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU)
+/* id, ip, pid/tid, time, addr, cpu/res */
+#define SAMPLE_FIXED (6 * 8)
+/* sample_id_all trailer: pid/tid, time, cpu/res, identifier */
+#define SIDE_TRAILER (4 * 8)
+#define MAX_RANGE (1u << 16)
+/* Records this much older than a drain are all in the rings already (the kernel writes a
+ * record microseconds after its timestamp); newer ones wait for the next drain. */
+#define MERGE_SLACK_NS 20000000ull /* pages per FD_ACCESS/READAHEAD event expanded at most */
+
+void rec_task_put(struct rec *r, uint32_t id);
+/* libperf (6.12) allocates sample ids for PERF_FORMAT_ID in perf_evlist__mmap() but
+ * frees them only here, which its evlist/evsel delete do not call. */
+void perf_evsel__free_id(struct perf_evsel *evsel);
+
+static const struct {
+	const char *sys, *name;
+	unsigned int source;
+} tp_names[RTP_NR] = {
+	[RTP_ADD] = { "filemap", "mm_filemap_add_to_page_cache", MR_RSRC_PAGECACHE },
+	[RTP_DELETE] = { "filemap", "mm_filemap_delete_from_page_cache", MR_RSRC_PAGECACHE },
+	[RTP_GET_PAGES] = { "filemap", "mm_filemap_get_pages", MR_RSRC_PAGECACHE },
+	[RTP_RA_SYNC] = { "readahead", "page_cache_sync_ra", MR_RSRC_READAHEAD },
+	[RTP_RA_ASYNC] = { "readahead", "page_cache_async_ra", MR_RSRC_READAHEAD },
+};
+
+struct idmap {
+	uint64_t id;
+	int kind; /* enum rec_kind; RK_TP_BASE + rec_tp */
+};
+
+struct perf_state {
+	struct perf_cpu_map *cpus;
+	struct perf_thread_map *threads;
+	struct perf_evlist *evlist;
+	struct perf_evsel *evsel[2 + RTP_NR];
+	int kind[2 + RTP_NR];
+	int nevsel;
+	struct idmap *ids;
+	int nids;
+};
+
+static uint64_t now_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int swallow(enum libperf_print_level level, const char *fmt, va_list ap)
+{
+	return 0;
+}
+
+static void src_set(struct mr_record_stats *st, const char *name, int on, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void src_set(struct mr_record_stats *st, const char *name, int on, const char *fmt, ...)
+{
+	struct mr_record_source_state *s = NULL;
+	va_list ap;
+
+	for (int i = 0; i < st->nsrc; i++)
+		if (!strcmp(st->src[i].name, name))
+			s = &st->src[i];
+	if (!s) {
+		if (st->nsrc >= MR_RECORD_NSOURCES)
+			return;
+		s = &st->src[st->nsrc++];
+	}
+	s->name = name;
+	s->on = on;
+	s->why[0] = '\0';
+	if (fmt) {
+		va_start(ap, fmt);
+		vsnprintf(s->why, sizeof(s->why), fmt, ap);
+		va_end(ap);
+	}
+}
+
+static void delete_evlist(struct perf_evlist *evlist)
+{
+	struct perf_evsel *e;
+
+	if (!evlist)
+		return;
+	perf_evlist__for_each_evsel(evlist, e)
+		perf_evsel__free_id(e);
+#ifdef MR_LIBPERF_EVSEL_DELETE_LEAKS_MAPS
+	struct perf_evsel *evsel;
+
+	perf_evlist__munmap(evlist);
+	perf_evlist__close(evlist);
+	perf_evlist__for_each_evsel(evlist, evsel) {
+		perf_cpu_map__put(perf_evsel__cpus(evsel));
+		perf_thread_map__put(perf_evsel__threads(evsel));
+	}
+#endif
+	perf_evlist__delete(evlist);
+}
+
+static int read_int_file(const char *path, long *v)
+{
+	char buf[64];
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return -errno;
+	if (!fgets(buf, sizeof(buf), f)) {
+		fclose(f);
+		return -EIO;
+	}
+	fclose(f);
+	*v = strtol(buf, NULL, 10);
+	return 0;
+}
+
+/* The message for EACCES/EPERM from perf_event_open: which privilege and the fix. */
+static int perm_error(struct mr_error *err, int e, const char *what)
+{
+	long paranoid = 99;
+
+	read_int_file("/proc/sys/kernel/perf_event_paranoid", &paranoid);
+	return mr_error_set(err, MR_EPERM,
+			    "%s: %s; perf_event_paranoid is %ld and this process is %s; "
+			    "fix: run as root (or with CAP_PERFMON + CAP_SYS_PTRACE), or "
+			    "sysctl kernel.perf_event_paranoid=-1", what, strerror(e), paranoid,
+			    geteuid() == 0 ? "root (a seccomp filter or LSM denies perf)" :
+					     "not root");
+}
+
+static void base_attr(struct perf_event_attr *a, const struct mr_record_opts *o)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->sample_period = 1;
+	a->sample_type = SAMPLE_TYPE;
+	a->read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
+	a->disabled = 1;
+	a->inherit = o->target != MR_TARGET_SYSTEM && o->target != MR_TARGET_CGROUP;
+	a->enable_on_exec = o->target == MR_TARGET_COMMAND;
+	a->sample_id_all = 1;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	a->watermark = 1;
+}
+
+static int add_evsel(struct perf_state *ps, struct perf_event_attr *a, int kind)
+{
+	struct perf_evsel *e = perf_evsel__new(a);
+
+	if (!e)
+		return -ENOMEM;
+	perf_evlist__add(ps->evlist, e);
+	ps->evsel[ps->nevsel] = e;
+	ps->kind[ps->nevsel++] = kind;
+	return 0;
+}
+
+/* Build the evlist for the sources asked for and that exist; open and map it. */
+static int open_perf(struct rec *r, struct perf_state *ps, int with_tp, const char **step)
+{
+	const struct mr_record_opts *o = r->o;
+	unsigned int src = o->sources;
+	struct perf_event_attr a;
+	int rc, pages = o->ring_pages ? (int)o->ring_pages : DEFAULT_RING_PAGES;
+
+	ps->evlist = perf_evlist__new();
+	if (!ps->evlist)
+		return -ENOMEM;
+	ps->nevsel = 0;
+
+	base_attr(&a, o);
+	a.wakeup_watermark = (uint32_t)(pages * r->psize / 2);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = (src & MR_RSRC_FAULTS) ? PERF_COUNT_SW_PAGE_FAULTS_MIN : PERF_COUNT_SW_DUMMY;
+	if (src & MR_RSRC_MMAP) {
+		a.mmap = 1;
+		a.mmap2 = 1;
+		a.mmap_data = 1;
+		a.comm = 1;
+		a.comm_exec = 1;
+		a.task = 1;
+	}
+	if ((rc = add_evsel(ps, &a, RK_FAULT_MIN)))
+		return rc;
+	if (src & MR_RSRC_FAULTS) {
+		base_attr(&a, o);
+		a.wakeup_watermark = (uint32_t)(pages * r->psize / 2);
+		a.type = PERF_TYPE_SOFTWARE;
+		a.config = PERF_COUNT_SW_PAGE_FAULTS_MAJ;
+		if ((rc = add_evsel(ps, &a, RK_FAULT_MAJ)))
+			return rc;
+	}
+	for (int t = 0; with_tp && t < RTP_NR; t++) {
+		if (!r->tp[t].present || !(src & tp_names[t].source))
+			continue;
+		base_attr(&a, o);
+		a.wakeup_watermark = (uint32_t)(pages * r->psize / 2);
+		a.type = PERF_TYPE_TRACEPOINT;
+		a.config = r->tp[t].id;
+		a.sample_type |= PERF_SAMPLE_RAW;
+		if ((rc = add_evsel(ps, &a, RK_TP_BASE + t)))
+			return rc;
+	}
+	perf_evlist__set_maps(ps->evlist, ps->cpus, ps->threads);
+	rc = perf_evlist__open(ps->evlist);
+	if (rc < 0) {
+		*step = "perf_evlist__open";
+		return rc;
+	}
+	errno = 0;
+	rc = perf_evlist__mmap(ps->evlist, pages);
+	if (rc < 0) {
+		*step = "perf_evlist__mmap";
+		return rc == -1 ? (errno ? -errno : -EPERM) : rc;
+	}
+	return 0;
+}
+
+/* id -> evsel kind for every (evsel, cpu, thread). */
+static int read_ids(struct perf_state *ps)
+{
+	int ncpu = perf_cpu_map__nr(ps->cpus), nthr = perf_thread_map__nr(ps->threads);
+
+	ps->ids = calloc((size_t)ps->nevsel * ncpu * nthr, sizeof(*ps->ids));
+	if (!ps->ids)
+		return -ENOMEM;
+	for (int e = 0; e < ps->nevsel; e++)
+		for (int c = 0; c < ncpu; c++)
+			for (int t = 0; t < nthr; t++) {
+				struct perf_counts_values cv = { 0 };
+
+				if (perf_evsel__read(ps->evsel[e], c, t, &cv) == 0) {
+					ps->ids[ps->nids].id = cv.id;
+					ps->ids[ps->nids++].kind = ps->kind[e];
+				}
+			}
+	return 0;
+}
+
+static int kind_of(const struct perf_state *ps, uint64_t id)
+{
+	for (int i = 0; i < ps->nids; i++)
+		if (ps->ids[i].id == id)
+			return ps->ids[i].kind;
+	return -1;
+}
+
+static uint64_t rel_time(const struct rec *r, uint64_t t)
+{
+	return t > r->t0 ? t - r->t0 : 0;
+}
+
+static void mark_exec(struct rec *r, uint32_t page)
+{
+	if (page != MR_PAGE_NONE && !r->pages[page].exec) {
+		r->pages[page].exec = 1;
+		mr_writer_add_page(r->w, &r->pages[page]);
+	}
+}
+
+/* Path of tid's cgroup in the hierarchy of r->cg_want; "" when unknown. */
+static void tid_cgroup(const struct rec *r, int32_t tid, char *buf, size_t cap)
+{
+	char path[64], line[1024];
+	FILE *f;
+
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *m = r->cg_v1 ? strstr(line, ":memory:") : NULL;
+
+		line[strcspn(line, "\n")] = '\0';
+		if (m) {
+			snprintf(buf, cap, "%s", m + 8);
+			break;
+		}
+		if (!r->cg_v1 && !strncmp(line, "0::", 3)) {
+			snprintf(buf, cap, "%s", line + 3);
+			break;
+		}
+	}
+	fclose(f);
+}
+
+/*
+ * --cgroup: is tid in the cgroup (or a descendant)? Decided once per tid from
+ * /proc/TID/cgroup (a task that is gone before it is looked at counts as outside; a
+ * forked child inherits its parent's answer). Always 1 without --cgroup.
+ */
+static int in_scope(struct rec *r, int32_t tid)
+{
+	struct rec_hent *h;
+	char cg[1024];
+	size_t n;
+	int found;
+
+	if (!r->cg_want[0])
+		return 1;
+	h = rec_htab_slot(&r->scope_ix, (uint64_t)(uint32_t)tid, 0, &found);
+	if (!h)
+		return 0;
+	if (found)
+		return h->val == 1;
+	tid_cgroup(r, tid, cg, sizeof(cg));
+	n = strlen(r->cg_want);
+	h->val = cg[0] && !strncmp(cg, r->cg_want, n) &&
+		 (cg[n] == '\0' || cg[n] == '/' || !strcmp(r->cg_want, "/")) ? 1 : 2;
+	return h->val == 1;
+}
+
+static void scope_inherit(struct rec *r, int32_t parent, int32_t child)
+{
+	struct rec_hent *h;
+	int found;
+
+	if (!r->cg_want[0])
+		return;
+	h = rec_htab_slot(&r->scope_ix, (uint64_t)(uint32_t)child, 0, &found);
+	if (h)
+		h->val = in_scope(r, parent) ? 1 : 2;
+}
+
+/* --cgroup PATH: a directory under the v1 memory or the v2 hierarchy. */
+static int set_cgroup(struct rec *r, const char *path, struct mr_error *err)
+{
+	static const struct {
+		const char *mount;
+		int v1;
+	} roots[] = { { "/sys/fs/cgroup/memory", 1 }, { "/sys/fs/cgroup/unified", 0 },
+		      { "/sys/fs/cgroup", 0 } };
+	char real[4096];
+	struct stat sb;
+
+	if (!path || !realpath(path, real) || stat(real, &sb) || !S_ISDIR(sb.st_mode))
+		return mr_error_set(err, MR_EINVAL, "--cgroup %s: not a directory%s%s",
+				    path ? path : "(null)", errno ? ": " : "",
+				    errno ? strerror(errno) : "");
+	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+		size_t n = strlen(roots[i].mount);
+
+		if (strncmp(real, roots[i].mount, n) || (real[n] && real[n] != '/'))
+			continue;
+		snprintf(r->cg_want, sizeof(r->cg_want), "%s", real[n] ? real + n : "/");
+		r->cg_v1 = roots[i].v1;
+		return 0;
+	}
+	return mr_error_set(err, MR_EINVAL, "--cgroup %s: not under /sys/fs/cgroup/memory "
+			    "(v1) or /sys/fs/cgroup/unified (v2); fix: give the cgroup's "
+			    "directory", path);
+}
+
+static int on_fault(struct rec *r, int ring, const unsigned char *p, int major)
+{
+	uint64_t ip, time, addr;
+	uint32_t pid, tid, cpu, task, mm, page;
+	const struct rec_vma *v;
+	uint8_t rwx = MR_ACC_READ, fflags = major ? MR_FAULT_MAJOR : 0;
+	struct mr_event ev;
+	int rc;
+
+	memcpy(&ip, p + 8, 8);
+	memcpy(&pid, p + 16, 4);
+	memcpy(&tid, p + 20, 4);
+	memcpy(&time, p + 24, 8);
+	memcpy(&addr, p + 32, 8);
+	memcpy(&cpu, p + 40, 4);
+	if (!in_scope(r, (int32_t)tid))
+		return 0;
+	task = rec_task_get(r, (int32_t)pid, (int32_t)tid, rel_time(r, time));
+	mm = task ? r->tasks[task].mm : 0;
+	v = mm ? rec_vma_find(&r->mms[mm], addr) : NULL;
+	if ((ip >> r->pshift) == (addr >> r->pshift)) {
+		rwx = MR_ACC_EXEC;
+		fflags |= MR_ACC_EXEC;
+	}
+	if (v && v->file && !(v->flags & MR_VMA_SHARED && !(v->flags & MR_VMA_FILE)))
+		page = rec_page_get(r, MR_PAGE_FILE, v->file,
+				    v->pgoff + ((addr - v->start) >> r->pshift));
+	else
+		page = rec_page_get(r, MR_PAGE_ANON, mm, addr >> r->pshift);
+	if (v && (v->flags & MR_VMA_EXEC))
+		mark_exec(r, page);
+	ev = (struct mr_event){ .time = rel_time(r, time), .kind = MR_EV_FAULT, .page = page,
+				.task = task, .cpu = (uint16_t)cpu, .flags = fflags,
+				.arg = r->o->anonymize ? rec_hash(r, addr) : addr };
+	rc = rec_emit(r, r->ring_stream[ring], &r->ring_last[ring], &ev);
+	if (rc)
+		return rc;
+	ev.kind = MR_EV_ACCESS;
+	ev.arg = 0;
+	ev.flags = MR_ACC_FLAGS(rwx, MR_SRC_FAULT);
+	return rec_emit(r, r->ring_stream[ring], &r->ring_last[ring], &ev);
+}
+
+/* Pages [index, index + n) of file, created in order so new ranges get consecutive ids. */
+static void file_pages(struct rec *r, uint32_t file, uint64_t index, uint32_t n, uint32_t *ids)
+{
+	for (uint32_t i = 0; i < n; i++)
+		ids[i] = rec_page_get(r, MR_PAGE_FILE, file, index + i);
+}
+
+/*
+ * Emit kind over pages ids[0..n): one event per run of consecutive page ids (the event
+ * model names a range by its first page). PC_* carry the folio order only when the whole
+ * folio is one run; otherwise each page is its own order-0 event.
+ */
+static int emit_range(struct rec *r, int ring, struct mr_event *tmpl, const uint32_t *ids,
+		      uint32_t n, int order)
+{
+	int pc = tmpl->kind == MR_EV_PC_INSERT || tmpl->kind == MR_EV_PC_DELETE;
+	uint32_t i = 0;
+	int rc;
+
+	if (pc) {
+		int whole = n == (1u << order);
+
+		for (uint32_t k = 1; whole && k < n; k++)
+			whole = ids[k] == ids[0] + k;
+		for (i = 0; i < n; i += whole ? n : 1) {
+			struct mr_event ev = *tmpl;
+
+			ev.page = ids[i];
+			ev.flags = (uint8_t)((tmpl->flags & ~MR_PC_ORDER_MASK) |
+					     (whole ? (unsigned)order : 0));
+			if ((rc = rec_emit(r, r->ring_stream[ring], &r->ring_last[ring], &ev)))
+				return rc;
+		}
+		return 0;
+	}
+	while (i < n) {
+		uint32_t j = i + 1;
+		struct mr_event ev = *tmpl;
+
+		while (j < n && ids[j] == ids[i] + (j - i))
+			j++;
+		ev.page = ids[i];
+		ev.size = j - i;
+		if ((rc = rec_emit(r, r->ring_stream[ring], &r->ring_last[ring], &ev)))
+			return rc;
+		i = j;
+	}
+	return 0;
+}
+
+static int on_tracepoint(struct rec *r, int ring, int t, const unsigned char *p, uint32_t len,
+			 uint32_t *ids)
+{
+	const struct tp_info *tp = &r->tp[t];
+	uint64_t time, ino, index, dev, n = 1;
+	uint32_t pid, tid, cpu, rawlen, file, task;
+	const unsigned char *raw;
+	struct mr_event ev = { .kind = MR_EV_PC_INSERT };
+	int order = 0, rc;
+
+	if (len < SAMPLE_FIXED + 4)
+		return 0;
+	memcpy(&pid, p + 16, 4);
+	memcpy(&tid, p + 20, 4);
+	memcpy(&time, p + 24, 8);
+	memcpy(&cpu, p + 40, 4);
+	memcpy(&rawlen, p + SAMPLE_FIXED, 4);
+	if (SAMPLE_FIXED + 4 + (uint64_t)rawlen > len)
+		return 0;
+	raw = p + SAMPLE_FIXED + 4;
+	if (!in_scope(r, (int32_t)tid))
+		return 0;
+	ino = rec_tp_get(raw, rawlen, &tp->ino);
+	index = rec_tp_get(raw, rawlen, &tp->index);
+	dev = rec_tp_get(raw, rawlen, &tp->dev);
+	/* kernel dev_t (MAJOR << 20 | MINOR) -> (major << 32 | minor), as in the maps */
+	dev = ((dev >> 20) << 32) | (dev & 0xfffff);
+	file = rec_file_get(r, dev, ino, NULL);
+	task = (pid || tid) ? rec_task_get(r, (int32_t)pid, (int32_t)tid, rel_time(r, time)) : 0;
+	ev.time = rel_time(r, time);
+	ev.task = task;
+	ev.cpu = (uint16_t)cpu;
+
+	switch (t) {
+	case RTP_ADD:
+	case RTP_DELETE:
+		order = (int)rec_tp_get(raw, rawlen, &tp->order);
+		if (order > 12)
+			order = 12;
+		r->folio_orders |= 1u << order;
+		n = 1ull << order;
+		ev.kind = t == RTP_ADD ? MR_EV_PC_INSERT : MR_EV_PC_DELETE;
+		break;
+	case RTP_GET_PAGES:
+		n = rec_tp_get(raw, rawlen, &tp->last_index);
+		n = n >= index ? n - index + 1 : 1;
+		ev.kind = MR_EV_FD_ACCESS;
+		ev.flags = MR_ACC_READ;
+		break;
+	default: /* readahead */
+		n = rec_tp_get(raw, rawlen, &tp->size);
+		ev.kind = MR_EV_READAHEAD;
+		ev.arg = rec_tp_get(raw, rawlen, &tp->async_size);
+		ev.flags = t == RTP_RA_ASYNC ? MR_RA_ASYNC : 0;
+		break;
+	}
+	if (!n)
+		return 0;
+	if (n > MAX_RANGE)
+		n = MAX_RANGE;
+	file_pages(r, file, index, (uint32_t)n, ids);
+	if (ev.kind == MR_EV_PC_INSERT) {
+		/* delete then add of the same (dev, ino, index): a refault candidate */
+		for (uint32_t i = 0; i < n; i++) {
+			if (ids[i] == MR_PAGE_NONE)
+				continue;
+			if (r->pflags[ids[i]] & PF_DELETED) {
+				struct mr_event rf = { .time = ev.time, .kind = MR_EV_REFAULT,
+						       .page = ids[i], .task = task, .cpu = ev.cpu,
+						       .flags = MR_REFAULT_FILE };
+
+				if ((rc = rec_emit(r, r->ring_stream[ring], &r->ring_last[ring],
+						   &rf)))
+					return rc;
+			}
+			r->pflags[ids[i]] = PF_CACHED;
+		}
+	} else if (ev.kind == MR_EV_PC_DELETE) {
+		for (uint32_t i = 0; i < n; i++)
+			if (ids[i] != MR_PAGE_NONE)
+				r->pflags[ids[i]] = PF_DELETED;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		if (ids[i] == MR_PAGE_NONE)
+			return 0; /* out of memory for ids: drop the event */
+	return emit_range(r, ring, &ev, ids, (uint32_t)n, order);
+}
+
+static uint64_t side_time(const struct rec *r, const union perf_event *e)
+{
+	uint64_t t;
+
+	if (e->header.size < sizeof(e->header) + SIDE_TRAILER)
+		return 0;
+	memcpy(&t, (const char *)e + e->header.size - 24, 8);
+	return rel_time(r, t);
+}
+
+static uint32_t ring_stream_task(struct rec *r, uint32_t pid, uint32_t tid, uint64_t t)
+{
+	return rec_task_get(r, (int32_t)pid, (int32_t)tid, t);
+}
+
+static int on_side(struct rec *r, int ring, const union perf_event *e)
+{
+	uint64_t t = side_time(r, e);
+	uint32_t task, mm;
+	struct mr_event ev;
+
+	switch (e->header.type) {
+	case PERF_RECORD_MMAP2: {
+		const struct perf_record_mmap2 *m = &e->mmap2;
+		uint32_t flags = 0, file = 0;
+
+		if (e->header.size < sizeof(*m) - sizeof(m->filename) + SIDE_TRAILER ||
+		    !in_scope(r, (int32_t)m->tid))
+			return 0;
+		task = ring_stream_task(r, m->pid, m->tid, t);
+		mm = task ? r->tasks[task].mm : 0;
+		if (!mm)
+			return 0;
+		if (m->prot & 1) /* PROT_READ */
+			flags |= MR_VMA_READ;
+		if (m->prot & 2)
+			flags |= MR_VMA_WRITE;
+		if (m->prot & 4)
+			flags |= MR_VMA_EXEC;
+		if (m->flags & 1) /* MAP_SHARED */
+			flags |= MR_VMA_SHARED;
+		if (m->ino && !(e->header.misc & PERF_RECORD_MISC_MMAP_BUILD_ID)) {
+			char path[4096];
+			size_t maxlen = e->header.size - (sizeof(*m) - sizeof(m->filename));
+
+			snprintf(path, sizeof(path), "%.*s", (int)(maxlen < sizeof(path) ?
+						      maxlen : sizeof(path) - 1), m->filename);
+			flags |= MR_VMA_FILE;
+			file = rec_file_get(r, ((uint64_t)m->maj << 32) | m->min, m->ino, path);
+		}
+		return rec_vma_add(r, mm, m->start, m->start + m->len, m->pgoff >> r->pshift,
+				   file, flags, t, r->ring_stream[ring], &r->ring_last[ring], task);
+	}
+	case PERF_RECORD_COMM:
+		if (!in_scope(r, (int32_t)e->comm.tid))
+			return 0;
+		task = ring_stream_task(r, e->comm.pid, e->comm.tid, t);
+		if (!task)
+			return 0;
+		if (e->header.misc & PERF_RECORD_MISC_COMM_EXEC) {
+			/* exec: a new address space for the process */
+			uint32_t nm = rec_mm_new(r, e->comm.pid, 0);
+
+			if (nm)
+				r->tasks[task].mm = nm;
+		}
+		snprintf(r->tasks[task].comm, sizeof(r->tasks[task].comm), "%s", e->comm.comm);
+		rec_task_put(r, task);
+		return 0;
+	case PERF_RECORD_FORK: {
+		uint32_t parent;
+
+		scope_inherit(r, (int32_t)e->fork.ptid, (int32_t)e->fork.tid);
+		if (!in_scope(r, (int32_t)e->fork.tid))
+			return 0;
+		parent = ring_stream_task(r, e->fork.ppid, e->fork.ptid, t);
+
+		if (e->fork.pid != e->fork.ppid && e->fork.pid == e->fork.tid) {
+			/* a new process: its mm starts as a copy of the parent's */
+			struct rec_hent *h;
+			int found;
+			uint32_t nm = rec_mm_new(r, (int32_t)e->fork.pid,
+						 parent ? r->tasks[parent].mm : 0);
+
+			h = rec_htab_slot(&r->mm_ix, e->fork.pid, 0, &found);
+			if (h)
+				h->val = nm;
+		}
+		task = ring_stream_task(r, e->fork.pid, e->fork.tid, t);
+		if (task && parent) {
+			memcpy(r->tasks[task].comm, r->tasks[parent].comm, sizeof(r->tasks[task].comm));
+			r->tasks[task].cgroup = r->tasks[parent].cgroup;
+			rec_task_put(r, task);
+		}
+		return 0;
+	}
+	case PERF_RECORD_EXIT:
+		if (!in_scope(r, (int32_t)e->fork.tid))
+			return 0;
+		task = ring_stream_task(r, e->fork.pid, e->fork.tid, t);
+		if (!task)
+			return 0;
+		r->tasks[task].end_ns = t ? t : 1;
+		rec_task_put(r, task);
+		ev = (struct mr_event){ .time = t, .kind = MR_EV_EXIT, .page = MR_PAGE_NONE,
+					.task = task };
+		return rec_emit(r, r->ring_stream[ring], &r->ring_last[ring], &ev);
+	default:
+		return 0;
+	}
+}
+
+/* Time of a record: samples carry it at a fixed offset, side-band records in the
+ * sample_id_all trailer. 0 when it has none (processed first). */
+static uint64_t record_time(const union perf_event *e)
+{
+	uint64_t t = 0;
+
+	if (e->header.type == PERF_RECORD_SAMPLE) {
+		if (e->header.size >= sizeof(e->header) + SAMPLE_FIXED)
+			memcpy(&t, (const char *)e + sizeof(e->header) + 24, 8);
+	} else if (e->header.size >= sizeof(e->header) + SIDE_TRAILER) {
+		memcpy(&t, (const char *)e + e->header.size - 24, 8);
+	}
+	return t;
+}
+
+static int process(struct rec *r, struct perf_state *ps, int ring, const union perf_event *e,
+		   uint32_t *ids)
+{
+	if (e->header.type == PERF_RECORD_SAMPLE &&
+	    e->header.size >= sizeof(e->header) + SAMPLE_FIXED) {
+		const unsigned char *p = (const unsigned char *)e + sizeof(e->header);
+		uint64_t id;
+		int k;
+
+		memcpy(&id, p, 8);
+		k = kind_of(ps, id);
+		if (k == RK_FAULT_MIN || k == RK_FAULT_MAJ)
+			return on_fault(r, ring, p, k == RK_FAULT_MAJ);
+		if (k >= RK_TP_BASE)
+			return on_tracepoint(r, ring, k - RK_TP_BASE, p,
+					     e->header.size - sizeof(e->header), ids);
+		return 0;
+	}
+	return on_side(r, ring, e);
+}
+
+/* Append one record to a ring's pending buffer (records are 8-byte multiples). */
+static int pend_push(struct rec_pending *q, const union perf_event *e)
+{
+	size_t need = q->len + e->header.size;
+
+	if (need > q->cap) {
+		size_t ncap = q->cap ? q->cap * 2 : 65536;
+		unsigned char *nd;
+
+		while (ncap < need)
+			ncap *= 2;
+		nd = realloc(q->data, ncap);
+		if (!nd)
+			return MR_ENOMEM;
+		q->data = nd;
+		q->cap = ncap;
+	}
+	memcpy(q->data + q->len, e, e->header.size);
+	q->len = need;
+	return 0;
+}
+
+/*
+ * Copy every ring's records out, then process them merged by time across rings (each
+ * ring is time-ordered on its own), so that an exec, fork or mmap seen on one CPU applies
+ * before a fault after it on another. Only records older than the drain start minus
+ * MERGE_SLACK_NS are processed (a later record of another ring cannot be older than
+ * that); the rest wait for the next drain. final: process everything.
+ */
+static int drain(struct rec *r, struct perf_state *ps, uint32_t *ids, int final)
+{
+	uint64_t horizon = final ? UINT64_MAX : now_mono() - MERGE_SLACK_NS;
+	struct perf_mmap *map;
+	union perf_event *e;
+	int ring = 0, rc = 0;
+
+	perf_evlist__for_each_mmap(ps->evlist, map, false) {
+		if (ring >= r->nrings)
+			break;
+		if (perf_mmap__read_init(map) == 0) {
+			while ((e = perf_mmap__read_event(map)) != NULL) {
+				r->st->samples++;
+				if (!rc)
+					rc = pend_push(&r->pend[ring], e);
+				perf_mmap__consume(map);
+			}
+			perf_mmap__read_done(map);
+		}
+		ring++;
+	}
+	while (!rc) {
+		uint64_t best_t = UINT64_MAX;
+		int best = -1;
+
+		for (int i = 0; i < r->nrings; i++) {
+			struct rec_pending *q = &r->pend[i];
+			uint64_t t;
+
+			if (q->head >= q->len)
+				continue;
+			t = record_time((const union perf_event *)(q->data + q->head));
+			if (t <= horizon && (best < 0 || t < best_t)) {
+				best = i;
+				best_t = t;
+			}
+		}
+		if (best < 0)
+			break;
+		e = (union perf_event *)(r->pend[best].data + r->pend[best].head);
+		r->pend[best].head += e->header.size;
+		rc = process(r, ps, best, e, ids);
+	}
+	for (int i = 0; i < r->nrings; i++) {
+		struct rec_pending *q = &r->pend[i];
+
+		if (!q->head)
+			continue;
+		memmove(q->data, q->data + q->head, q->len - q->head);
+		q->len -= q->head;
+		q->head = 0;
+	}
+	return rc;
+}
+
+/* Lost samples per ring: PERF_FORMAT_LOST of every (evsel, thread) on that CPU. */
+static uint64_t ring_lost(struct perf_state *ps, int ring)
+{
+	int nthr = perf_thread_map__nr(ps->threads);
+	uint64_t lost = 0;
+
+	for (int e = 0; e < ps->nevsel; e++)
+		for (int t = 0; t < nthr; t++) {
+			struct perf_counts_values cv = { 0 };
+
+			if (perf_evsel__read(ps->evsel[e], ring, t, &cv) == 0)
+				lost += cv.lost;
+		}
+	return lost;
+}
+
+static void meta_host(struct rec *r)
+{
+	struct utsname u;
+	char buf[256], path[128];
+	long v;
+	FILE *f;
+
+	if (uname(&u) == 0) {
+		mr_writer_set_meta(r->w, "kernel", u.release);
+		mr_writer_set_meta(r->w, "host.machine", u.machine);
+		if (!r->o->anonymize)
+			mr_writer_set_meta(r->w, "host.name", u.nodename);
+	}
+	mr_writer_set_meta_u64(r->w, "page_size", (uint64_t)r->psize);
+	mr_writer_set_meta(r->w, "recorder", "memreplay record " MR_VERSION_STRING);
+	mr_writer_set_meta(r->w, "clock", "CLOCK_MONOTONIC");
+	f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "re");
+	if (f) {
+		if (fgets(buf, sizeof(buf), f)) {
+			char *a = strchr(buf, '['), *b = a ? strchr(a, ']') : NULL;
+
+			if (a && b) {
+				*b = '\0';
+				mr_writer_set_meta(r->w, "thp", a + 1);
+			}
+		}
+		fclose(f);
+	} else {
+		mr_writer_set_meta(r->w, "thp", "unknown");
+	}
+	if (read_int_file("/sys/kernel/debug/fault_around_bytes", &v) == 0)
+		mr_writer_set_meta_u64(r->w, "fault_around_bytes", (uint64_t)v);
+	else
+		mr_writer_set_meta(r->w, "fault_around_bytes",
+				   "unknown (debugfs not readable; 65536 is the kernel default)");
+	snprintf(path, sizeof(path), "/sys/fs/cgroup/memory/memory.limit_in_bytes");
+	if (read_int_file(path, &v) == 0)
+		mr_writer_set_meta_u64(r->w, "memcg.root_limit_bytes", (uint64_t)v);
+	if (read_int_file("/sys/kernel/mm/lru_gen/enabled", &v) == 0 || 1) {
+		f = fopen("/sys/kernel/mm/lru_gen/enabled", "re");
+		if (f) {
+			if (fgets(buf, sizeof(buf), f)) {
+				buf[strcspn(buf, "\n")] = '\0';
+				mr_writer_set_meta(r->w, "mglru_enabled", buf);
+			}
+			fclose(f);
+		}
+	}
+	mr_writer_set_meta_u64(r->w, "numa_nodes",
+			       numa_available() >= 0 ? (uint64_t)numa_max_node() + 1 : 1);
+}
+
+static void meta_options(struct rec *r)
+{
+	const struct mr_record_opts *o = r->o;
+	static const char *const tgt[] = { "command", "pids", "cgroup", "system" };
+	char buf[1024];
+	size_t n = 0;
+
+	n += (size_t)snprintf(buf + n, sizeof(buf) - n, "target=%s sources=0x%x ring_pages=%u "
+			      "duration_ns=%llu young_interval_ns=%llu anonymize=%d",
+			      tgt[o->target], o->sources, o->ring_pages ? o->ring_pages :
+			      DEFAULT_RING_PAGES, (unsigned long long)o->duration_ns,
+			      (unsigned long long)o->young_interval_ns, o->anonymize);
+	if (o->target == MR_TARGET_COMMAND && o->argv && !o->anonymize)
+		for (int i = 0; o->argv[i] && n < sizeof(buf) - 2; i++)
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", i ? " " : " argv=",
+					      o->argv[i]);
+	mr_writer_set_meta(r->w, "record.options", buf);
+}
+
+/* Fork the command stopped on a pipe; exec happens when the parent writes to it. */
+static int spawn(char *const *argv, int *go_fd, pid_t *out, struct mr_error *err)
+{
+	int go[2], ex[2];
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC) || pipe2(ex, O_CLOEXEC))
+		return mr_error_set(err, MR_EIO, "pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		return mr_error_set(err, MR_EIO, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		char c;
+		int e;
+
+		close(go[1]);
+		close(ex[0]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		execvp(argv[0], argv);
+		e = errno;
+		if (write(ex[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(ex[1]);
+	*go_fd = go[1];
+	*out = pid;
+	return ex[0]; /* read end: exec errno, or EOF on a successful exec */
+}
+
+int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *stats,
+		  struct mr_error *err)
+{
+	struct mr_record_stats st_local;
+	struct mr_record_opts o;
+	struct perf_state ps = { 0 };
+	struct rec r = { 0 };
+	struct rusage ru0, ru1;
+	uint32_t *ids = NULL;
+	pid_t child = 0;
+	int go_fd = -1, ex_fd = -1, rc = 0, with_tp = 0, exited = 0;
+	uint64_t t_end, next_young;
+	const char *step = "";
+	char tracefs_why[160] = "";
+
+	if (!stats)
+		stats = &st_local;
+	memset(stats, 0, sizeof(*stats));
+	stats->cmd_status = -1;
+	if (!opts || !opts->output)
+		return mr_error_set(err, MR_EINVAL, "record: no output path (-o TRACE.db)");
+	o = *opts;
+	if (!o.sources)
+		o.sources = MR_RSRC_ALL;
+	if (!o.young_interval_ns)
+		o.young_interval_ns = 1000000000ull;
+	if (o.ring_pages && (o.ring_pages & (o.ring_pages - 1)))
+		return mr_error_set(err, MR_EINVAL, "ring size %u pages is not a power of two",
+				    o.ring_pages);
+	if (o.target == MR_TARGET_COMMAND && (!o.argv || !o.argv[0]))
+		return mr_error_set(err, MR_EINVAL, "no command to run (-- COMMAND ARGS...)");
+	if (o.target == MR_TARGET_PIDS && (!o.pids || o.n_pids <= 0))
+		return mr_error_set(err, MR_EINVAL, "no process ids (-p PID)");
+	if (o.target == MR_TARGET_CGROUP && set_cgroup(&r, o.cgroup, err))
+		return MR_EINVAL;
+	r.o = &o;
+	r.err = err;
+	r.st = stats;
+	r.psize = sysconf(_SC_PAGESIZE);
+	for (r.pshift = 0; (1L << r.pshift) < r.psize; r.pshift++)
+		;
+	if (getrandom(&r.anon_key, sizeof(r.anon_key), 0) != sizeof(r.anon_key))
+		r.anon_key = now_mono() * 0x9e3779b97f4a7c15ULL;
+	libperf_init(swallow);
+	getrusage(RUSAGE_SELF, &ru0);
+
+	/* Tracepoints: ids and layouts from tracefs, when mounted and readable. */
+	if (o.sources & (MR_RSRC_PAGECACHE | MR_RSRC_READAHEAD)) {
+		for (int t = 0; t < RTP_NR; t++) {
+			int e = -rec_tp_load(&r.tp[t], TRACEFS, tp_names[t].sys, tp_names[t].name);
+
+			if (r.tp[t].present)
+				with_tp = 1;
+			else if (t == RTP_ADD)
+				snprintf(tracefs_why, sizeof(tracefs_why),
+					 e == ENOENT ? "tracefs not mounted at " TRACEFS
+					 " or tracepoint missing; fix: mount -t tracefs nodev "
+					 TRACEFS " (as root)" : "%s/events unreadable: %s; fix: run "
+					 "as root", TRACEFS, strerror(e));
+		}
+	}
+
+	rc = mr_store_create(o.output, o.overwrite, &r.store, err);
+	if (rc)
+		goto out;
+	rc = mr_writer_create(r.store, NULL, &r.w, err);
+	if (rc)
+		goto out;
+
+	ps.cpus = perf_cpu_map__new(NULL);
+	if (!ps.cpus) {
+		rc = mr_error_set(err, MR_ENOMEM, "perf_cpu_map__new failed");
+		goto out;
+	}
+	if (o.target == MR_TARGET_COMMAND) {
+		ex_fd = spawn(o.argv, &go_fd, &child, err);
+		if (ex_fd < 0) {
+			rc = ex_fd;
+			goto out;
+		}
+		ps.threads = perf_thread_map__new_dummy();
+		if (ps.threads)
+			perf_thread_map__set_pid(ps.threads, 0, child);
+	} else if (o.target == MR_TARGET_PIDS) {
+		pid_t *tids = NULL;
+		int n = 0, cap = 0;
+
+		for (int i = 0; i < o.n_pids; i++) {
+			char path[64];
+			struct dirent *d;
+			DIR *dir;
+
+			snprintf(path, sizeof(path), "/proc/%d/task", o.pids[i]);
+			dir = opendir(path);
+			if (!dir) {
+				free(tids);
+				rc = mr_error_set(err, MR_ENOENT, "process %d: %s", o.pids[i],
+						  strerror(errno));
+				goto out;
+			}
+			while ((d = readdir(dir))) {
+				if (d->d_name[0] < '0' || d->d_name[0] > '9')
+					continue;
+				if (n == cap) {
+					pid_t *nt = realloc(tids, (size_t)(cap = cap ? cap * 2 : 16) *
+								  sizeof(*nt));
+					if (!nt)
+						break;
+					tids = nt;
+				}
+				tids[n++] = atoi(d->d_name);
+			}
+			closedir(dir);
+		}
+		ps.threads = perf_thread_map__new_array(n, tids);
+		free(tids);
+	} else {
+		ps.threads = perf_thread_map__new_dummy(); /* pid -1: every task */
+	}
+	if (!ps.threads) {
+		rc = mr_error_set(err, MR_ENOMEM, "perf_thread_map failed");
+		goto out;
+	}
+
+	rc = open_perf(&r, &ps, with_tp, &step);
+	if (rc < 0 && with_tp && (rc == -EACCES || rc == -EPERM || rc == -ENOENT ||
+				  rc == -EINVAL)) {
+		/* tracepoints denied: record the rest */
+		snprintf(tracefs_why, sizeof(tracefs_why), "tracepoint events cannot be opened: "
+			 "%s; fix: run as root", strerror(-rc));
+		delete_evlist(ps.evlist);
+		ps.evlist = NULL;
+		with_tp = 0;
+		rc = open_perf(&r, &ps, 0, &step);
+	}
+	if (rc < 0) {
+		if (rc == -EACCES || rc == -EPERM)
+			rc = perm_error(err, -rc, step);
+		else if (rc == -ENOMEM || (rc == -EPERM && !strcmp(step, "perf_evlist__mmap")))
+			rc = mr_error_set(err, MR_EPERM, "%s: %s; the rings (%u pages per CPU) "
+					  "exceed the locked-memory limit; fix: smaller "
+					  "--ring-size, or sysctl kernel.perf_event_mlock_kb, or "
+					  "run as root", step, strerror(-rc), o.ring_pages ?
+					  o.ring_pages : DEFAULT_RING_PAGES);
+		else
+			rc = mr_error_set(err, MR_EIO, "%s: %s", step, strerror(-rc));
+		goto out;
+	}
+	rc = read_ids(&ps);
+	if (rc) {
+		rc = mr_error_set(err, MR_ENOMEM, "out of memory");
+		goto out;
+	}
+
+	/* Streams: one per ring, then the young-bit scans. */
+	r.nrings = perf_cpu_map__nr(ps.cpus);
+	r.ring_stream = calloc((size_t)r.nrings, sizeof(*r.ring_stream));
+	r.ring_last = calloc((size_t)r.nrings, sizeof(*r.ring_last));
+	r.pend = calloc((size_t)r.nrings, sizeof(*r.pend));
+	ids = calloc(MAX_RANGE, sizeof(*ids));
+	if (!r.ring_stream || !r.ring_last || !r.pend || !ids) {
+		rc = mr_error_set(err, MR_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (int i = 0; i < r.nrings; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "cpu%d", perf_cpu_map__cpu(ps.cpus, i).cpu);
+		mr_writer_add_stream(r.w, name, "perf", perf_cpu_map__cpu(ps.cpus, i).cpu,
+				     &r.ring_stream[i]);
+	}
+	mr_writer_add_stream(r.w, "young", "scan", -1, &r.young_stream);
+	stats->nrings = r.nrings;
+
+	/* Sources: on/off and why. */
+	src_set(stats, "faults", !!(o.sources & MR_RSRC_FAULTS),
+		(o.sources & MR_RSRC_FAULTS) ? NULL : "not asked for (--sources)");
+	src_set(stats, "mmap", !!(o.sources & MR_RSRC_MMAP),
+		(o.sources & MR_RSRC_MMAP) ? NULL : "not asked for (--sources)");
+	if (!(o.sources & MR_RSRC_PAGECACHE))
+		src_set(stats, "pagecache", 0, "not asked for (--sources)");
+	else if (with_tp && r.tp[RTP_ADD].present)
+		src_set(stats, "pagecache", 1, NULL);
+	else
+		src_set(stats, "pagecache", 0, "%s", tracefs_why[0] ? tracefs_why :
+			"filemap tracepoints missing");
+	if (!(o.sources & MR_RSRC_READAHEAD))
+		src_set(stats, "readahead", 0, "not asked for (--sources)");
+	else if (with_tp && r.tp[RTP_RA_SYNC].present)
+		src_set(stats, "readahead", 1, NULL);
+	else
+		src_set(stats, "readahead", 0, "%s", tracefs_why[0] ? tracefs_why :
+			"readahead tracepoints not in this kernel (they exist from 6.10 on)");
+	if (!(o.sources & MR_RSRC_HWSAMPLE)) {
+		src_set(stats, "hwsample", 0, "not asked for (--sources)");
+	} else {
+		char why[160];
+
+		char meta[200];
+		int on = rec_hw_try(why, sizeof(why)) == 0;
+
+		src_set(stats, "hwsample", on, "%s", why);
+		snprintf(meta, sizeof(meta), "%s: %s", on ? "on" : "off", why);
+		mr_writer_set_meta(r.w, "hwsample", meta);
+	}
+	{
+		int y = o.young;
+		int pi = access("/sys/kernel/mm/page_idle/bitmap", F_OK) == 0;
+
+		if (!(o.sources & MR_RSRC_YOUNG) || y == MR_YOUNG_OFF) {
+			src_set(stats, "young", 0, "off (--young-scan off or --sources)");
+			r.young_src = "off";
+		} else if (y == MR_YOUNG_AUTO && o.target == MR_TARGET_SYSTEM) {
+			src_set(stats, "young", 0, "auto is off with -a: clear_refs would reset "
+				"the young bits of every process on the host; ask for it with "
+				"--young-scan clear_refs");
+			r.young_src = "off";
+		} else if (y == MR_YOUNG_PAGE_IDLE || y == MR_YOUNG_DAMON) {
+			src_set(stats, "young", 0, "%s is not implemented by this recorder%s; use "
+				"--young-scan clear_refs", y == MR_YOUNG_DAMON ? "DAMON vaddr" :
+				"page_idle", y == MR_YOUNG_PAGE_IDLE && !pi ?
+				" (and /sys/kernel/mm/page_idle/bitmap is missing here)" : "");
+			r.young_src = "off";
+		} else {
+			r.young_on = 1;
+			r.young_src = "clear_refs";
+			src_set(stats, "young", 1, y == MR_YOUNG_AUTO ? "auto: clear_refs + "
+				"smaps (page_idle %s, DAMON vaddr not used)" : NULL,
+				pi ? "present but not implemented" : "missing");
+		}
+		mr_writer_set_meta(r.w, "young.source", r.young_src);
+		mr_writer_set_meta_u64(r.w, "young.interval_ns", r.young_on ?
+				       o.young_interval_ns : 0);
+		mr_writer_set_meta(r.w, "young.semantics",
+				   "clear_refs(1 then 4) + smaps Referenced per VMA each "
+				   "interval; ACCESS(source young) only for resident pages of "
+				   "VMAs whose Referenced == Rss (every resident page young: "
+				   "exact); VMAs partly referenced are counted in "
+				   "young.partial_vmas and emit no per-page events");
+	}
+	if (o.sources & MR_RSRC_NUMA)
+		src_set(stats, "numa", 1, "move_pages on up to 4096 anon pages per interval");
+	else
+		src_set(stats, "numa", 0, "not asked for (--sources)");
+
+	meta_host(&r);
+	meta_options(&r);
+	for (int t = 0; t < RTP_NR; t++) {
+		char key[96];
+
+		if (!r.tp[t].present)
+			continue;
+		snprintf(key, sizeof(key), "tracepoint.%s:%s", tp_names[t].sys, tp_names[t].name);
+		mr_writer_set_meta(r.w, key, r.tp[t].layout);
+	}
+
+	/* Snapshot what exists already. */
+	r.t0 = now_mono();
+	if (o.target == MR_TARGET_COMMAND)
+		rec_task_get(&r, child, child, 0); /* its cgroup, while it surely exists */
+	if (o.sources & MR_RSRC_MMAP) {
+		if (o.target == MR_TARGET_PIDS) {
+			for (int i = 0; i < o.n_pids; i++) {
+				uint32_t task = rec_task_get(&r, o.pids[i], o.pids[i], 0);
+
+				if (task)
+					rec_maps_snapshot(&r, o.pids[i], r.tasks[task].mm, 0,
+							  r.ring_stream[0], &r.ring_last[0]);
+			}
+		} else if (o.target == MR_TARGET_SYSTEM || o.target == MR_TARGET_CGROUP) {
+			DIR *dir = opendir("/proc");
+			struct dirent *d;
+
+			while (dir && (d = readdir(dir))) {
+				int pid = atoi(d->d_name);
+				uint32_t task;
+
+				if (pid <= 0 || pid == getpid() || !in_scope(&r, pid))
+					continue;
+				task = rec_task_get(&r, pid, pid, 0);
+				if (task)
+					rec_maps_snapshot(&r, pid, r.tasks[task].mm, 0,
+							  r.ring_stream[0], &r.ring_last[0]);
+			}
+			if (dir)
+				closedir(dir);
+		}
+	}
+
+	if (o.target == MR_TARGET_COMMAND) {
+		int e = 0;
+		ssize_t n;
+
+		if (o.on_start)
+			o.on_start(o.ctx, child);
+		if (write(go_fd, "g", 1) != 1) {
+			rc = mr_error_set(err, MR_EIO, "cannot start the command: %s",
+					  strerror(errno));
+			goto out;
+		}
+		n = read(ex_fd, &e, sizeof(e));
+		if (n == sizeof(e)) {
+			waitpid(child, NULL, 0);
+			child = 0;
+			rc = mr_error_set(err, MR_ENOENT, "cannot run '%s': %s", o.argv[0],
+					  strerror(e));
+			goto out;
+		}
+	} else {
+		perf_evlist__enable(ps.evlist);
+		if (o.on_start)
+			o.on_start(o.ctx, 0);
+	}
+
+	t_end = o.duration_ns ? r.t0 + o.duration_ns : UINT64_MAX;
+	next_young = r.t0 + o.young_interval_ns;
+	/* Existing processes: clear first, the first interval starts now. A command's
+	 * first interval starts at its exec (a fresh address space); clearing here could
+	 * race with its first accesses. */
+	if (r.young_on && o.target != MR_TARGET_COMMAND)
+		rec_young_scan(&r, 0);
+	for (;;) {
+		uint64_t now;
+
+		perf_evlist__poll(ps.evlist, POLL_MS);
+		rc = drain(&r, &ps, ids, 0);
+		if (rc)
+			break;
+		now = now_mono();
+		if (exited || (o.stop && *o.stop) || now >= t_end)
+			break;
+		if (child) {
+			int status;
+
+			if (waitpid(child, &status, WNOHANG) == child) {
+				stats->cmd_status = status;
+				child = 0;
+				exited = 1; /* one more drain for what it left in the rings */
+			}
+		} else if (o.target == MR_TARGET_PIDS) {
+			int alive = 0;
+
+			for (int i = 0; i < o.n_pids; i++)
+				alive |= kill(o.pids[i], 0) == 0 || errno == EPERM;
+			if (!alive)
+				exited = 1;
+		}
+		if (now >= next_young) {
+			next_young = now + o.young_interval_ns;
+			if (r.young_on && (rc = rec_young_scan(&r, rel_time(&r, now))))
+				break;
+			if (o.sources & MR_RSRC_NUMA)
+				rec_numa_sample(&r);
+		}
+	}
+	perf_evlist__disable(ps.evlist);
+	if (!rc)
+		rc = drain(&r, &ps, ids, 1);
+	if (rc) {
+		const struct mr_error *we = mr_writer_error(r.w);
+
+		rc = mr_error_set(err, rc, "writing %s failed: %s; the chunks committed before "
+				  "stay readable", o.output, we && we->msg[0] ? we->msg :
+				  mr_strerror(rc));
+	}
+
+	/* Loss per ring, exact (PERF_FORMAT_LOST). */
+	for (int i = 0; i < r.nrings; i++) {
+		uint64_t lost = ring_lost(&ps, i);
+
+		stats->lost += lost;
+		mr_writer_set_lost(r.w, r.ring_stream[i], lost);
+		if (lost && !rc) {
+			struct mr_event ev = { .time = r.ring_last[i], .kind = MR_EV_LOST,
+					       .page = MR_PAGE_NONE, .size = r.ring_stream[i],
+					       .arg = lost };
+
+			rec_emit(&r, r.ring_stream[i], &r.ring_last[i], &ev);
+		}
+	}
+	{
+		char buf[128];
+		size_t n = 0;
+
+		buf[0] = '\0';
+		for (int k = 0; k <= 12; k++)
+			if (r.folio_orders & (1u << k))
+				n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%d",
+						      n ? "," : "", k);
+		mr_writer_set_meta(r.w, "folio_orders_seen", buf);
+		mr_writer_set_meta_u64(r.w, "lost", stats->lost);
+		mr_writer_set_meta_u64(r.w, "young.scans", r.young_seq);
+		mr_writer_set_meta_u64(r.w, "young.partial_vmas", r.young_partial);
+		mr_writer_set_meta_u64(r.w, "young.skipped_vmas", r.young_skipped);
+		for (int i = 0; i < stats->nsrc; i++) {
+			char key[64];
+
+			snprintf(key, sizeof(key), "source.%s", stats->src[i].name);
+			mr_writer_set_meta(r.w, key, stats->src[i].on ?
+					   (stats->src[i].why[0] ? stats->src[i].why : "on") :
+					   stats->src[i].why);
+		}
+	}
+	stats->young_scans = r.young_seq;
+	if (!rc) {
+		rc = mr_writer_finish(r.w);
+		if (rc)
+			rc = mr_error_set(err, rc, "finishing %s failed: %s", o.output,
+					  mr_writer_error(r.w)->msg);
+	}
+
+out:
+	if (child > 0) {
+		int status;
+
+		/* Still running when the recording stops (signal, --duration, error): the
+		 * command does not outlive its recording. */
+		kill(child, rc ? SIGKILL : SIGTERM);
+		if (waitpid(child, &status, 0) == child)
+			stats->cmd_status = status;
+	}
+	if (go_fd >= 0)
+		close(go_fd);
+	if (ex_fd >= 0)
+		close(ex_fd);
+	if (r.w) {
+		struct mr_writer_stats ws;
+
+		mr_writer_get_stats(r.w, &ws);
+		stats->bytes_written = ws.stored_bytes;
+	}
+	delete_evlist(ps.evlist);
+	perf_thread_map__put(ps.threads);
+	perf_cpu_map__put(ps.cpus);
+	free(ps.ids);
+	mr_writer_destroy(r.w);
+	if (r.store) {
+		struct stat sb;
+		char wal[4200];
+
+		mr_store_close(r.store);
+		if (stat(o.output, &sb) == 0)
+			stats->file_bytes = (uint64_t)sb.st_size;
+		snprintf(wal, sizeof(wal), "%s-wal", o.output);
+		if (stat(wal, &sb) == 0)
+			stats->file_bytes += (uint64_t)sb.st_size;
+	}
+	getrusage(RUSAGE_SELF, &ru1);
+	stats->cpu_ns = (uint64_t)((ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec +
+				    ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) * 1000000000ll +
+				   (ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec +
+				    ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) * 1000ll);
+	stats->wall_ns = r.t0 ? now_mono() - r.t0 : 0;
+	free(ids);
+	free(r.ring_stream);
+	free(r.ring_last);
+	for (int i = 0; r.pend && i < r.nrings; i++)
+		free(r.pend[i].data);
+	free(r.pend);
+	rec_ids_free(&r);
+	rec_htab_free(&r.scope_ix);
+	return rc;
+}

@@ -1,0 +1,15 @@
+# SPDX-License-Identifier: GPL-2.0
+# Recorder end to end on this machine (root; CTest skip otherwise): workloads from
+# traces/wl_*.c recorded with mr_record_run(), stores checked against what they did.
+include(${PROJECT_SOURCE_DIR}/traces/workloads.cmake)
+mr_add_test_exe(test_record SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_record.c
+                LIBS mr_recorder PkgConfig::SQLITE3 Threads::Threads LABELS full
+                ARGS ${CMAKE_BINARY_DIR}/workloads $<TARGET_FILE:memreplay>)
+add_dependencies(test_record ${MR_WORKLOADS} memreplay)
+set_tests_properties(test_record PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 LABELS "full;record")
+# The command line (skips until `record` is in cli/main.c's table).
+add_test(NAME test_record_cli
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_record.sh $<TARGET_FILE:memreplay>
+                 ${CMAKE_BINARY_DIR}/workloads)
+set_tests_properties(test_record_cli PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60
+                     LABELS "full;record")

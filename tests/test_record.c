@@ -1,0 +1,662 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_record.c - the recorder on this machine, for real: workloads from traces/wl_*.c
+ * run under mr_record_run() and the store is checked against what each workload says it
+ * did. Needs root (perf with kernel samples, tracefs); exits 77 (CTest skip) otherwise.
+ *
+ *   test_record WORKLOAD_DIR MEMREPLAY_BINARY
+ *
+ * tracefs: when /sys/kernel/tracing is not mounted, it is mounted in a private mount
+ * namespace of this test (unshare), so the host is left as it was.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mr_recorder.h"
+#include "mr_store.h"
+#include "mr_test.h"
+
+#define SKIP 77
+
+static const char *wl_dir, *mr_bin;
+static long psize;
+
+static void wl_path(char *buf, size_t cap, const char *name)
+{
+	snprintf(buf, cap, "%s/%s", wl_dir, name);
+}
+
+static int record(char **argv, uint32_t ring_pages, unsigned int sources, const char *out,
+		  struct mr_record_stats *st)
+{
+	struct mr_record_opts o = {
+		.output = out, .overwrite = 1, .target = MR_TARGET_COMMAND, .argv = argv,
+		.ring_pages = ring_pages, .sources = sources, .young = MR_YOUNG_OFF,
+	};
+	struct mr_error err = { 0 };
+	int rc = mr_record_run(&o, st, &err);
+
+	if (rc)
+		fprintf(stderr, "mr_record_run: %s\n", err.msg);
+	return rc;
+}
+
+/* All events of the store, in time order. Caller frees *evs. */
+static size_t load_events(const char *path, struct mr_event **evs)
+{
+	struct mr_store *s = NULL;
+	struct mr_reader *rd = NULL;
+	struct mr_error err = { 0 };
+	size_t n = 0, cap = 0;
+	struct mr_event ev;
+
+	*evs = NULL;
+	if (mr_store_open(path, MR_STORE_RDONLY, &s, &err)) {
+		fprintf(stderr, "open %s: %s\n", path, err.msg);
+		return 0;
+	}
+	if (mr_reader_open(s, NULL, &rd, &err) == 0) {
+		while (mr_reader_next(rd, &ev) == 0) {
+			if (n == cap) {
+				cap = cap ? cap * 2 : 4096;
+				*evs = realloc(*evs, cap * sizeof(ev));
+			}
+			(*evs)[n++] = ev;
+		}
+		mr_reader_close(rd);
+	}
+	mr_store_close(s);
+	return n;
+}
+
+static int read_file_line(const char *path, const char *fmt, ...)
+	__attribute__((format(scanf, 2, 3)));
+static int read_file_line(const char *path, const char *fmt, ...)
+{
+	va_list ap;
+	FILE *f = fopen(path, "r");
+	int n;
+
+	if (!f)
+		return -1;
+	va_start(ap, fmt);
+	n = vfscanf(f, fmt, ap);
+	va_end(ap);
+	fclose(f);
+	return n;
+}
+
+static int64_t sql_int(const char *db, const char *sql)
+{
+	sqlite3 *h;
+	sqlite3_stmt *st;
+	int64_t v = -1;
+
+	if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW)
+			v = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	} else {
+		fprintf(stderr, "sql: %s: %s\n", sql, sqlite3_errmsg(h));
+	}
+	sqlite3_close(h);
+	return v;
+}
+
+static void sql_text(const char *db, const char *sql, char *buf, size_t cap)
+{
+	sqlite3 *h;
+	sqlite3_stmt *st;
+
+	buf[0] = '\0';
+	if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
+		return;
+	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+			snprintf(buf, cap, "%s", (const char *)sqlite3_column_text(st, 0));
+		sqlite3_finalize(st);
+	}
+	sqlite3_close(h);
+}
+
+/* N pages touched in a known order: exactly those addresses, in that order, no loss;
+ * each FAULT has its ACCESS(source fault) on the same anon page. Then info + replay. */
+static void test_anon_order(void)
+{
+	char db[512], out[512], wl[512], n_s[16], cmd[2048];
+	const unsigned long n = 4096;
+	char *argv[4];
+	struct mr_record_stats st;
+	struct mr_event *evs;
+	unsigned long base = 0, got_n = 0, k = 0, bad_order = 0, acc_ok = 0;
+	size_t nev;
+
+	snprintf(db, sizeof(db), "%s/anon.db", mr_test_tmpdir());
+	snprintf(out, sizeof(out), "%s/anon.out", mr_test_tmpdir());
+	wl_path(wl, sizeof(wl), "wl_anon");
+	snprintf(n_s, sizeof(n_s), "%lu", n);
+	argv[0] = wl;
+	argv[1] = n_s;
+	argv[2] = out;
+	argv[3] = NULL;
+	CHECK(record(argv, 0, 0, db, &st) == 0);
+	CHECK(st.cmd_status == 0);
+	CHECK_EQ_U64(st.lost, 0);
+	CHECK(read_file_line(out, "%lx %lu", &base, &got_n) == 2);
+	CHECK_EQ_U64(got_n, n);
+
+	nev = load_events(db, &evs);
+	CHECK(nev > 2 * n);
+	for (size_t i = 0; i < nev; i++) {
+		const struct mr_event *e = &evs[i];
+
+		if (e->kind != MR_EV_FAULT || e->arg < base || e->arg >= base + n * psize)
+			continue;
+		if (k < n && e->arg != base + ((k * 7919) % n) * psize)
+			bad_order++;
+		if (i + 1 < nev && evs[i + 1].kind == MR_EV_ACCESS && evs[i + 1].page == e->page &&
+		    MR_ACC_SRC(evs[i + 1].flags) == MR_SRC_FAULT)
+			acc_ok++;
+		k++;
+	}
+	CHECK_EQ_U64(k, n);
+	CHECK_EQ_U64(bad_order, 0);
+	CHECK_EQ_U64(acc_ok, n);
+	free(evs);
+	CHECK(sql_int(db, "SELECT count(*) FROM pages WHERE type = 0") >= (int64_t)n);
+	CHECK(sql_int(db, "SELECT sum(lost) FROM streams") == 0);
+	CHECK(sql_int(db, "SELECT count(*) FROM meta WHERE key IN ('kernel', 'page_size', "
+		      "'thp', 'fault_around_bytes', 'folio_orders_seen', 'young.source', "
+		      "'record.options', 'lost', 'hwsample')") == 9);
+
+	/* The store is one `memreplay info` and the replayer accept. */
+	snprintf(cmd, sizeof(cmd), "%s info %s > /dev/null", mr_bin, db);
+	CHECK(system(cmd) == 0);
+	snprintf(cmd, sizeof(cmd), "%s replay %s --policy lru --memory 64M -o %s/r.db > /dev/null",
+		 mr_bin, db, mr_test_tmpdir());
+	CHECK(system(cmd) == 0);
+}
+
+/* Two threads and a forked child: each one's pages appear, faulted by that task. */
+static void test_threads_fork(void)
+{
+	char db[512], out[512], wl[512], sql[512];
+	char *argv[] = { wl, "64", out, NULL };
+	struct mr_record_stats st;
+	struct mr_event *evs;
+	size_t nev;
+	FILE *f;
+	int tid[3];
+	unsigned long base[3], k[3];
+
+	snprintf(db, sizeof(db), "%s/threads.db", mr_test_tmpdir());
+	snprintf(out, sizeof(out), "%s/threads.out", mr_test_tmpdir());
+	wl_path(wl, sizeof(wl), "wl_threads");
+	CHECK(record(argv, 0, 0, db, &st) == 0);
+	CHECK(st.cmd_status == 0);
+	CHECK_EQ_U64(st.lost, 0);
+	f = fopen(out, "r");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	for (int i = 0; i < 3; i++)
+		CHECK(fscanf(f, "%d %lx %lu", &tid[i], &base[i], &k[i]) == 3);
+	fclose(f);
+	nev = load_events(db, &evs);
+	for (int i = 0; i < 3; i++) {
+		uint64_t hits = 0, by_task = 0;
+		int64_t task;
+
+		snprintf(sql, sizeof(sql), "SELECT id FROM tasks WHERE pid = %d", tid[i]);
+		task = sql_int(db, sql);
+		CHECK(task > 0);
+		for (size_t e = 0; e < nev; e++) {
+			if (evs[e].kind != MR_EV_FAULT || evs[e].arg < base[i] ||
+			    evs[e].arg >= base[i] + k[i] * psize)
+				continue;
+			hits++;
+			by_task += (int64_t)evs[e].task == task;
+		}
+		/* the forked child's region was already mapped in the parent: each page is
+		 * still faulted exactly once, by the child */
+		CHECK_EQ_U64(hits, k[i]);
+		CHECK_EQ_U64(by_task, k[i]);
+	}
+	/* the child has its own address space (a fork copies the parent's VMAs) */
+	snprintf(sql, sizeof(sql), "SELECT count(DISTINCT mm) FROM tasks WHERE pid IN (%d, %d, %d)",
+		 tid[0], tid[1], tid[2]);
+	CHECK(sql_int(db, sql) == 2);
+	free(evs);
+}
+
+/* Read, fadvise(DONTNEED), re-read: PC insert/delete for every page, refaults matched. */
+static void test_pagecache(void)
+{
+	char db[512], file[512], wl[512], sql[512], buf[65536];
+	char *argv[] = { wl, file, NULL };
+	const int npages = 64;
+	struct mr_record_stats st;
+	struct mr_event *evs;
+	unsigned char *ins, *del, *ref;
+	struct stat sb;
+	size_t nev;
+	int fd, tp_on = 0;
+
+	snprintf(file, sizeof(file), "%s/data.bin", mr_test_tmpdir());
+	snprintf(db, sizeof(db), "%s/pc.db", mr_test_tmpdir());
+	wl_path(wl, sizeof(wl), "wl_file");
+	fd = open(file, O_CREAT | O_TRUNC | O_WRONLY, 0600);
+	CHECK(fd >= 0);
+	memset(buf, 0x5a, sizeof(buf));
+	for (int i = 0; i < npages * psize / (long)sizeof(buf); i++)
+		CHECK(write(fd, buf, sizeof(buf)) == (ssize_t)sizeof(buf));
+	CHECK(fsync(fd) == 0);
+	close(fd);
+	CHECK(stat(file, &sb) == 0);
+
+	CHECK(record(argv, 0, 0, db, &st) == 0);
+	CHECK(st.cmd_status == 0);
+	for (int i = 0; i < st.nsrc; i++)
+		if (!strcmp(st.src[i].name, "pagecache")) {
+			tp_on = st.src[i].on;
+			if (!tp_on)
+				printf("SKIP page-cache part: %s\n", st.src[i].why);
+		}
+	if (!tp_on)
+		return;
+	ins = calloc(npages, 1);
+	del = calloc(npages, 1);
+	ref = calloc(npages, 1);
+	snprintf(sql, sizeof(sql), "SELECT id FROM files WHERE ino = %llu",
+		 (unsigned long long)sb.st_ino);
+	{
+		int64_t fid = sql_int(db, sql);
+		sqlite3 *h;
+		sqlite3_stmt *q;
+		uint32_t *idx_of = NULL;
+		int64_t maxp = sql_int(db, "SELECT max(id) FROM pages");
+
+		CHECK(fid > 0);
+		idx_of = malloc((size_t)(maxp + 1) * sizeof(*idx_of));
+		memset(idx_of, 0xff, (size_t)(maxp + 1) * sizeof(*idx_of));
+		sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL);
+		snprintf(sql, sizeof(sql), "SELECT id, idx FROM pages WHERE type = 1 AND file = %lld",
+			 (long long)fid);
+		sqlite3_prepare_v2(h, sql, -1, &q, NULL);
+		while (sqlite3_step(q) == SQLITE_ROW)
+			idx_of[sqlite3_column_int64(q, 0)] = (uint32_t)sqlite3_column_int64(q, 1);
+		sqlite3_finalize(q);
+		sqlite3_close(h);
+
+		nev = load_events(db, &evs);
+		for (size_t e = 0; e < nev; e++) {
+			const struct mr_event *ev = &evs[e];
+			uint32_t n = 1;
+
+			if (ev->kind == MR_EV_PC_INSERT || ev->kind == MR_EV_PC_DELETE)
+				n = 1u << (ev->flags & MR_PC_ORDER_MASK);
+			else if (ev->kind != MR_EV_REFAULT)
+				continue;
+			for (uint32_t j = 0; j < n; j++) {
+				uint32_t p = ev->page + j, idx;
+
+				if ((int64_t)p > maxp || (idx = idx_of[p]) >= (uint32_t)npages)
+					continue;
+				if (ev->kind == MR_EV_PC_INSERT)
+					ins[idx]++;
+				else if (ev->kind == MR_EV_PC_DELETE)
+					del[idx]++;
+				else
+					ref[idx]++;
+			}
+		}
+		free(idx_of);
+		free(evs);
+	}
+	for (int i = 0; i < npages; i++) {
+		/* dropped (maybe), read, dropped, read again */
+		CHECK(ins[i] >= 2);
+		CHECK(del[i] >= 1);
+		CHECK(ref[i] >= 1);
+		if (ins[i] < 2 || del[i] < 1 || ref[i] < 1) {
+			fprintf(stderr, "page %d: ins %d del %d refault %d\n", i, ins[i], del[i],
+				ref[i]);
+			break;
+		}
+	}
+	CHECK(sql_int(db, "SELECT count(*) FROM meta WHERE key LIKE 'tracepoint.filemap:%'") >= 2);
+	free(ins);
+	free(del);
+	free(ref);
+}
+
+/* A 4 KiB ring cannot keep up with a fault loop: loss counted and stored. */
+static void test_loss(void)
+{
+	char db[512], out[512], wl[512];
+	char *argv[] = { wl, "65536", out, NULL };
+	struct mr_record_stats st;
+
+	snprintf(db, sizeof(db), "%s/loss.db", mr_test_tmpdir());
+	snprintf(out, sizeof(out), "%s/loss.out", mr_test_tmpdir());
+	wl_path(wl, sizeof(wl), "wl_anon");
+	CHECK(record(argv, 1, MR_RSRC_FAULTS | MR_RSRC_MMAP, db, &st) == 0);
+	CHECK(st.lost > 0);
+	CHECK(sql_int(db, "SELECT sum(lost) FROM streams") == (int64_t)st.lost);
+	CHECK(sql_int(db, "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'lost'") ==
+	      (int64_t)st.lost);
+	printf("loss: %llu of about %d faults lost with a 4 KiB ring\n",
+	       (unsigned long long)st.lost, 65536);
+}
+
+/* No PMU here: one clear message naming the errno, kept in the metadata. */
+static void test_hw_fallback(void)
+{
+	char db[512], out[512], wl[512], msg[512];
+	char *argv[] = { wl, "16", out, NULL };
+	struct mr_record_stats st;
+	int found = 0;
+
+	snprintf(db, sizeof(db), "%s/hw.db", mr_test_tmpdir());
+	snprintf(out, sizeof(out), "%s/hw.out", mr_test_tmpdir());
+	wl_path(wl, sizeof(wl), "wl_anon");
+	CHECK(record(argv, 0, MR_RSRC_FAULTS | MR_RSRC_HWSAMPLE, db, &st) == 0);
+	for (int i = 0; i < st.nsrc; i++)
+		if (!strcmp(st.src[i].name, "hwsample")) {
+			found = 1;
+			CHECK(strstr(st.src[i].why, "software page faults") != NULL);
+			printf("hwsample: %s\n", st.src[i].why);
+		}
+	CHECK(found);
+	sql_text(db, "SELECT value FROM meta WHERE key = 'hwsample'", msg, sizeof(msg));
+	CHECK(msg[0] != '\0');
+	if (access("/sys/bus/event_source/devices/cpu", F_OK) != 0)
+		CHECK(strstr(msg, "ENOENT") != NULL); /* this VM: no PMU at all */
+}
+
+/* SIGKILL of the recorder mid-run: the store still opens with what was committed. */
+static void test_sigkill(void)
+{
+	char db[512], out[512], wl[512];
+	char *argv[] = { wl, "100000", out, "20", NULL };
+	struct mr_store *s = NULL;
+	struct mr_store_summary sum;
+	struct mr_error err = { 0 };
+	struct mr_record_stats st;
+	pid_t pid;
+	int status;
+
+	snprintf(db, sizeof(db), "%s/kill.db", mr_test_tmpdir());
+	snprintf(out, sizeof(out), "%s/kill.out", mr_test_tmpdir());
+	wl_path(wl, sizeof(wl), "wl_anon");
+	pid = fork();
+	if (pid == 0) {
+		/* small chunks would need a writer option; the default commits every 16K
+		 * events per stream, so the workload runs long enough to commit some */
+		_exit(record(argv, 0, MR_RSRC_FAULTS | MR_RSRC_MMAP, db, &st) ? 1 : 0);
+	}
+	{
+		struct timespec ts = { 1, 500000000 };
+
+		nanosleep(&ts, NULL);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	CHECK(WIFSIGNALED(status));
+	CHECK(mr_store_open(db, MR_STORE_RDONLY, &s, &err) == 0);
+	if (!s) {
+		fprintf(stderr, "after SIGKILL: %s\n", err.msg);
+		return;
+	}
+	CHECK(mr_store_summarize(s, &sum, &err) == 0);
+	printf("after SIGKILL: %llu events in %llu chunks committed\n",
+	       (unsigned long long)sum.n_events, (unsigned long long)sum.n_chunks);
+	mr_store_close(s);
+}
+
+/* Young-bit scans on one-page VMAs: some scan sees exactly the re-read third. */
+static void test_young(void)
+{
+	char db[512], out[512], wl[512], sql[512];
+	char *argv[] = { wl, "30", "700", out, NULL };
+	struct mr_record_opts o = {
+		.overwrite = 1, .target = MR_TARGET_COMMAND, .argv = argv,
+		.sources = MR_RSRC_FAULTS | MR_RSRC_MMAP | MR_RSRC_YOUNG,
+		.young = MR_YOUNG_CLEAR_REFS, .young_interval_ns = 200000000ull,
+	};
+	struct mr_record_stats st;
+	struct mr_error err = { 0 };
+	struct mr_event *evs;
+	unsigned long base = 0, n = 0, sum = 0;
+	uint64_t *vpage_of, scan_t = UINT64_MAX, full_scans = 0, exact_scans = 0;
+	int64_t maxp;
+	uint8_t seen[30];
+	size_t nev;
+
+	snprintf(db, sizeof(db), "%s/young.db", mr_test_tmpdir());
+	snprintf(out, sizeof(out), "%s/young.out", mr_test_tmpdir());
+	wl_path(wl, sizeof(wl), "wl_young");
+	o.output = db;
+	CHECK(mr_record_run(&o, &st, &err) == 0);
+	CHECK(st.young_scans >= 4);
+	CHECK(read_file_line(out, "%lx %lu %lu", &base, &n, &sum) == 3);
+	CHECK_EQ_U64(n, 30);
+	maxp = sql_int(db, "SELECT max(id) FROM pages");
+	CHECK(maxp > 0);
+	if (maxp <= 0)
+		return;
+	vpage_of = calloc((size_t)maxp + 1, sizeof(*vpage_of));
+	{
+		sqlite3 *h;
+		sqlite3_stmt *q;
+
+		sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL);
+		snprintf(sql, sizeof(sql), "SELECT id, vpage FROM pages WHERE type = 0");
+		sqlite3_prepare_v2(h, sql, -1, &q, NULL);
+		while (sqlite3_step(q) == SQLITE_ROW)
+			vpage_of[sqlite3_column_int64(q, 0)] = (uint64_t)sqlite3_column_int64(q, 1);
+		sqlite3_finalize(q);
+		sqlite3_close(h);
+	}
+	nev = load_events(db, &evs);
+	memset(seen, 0, sizeof(seen));
+	for (size_t e = 0; e <= nev; e++) {
+		const struct mr_event *ev = e < nev ? &evs[e] : NULL;
+
+		if (ev && (ev->kind != MR_EV_ACCESS || MR_ACC_SRC(ev->flags) != MR_SRC_YOUNG))
+			continue;
+		if (!ev || ev->time != scan_t) { /* a scan's events share its time */
+			int all = 1, third = 1, any = 0;
+
+			for (int i = 0; i < 30; i++) {
+				all &= seen[i];
+				third &= seen[i] == (i % 3 == 0);
+				any |= seen[i];
+			}
+			full_scans += any && all;
+			exact_scans += any && third;
+			memset(seen, 0, sizeof(seen));
+			if (!ev)
+				break;
+			scan_t = ev->time;
+		}
+		if ((int64_t)ev->page <= maxp) {
+			uint64_t addr = vpage_of[ev->page] * (uint64_t)psize;
+
+			if (addr >= base && addr < base + 30 * (uint64_t)psize)
+				seen[(addr - base) / (uint64_t)psize] = 1;
+		}
+	}
+	printf("young: %llu scans, %llu saw all 30 pages, %llu saw exactly the re-read 10\n",
+	       (unsigned long long)st.young_scans, (unsigned long long)full_scans,
+	       (unsigned long long)exact_scans);
+	CHECK(full_scans >= 1);
+	CHECK(exact_scans >= 1);
+	free(evs);
+	free(vpage_of);
+}
+
+struct cg_run {
+	int go_fd;
+	pid_t child;
+	volatile int stop;
+};
+
+static void cg_start(void *ctx, int cmd_pid)
+{
+	struct cg_run *c = ctx;
+
+	if (write(c->go_fd, "g", 1) != 1)
+		c->stop = 1;
+}
+
+static void *cg_waiter(void *arg)
+{
+	struct cg_run *c = arg;
+	int status;
+
+	waitpid(c->child, &status, 0);
+	usleep(100000); /* its last records reach the rings */
+	c->stop = 1;
+	return NULL;
+}
+
+/* --cgroup: only the tasks of a (v1 memory) cgroup are recorded; its limit is stored. */
+static void test_cgroup(void)
+{
+	char db[512], out[512], wl[512], cg[256], path[512], sql[512];
+	struct mr_record_opts o = { .overwrite = 1, .target = MR_TARGET_CGROUP,
+				    .sources = MR_RSRC_FAULTS | MR_RSRC_MMAP };
+	struct mr_record_stats st;
+	struct mr_error err = { 0 };
+	struct cg_run c = { 0 };
+	pthread_t th;
+	int go[2], fd;
+	unsigned long base = 0, n = 0;
+	char pid_s[32];
+
+	snprintf(cg, sizeof(cg), "/sys/fs/cgroup/memory/mr-rec-test-%d", getpid());
+	if (mkdir(cg, 0755)) {
+		printf("SKIP cgroup part: mkdir %s: %s\n", cg, strerror(errno));
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/memory.limit_in_bytes", cg);
+	fd = open(path, O_WRONLY);
+	CHECK(fd >= 0 && write(fd, "268435456", 9) == 9);
+	close(fd);
+	snprintf(db, sizeof(db), "%s/cg.db", mr_test_tmpdir());
+	snprintf(out, sizeof(out), "%s/cg.out", mr_test_tmpdir());
+	wl_path(wl, sizeof(wl), "wl_anon");
+	CHECK(pipe(go) == 0);
+	c.child = fork();
+	if (c.child == 0) {
+		char ch;
+
+		close(go[1]);
+		if (read(go[0], &ch, 1) != 1)
+			_exit(1);
+		execl(wl, wl, "512", out, (char *)NULL);
+		_exit(127);
+	}
+	close(go[0]);
+	c.go_fd = go[1];
+	snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
+	fd = open(path, O_WRONLY);
+	snprintf(pid_s, sizeof(pid_s), "%d", c.child);
+	CHECK(fd >= 0 && write(fd, pid_s, strlen(pid_s)) > 0);
+	close(fd);
+	o.output = db;
+	o.cgroup = cg;
+	o.on_start = cg_start;
+	o.ctx = &c;
+	o.stop = &c.stop;
+	o.duration_ns = 20000000000ull; /* a bound if something goes wrong */
+	CHECK(pthread_create(&th, NULL, cg_waiter, &c) == 0);
+	CHECK(mr_record_run(&o, &st, &err) == 0);
+	if (err.msg[0])
+		fprintf(stderr, "cgroup: %s\n", err.msg);
+	pthread_join(th, NULL);
+	close(go[1]);
+	CHECK(read_file_line(out, "%lx %lu", &base, &n) == 2);
+	/* the child and whatever it forks (a sanitizer's helper, say), nobody else */
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM tasks WHERE tgid = %d", c.child);
+	CHECK(sql_int(db, sql) >= 1);
+	CHECK(sql_int(db, "SELECT count(*) FROM tasks WHERE cgroup NOT IN "
+		      "(SELECT id FROM cgroups WHERE path LIKE '/mr-rec-test-%')") == 0);
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM tasks WHERE tgid = %d", getpid());
+	CHECK(sql_int(db, sql) == 0);
+	{
+		struct mr_event *evs;
+		size_t nev = load_events(db, &evs);
+		uint64_t hits = 0;
+
+		for (size_t e = 0; e < nev; e++)
+			hits += evs[e].kind == MR_EV_FAULT && evs[e].arg >= base &&
+				evs[e].arg < base + n * psize;
+		CHECK_EQ_U64(hits, 512);
+		free(evs);
+	}
+	CHECK(sql_int(db, "SELECT max(memory_max) FROM cgroups") == 268435456);
+	rmdir(cg);
+}
+
+/* tracefs for this process only when the host has not mounted it. */
+static void ensure_tracefs(void)
+{
+	if (access("/sys/kernel/tracing/events", F_OK) == 0)
+		return;
+	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL))
+		printf("note: cannot mount tracefs privately: %s\n", strerror(errno));
+}
+
+int main(int argc, char **argv)
+{
+	const char *only = getenv("MR_TEST_ONLY");
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: test_record WORKLOAD_DIR MEMREPLAY\n");
+		return 2;
+	}
+	if (geteuid() != 0) {
+		printf("SKIP: the recorder tests need root (perf samples with kernel faults, "
+		       "tracefs); run ctest as root\n");
+		return SKIP;
+	}
+	wl_dir = argv[1];
+	mr_bin = argv[2];
+	psize = sysconf(_SC_PAGESIZE);
+	ensure_tracefs();
+	if (!only || strstr(only, "anon"))
+		test_anon_order();
+	if (!only || strstr(only, "threads"))
+		test_threads_fork();
+	if (!only || strstr(only, "pagecache"))
+		test_pagecache();
+	if (!only || strstr(only, "loss"))
+		test_loss();
+	if (!only || strstr(only, "hw"))
+		test_hw_fallback();
+	if (!only || strstr(only, "young"))
+		test_young();
+	if (!only || strstr(only, "cgroup"))
+		test_cgroup();
+	if (!only || strstr(only, "kill"))
+		test_sigkill();
+	return mr_test_done("test_record");
+}
