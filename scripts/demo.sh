@@ -11,9 +11,9 @@ echo
 echo "== memreplay info traces/default.db"
 ./build/memreplay info traces/default.db | sed -n '1,16p'
 echo
-echo "== memreplay replay traces/default.db --policy lru --policy mglru --policy opt --memory 32M"
+echo "== memreplay replay traces/default.db --policy lru --policy mglru --policy opt --memory 16M"
 ./build/memreplay replay traces/default.db --policy lru --policy mglru --policy opt \
-	--memory 32M -q -o build/default-results.db
+	--memory 16M -q -o build/default-results.db
 echo
 echo "== memreplay compare build/default-results.db"
 ./build/memreplay compare build/default-results.db \
