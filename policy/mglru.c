@@ -17,6 +17,10 @@
 
 /* ---- parameters ---- */
 
+static const char *const inc_min_seq_names[] = { "base", "v3" };
+static const char *const ra_placement_names[] = { "A", "B", "C" };
+static const char *const exec_promote_names[] = { "0", "1", "alt" };
+
 static const struct mr_param_desc mglru_param_table[] = {
 	{ "swappiness", MR_PARAM_INT, MIN_SWAPPINESS, SWAPPINESS_ANON_ONLY, 60, NULL,
 	  offsetof(struct mglru_params, swappiness),
@@ -32,6 +36,28 @@ static const struct mr_param_desc mglru_param_table[] = {
 	  offsetof(struct mglru_params, lru_gen_stats),
 	  "CONFIG_LRU_GEN_STATS: keep 4 generations of PID and mm-walk history "
 	  "(NR_HIST_GENS = 4) instead of 1" },
+	{ "inc_min_seq", MR_PARAM_ENUM, INC_MIN_SEQ_BASE, INC_MIN_SEQ_V3, INC_MIN_SEQ_BASE,
+	  inc_min_seq_names, offsetof(struct mglru_params, inc_min_seq),
+	  "S000: inc_min_seq() as in [7.2] (base: tail first, reversed, one folio at a time) "
+	  "or as in the seed's v3 (order kept, batched splices and sizes, promoted folios to "
+	  "the head of their generation and not counted as protected)" },
+	{ "ra_placement", MR_PARAM_ENUM, RA_PLACEMENT_A, RA_PLACEMENT_C, RA_PLACEMENT_A,
+	  ra_placement_names, offsetof(struct mglru_params, ra_placement),
+	  "S003: in-fault placement; A = [7.2] (6cbdd9726fb5), B = the S003 fix, "
+	  "C = the plain revert ([6.14..7.1])" },
+	{ "exec_promote", MR_PARAM_ENUM, EXEC_PROMOTE_OFF, EXEC_PROMOTE_ALT, EXEC_PROMOTE_OFF,
+	  exec_promote_names, offsetof(struct mglru_params, exec_promote),
+	  "S004: mapped VM_EXEC file folios: 0 = baseline, 1 = v3 (aging promotes and rmap "
+	  "activates them on first sighting), alt = rmap also sets PG_workingset" },
+	{ "probes", MR_PARAM_BOOL, 0, 1, 0, NULL,
+	  offsetof(struct mglru_params, probes),
+	  "model instrumentation (no decision changes): count evictions of a folio last seen "
+	  "accessed later than the next folio evicted from its lruvec and type, and "
+	  "refaults of file folios with a VM_EXEC mapping" },
+	{ "pud_filter", MR_PARAM_BOOL, 0, 1, 0, NULL, offsetof(struct mglru_params, pud_filter),
+	  "S001: a second Bloom filter level keyed by (mm, PUD) lets unforced walks skip "
+	  "1 GiB ranges where nothing was young for this lruvec; adds the LWEES walk stats "
+	  "(TYFALWEES in lru_gen full output)" },
 };
 
 /* ---- lists (include/linux/list.h over page ids) ---- */
@@ -142,7 +168,7 @@ void lru_gen_update_size(struct mglru *mg, struct lruvec *lv, uint32_t page, int
  *   3. anon not in swapcache, or
  *   4. PG_reclaim && (dirty || writeback)  d = 2
  *   5. otherwise                           d = 4 - (PG_workingset || PG_referenced)
- * S003 (next issue): mode B adds (file ? !PG_workingset : 0) in rule 1 and drops
+ * S003 (ra_placement): mode B adds (file ? !PG_workingset : 0) in rule 1 and drops
  * PG_referenced from rule 5; mode C drops it from rule 5 only.
  */
 uint64_t lru_gen_folio_seq(struct mglru *mg, const struct lruvec *lv, uint32_t page,
@@ -155,7 +181,7 @@ uint64_t lru_gen_folio_seq(struct mglru *mg, const struct lruvec *lv, uint32_t p
 	uint64_t gen, seq;
 
 	if (folio_test(f, MR_PG_ACTIVE))
-		gen = MIN_NR_GENS - ws;
+		gen = MIN_NR_GENS - ws + (mg->ra_placement == RA_PLACEMENT_B && type && !ws);
 	else if (reclaiming)
 		gen = MAX_NR_GENS;
 	else if ((!folio_is_file_lru(f) && !folio_test(f, MR_PG_SWAPCACHE)) ||
@@ -163,7 +189,8 @@ uint64_t lru_gen_folio_seq(struct mglru *mg, const struct lruvec *lv, uint32_t p
 		  folio_test(f, MR_PG_DIRTY | MR_PG_WRITEBACK)))
 		gen = MIN_NR_GENS;
 	else
-		gen = MAX_NR_GENS - (ws || folio_test(f, MR_PG_REFERENCED));
+		gen = MAX_NR_GENS - (ws || (mg->ra_placement == RA_PLACEMENT_A &&
+					    folio_test(f, MR_PG_REFERENCED)));
 
 	seq = lrugen->max_seq - gen + 1;
 	return seq > lrugen->min_seq[type] ? seq : lrugen->min_seq[type];
@@ -187,6 +214,11 @@ bool lru_gen_add_folio(struct mglru *mg, struct lruvec *lv, uint32_t page, bool 
 
 	seq = lru_gen_folio_seq(mg, lv, page, reclaiming);
 	gen = lru_gen_from_seq(seq);
+	/* model invariant (S003 R2/R3): PG_active from reclaim, migration or
+	 * folio_activate() should mean an active generation (in-fault adds are exempt:
+	 * mode B places those at max_seq - 2 by design) */
+	if (folio_test(f, MR_PG_ACTIVE) && !mg->in_lru_fault && !lru_gen_is_active(lv, gen))
+		mg->stat.ra_active_inactive++;
 	/* see the comment on MIN_NR_GENS about PG_active */
 	mg->pages[page].gen = (uint8_t)(gen + 1);
 	f->flags &= ~MR_PG_ACTIVE;
@@ -279,6 +311,7 @@ void lru_gen_inc_refs(struct mglru *mg, uint32_t page)
 	if (folio_test(f, MR_PG_UNEVICTABLE))
 		return;
 
+	mglru_seen(mg, page);
 	/* see the comment on LRU_REFS_FLAGS */
 	if (!folio_test(f, MR_PG_REFERENCED)) {
 		f->flags |= MR_PG_REFERENCED;
@@ -322,7 +355,7 @@ void folio_activate(struct mglru *mg, uint32_t page)
  * mm/swap.c:folio_add_lru() + lru_add(), [7.2] Mode A (6cbdd9726fb5): a folio added in a
  * fault of a VMA with recency (lru_gen_in_fault()) gets PG_active when it is workingset
  * (a refault), else folio_mark_accessed() unless already PG_referenced.
- * S003 (next issue): modes B and C set PG_active for every in-fault folio.
+ * S003 (ra_placement): modes B and C set PG_active for every in-fault folio.
  * Differs: lru_add() runs at once (the engine adds at the end of the triggering event,
  * spec §10), and PF_MEMALLOC tasks do not exist.
  */
@@ -334,7 +367,7 @@ void folio_add_lru(struct mglru *mg, uint32_t page, unsigned ctx)
 		return;
 
 	if (!folio_test(f, MR_PG_UNEVICTABLE) && (ctx & MR_ADD_IN_FAULT)) {
-		if (folio_test(f, MR_PG_WORKINGSET))
+		if (folio_test(f, MR_PG_WORKINGSET) || mg->ra_placement != RA_PLACEMENT_A)
 			f->flags |= MR_PG_ACTIVE;
 		else if (!folio_test(f, MR_PG_REFERENCED))
 			folio_mark_accessed(mg, page);
@@ -344,7 +377,9 @@ void folio_add_lru(struct mglru *mg, uint32_t page, unsigned ctx)
 	if (!folio_evictable(f))
 		f->flags &= ~MR_PG_ACTIVE;
 	f->flags |= MR_PG_LRU;
+	mg->in_lru_fault = (ctx & MR_ADD_IN_FAULT) != 0;
 	lruvec_add_folio(mg, folio_lruvec(mg, page), page);
+	mg->in_lru_fault = false;
 }
 
 /* mm/vmscan.c:folio_putback_lru(): back through folio_add_lru(), outside a fault. */
@@ -453,6 +488,15 @@ uint64_t lru_gen_eviction(struct mglru *mg, uint32_t page)
 	unsigned hist = lru_hist_from_seq(mg, min_seq);
 
 	lrugen->evicted[hist][type][tier] += 1;
+	if (mg->last_seen) {
+		uint64_t *prev = &mg->last_evicted[lv->id * ANON_AND_FILE + type];
+
+		if (*prev != UINT64_MAX) {
+			mg->stat.evict_pairs++;
+			mg->stat.evict_inversions += *prev > mg->last_seen[page];
+		}
+		*prev = mg->last_seen[page];
+	}
 	return pack_shadow(lv->memcg, lv->node, token, workingset);
 }
 
@@ -489,8 +533,9 @@ bool lru_gen_test_recent(struct mglru *mg, uint64_t shadow, struct lruvec **lvp,
  * counts workingset_refault; a recent one counts refaulted[] of the current min_seq's
  * history slot and restores PG_workingset (counting activate only in a fault, where
  * folio_add_lru() will set PG_active) or else the counter.
- * S003 (next issue): modes B/C count workingset_activate for every recent in-fault
- * refault, workingset or not.
+ * S003 (ra_placement): modes B/C count workingset_activate for every recent in-fault
+ * refault, workingset or not (model counter ra_activate_inactive: such a folio whose
+ * placement by rule 1 is an inactive generation, R4).
  */
 void lru_gen_refault(struct mglru *mg, uint32_t page, uint64_t shadow, unsigned ctx)
 {
@@ -510,6 +555,8 @@ void lru_gen_refault(struct mglru *mg, uint32_t page, uint64_t shadow, unsigned 
 		return;
 
 	mglru_count(mg, lv, MR_VM_WORKINGSET_REFAULT_ANON + type, 1);
+	if (mg->last_seen && type && folio_test(f, MR_PG_EXEC))
+		mg->stat.refault_exec_file++;
 
 	if (!recent)
 		return;
@@ -519,9 +566,16 @@ void lru_gen_refault(struct mglru *mg, uint32_t page, uint64_t shadow, unsigned 
 	tier = lru_tier_from_refs(refs, workingset);
 	lv->lrugen.refaulted[hist][type][tier] += 1;
 
+	if (mg->ra_placement != RA_PLACEMENT_A && (ctx & MR_ADD_IN_FAULT)) {
+		/* folio_add_lru() will set PG_active: rule 1 gives d = 2 - ws (+ 1 in B) */
+		mglru_count(mg, lv, MR_VM_WORKINGSET_ACTIVATE_ANON + type, 1);
+		if (mg->ra_placement == RA_PLACEMENT_B && type && !workingset)
+			mg->stat.ra_activate_inactive++;
+	}
+
 	if (workingset) {
 		/* see folio_add_lru(), where PG_active is set for workingset folios */
-		if (ctx & MR_ADD_IN_FAULT)
+		if (mg->ra_placement == RA_PLACEMENT_A && (ctx & MR_ADD_IN_FAULT))
 			mglru_count(mg, lv, MR_VM_WORKINGSET_ACTIVATE_ANON + type, 1);
 		f->flags |= MR_PG_WORKINGSET;
 		mglru_count(mg, lv, MR_VM_WORKINGSET_RESTORE_ANON + type, 1);
@@ -566,9 +620,29 @@ static int mglru_init(struct mr_policy *p, struct mr_error *err)
 	mg->min_ttl_ns = (uint64_t)prm->min_ttl_ms * 1000000u;
 	mg->caps = (unsigned)prm->enabled;
 	mg->nr_hist_gens = prm->lru_gen_stats ? MAX_NR_HIST_GENS : 1;
+	mg->inc_min_seq_mode = (int)prm->inc_min_seq;
+	mg->ra_placement = (int)prm->ra_placement;
+	mg->exec_promote = (int)prm->exec_promote;
+	mg->pud_filter = prm->pud_filter != 0;
+	mg->nr_mm_stats = mg->pud_filter ? NR_MM_STATS_S001 : NR_MM_STATS;
+	if (prm->probes) {
+		mg->last_seen = calloc(m->nr_pages ? m->nr_pages : 1, sizeof(uint64_t));
+		mg->last_evicted = malloc((size_t)m->nr_lruvecs * ANON_AND_FILE * sizeof(uint64_t));
+		if (!mg->last_seen || !mg->last_evicted) {
+			free(mg->last_seen);
+			free(mg->last_evicted);
+			mg->last_seen = mg->last_evicted = NULL;
+			return mr_error_set(err, MR_ENOMEM, "mglru: out of memory for the probe");
+		}
+		for (i = 0; i < (size_t)m->nr_lruvecs * ANON_AND_FILE; i++)
+			mg->last_evicted[i] = UINT64_MAX;
+	}
 
 	mg->mm_words = (m->nr_mms + 63) / 64;
-	per_lv = (size_t)NR_BLOOM_FILTERS * BLOOM_FILTER_WORDS + mg->mm_words;
+	/* per lruvec: PMD filters, walked[], then (S001) PUD filters */
+	per_lv = (size_t)NR_BLOOM_FILTERS * BLOOM_FILTER_WORDS * (mg->pud_filter ? 2 : 1) +
+		 mg->mm_words;
+	mg->per_lv = per_lv;
 	mg->lruvecs = calloc(m->nr_lruvecs, sizeof(*mg->lruvecs));
 	mg->arena = calloc((size_t)m->nr_lruvecs * per_lv, sizeof(uint64_t));
 	if (!mg->lruvecs || !mg->arena) {
@@ -611,12 +685,16 @@ static void mglru_fini(struct mr_policy *p)
 
 	free(mg->lruvecs);
 	free(mg->arena);
+	free(mg->last_seen);
+	free(mg->last_evicted);
 	mg->lruvecs = NULL;
 	mg->arena = NULL;
+	mg->last_seen = mg->last_evicted = NULL;
 }
 
 static void mglru_folio_add(struct mr_policy *p, uint32_t page, unsigned ctx)
 {
+	mglru_seen(mglru_of(p), page); /* probes: a fault or an insertion */
 	folio_add_lru(mglru_of(p), page, ctx);
 }
 
@@ -652,9 +730,12 @@ static void mglru_rotate(struct mr_policy *p, uint32_t page)
 	folio_rotate_reclaimable(mglru_of(p), page);
 }
 
-static const char *const mm_stat_names[NR_MM_STATS] = {
+static const char *const mm_stat_names[NR_MM_STATS_S001] = {
 	"mglru_walk_leaf_total", "mglru_walk_leaf_young", "mglru_walk_nonleaf_found",
 	"mglru_walk_nonleaf_added",
+	/* S001 (pud_filter=1 only) */
+	"mglru_walk_leaf_associated", "mglru_walk_total", "mglru_walk_empty",
+	"mglru_walk_leaf_empty_walks", "mglru_walk_pud_empty_skipped",
 };
 
 static void mglru_model_counters(struct mr_policy *p,
@@ -668,7 +749,7 @@ static void mglru_model_counters(struct mr_policy *p,
 	emit(arg, "mglru_aging_passes", (double)s->aging_passes);
 	emit(arg, "mglru_aging_nowalk", (double)s->aging_nowalk);
 	emit(arg, "mglru_walk_mms", (double)s->walk_mms);
-	for (i = 0; i < NR_MM_STATS; i++)
+	for (i = 0; i < (int)mg->nr_mm_stats; i++)
 		emit(arg, mm_stat_names[i], (double)s->walk_stats[i]);
 	emit(arg, "mglru_walk_pmd_old", (double)s->walk_pmd_old);
 	emit(arg, "mglru_walk_bloom_miss", (double)s->walk_bloom_miss);
@@ -687,6 +768,17 @@ static void mglru_model_counters(struct mr_policy *p,
 	emit(arg, "mglru_sorted_protected", (double)s->sorted_protected);
 	emit(arg, "mglru_rejected", (double)s->rejected);
 	emit(arg, "mglru_min_ttl_oom", (double)s->min_ttl_oom);
+	emit(arg, "mglru_inc_min_seq_list_ops", (double)s->inc_min_seq_list_ops);
+	emit(arg, "mglru_inc_min_seq_size_updates", (double)s->inc_min_seq_size_updates);
+	emit(arg, "mglru_ra_active_inactive", (double)s->ra_active_inactive);
+	emit(arg, "mglru_ra_rejected_min_seq", (double)s->ra_rejected_min_seq);
+	emit(arg, "mglru_ra_activate_inactive", (double)s->ra_activate_inactive);
+	emit(arg, "mglru_evict_stalls", (double)s->evict_stalls);
+	emit(arg, "mglru_evict_inversions", (double)s->evict_inversions);
+	emit(arg, "mglru_evict_pairs", (double)s->evict_pairs);
+	emit(arg, "mglru_refault_exec_file", (double)s->refault_exec_file);
+	emit(arg, "mglru_exec_first_promoted", (double)s->exec_first_promoted);
+	emit(arg, "mglru_exec_first_activated", (double)s->exec_first_activated);
 }
 
 /* ---- invariant checker ---- */
@@ -930,7 +1022,7 @@ int mglru_promote_folio(struct mr_policy *p, uint32_t page)
 	if (folio_lru_gen(mg, page) < 0)
 		return MR_EINVAL;
 	mg->m->folios[page].flags |= MR_PG_REFERENCED;
-	old_gen = folio_update_gen(mg, page, new_gen);
+	old_gen = folio_update_gen(mg, page, new_gen, 0);
 	if (old_gen >= 0 && old_gen != (int)new_gen)
 		lru_gen_update_size(mg, lv, page, old_gen, (int)new_gen);
 	return 0;

@@ -24,16 +24,15 @@
  *   mm_walk / reclaim_state->mm_walk   struct lru_gen_mm_walk, one per machine
  *   jiffies             m->now_ns (trace time, ns); timestamps are in ns
  *
- * Future seed toggles (NOT implemented and NOT parameters yet; each has one home):
- *   S000  inc_min_seq() order and batching        -> inc_min_seq(), folio_inc_gen()
- *   S001  PUD-level Bloom filter + LWEES stats    -> walk_pud_range(), the
- *                                                    bloom helpers, lru_gen_look_around()
- *   S002  lru_gen_folio layout for a cache model  -> struct lru_gen_folio (no behaviour)
- *   S003  in-fault placement modes A/B/C          -> folio_add_lru(), lru_gen_folio_seq(),
- *                                                    lru_gen_set_refs(), lru_gen_refault()
- *   S004  mapped-exec promotion (and S004-alt)    -> folio_update_gen(), lru_gen_set_refs()
- * They will become fields of struct mglru_params (inc_min_seq_order, pud_filter,
- * layout_base, fault_mode, exec_promote) with entries in the parameter table.
+ * Seed toggles (struct mglru_params, docs/seeds.md); the defaults are [7.2]:
+ *   S000  inc_min_seq=base|v3        -> inc_min_seq(), inc_min_seq_v3(), __folio_inc_gen()
+ *   S003  ra_placement=A|B|C         -> folio_add_lru(), lru_gen_folio_seq(),
+ *                                       lru_gen_set_refs(), lru_gen_refault()
+ *   S004  exec_promote=0|1|alt       -> folio_update_gen(), lru_gen_set_refs()
+ *   S001  pud_filter=1               -> walk_pud_range() (pud_step, pud_done), the
+ *                                       bloom helpers, lru_gen_look_around(), walk_mm()
+ * Not yet (home): S002 lru_gen_folio layout for a cache model -> struct lru_gen_folio
+ * (no behaviour); needs the current CPU from the engine.
  */
 #ifndef MR_POLICY_MGLRU_H
 #define MR_POLICY_MGLRU_H
@@ -78,7 +77,14 @@ enum {
 	MM_LEAF_YOUNG,    /* young leaf entries */
 	MM_NONLEAF_FOUND, /* non-leaf entries found in Bloom filters */
 	MM_NONLEAF_ADDED, /* non-leaf entries added to Bloom filters */
-	NR_MM_STATS
+	NR_MM_STATS,
+	/* S001 (pud_filter=1 only): the LWEES columns */
+	MM_LEAF_ASSOCIATED = NR_MM_STATS, /* leaves whose folio passes get_pfn_folio() */
+	MM_WALK_TOTAL,        /* walks (mms) with LEAF_TOTAL > 0 */
+	MM_WALK_EMPTY,        /* such walks with LEAF_ASSOCIATED == 0 */
+	MM_LEAF_EMPTY_WALKS,  /* LEAF_TOTAL of the empty walks */
+	MM_PUD_EMPTY_SKIPPED, /* PUDs skipped by the PUD-level filter */
+	NR_MM_STATS_S001
 };
 
 #define BLOOM_FILTER_SHIFT 15
@@ -120,8 +126,8 @@ struct lru_gen_list {
 /*
  * include/linux/mmzone.h:struct lru_gen_folio. Counters are unsigned long in the kernel
  * (atomic_long_t for evicted/refaulted); nr_pages is long and can be transiently negative.
- * S002 (next issue) models the byte layout of this struct for a cache-line model; the
- * model's own layout is irrelevant to behaviour.
+ * S002 (not implemented yet) would model the byte layout of this struct for a
+ * cache-line model; the model's own layout is irrelevant to behaviour.
  */
 struct lru_gen_folio {
 	uint64_t max_seq;
@@ -152,8 +158,9 @@ struct lru_gen_mm_state {
 	uint64_t seq;
 	uint32_t head;
 	uint64_t *walked; /* bitmap over m->mms[] */
-	uint64_t stats[MAX_NR_HIST_GENS][NR_MM_STATS];
+	uint64_t stats[MAX_NR_HIST_GENS][NR_MM_STATS_S001];
 	uint64_t *filters[NR_BLOOM_FILTERS]; /* NULL until reset_bloom_filter() */
+	uint64_t *pud_filters[NR_BLOOM_FILTERS]; /* S001: the PUD level, same rules */
 };
 
 struct lruvec {
@@ -180,8 +187,13 @@ struct lru_gen_mm_walk {
 	bool force_scan;
 	/* batched nr_pages deltas (update_batch_size / reset_batch_size) */
 	int64_t nr_pages[MAX_NR_GENS][ANON_AND_FILE][MAX_NR_ZONES];
-	uint64_t mm_stats[NR_MM_STATS];
+	uint64_t mm_stats[NR_MM_STATS_S001];
 	int batched;
+	/* S001: the PUD (addr >> 30) + 1 the walk is in (0 = none), whether it is being
+	 * skipped, and whether walk_pmd_range() would return true for it */
+	uint64_t cur_pud;
+	bool cur_pud_skipped;
+	bool cur_pud_marked;
 	/* model state of walk_mm(): the engine calls back per (VMA, PUD) and (VMA, table) */
 	uint32_t mm;
 	uint64_t last_pmd;            /* highest PMD number (addr >> 21) visited, + 1 */
@@ -198,15 +210,23 @@ struct mglru_params {
 	int64_t min_ttl_ms;    /* /sys/kernel/mm/lru_gen/min_ttl_ms */
 	int64_t enabled;       /* /sys/kernel/mm/lru_gen/enabled caps */
 	int64_t lru_gen_stats; /* CONFIG_LRU_GEN_STATS: NR_HIST_GENS = 4 */
-	/*
-	 * Next issue (seed toggles; add here and to the table together):
-	 *   inc_min_seq_order  S000: 0 = baseline (tail-first, reversed), 1 = S000
-	 *   pud_filter         S001: PUD-level Bloom filter and TYFALWEES stats
-	 *   layout_base        S002: lrugen base % 64 for the cache-line model
-	 *   fault_mode         S003: A (baseline) / B (fix) / C (revert)
-	 *   exec_promote       S004: 0 off, 1 v3, 2 S004-alt (also sets PG_workingset)
-	 */
+	/* seed toggles (docs/seeds.md); the default of each is the [7.2] baseline */
+	int64_t inc_min_seq;   /* S000: INC_MIN_SEQ_BASE / INC_MIN_SEQ_V3 */
+	int64_t ra_placement;  /* S003: RA_PLACEMENT_A / _B / _C */
+	int64_t exec_promote;  /* S004: EXEC_PROMOTE_OFF / _V3 / _ALT */
+	/* model instrumentation: count cold/hot eviction inversions (docs/seeds.md) */
+	int64_t probes;
+	int64_t pud_filter;    /* S001: PUD-level Bloom filter and the LWEES stats */
 };
+
+/* S000: inc_min_seq() order (spec §5.6) */
+enum { INC_MIN_SEQ_BASE, INC_MIN_SEQ_V3 };
+/* S003: in-fault placement (spec §2.1): A = [7.2] 6cbdd9726fb5, B = the S003 fix,
+ * C = the plain revert ([6.14 ... 7.1]) */
+enum { RA_PLACEMENT_A, RA_PLACEMENT_B, RA_PLACEMENT_C };
+/* S004: mapped-exec file folios activated on first sighting (v3), or also given
+ * PG_workingset by lru_gen_set_refs() (S004-alt) */
+enum { EXEC_PROMOTE_OFF, EXEC_PROMOTE_V3, EXEC_PROMOTE_ALT };
 
 /* ---- model counters (model_counters hook) ---- */
 
@@ -215,7 +235,7 @@ struct mglru_counters {
 	uint64_t aging_passes;     /* inc_max_seq() successes: generations made */
 	uint64_t aging_nowalk;     /* aging via iterate_mm_list_nowalk() */
 	uint64_t walk_mms;         /* walk_mm() calls */
-	uint64_t walk_stats[NR_MM_STATS]; /* TYFA, summed over all lruvecs */
+	uint64_t walk_stats[NR_MM_STATS_S001]; /* TYFA(LWEES), summed over all lruvecs */
 	uint64_t walk_pmd_old;     /* PTE tables skipped: non-leaf PMD entry not young */
 	uint64_t walk_bloom_miss;  /* PTE tables skipped by the Bloom filter */
 	uint64_t walk_promoted;    /* folios promoted by the walk (folio_update_gen) */
@@ -231,6 +251,32 @@ struct mglru_counters {
 	uint64_t sorted_protected; /* sort_folio(): protected by tier */
 	uint64_t rejected;         /* evict_folios(): "don't add rejected folios to the oldest" */
 	uint64_t min_ttl_oom;      /* lru_gen_age_node() would call out_of_memory() */
+	/* S000 (all zero with inc_min_seq=base except where noted) */
+	uint64_t inc_min_seq_list_ops;     /* list operations of inc_min_seq(): one per
+					    * folio moved (base), one per promoted folio
+					    * plus one per batch splice (v3); both modes */
+	uint64_t inc_min_seq_size_updates; /* nr_pages updates of inc_min_seq(): one per
+					    * non-promoted folio (base), one per zone
+					    * batch (v3); both modes */
+	/* S003 invariant counters: placements the S003 review flags as regressions */
+	uint64_t ra_active_inactive;   /* PG_active folio added outside a fault to an
+					* inactive generation (R2/R3: rule 1 gave d = 3) */
+	uint64_t ra_rejected_min_seq;  /* rejected folio re-added at min_seq again (R1) */
+	uint64_t ra_activate_inactive; /* workingset_activate counted for a folio that
+					* lands in an inactive generation (R4) */
+	uint64_t evict_stalls;         /* debugfs '-' gave up: EVICT_STALL_PASSES passes
+					* without progress (a livelock in the kernel) */
+	/* probes=1: evictions of a folio whose last observed access is more
+	 * recent than that of the next folio evicted from the same lruvec and type */
+	uint64_t evict_inversions;
+	uint64_t evict_pairs;          /* such consecutive pairs looked at */
+	uint64_t refault_exec_file;    /* probes=1: workingset_refault_file of folios with
+					* a VM_EXEC mapping (PG_exec of the trace) */
+	/* S004 */
+	uint64_t exec_first_promoted;  /* folio_update_gen(): exec folio promoted on
+					* first sighting */
+	uint64_t exec_first_activated; /* lru_gen_set_refs(): exec folio activated on
+					* first sighting */
 };
 
 /* ---- the policy instance (p->priv) ---- */
@@ -242,11 +288,25 @@ struct mglru {
 	struct lruvec *lruvecs;     /* [m->nr_lruvecs] */
 	uint64_t *arena;            /* Bloom filters and walked[] bitmaps of all lruvecs */
 	uint32_t mm_words;          /* words of each walked[] bitmap */
+	size_t per_lv;              /* arena words per lruvec */
 	/* parameters, as the kernel sees them */
 	int swappiness;
 	uint64_t min_ttl_ns;
 	unsigned caps;
 	unsigned nr_hist_gens;
+	int inc_min_seq_mode;  /* INC_MIN_SEQ_* */
+	int ra_placement;      /* RA_PLACEMENT_* */
+	int exec_promote;      /* EXEC_PROMOTE_* */
+	bool pud_filter;       /* S001 */
+	unsigned nr_mm_stats;  /* NR_MM_STATS, or NR_MM_STATS_S001 with pud_filter */
+	/* probes: per page, trace ns of its last observed access (insertion, fd
+	 * access, young PTE consumed); per lruvec and type, that of the last eviction;
+	 * NULL when the probe is off */
+	uint64_t *last_seen;
+	uint64_t *last_evicted; /* [nr_lruvecs][ANON_AND_FILE], UINT64_MAX = none yet */
+	/* current->in_lru_fault while folio_add_lru() adds an in-fault folio (for the
+	 * S003 invariant counter ra_active_inactive, which exempts those) */
+	bool in_lru_fault;
 	/* current->reclaim_state->mm_walk: set while reclaim has a walk context */
 	bool walk_active;
 	struct lru_gen_mm_walk walk;
@@ -384,6 +444,21 @@ static inline void prefetchw_prev_lru_folio(const struct mglru *mg, uint32_t pag
 	}
 }
 
+/* S004: is_exec_file_folio(), when exec_promote is on. */
+static inline bool exec_promotes(const struct mglru *mg, const struct mr_folio *f,
+				 uint32_t vm_flags)
+{
+	return mg->exec_promote != EXEC_PROMOTE_OFF && (vm_flags & MR_VMA_EXEC) &&
+	       folio_is_file_lru(f);
+}
+
+/* probes: the model observed an access to page now. */
+static inline void mglru_seen(struct mglru *mg, uint32_t page)
+{
+	if (mg->last_seen)
+		mg->last_seen[page] = mg->m->now_ns;
+}
+
 /* Count a vmstat / memory.stat item for this lruvec (deltas may be negative). */
 static inline void mglru_count(struct mglru *mg, const struct lruvec *lv, unsigned item,
 			       int64_t delta)
@@ -431,8 +506,12 @@ bool test_bloom_filter(const struct lru_gen_mm_state *mm_state, uint64_t seq, ui
 void update_bloom_filter(struct lru_gen_mm_state *mm_state, uint64_t seq, uint64_t item);
 void reset_bloom_filter(struct mglru *mg, struct lruvec *lv, uint64_t seq);
 uint64_t pmd_item(uint32_t mm, uint64_t addr);
+uint64_t pud_item(uint32_t mm, uint64_t addr);
+bool test_bloom_filter_pud(const struct lru_gen_mm_state *mm_state, uint64_t seq,
+			   uint64_t item);
+void update_bloom_filter_pud(struct lru_gen_mm_state *mm_state, uint64_t seq, uint64_t item);
 bool suitable_to_scan(int total, int young);
-int folio_update_gen(struct mglru *mg, uint32_t page, unsigned gen);
+int folio_update_gen(struct mglru *mg, uint32_t page, unsigned gen, uint32_t vm_flags);
 int folio_inc_gen(struct mglru *mg, struct lruvec *lv, uint32_t page);
 void reset_batch_size(struct mglru *mg, struct lru_gen_mm_walk *walk);
 void lru_gen_look_around(struct mr_policy *p, const struct mr_vma *vma,
@@ -460,7 +539,7 @@ bool positive_ctrl_err(const struct ctrl_pos *sp, const struct ctrl_pos *pv);
 int get_tier_idx(struct mglru *mg, struct lruvec *lv, int type);
 int get_type_to_scan(struct mglru *mg, struct lruvec *lv, int swappiness);
 int get_swappiness(struct mglru *mg, struct lruvec *lv, const struct mr_scan_control *sc);
-bool lru_gen_set_refs(struct mglru *mg, uint32_t page);
+bool lru_gen_set_refs(struct mglru *mg, uint32_t page, uint32_t vm_flags);
 enum folio_references lru_gen_folio_check_references(struct mr_policy *p, uint32_t page,
 						     struct mr_scan_control *sc);
 uint64_t evict_folios(struct mglru *mg, uint64_t nr_to_scan, struct lruvec *lv,

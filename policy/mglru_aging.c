@@ -51,6 +51,15 @@ uint64_t pmd_item(uint32_t mm, uint64_t addr)
 	return ((uint64_t)mm << 32) | ((addr >> MR_PMD_SHIFT) << 3);
 }
 
+/*
+ * S001: the PUD key, mm ^ (addr & PUD_MASK) in the kernel (the mm_struct pointer). The
+ * model's mm "pointer" is a kernel-like address per mm (mm_structs ~1 KiB apart).
+ */
+uint64_t pud_item(uint32_t mm, uint64_t addr)
+{
+	return (0xffff888000000000ull + ((uint64_t)mm << 10)) ^ (addr & ~((1ull << MR_PUD_SHIFT) - 1));
+}
+
 /* mm/vmscan.c:get_item_key(): k = 2 keys from hash_ptr(item, 30) (include/linux/hash.h). */
 void get_item_key(uint64_t item, unsigned key[2])
 {
@@ -97,12 +106,42 @@ void reset_bloom_filter(struct mglru *mg, struct lruvec *lv, uint64_t seq)
 	unsigned gen = filter_gen_from_seq(seq);
 	struct lru_gen_mm_state *mm_state = &lv->mm_state;
 
-	if (!mm_state->filters[gen]) {
-		size_t per_lv = (size_t)NR_BLOOM_FILTERS * BLOOM_FILTER_WORDS + mg->mm_words;
-
-		mm_state->filters[gen] = mg->arena + lv->id * per_lv + gen * BLOOM_FILTER_WORDS;
-	}
+	if (!mm_state->filters[gen])
+		mm_state->filters[gen] = mg->arena + lv->id * mg->per_lv + gen * BLOOM_FILTER_WORDS;
 	memset(mm_state->filters[gen], 0, BLOOM_FILTER_WORDS * sizeof(uint64_t));
+
+	/* S001: both levels */
+	if (!mg->pud_filter)
+		return;
+	if (!mm_state->pud_filters[gen])
+		mm_state->pud_filters[gen] = mg->arena + lv->id * mg->per_lv +
+					     NR_BLOOM_FILTERS * BLOOM_FILTER_WORDS + mg->mm_words +
+					     gen * BLOOM_FILTER_WORDS;
+	memset(mm_state->pud_filters[gen], 0, BLOOM_FILTER_WORDS * sizeof(uint64_t));
+}
+
+/* S001: test_bloom_filter() / update_bloom_filter() of the PUD level */
+bool test_bloom_filter_pud(const struct lru_gen_mm_state *mm_state, uint64_t seq, uint64_t item)
+{
+	unsigned key[2];
+	const uint64_t *filter = mm_state->pud_filters[filter_gen_from_seq(seq)];
+
+	if (!filter)
+		return true;
+	get_item_key(item, key);
+	return test_bit64(filter, key[0]) && test_bit64(filter, key[1]);
+}
+
+void update_bloom_filter_pud(struct lru_gen_mm_state *mm_state, uint64_t seq, uint64_t item)
+{
+	unsigned key[2];
+	uint64_t *filter = mm_state->pud_filters[filter_gen_from_seq(seq)];
+
+	if (!filter)
+		return;
+	get_item_key(item, key);
+	filter[key[0] / 64] |= 1ull << (key[0] % 64);
+	filter[key[1] / 64] |= 1ull << (key[1] % 64);
 }
 
 /* ---- mm_struct list ---- */
@@ -144,15 +183,15 @@ static void reset_mm_stats(struct mglru *mg, struct lru_gen_mm_walk *walk, bool 
 	unsigned hist = lru_hist_from_seq(mg, walk->seq);
 	int i;
 
-	for (i = 0; i < NR_MM_STATS; i++) {
+	for (i = 0; i < (int)mg->nr_mm_stats; i++) {
 		mm_state->stats[hist][i] += walk->mm_stats[i];
 		mg->stat.walk_stats[i] += walk->mm_stats[i];
-		walk->mm_stats[i] = 0;
 	}
+	memset(walk->mm_stats, 0, sizeof(walk->mm_stats));
 
 	if (mg->nr_hist_gens > 1 && last) {
 		hist = lru_hist_from_seq(mg, walk->seq + 1);
-		for (i = 0; i < NR_MM_STATS; i++)
+		for (i = 0; i < (int)mg->nr_mm_stats; i++)
 			mm_state->stats[hist][i] = 0;
 	}
 }
@@ -228,9 +267,10 @@ static bool iterate_mm_list_nowalk(struct mglru *mg, struct lruvec *lv, uint64_t
  * sighting only sets PG_referenced; a folio already referenced (or workingset) is
  * promoted to gen, with PG_workingset, by rewriting its gen field only (lazy sorting).
  * Returns the old generation, or -1 when not promoted.
- * S004 (next issue): a VM_EXEC-mapped file folio is promoted on the first sighting.
+ * S004 (exec_promote on): a file folio found young through a VM_EXEC mapping
+ * (vm_flags) is promoted on the first sighting too.
  */
-int folio_update_gen(struct mglru *mg, uint32_t page, unsigned gen)
+int folio_update_gen(struct mglru *mg, uint32_t page, unsigned gen, uint32_t vm_flags)
 {
 	struct mr_folio *f = &mg->m->folios[page];
 	struct lru_gen_page *pg = &mg->pages[page];
@@ -240,11 +280,18 @@ int folio_update_gen(struct mglru *mg, uint32_t page, unsigned gen)
 
 	/* see the comment on LRU_REFS_FLAGS */
 	if (!folio_test(f, MR_PG_REFERENCED | MR_PG_WORKINGSET)) {
+		/* Activate file-backed executable folios after first usage. */
+		if (exec_promotes(mg, f, vm_flags)) {
+			if (pg->gen)
+				mg->stat.exec_first_promoted++;
+			goto promote;
+		}
 		pg->refs = 0;
 		f->flags |= MR_PG_REFERENCED;
 		return -1;
 	}
 
+promote:
 	/* lru_gen_del_folio() has isolated this page? */
 	if (!pg->gen)
 		return -1;
@@ -258,32 +305,49 @@ int folio_update_gen(struct mglru *mg, uint32_t page, unsigned gen)
 }
 
 /*
- * mm/vmscan.c:folio_inc_gen() [7.2]: move a folio of the oldest generation to the next
- * one, clearing LRU_REFS_FLAGS (PG_workingset stays); a folio the walk already promoted
- * keeps its generation. ([7.0] also took reclaiming to set PG_reclaim; [7.2] leaves
- * dirty folios to shrink_folio_list().)
- * S000 (next issue) splits this into __folio_inc_gen() (flags only) and this wrapper.
+ * mm/vmscan.c:__folio_inc_gen() (S000): the flag half of folio_inc_gen(). A folio the
+ * walk already promoted keeps its generation (*increased = false); otherwise it moves
+ * from old_gen to old_gen + 1 with LRU_REFS_FLAGS cleared (PG_workingset stays) and
+ * *increased = true. The caller adjusts the sizes.
  */
-int folio_inc_gen(struct mglru *mg, struct lruvec *lv, uint32_t page)
+static int __folio_inc_gen(struct mglru *mg, uint32_t page, int old_gen, bool *increased)
 {
 	struct mr_folio *f = &mg->m->folios[page];
 	struct lru_gen_page *pg = &mg->pages[page];
-	int type = folio_is_file_lru(f);
-	int old_gen = (int)lru_gen_from_seq(lv->lrugen.min_seq[type]);
 	int new_gen = (int)pg->gen - 1;
 
 	MR_WARN_ON_ONCE(!pg->gen);
 
 	/* folio_update_gen() has promoted this page? */
-	if (new_gen >= 0 && new_gen != old_gen)
+	if (new_gen >= 0 && new_gen != old_gen) {
+		*increased = false;
 		return new_gen;
+	}
 
 	new_gen = (old_gen + 1) % MAX_NR_GENS;
 	pg->gen = (uint8_t)(new_gen + 1);
 	pg->refs = 0;
 	f->flags &= ~MR_PG_REFERENCED;
+	*increased = true;
+	return new_gen;
+}
 
-	lru_gen_update_size(mg, lv, page, old_gen, new_gen);
+/*
+ * mm/vmscan.c:folio_inc_gen() [7.2]: move a folio of the oldest generation to the next
+ * one, clearing LRU_REFS_FLAGS (PG_workingset stays); a folio the walk already promoted
+ * keeps its generation. ([7.0] also took reclaiming to set PG_reclaim; [7.2] leaves
+ * dirty folios to shrink_folio_list().) S000 splits it into __folio_inc_gen() (flags
+ * only) and this wrapper, which adjusts the sizes; both give the same results.
+ */
+int folio_inc_gen(struct mglru *mg, struct lruvec *lv, uint32_t page)
+{
+	const struct mr_folio *f = &mg->m->folios[page];
+	int old_gen = (int)lru_gen_from_seq(lv->lrugen.min_seq[folio_is_file_lru(f)]);
+	bool increased;
+	int new_gen = __folio_inc_gen(mg, page, old_gen, &increased);
+
+	if (increased)
+		lru_gen_update_size(mg, lv, page, old_gen, new_gen);
 	return new_gen;
 }
 
@@ -367,7 +431,7 @@ bool suitable_to_scan(int total, int young)
  * the rmap path without one, lru_gen_set_refs() and folio_activate().
  */
 static void walk_update_folio(struct mglru *mg, struct lru_gen_mm_walk *walk, uint32_t page,
-			      unsigned new_gen, bool dirty)
+			      unsigned new_gen, bool dirty, uint32_t vm_flags)
 {
 	struct mr_folio *f;
 	int old_gen;
@@ -382,12 +446,12 @@ static void walk_update_folio(struct mglru *mg, struct lru_gen_mm_walk *walk, ui
 		f->flags |= MR_PG_DIRTY; /* folio_mark_dirty() */
 
 	if (walk) {
-		old_gen = folio_update_gen(mg, page, new_gen);
+		old_gen = folio_update_gen(mg, page, new_gen, vm_flags);
 		if (old_gen >= 0 && old_gen != (int)new_gen) {
 			update_batch_size(walk, f, old_gen, (int)new_gen);
 			mg->stat.walk_promoted++;
 		}
-	} else if (lru_gen_set_refs(mg, page)) {
+	} else if (lru_gen_set_refs(mg, page, vm_flags)) {
 		old_gen = folio_lru_gen(mg, page);
 		if (old_gen >= 0 && old_gen != (int)new_gen)
 			folio_activate(mg, page);
@@ -400,8 +464,8 @@ static void walk_update_folio(struct mglru *mg, struct lru_gen_mm_walk *walk, ui
  * this lruvec (get_pfn_folio), and its A bit test-and-cleared. Totals accumulate in the
  * walk until the table is finished (finish_pte_table).
  */
-static void walk_pte_range(struct mglru *mg, struct mr_pte_table *pt, unsigned first,
-			   unsigned last)
+static void walk_pte_range(struct mglru *mg, const struct mr_vma *vma, struct mr_pte_table *pt,
+			   unsigned first, unsigned last)
 {
 	struct lru_gen_mm_walk *walk = &mg->walk;
 	const struct lruvec *lv = walk->lruvec;
@@ -427,11 +491,12 @@ static void walk_pte_range(struct mglru *mg, struct mr_pte_table *pt, unsigned f
 		/* get_pfn_folio() */
 		if (folio_lru_gen(mg, page) < 0 || f->lruvec != lv->id)
 			continue;
+		walk->mm_stats[MM_LEAF_ASSOCIATED]++; /* S001; flushed only with pud_filter */
 		/* ptep_clear_young_notify() */
 		pt->bits[i] &= (uint8_t)~MR_PTE_YOUNG;
 
 		if (last_folio != page) {
-			walk_update_folio(mg, walk, last_folio, gen, dirty);
+			walk_update_folio(mg, walk, last_folio, gen, dirty, vma->flags);
 			last_folio = page;
 			dirty = false;
 		}
@@ -442,7 +507,7 @@ static void walk_pte_range(struct mglru *mg, struct mr_pte_table *pt, unsigned f
 		walk->mm_stats[MM_LEAF_YOUNG]++;
 	}
 
-	walk_update_folio(mg, walk, last_folio, gen, dirty);
+	walk_update_folio(mg, walk, last_folio, gen, dirty, vma->flags);
 }
 
 /* The end of walk_pte_range() for the table in progress, and the rest of the
@@ -453,12 +518,52 @@ static void finish_pte_table(struct mglru *mg)
 
 	if (walk->cur_state == PTE_TABLE_SCANNING &&
 	    suitable_to_scan(walk->cur_total, walk->cur_young)) {
+		walk->cur_pud_marked = true; /* S001 (c) */
 		walk->mm_stats[MM_NONLEAF_ADDED]++;
 		/* carry over to the next generation */
 		update_bloom_filter(&walk->lruvec->mm_state, walk->seq + 1,
 				    pmd_item(walk->mm, walk->cur_pmd << MR_PMD_SHIFT));
 	}
 	walk->cur_state = PTE_TABLE_NONE;
+}
+
+/*
+ * S001: the end of one PUD of walk_pud_range()'s loop: when walk_pmd_range() would have
+ * returned true for it ((b) a young non-leaf PMD entry, (c) a suitable PTE table; the
+ * model has no THPs for (a)), carry it over to the PUD filter of the next generation.
+ */
+static void pud_done(struct mglru *mg, struct lru_gen_mm_walk *walk)
+{
+	if (walk->cur_pud && !walk->cur_pud_skipped && walk->cur_pud_marked)
+		update_bloom_filter_pud(&walk->lruvec->mm_state, walk->seq + 1,
+					pud_item(walk->mm, (walk->cur_pud - 1) << MR_PUD_SHIFT));
+	walk->cur_pud = 0;
+	walk->cur_pud_marked = false;
+	walk->cur_pud_skipped = false;
+}
+
+/*
+ * S001: the engine calls pud_entry once per (VMA, PUD); a new PUD ends the previous one
+ * (its last PTE table first) and is tested against the PUD filter of walk->seq unless
+ * the walk is forced. Returns true to skip it (and the further VMAs in it).
+ */
+static bool pud_step(struct mglru *mg, struct lru_gen_mm_walk *walk, uint64_t addr)
+{
+	uint64_t pud = (addr >> MR_PUD_SHIFT) + 1;
+
+	if (pud == walk->cur_pud)
+		return walk->cur_pud_skipped;
+
+	finish_pte_table(mg);
+	pud_done(mg, walk);
+	walk->cur_pud = pud;
+	if (!walk->force_scan &&
+	    !test_bloom_filter_pud(&walk->lruvec->mm_state, walk->seq, pud_item(walk->mm, addr))) {
+		walk->cur_pud_skipped = true;
+		walk->mm_stats[MM_PUD_EMPTY_SKIPPED]++;
+		return true;
+	}
+	return false;
 }
 
 /*
@@ -471,7 +576,8 @@ static void finish_pte_table(struct mglru *mg)
  *    leaf (MM_LEAF_TOTAL). The engine calls back only for present ones, so every PMD
  *    entry of the VMA's range in this PUD not visited yet is counted here, and
  *    walk_pmd_range() takes back the present ones.
- * S001 (next issue): the PUD-level Bloom filter test goes here (return 1 to skip).
+ * S001 (pud_filter=1): an unforced walk skips a PUD the PUD-level filter of this
+ * generation does not hold (MM_PUD_EMPTY_SKIPPED); see pud_step().
  */
 static int walk_pud_range(void *arg, const struct mr_vma *vma, uint64_t addr)
 {
@@ -480,6 +586,9 @@ static int walk_pud_range(void *arg, const struct mr_vma *vma, uint64_t addr)
 	uint64_t start = vma->start > addr ? vma->start : addr;
 	uint64_t end = vma->end < addr + PUD_SIZE ? vma->end : addr + PUD_SIZE;
 	uint64_t lo, hi;
+
+	if (mg->pud_filter && pud_step(mg, walk, addr))
+		return 1;
 
 	if (walk->batched >= MAX_LRU_BATCH)
 		reset_batch_size(mg, walk);
@@ -520,10 +629,9 @@ static int walk_pmd_range(void *arg, const struct mr_vma *vma, struct mr_pte_tab
 	struct lru_gen_mm_walk *walk = &mg->walk;
 	uint64_t pmd = pt->addr >> MR_PMD_SHIFT;
 
-	(void)vma;
 	if (walk->cur_state != PTE_TABLE_NONE && pmd == walk->cur_pmd) {
 		if (walk->cur_state == PTE_TABLE_SCANNING)
-			walk_pte_range(mg, pt, first, last);
+			walk_pte_range(mg, vma, pt, first, last);
 		return 0;
 	}
 
@@ -541,6 +649,7 @@ static int walk_pmd_range(void *arg, const struct mr_vma *vma, struct mr_pte_tab
 		}
 		/* walk_pmd_range_locked(): pmdp_test_and_clear_young() */
 		pt->pmd_young = 0;
+		walk->cur_pud_marked = true; /* S001 (b) */
 	}
 
 	if (!walk->force_scan &&
@@ -554,7 +663,7 @@ static int walk_pmd_range(void *arg, const struct mr_vma *vma, struct mr_pte_tab
 	walk->cur_state = PTE_TABLE_SCANNING;
 	walk->cur_total = 0;
 	walk->cur_young = 0;
-	walk_pte_range(mg, pt, first, last);
+	walk_pte_range(mg, vma, pt, first, last);
 	return 0;
 }
 
@@ -575,9 +684,24 @@ static void walk_mm(struct mglru *mg, uint32_t mm, struct lru_gen_mm_walk *walk)
 	walk->mm = mm;
 	walk->last_pmd = 0;
 	walk->cur_state = PTE_TABLE_NONE;
+	walk->cur_pud = 0;
 
 	mg->m->ops->walk_mm(mg->m, mm, &mglru_walk_ops, mg);
 	finish_pte_table(mg);
+
+	if (mg->pud_filter) {
+		uint64_t *st = walk->mm_stats;
+
+		pud_done(mg, walk);
+		/* S001: walks that found leaves but none of this lruvec's */
+		if (st[MM_LEAF_TOTAL]) {
+			st[MM_WALK_TOTAL]++;
+			if (!st[MM_LEAF_ASSOCIATED]) {
+				st[MM_WALK_EMPTY]++;
+				st[MM_LEAF_EMPTY_WALKS] += st[MM_LEAF_TOTAL];
+			}
+		}
+	}
 
 	if (walk->batched)
 		reset_batch_size(mg, walk);
@@ -591,7 +715,7 @@ static void walk_mm(struct mglru *mg, uint32_t mm, struct lru_gen_mm_walk *walk)
  * PTEs around it within the PMD and the VMA, update the young folios of the same
  * lruvec (walk_update_folio), and feed the PMD entry to the Bloom filter of max_seq if
  * the scan was cache-line efficient. Differs: no PTL contention and no VM_SPECIAL VMAs.
- * S001 (next issue): also feeds the PUD key.
+ * S001 (pud_filter=1): also feeds the PUD key.
  */
 void lru_gen_look_around(struct mr_policy *p, const struct mr_vma *vma,
 			 struct mr_pte_table *pt, unsigned slot)
@@ -652,7 +776,7 @@ void lru_gen_look_around(struct mr_policy *p, const struct mr_vma *vma,
 		pt->bits[s] &= (uint8_t)~MR_PTE_YOUNG;
 
 		if (last != page) {
-			walk_update_folio(mg, walk, last, gen, dirty);
+			walk_update_folio(mg, walk, last, gen, dirty, vma->flags);
 			last = page;
 			dirty = false;
 		}
@@ -661,17 +785,132 @@ void lru_gen_look_around(struct mr_policy *p, const struct mr_vma *vma,
 		young++;
 	}
 
-	walk_update_folio(mg, walk, last, gen, dirty);
+	walk_update_folio(mg, walk, last, gen, dirty, vma->flags);
 	mg->stat.look_around_young += (uint64_t)(young - 1);
 
 	/* feedback from rmap walkers to page table walkers */
 	if (suitable_to_scan(i, young)) {
 		update_bloom_filter(&lv->mm_state, max_seq, pmd_item(pt->mm, pt->addr));
+		if (mg->pud_filter) /* S001 */
+			update_bloom_filter_pud(&lv->mm_state, max_seq, pud_item(pt->mm, pt->addr));
 		mg->stat.look_around_bloom++;
 	}
 }
 
 /* ---- generations ---- */
+
+/*
+ * Move the run of folios from the head of list src up to and including last to the tail
+ * of list dst (list_cut_position() + list_splice_tail()): one list operation in the
+ * kernel. The model also rewrites each moved folio's list field.
+ */
+static void lru_gen_splice_head_to_tail(struct mglru *mg, struct lru_gen_list *src,
+					struct lru_gen_list *dst, unsigned dst_gen, uint32_t last)
+{
+	uint32_t first = src->head, next = mg->pages[last].next, page;
+
+	for (page = first;; page = mg->pages[page].next) {
+		mg->pages[page].list = (uint8_t)(dst_gen + 1);
+		if (page == last)
+			break;
+	}
+	/* cut */
+	src->head = next;
+	if (next == MR_NONE)
+		src->tail = MR_NONE;
+	else
+		mg->pages[next].prev = MR_NONE;
+	/* splice at the tail */
+	mg->pages[last].next = MR_NONE;
+	if (dst->tail == MR_NONE) {
+		mg->pages[first].prev = MR_NONE;
+		dst->head = first;
+	} else {
+		mg->pages[first].prev = dst->tail;
+		mg->pages[dst->tail].next = first;
+	}
+	dst->tail = last;
+	mg->stat.inc_min_seq_list_ops++;
+}
+
+/*
+ * S000 (seed 000, v3) folio loop of inc_min_seq(), spec §5.6: walk the oldest list from
+ * the head; runs of non-promoted folios stay in place and are spliced, in order, onto
+ * the tail of old_gen + 1 whenever a promoted folio interrupts them (which goes to the
+ * head of its own generation) and at the end; nr_pages moves once per zone; protected
+ * counts only the non-promoted. Returns false after MAX_LRU_BATCH folios (restart).
+ */
+static bool inc_min_seq_v3(struct mglru *mg, struct lruvec *lv, int type, unsigned hist,
+			   unsigned old_gen)
+{
+	struct lru_gen_folio *lrugen = &lv->lrugen;
+	unsigned new_gen = (old_gen + 1) % MAX_NR_GENS;
+	int remaining = MAX_LRU_BATCH;
+	int zone;
+
+	for (zone = 0; zone < MAX_NR_ZONES; zone++) {
+		struct lru_gen_list *head = &lrugen->folios[old_gen][type][zone];
+		struct lru_gen_list *target = &lrugen->folios[new_gen][type][zone];
+		uint32_t pos = head->head, batch_end = MR_NONE;
+		int64_t delta = 0;
+
+		while (pos != MR_NONE) {
+			uint32_t page = pos;
+			const struct mr_folio *f = &mg->m->folios[page];
+			int refs = folio_lru_refs(mg, page);
+			bool workingset = folio_test(f, MR_PG_WORKINGSET);
+			bool increased;
+			int gen;
+
+			pos = mg->pages[page].next;
+			if (pos != MR_NONE) {
+				__builtin_prefetch(&mg->pages[pos], 1);
+				__builtin_prefetch(&mg->m->folios[pos], 1);
+			}
+
+			MR_WARN_ON_ONCE(folio_test(f, MR_PG_UNEVICTABLE));
+			MR_WARN_ON_ONCE(folio_test(f, MR_PG_ACTIVE));
+			MR_WARN_ON_ONCE(folio_is_file_lru(f) != type);
+			MR_WARN_ON_ONCE(folio_zonenum(f) != zone);
+
+			gen = __folio_inc_gen(mg, page, (int)old_gen, &increased);
+			mg->stat.inc_min_seq_moved++;
+			mg->stat.aging_cost++;
+			if (increased) {
+				delta += 1; /* folio_nr_pages() */
+				batch_end = page;
+				/* don't count the workingset being lazily promoted */
+				if (refs + workingset != (1 << LRU_REFS_WIDTH) + 1) {
+					int tier = lru_tier_from_refs(refs, workingset);
+
+					lrugen->protected[hist][type][tier] += 1;
+				}
+			} else {
+				if (batch_end != MR_NONE)
+					lru_gen_splice_head_to_tail(mg, head, target, new_gen,
+								    batch_end);
+				batch_end = MR_NONE;
+				/* list_move(): the head of the generation it was promoted to */
+				lru_gen_list_del(mg, lv, page);
+				lru_gen_list_add(mg, lv, page, (unsigned)gen, false);
+				mg->stat.inc_min_seq_list_ops++;
+			}
+			if (!--remaining)
+				break;
+		}
+		if (batch_end != MR_NONE)
+			lru_gen_splice_head_to_tail(mg, head, target, new_gen, batch_end);
+		if (delta) {
+			/* both generations are inactive: no active/inactive change */
+			lrugen->nr_pages[old_gen][type][zone] -= delta;
+			lrugen->nr_pages[new_gen][type][zone] += delta;
+			mg->stat.inc_min_seq_size_updates++;
+		}
+		if (!remaining)
+			return false;
+	}
+	return true;
+}
 
 /*
  * mm/vmscan.c:inc_min_seq() [7.2] baseline: retire the oldest generation of a type with
@@ -681,8 +920,7 @@ void lru_gen_look_around(struct mr_policy *p, const struct mr_vma *vma,
  * protected, promoted or not. After MAX_LRU_BATCH folios it returns false and
  * inc_max_seq() restarts it. A type that is not evictable (anon at swappiness 0, file
  * at 201) only has its min_seq advanced.
- * S000 (next issue): head-to-tail order with batched splices, promoted folios to the
- * head of their generation, and no protected counting for them.
+ * With inc_min_seq=v3 (S000) inc_min_seq_v3() does the folio loop instead.
  */
 bool inc_min_seq(struct mglru *mg, struct lruvec *lv, int type, int swappiness)
 {
@@ -699,6 +937,12 @@ bool inc_min_seq(struct mglru *mg, struct lruvec *lv, int type, int swappiness)
 	/* For anon type, skip the check if swappiness is zero (file only) */
 	if (!type && !swappiness)
 		goto skip;
+
+	if (mg->inc_min_seq_mode == INC_MIN_SEQ_V3) {
+		if (!inc_min_seq_v3(mg, lv, type, hist, old_gen))
+			return false;
+		goto done;
+	}
 
 	/* prevent cold/hot inversion if the type is evictable */
 	for (zone = 0; zone < MAX_NR_ZONES; zone++) {
@@ -718,11 +962,14 @@ bool inc_min_seq(struct mglru *mg, struct lruvec *lv, int type, int swappiness)
 			MR_WARN_ON_ONCE(folio_is_file_lru(f) != type);
 			MR_WARN_ON_ONCE(folio_zonenum(f) != zone);
 
+			if (folio_lru_gen(mg, page) == (int)old_gen)
+				mg->stat.inc_min_seq_size_updates++;
 			new_gen = folio_inc_gen(mg, lv, page);
 			/* list_move_tail() */
 			lru_gen_list_del(mg, lv, page);
 			lru_gen_list_add(mg, lv, page, (unsigned)new_gen, true);
 			mg->stat.inc_min_seq_moved++;
+			mg->stat.inc_min_seq_list_ops++;
 			mg->stat.aging_cost++;
 
 			/* don't count the workingset being lazily promoted */

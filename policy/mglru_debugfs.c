@@ -76,15 +76,16 @@ static void lru_gen_seq_show_full(struct out *o, struct mglru *mg, struct lruvec
 	}
 
 	out_printf(o, "                      ");
-	for (i = 0; i < NR_MM_STATS; i++) {
-		const char *s = "xxxx";
+	for (i = 0; i < (int)mg->nr_mm_stats; i++) {
+		/* S001 extends the letters to TYFALWEES */
+		const char *s = "xxxxxxxxx";
 		uint64_t n = 0;
 
 		if (seq == max_seq && mg->nr_hist_gens == 1) {
-			s = "TYFA";
+			s = "TYFALWEES";
 			n = mm_state->stats[hist][i];
 		} else if (seq != max_seq && mg->nr_hist_gens > 1) {
-			s = "tyfa";
+			s = "tyfalwees";
 			n = mm_state->stats[hist][i];
 		}
 
@@ -185,13 +186,36 @@ static int run_aging(struct mglru *mg, struct lruvec *lv, uint64_t seq, int swap
 	return 0;
 }
 
-/* mm/vmscan.c:run_eviction(): evict until min_gen is gone, nr_to_reclaim pages are
- * reclaimed, or nothing more is scanned. */
+/* Pages on the oldest generation lists of the evictable types. */
+static int64_t oldest_pages(const struct lruvec *lv, int swappiness)
+{
+	int64_t n = 0;
+	int type, zone;
+
+	for (type = min_type(swappiness); type <= max_type(swappiness); type++)
+		for (zone = 0; zone < MAX_NR_ZONES; zone++)
+			n += lv->lrugen.nr_pages[lru_gen_from_seq(lv->lrugen.min_seq[type])][type]
+					       [zone];
+	return n;
+}
+
+/* Model stand-in for signal_pending(): passes without progress before '-' gives up. */
+#define EVICT_STALL_PASSES 16
+
+/*
+ * mm/vmscan.c:run_eviction(): evict until min_gen is gone, nr_to_reclaim pages are
+ * reclaimed, or nothing more is scanned. Differs: the kernel loops until a signal when
+ * passes keep scanning folios that go back to the oldest generation (S003 mode B, R1/R2:
+ * a livelock); the model stops after EVICT_STALL_PASSES passes in a row that reclaimed
+ * nothing, advanced no min_seq and left the oldest generations no smaller, and counts
+ * mglru_evict_stalls.
+ */
 static int run_eviction(struct mglru *mg, struct lruvec *lv, uint64_t seq,
 			struct mr_scan_control *sc, int swappiness, uint64_t nr_to_reclaim,
 			struct mr_error *err)
 {
 	uint64_t max_seq = lv->lrugen.max_seq;
+	int stalls = 0;
 
 	if (seq + MIN_NR_GENS > max_seq)
 		return mr_error_set(err, MR_EINVAL,
@@ -202,6 +226,11 @@ static int run_eviction(struct mglru *mg, struct lruvec *lv, uint64_t seq,
 	sc->nr_reclaimed = 0;
 
 	for (;;) {
+		uint64_t reclaimed = sc->nr_reclaimed;
+		uint64_t min_anon = lv->lrugen.min_seq[LRU_GEN_ANON];
+		uint64_t min_file = lv->lrugen.min_seq[LRU_GEN_FILE];
+		int64_t oldest = oldest_pages(lv, swappiness);
+
 		if (seq < evictable_min_seq(lv->lrugen.min_seq, swappiness))
 			return 0;
 
@@ -210,6 +239,17 @@ static int run_eviction(struct mglru *mg, struct lruvec *lv, uint64_t seq,
 
 		if (!evict_folios(mg, nr_to_reclaim - sc->nr_reclaimed, lv, sc, swappiness))
 			return 0;
+
+		if (sc->nr_reclaimed == reclaimed && lv->lrugen.min_seq[LRU_GEN_ANON] == min_anon &&
+		    lv->lrugen.min_seq[LRU_GEN_FILE] == min_file &&
+		    oldest_pages(lv, swappiness) >= oldest) {
+			if (++stalls >= EVICT_STALL_PASSES) {
+				mg->stat.evict_stalls++;
+				return 0;
+			}
+		} else {
+			stalls = 0;
+		}
 	}
 }
 

@@ -159,21 +159,33 @@ int get_swappiness(struct mglru *mg, struct lruvec *lv, const struct mr_scan_con
  * folio_referenced(): the first sighting sets PG_referenced (KEEP); a later one
  * promotes on the second access (refs > 1: PG_workingset, LRU_REFS_FLAGS cleared) or
  * else calls folio_mark_accessed(); either way ACTIVATE.
- * S003 (next issue): modes B/C set PG_workingset on every later sighting.
- * S004 (next issue): a first sighting in a VM_EXEC mapping of a file folio activates.
+ * S003 (ra_placement B/C): every later sighting sets PG_workingset.
+ * S004 (exec_promote): a first sighting of a file folio through a VM_EXEC mapping
+ * (vm_flags: of the VMAs folio_referenced() found it young in, or the look-around VMA)
+ * activates (v3); S004-alt also sets PG_workingset (LRU_REFS_FLAGS cleared, as on the
+ * second sighting), so the re-add lands at max_seq.
  */
-bool lru_gen_set_refs(struct mglru *mg, uint32_t page)
+bool lru_gen_set_refs(struct mglru *mg, uint32_t page, uint32_t vm_flags)
 {
 	struct mr_folio *f = &mg->m->folios[page];
 
 	/* see the comment on LRU_REFS_FLAGS */
 	if (!folio_test(f, MR_PG_REFERENCED | MR_PG_WORKINGSET)) {
 		folio_set_lru_refs_flags(mg, page, true, 0);
+		/* Activate file-backed executable folios after first usage. */
+		if (exec_promotes(mg, f, vm_flags)) {
+			mg->stat.exec_first_activated++;
+			if (mg->exec_promote == EXEC_PROMOTE_ALT) {
+				folio_set_lru_refs_flags(mg, page, false, 0);
+				f->flags |= MR_PG_WORKINGSET;
+			}
+			return true;
+		}
 		return false;
 	}
 
 	/* Promote on second access */
-	if (folio_lru_refs(mg, page) > 1) {
+	if (mg->ra_placement != RA_PLACEMENT_A || folio_lru_refs(mg, page) > 1) {
 		f->flags |= MR_PG_WORKINGSET;
 		folio_set_lru_refs_flags(mg, page, false, 0);
 	} else {
@@ -202,7 +214,7 @@ enum folio_references lru_gen_folio_check_references(struct mr_policy *p, uint32
 	if (!referenced_ptes)
 		return FOLIOREF_RECLAIM;
 
-	return lru_gen_set_refs(mglru_of(p), page) ? FOLIOREF_ACTIVATE : FOLIOREF_KEEP;
+	return lru_gen_set_refs(mglru_of(p), page, vm_flags) ? FOLIOREF_ACTIVATE : FOLIOREF_KEEP;
 }
 
 /* workingset_eviction() for shrink_folio_list() */
@@ -483,6 +495,9 @@ retry:
 			folio_set_lru_refs_flags(mg, page, false, 0);
 			f->flags |= MR_PG_ACTIVE;
 			mg->stat.rejected++;
+			/* model invariant (S003 R1): the rule must not put it back there */
+			if (lru_gen_folio_seq(mg, lv, page, false) == lrugen->min_seq[type])
+				mg->stat.ra_rejected_min_seq++;
 		}
 		list.pages[kept++] = page;
 	}

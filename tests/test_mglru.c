@@ -70,6 +70,14 @@ static void env_start_stats(struct env *e, uint32_t nr_pages)
 	env_init(e);
 }
 
+/* Start with one seed toggle set (pm_policy_set() by name). */
+static void env_start_set(struct env *e, uint32_t nr_pages, const char *name, int64_t v)
+{
+	env_open(e, nr_pages, 1);
+	CHECK_EQ_U64(pm_policy_set(e->p, name, v), 0);
+	env_init(e);
+}
+
 /* The invariant checker runs after every scenario. */
 static void env_close(struct env *e)
 {
@@ -571,6 +579,111 @@ static void test_scenario_3(void)
 	env_close(&e);
 }
 
+/* ---- S000 (inc_min_seq=v3): scenarios 1-3, the seed halves ---- */
+
+static void test_s000_scenario_1(int stats)
+{
+	struct env e;
+	enum { A, B, C, X };
+
+	env_open(&e, 4, 1);
+	CHECK_EQ_U64(pm_policy_set(e.p, "inc_min_seq", INC_MIN_SEQ_V3), 0);
+	if (stats)
+		CHECK_EQ_U64(pm_policy_set(e.p, "lru_gen_stats", 1), 0);
+	env_init(&e);
+	place(&e, A, PM_FILE, 0);
+	place(&e, B, PM_FILE, 0);
+	place(&e, C, PM_FILE, 0);
+	place(&e, X, PM_FILE, 1);
+	e.lv->lrugen.avg_total[FILE_T][0] = 1;
+	CHECK_EQ_U64(age(&e, 60, 1), 0);
+	/* order kept: eviction order C, B, A, X */
+	CHECK_LIST(&e, 1, FILE_T, X, A, B, C);
+	CHECK_EMPTY(&e, 0, FILE_T);
+	CHECK_EQ_U64(e.lv->lrugen.nr_pages[0][FILE_T][0], 0);
+	CHECK_EQ_U64(e.lv->lrugen.nr_pages[1][FILE_T][0], 4);
+	CHECK_EQ_U64(e.lv->lrugen.avg_total[FILE_T][0], 2); /* protected += 3, folded */
+	CHECK_EQ_U64(e.lv->lrugen.min_seq[FILE_T], 1);
+	CHECK_EQ_U64(stat0(&e, MR_VM_NR_INACTIVE_FILE), 4);
+	CHECK_EQ_U64(stat0(&e, MR_VM_NR_ACTIVE_FILE), 0);
+	CHECK_EQ_U64(e.mg->stat.inc_min_seq_moved, 3);
+	CHECK_EQ_U64(e.mg->stat.inc_min_seq_list_ops, 1);     /* one splice */
+	CHECK_EQ_U64(e.mg->stat.inc_min_seq_size_updates, 1); /* one batch */
+	env_close(&e);
+}
+
+static void test_s000_scenario_2(void)
+{
+	struct env e;
+	enum { A, P, C, Y };
+
+	env_start_set(&e, 4, "inc_min_seq", INC_MIN_SEQ_V3);
+	place(&e, A, PM_FILE, 0);
+	place(&e, P, PM_FILE, 0);
+	place(&e, C, PM_FILE, 0);
+	place(&e, Y, PM_FILE, 3);
+	CHECK_EQ_U64(mglru_promote_folio(e.p, P), 0);
+	e.lv->lrugen.avg_total[FILE_T][0] = 1;
+	e.lv->lrugen.avg_total[FILE_T][3] = 1;
+	CHECK_EQ_U64(age(&e, 60, 1), 0);
+	CHECK_LIST(&e, 3, FILE_T, P, Y); /* promoted: head of its generation */
+	CHECK_LIST(&e, 1, FILE_T, A, C);
+	/* protected[3] += 0 (P not counted), protected[0] += 2, folded */
+	CHECK_EQ_U64(e.lv->lrugen.avg_total[FILE_T][3], 1 / 2);
+	CHECK_EQ_U64(e.lv->lrugen.avg_total[FILE_T][0], (1 + 2) / 2);
+	CHECK_EQ_U64(e.lv->lrugen.nr_pages[3][FILE_T][0], 2); /* P counted once */
+	CHECK_EQ_U64(e.lv->lrugen.nr_pages[1][FILE_T][0], 2);
+	CHECK_EQ_U64(e.lv->lrugen.nr_pages[0][FILE_T][0], 0);
+	/* A spliced, P moved, C spliced; two batches of sizes? no: one per zone */
+	CHECK_EQ_U64(e.mg->stat.inc_min_seq_list_ops, 3);
+	CHECK_EQ_U64(e.mg->stat.inc_min_seq_size_updates, 1);
+	env_close(&e);
+}
+
+static void test_s000_scenario_3(void)
+{
+	enum { N = 5000 };
+	struct env e;
+	uint32_t *got = calloc(N, sizeof(*got));
+	unsigned i, n, bad = 0;
+
+	env_start_set(&e, N, "inc_min_seq", INC_MIN_SEQ_V3);
+	for (i = 0; i < N; i++)
+		place(&e, i, PM_FILE, 0);
+	CHECK_EQ_U64(age(&e, 60, 1), 0);
+	CHECK_EQ_U64(e.mg->stat.inc_min_seq_restarts, 1);
+	n = mglru_list_pages(e.p, 0, 1, FILE_T, got, N);
+	CHECK_EQ_U64(n, N);
+	for (i = 0; i < n && i < N; i++) /* F1 ... F5000, in order, across the restart */
+		bad += got[i] != i;
+	CHECK_EQ_U64(bad, 0);
+	CHECK_EQ_U64(e.lv->lrugen.avg_total[FILE_T][0], N / 2);
+	CHECK_EQ_U64(e.lv->lrugen.nr_pages[1][FILE_T][0], N);
+	CHECK_EQ_U64(e.lv->lrugen.min_seq[FILE_T], 1);
+	CHECK_EQ_U64(e.mg->stat.inc_min_seq_list_ops, 2);     /* a splice per batch */
+	CHECK_EQ_U64(e.mg->stat.inc_min_seq_size_updates, 2);
+	free(got);
+	env_close(&e);
+}
+
+/* S000 baseline counts: one list op per folio, one size update per non-promoted one */
+static void test_s000_base_costs(void)
+{
+	struct env e;
+	enum { A, P, C, Y };
+
+	env_start(&e, 4);
+	place(&e, A, PM_FILE, 0);
+	place(&e, P, PM_FILE, 0);
+	place(&e, C, PM_FILE, 0);
+	place(&e, Y, PM_FILE, 3);
+	CHECK_EQ_U64(mglru_promote_folio(e.p, P), 0);
+	CHECK_EQ_U64(age(&e, 60, 1), 0);
+	CHECK_EQ_U64(e.mg->stat.inc_min_seq_list_ops, 3);
+	CHECK_EQ_U64(e.mg->stat.inc_min_seq_size_updates, 2);
+	env_close(&e);
+}
+
 /* ---- scenarios 4-6: in-fault placement, Mode A ---- */
 
 static void fault_setup(struct env *e, uint32_t vma_flags)
@@ -890,6 +1003,528 @@ static void test_scenario_13(void)
 	CHECK_EQ_U64(age(&e, 60, 1), 0);
 	CHECK_EQ_U64(e.mg->stat.aging_nowalk, 1);
 	CHECK_EQ_U64(e.mg->stat.walk_mms, 0);
+	env_close(&e);
+}
+
+/* ---- S003 (ra_placement=B|C): scenarios 4-11, the B and C halves ---- */
+
+static void test_s003_scenario_4_5(int mode)
+{
+	struct env e;
+	enum { F, R1, R2, R3 };
+	unsigned want = mode == RA_PLACEMENT_B ? 1 : 2; /* max_seq - 2 / max_seq - 1 */
+	uint32_t i;
+
+	env_start_set(&e, 4, "ra_placement", mode);
+	fault_setup(&e, MR_VMA_READ | MR_VMA_FILE);
+	pm_folio(e.pm, F, PM_FILE, 0, 0);
+	CHECK_EQ_U64(pm_map(e.pm, 0, VA, F, MR_PTE_YOUNG), 0);
+	e.p->ops->folio_add(e.p, F, MR_ADD_IN_FAULT);
+	for (i = R1; i <= R3; i++) {
+		pm_folio(e.pm, i, PM_FILE, 0, 0);
+		e.p->ops->folio_add(e.p, i, MR_ADD_IN_FAULT | MR_ADD_READAHEAD);
+	}
+	/* 4: B: max_seq - 2 without PG_referenced; C: max_seq - 1, active */
+	for (i = F; i <= R3; i++) {
+		CHECK_EQ_U64(folio_lru_gen(e.mg, i), want);
+		CHECK(!has(&e, i, MR_PG_REFERENCED | MR_PG_WORKINGSET | MR_PG_ACTIVE));
+	}
+	CHECK_EQ_U64(stat0(&e, MR_VM_NR_ACTIVE_FILE), mode == RA_PLACEMENT_C ? 4 : 0);
+	CHECK_EQ_U64(stat0(&e, MR_VM_NR_INACTIVE_FILE), mode == RA_PLACEMENT_B ? 4 : 0);
+	CHECK_EQ_U64(e.mg->stat.ra_active_inactive, 0); /* in-fault adds are exempt */
+
+	/* 5: one aging pass: F only gets PG_referenced */
+	CHECK_EQ_U64(age(&e, 60, 0), 0);
+	CHECK(has(&e, F, MR_PG_REFERENCED));
+	CHECK(!has(&e, F, MR_PG_WORKINGSET));
+	CHECK_EQ_U64(folio_lru_gen(e.mg, F), want);
+	CHECK(!(pm_pte_bits(e.pm, 0, VA) & MR_PTE_YOUNG));
+	CHECK_EQ_U64(e.mg->stat.walk_promoted, 0);
+	env_close(&e);
+}
+
+static void test_s003_scenario_6(int mode)
+{
+	struct env e;
+	int k;
+
+	env_start_set(&e, 1, "ra_placement", mode);
+	pm_folio(e.pm, 0, PM_FILE, 0, 0);
+	e.p->ops->folio_add(e.p, 0, MR_ADD_IN_FAULT);
+	CHECK_EQ_U64(folio_lru_refs(e.mg, 0), 0);
+	for (k = 1; k <= 5; k++) {
+		e.p->ops->mark_accessed(e.p, 0);
+		if (k == 1) /* tier B/C = 0 */
+			CHECK_EQ_U64(lru_tier_from_refs(folio_lru_refs(e.mg, 0), false), 0);
+		if (k == 4) /* not yet fully referenced */
+			CHECK(folio_lru_refs(e.mg, 0) + has(&e, 0, MR_PG_WORKINGSET) < 5);
+	}
+	CHECK_EQ_U64(folio_lru_refs(e.mg, 0) + has(&e, 0, MR_PG_WORKINGSET), 5); /* k = 5 */
+	env_close(&e);
+}
+
+static void test_s003_scenario_7(int mode)
+{
+	struct env e;
+	enum { M, Z };
+	unsigned want = mode == RA_PLACEMENT_B ? 1 : 2;
+
+	/* Z keeps gen(min_seq) populated, so min_seq stays 1 after M is isolated (alone,
+	 * try_to_inc_min_seq() would advance min_seq to 2 and every mode would clamp there) */
+	env_start_set(&e, 2, "ra_placement", mode);
+	CHECK_EQ_U64(mglru_set_seqs(e.p, 0, 3, 1, 1), 0); /* 3 gens */
+	place(&e, Z, PM_FILE, 1);
+	mapped_file(&e, M, 0, MR_VMA_READ | MR_VMA_FILE, 1);
+	CHECK_EQ_U64(evict_once(&e, 1, 0), 1);
+	CHECK_EQ_U64(e.lv->lrugen.min_seq[FILE_T], 1);
+	/* KEEP, then the rejected rule: PG_referenced cleared, active set */
+	CHECK_EQ_U64(e.mg->stat.rejected, 1);
+	CHECK(!has(&e, M, MR_PG_REFERENCED | MR_PG_ACTIVE | MR_PG_WORKINGSET));
+	CHECK_EQ_U64(folio_lru_gen(e.mg, M), want);
+	CHECK_EQ_U64(e.mg->stat.ra_rejected_min_seq, mode == RA_PLACEMENT_B);
+	CHECK_EQ_U64(e.mg->stat.ra_active_inactive, mode == RA_PLACEMENT_B);
+	if (mode == RA_PLACEMENT_B) {
+		/* touch and evict M again: KEEP at min_seq again, never workingset */
+		lruvec_del_folio(e.mg, e.lv, M);
+		folio(&e, M)->flags &= ~MR_PG_LRU;
+		CHECK_EQ_U64(mglru_place_folio(e.p, M, 1, true), 0);
+		pm_touch(e.pm, 0, VA, 0);
+		CHECK_EQ_U64(evict_once(&e, 1, 0), 1);
+		CHECK_EQ_U64(folio_lru_gen(e.mg, M), 1);
+		CHECK(!has(&e, M, MR_PG_WORKINGSET));
+		CHECK_EQ_U64(e.mg->stat.rejected, 2);
+		CHECK_EQ_U64(e.mg->stat.ra_rejected_min_seq, 2);
+	}
+	env_close(&e);
+}
+
+/* Mode A, same setup: seq 2 (and the existing scenario 7 test: alone, min_seq moves) */
+static void test_s003_scenario_7a(void)
+{
+	struct env e;
+	enum { M, Z };
+
+	env_start(&e, 2);
+	CHECK_EQ_U64(mglru_set_seqs(e.p, 0, 3, 1, 1), 0);
+	place(&e, Z, PM_FILE, 1);
+	mapped_file(&e, M, 0, MR_VMA_READ | MR_VMA_FILE, 1);
+	CHECK_EQ_U64(evict_once(&e, 1, 0), 1);
+	CHECK_EQ_U64(folio_lru_gen(e.mg, M), 2);
+	CHECK_EQ_U64(e.mg->stat.rejected, 1);
+	CHECK_EQ_U64(e.mg->stat.ra_rejected_min_seq, 0);
+	env_close(&e);
+}
+
+static void test_s003_scenario_8(int mode)
+{
+	struct env e;
+	enum { M, Z };
+	unsigned want = mode == RA_PLACEMENT_B ? 1 : 2;
+
+	env_start_set(&e, 2, "ra_placement", mode);
+	place(&e, Z, PM_FILE, 0);
+	mapped_file(&e, M, 0, MR_VMA_READ | MR_VMA_FILE, 0);
+	CHECK_EQ_U64(evict_once(&e, 1, 0), 1);
+	/* pass 1: rule 5 gives min_seq, so rejected: PG_referenced lost */
+	CHECK_EQ_U64(folio_lru_gen(e.mg, M), want);
+	CHECK(!has(&e, M, MR_PG_REFERENCED | MR_PG_ACTIVE | MR_PG_WORKINGSET));
+	CHECK_EQ_U64(e.mg->stat.rejected, 1);
+	CHECK_EQ_U64(stat0(&e, MR_VM_PGACTIVATE), 0);
+	/* the next rmap sighting is a first sighting again: KEEP */
+	lruvec_del_folio(e.mg, e.lv, M);
+	folio(&e, M)->flags &= ~MR_PG_LRU;
+	CHECK_EQ_U64(mglru_place_folio(e.p, M, 0, true), 0);
+	pm_touch(e.pm, 0, VA, 0);
+	CHECK_EQ_U64(evict_once(&e, 1, 0), 1);
+	CHECK_EQ_U64(folio_lru_gen(e.mg, M), want);
+	CHECK(!has(&e, M, MR_PG_WORKINGSET));
+	CHECK_EQ_U64(stat0(&e, MR_VM_PGACTIVATE), 0);
+	env_close(&e);
+}
+
+static void test_s003_scenario_9(int mode)
+{
+	struct env e;
+	enum { D, Z };
+
+	env_start_set(&e, 2, "ra_placement", mode);
+	place(&e, Z, PM_FILE, 0);
+	place(&e, D, PM_FILE, 0);
+	folio(&e, D)->flags |= MR_PG_DIRTY;
+	CHECK_EQ_U64(evict_once(&e, 1, 0), 1);
+	CHECK(has(&e, D, MR_PG_RECLAIM));
+	CHECK_EQ_U64(stat0(&e, MR_VM_PGACTIVATE), 1);
+	if (mode == RA_PLACEMENT_B) { /* rule 1 before rule 4: max_seq - 2 */
+		CHECK_EQ_U64(folio_lru_gen(e.mg, D), 1);
+		CHECK_EQ_U64(stat0(&e, MR_VM_NR_ACTIVE_FILE), 0);
+		CHECK_EQ_U64(e.mg->stat.ra_active_inactive, 1);
+	} else {
+		CHECK_EQ_U64(folio_lru_gen(e.mg, D), 2);
+		CHECK_EQ_U64(stat0(&e, MR_VM_NR_ACTIVE_FILE), 1);
+		CHECK_EQ_U64(e.mg->stat.ra_active_inactive, 0);
+	}
+	env_close(&e);
+
+	/* with 3 generations, B puts it back at min_seq */
+	if (mode == RA_PLACEMENT_B) {
+		env_start_set(&e, 2, "ra_placement", mode);
+		CHECK_EQ_U64(mglru_set_seqs(e.p, 0, 3, 1, 1), 0);
+		place(&e, Z, PM_FILE, 1);
+		place(&e, D, PM_FILE, 1);
+		folio(&e, D)->flags |= MR_PG_DIRTY;
+		CHECK_EQ_U64(evict_once(&e, 1, 0), 1);
+		CHECK_EQ_U64(folio_lru_gen(e.mg, D), 1);
+		CHECK_EQ_U64(e.mg->stat.ra_active_inactive, 1);
+		env_close(&e);
+	}
+}
+
+static void test_s003_scenario_10(int mode)
+{
+	struct env e;
+	enum { G };
+
+	env_start_set(&e, 1, "ra_placement", mode);
+	place(&e, G, PM_FILE, 2);
+	CHECK(folio_isolate_lru(e.mg, G));
+	folio_putback_lru(e.mg, G);
+	if (mode == RA_PLACEMENT_B) { /* demoted: active -> inactive */
+		CHECK_EQ_U64(folio_lru_gen(e.mg, G), 1);
+		CHECK_EQ_U64(stat0(&e, MR_VM_NR_ACTIVE_FILE), 0);
+		CHECK_EQ_U64(stat0(&e, MR_VM_NR_INACTIVE_FILE), 1);
+		CHECK_EQ_U64(e.mg->stat.ra_active_inactive, 1);
+	} else {
+		CHECK_EQ_U64(folio_lru_gen(e.mg, G), 2);
+		CHECK_EQ_U64(stat0(&e, MR_VM_NR_ACTIVE_FILE), 1);
+		CHECK_EQ_U64(e.mg->stat.ra_active_inactive, 0);
+	}
+	env_close(&e);
+}
+
+static void test_s003_scenario_11(int mode)
+{
+	int ws;
+
+	for (ws = 0; ws <= 1; ws++) {
+		struct env e;
+		enum { W, Z };
+		uint64_t shadow;
+
+		env_start_set(&e, 2, "ra_placement", mode);
+		place(&e, Z, PM_FILE, 0);
+		place(&e, W, PM_FILE, 0);
+		if (ws)
+			folio(&e, W)->flags |= MR_PG_WORKINGSET;
+		CHECK_EQ_U64(evict_once(&e, 1, 0), 1);
+		shadow = e.pm->shadow[W];
+		pm_folio(e.pm, W, PM_FILE, 0, 0);
+		e.p->ops->refault(e.p, W, shadow, MR_ADD_IN_FAULT);
+		e.p->ops->folio_add(e.p, W, MR_ADD_IN_FAULT);
+		CHECK_EQ_U64(stat0(&e, MR_VM_WORKINGSET_REFAULT_FILE), 1);
+		CHECK_EQ_U64(stat0(&e, MR_VM_WORKINGSET_ACTIVATE_FILE), 1);
+		if (!ws) {
+			CHECK_EQ_U64(stat0(&e, MR_VM_WORKINGSET_RESTORE_FILE), 0);
+			CHECK_EQ_U64(folio_lru_gen(e.mg, W), mode == RA_PLACEMENT_B ? 1 : 2);
+			CHECK_EQ_U64(e.mg->stat.ra_activate_inactive, mode == RA_PLACEMENT_B);
+		} else {
+			CHECK_EQ_U64(stat0(&e, MR_VM_WORKINGSET_RESTORE_FILE), 1);
+			CHECK_EQ_U64(folio_lru_gen(e.mg, W), 3);
+			CHECK_EQ_U64(e.mg->stat.ra_activate_inactive, 0);
+		}
+		env_close(&e);
+	}
+}
+
+/* S003: rule 5 in B/C ignores PG_referenced outside a fault (the Mode A side effect) */
+static void test_s003_rule5(int mode)
+{
+	struct env e;
+
+	env_start_set(&e, 1, "ra_placement", mode);
+	pm_folio(e.pm, 0, PM_FILE, 0, 0);
+	folio(&e, 0)->flags |= MR_PG_REFERENCED; /* read() before the lru_add drain */
+	e.p->ops->folio_add(e.p, 0, 0);
+	CHECK_EQ_U64(folio_lru_gen(e.mg, 0), mode == RA_PLACEMENT_A ? 1 : 0);
+	env_close(&e);
+}
+
+/* ---- S004 (exec_promote=1|alt): scenarios 12-13, the seed halves ---- */
+
+static void test_s004_scenario_12(int exec, int anon)
+{
+	struct env e;
+	enum { X, Z };
+
+	env_start_set(&e, 2, "exec_promote", exec);
+	if (anon) {
+		CHECK(pm_add_vma(e.pm, 0, VA, VA + PG, MR_VMA_READ | MR_VMA_EXEC, 0) != NULL);
+		place(&e, X, PM_ANON, 1);
+		CHECK_EQ_U64(pm_map(e.pm, 0, VA, X, MR_PTE_YOUNG), 0);
+	} else {
+		mapped_file(&e, X, 0, MR_VMA_READ | MR_VMA_EXEC | MR_VMA_FILE, 1);
+	}
+	CHECK_EQ_U64(age(&e, 60, 1), 0);
+	if (anon || exec == EXEC_PROMOTE_OFF) {
+		/* PG_referenced only */
+		CHECK(has(&e, X, MR_PG_REFERENCED));
+		CHECK(!has(&e, X, MR_PG_WORKINGSET));
+		CHECK_EQ_U64(folio_lru_gen(e.mg, X), 1);
+		CHECK_EQ_U64(e.mg->stat.exec_first_promoted, 0);
+	} else {
+		/* promoted to max_seq (3 at the walk) with PG_workingset */
+		CHECK(!has(&e, X, MR_PG_REFERENCED));
+		CHECK(has(&e, X, MR_PG_WORKINGSET));
+		CHECK_EQ_U64(folio_lru_gen(e.mg, X), 3);
+		CHECK_EQ_U64(e.mg->stat.exec_first_promoted, 1);
+	}
+	if (!anon) {
+		/* evict X's old generation, no further accesses */
+		CHECK_EQ_U64(cmd(&e, "- 0 0 1 0"), 0);
+		CHECK_EQ_U64(has(&e, X, MR_PG_RESIDENT), exec != EXEC_PROMOTE_OFF);
+	}
+	env_close(&e);
+}
+
+/* The Mode-A caveat: a freshly faulted exec folio already has PG_referenced, so the
+ * baseline promotes it on the first walk too; S004 makes no difference there. */
+static void test_s004_mode_a_caveat(int exec)
+{
+	struct env e;
+	enum { X };
+
+	env_start_set(&e, 1, "exec_promote", exec);
+	fault_setup(&e, MR_VMA_READ | MR_VMA_EXEC | MR_VMA_FILE);
+	pm_folio(e.pm, X, PM_FILE, 0, 0);
+	CHECK_EQ_U64(pm_map(e.pm, 0, VA, X, MR_PTE_YOUNG), 0);
+	e.p->ops->folio_add(e.p, X, MR_ADD_IN_FAULT);
+	CHECK(has(&e, X, MR_PG_REFERENCED));
+	CHECK_EQ_U64(age(&e, 60, 0), 0);
+	CHECK_EQ_U64(folio_lru_gen(e.mg, X), 3);
+	CHECK(has(&e, X, MR_PG_WORKINGSET));
+	CHECK_EQ_U64(e.mg->stat.exec_first_promoted, 0);
+	env_close(&e);
+}
+
+static void test_s004_scenario_13(int exec, int mode)
+{
+	struct env e;
+	enum { X, Z, A, B };
+	unsigned want;
+
+	env_open(&e, 4, 1);
+	CHECK_EQ_U64(pm_policy_set(e.p, "enabled", 5), 0); /* no mm walk */
+	CHECK_EQ_U64(pm_policy_set(e.p, "exec_promote", exec), 0);
+	CHECK_EQ_U64(pm_policy_set(e.p, "ra_placement", mode), 0);
+	env_init(&e);
+	place(&e, Z, PM_FILE, 0);
+	mapped_file(&e, X, 0, MR_VMA_READ | MR_VMA_EXEC | MR_VMA_FILE, 0);
+	CHECK_EQ_U64(evict_once(&e, 1, 0), 1);
+	if (exec == EXEC_PROMOTE_OFF) {
+		/* KEEP: A -> max_seq - 2 (referenced kept); B -> rejected, max_seq - 2;
+		 * C -> rejected, max_seq - 1 */
+		want = mode == RA_PLACEMENT_C ? 2 : 1;
+		CHECK_EQ_U64(stat0(&e, MR_VM_PGACTIVATE), 0);
+		CHECK(!has(&e, X, MR_PG_WORKINGSET));
+	} else if (exec == EXEC_PROMOTE_V3) {
+		/* ACTIVATE: max_seq - 1 (A/C), max_seq - 2 (B) */
+		want = mode == RA_PLACEMENT_B ? 1 : 2;
+		CHECK_EQ_U64(stat0(&e, MR_VM_PGACTIVATE), 1);
+		CHECK(has(&e, X, MR_PG_REFERENCED));
+		CHECK(!has(&e, X, MR_PG_WORKINGSET));
+		CHECK_EQ_U64(e.mg->stat.exec_first_activated, 1);
+	} else {
+		/* S004-alt: max_seq with PG_workingset */
+		want = 3;
+		CHECK_EQ_U64(stat0(&e, MR_VM_PGACTIVATE), 1);
+		CHECK(has(&e, X, MR_PG_WORKINGSET));
+	}
+	CHECK_EQ_U64(folio_lru_gen(e.mg, X), want);
+
+	/* control: an anon VM_EXEC folio: KEEP, max_seq - 1 (rule 3), in every mode */
+	CHECK(pm_add_vma(e.pm, 0, VA + 8 * PG, VA + 9 * PG, MR_VMA_READ | MR_VMA_EXEC, 0));
+	place(&e, B, PM_ANON, 0);
+	place(&e, A, PM_ANON, 0);
+	CHECK_EQ_U64(pm_map(e.pm, 0, VA + 8 * PG, A, MR_PTE_YOUNG), 0);
+	CHECK_EQ_U64(evict_once(&e, 1, 200), 1);
+	CHECK_EQ_U64(folio_lru_gen(e.mg, A), 2);
+	CHECK(has(&e, A, MR_PG_REFERENCED));
+	CHECK(!has(&e, A, MR_PG_WORKINGSET));
+	CHECK_EQ_U64(stat0(&e, MR_VM_PGACTIVATE), exec != EXEC_PROMOTE_OFF);
+	env_close(&e);
+}
+
+/* Any combination parses and runs: all toggles on together. */
+static void test_seed_params(void)
+{
+	struct env e;
+	const struct mr_param_desc *d = mr_mglru_ops.params;
+	size_t i;
+	int found = 0;
+
+	for (i = 0; i < mr_mglru_ops.nparams; i++)
+		found += !strcmp(d[i].name, "inc_min_seq") || !strcmp(d[i].name, "ra_placement") ||
+			 !strcmp(d[i].name, "exec_promote");
+	CHECK_EQ_U64(found, 3);
+	env_open(&e, 1, 1);
+	CHECK_EQ_U64(pm_policy_set(e.p, "ra_placement", 3), MR_ERANGE);
+	CHECK_EQ_U64(pm_policy_set(e.p, "exec_promote", 3), MR_ERANGE);
+	CHECK_EQ_U64(pm_policy_set(e.p, "inc_min_seq", 2), MR_ERANGE);
+	CHECK_EQ_U64(pm_policy_set(e.p, "inc_min_seq", INC_MIN_SEQ_V3), 0);
+	CHECK_EQ_U64(pm_policy_set(e.p, "ra_placement", RA_PLACEMENT_B), 0);
+	CHECK_EQ_U64(pm_policy_set(e.p, "exec_promote", EXEC_PROMOTE_ALT), 0);
+	CHECK_EQ_U64(pm_policy_set(e.p, "probes", 1), 0);
+	env_init(&e);
+	CHECK(e.mg->last_seen != NULL);
+	env_close(&e);
+}
+
+/* probes=1: eviction inversions by last observed access; no decision changes */
+static void test_probes(void)
+{
+	struct env e;
+	enum { A, B, C, Z };
+	uint32_t i;
+
+	env_start_set(&e, 4, "probes", 1);
+	place(&e, Z, PM_FILE, 1); /* keeps the lruvec at 4 generations' worth of state */
+	for (i = A; i <= C; i++) {
+		e.pm->m.now_ns = 1 + i;
+		pm_folio(e.pm, i, PM_FILE, 0, 0);
+		e.p->ops->folio_add(e.p, i, 0); /* rule 5: the oldest generation, head */
+	}
+	CHECK_LIST(&e, 0, FILE_T, C, B, A);
+	e.pm->m.now_ns = 10;
+	e.p->ops->mark_accessed(e.p, A); /* A is now the hottest, still tier 0 */
+	CHECK(evict_once(&e, 3, 0) >= 3); /* + 1 when min_seq advanced */
+	CHECK(!has(&e, A, MR_PG_RESIDENT) && !has(&e, B, MR_PG_RESIDENT));
+	CHECK(!has(&e, C, MR_PG_RESIDENT));
+	/* A (10) then B (2): an inversion; B (2) then C (3): in order */
+	CHECK_EQ_U64(e.mg->stat.evict_pairs, 2);
+	CHECK_EQ_U64(e.mg->stat.evict_inversions, 1);
+	env_close(&e);
+}
+
+/* ---- S001 (pud_filter=1): scenarios 14-16 ---- */
+
+static void test_s001_scenario_14(void)
+{
+	enum { N = 512 };
+	struct env e;
+	struct lru_gen_mm_state *ms;
+	uint32_t i;
+	unsigned young;
+
+	env_start_set(&e, N, "pud_filter", 1);
+	ms = &e.lv->mm_state;
+	CHECK(pm_add_vma(e.pm, 0, VA, VA + N * PG, MR_VMA_READ | MR_VMA_FILE, 1) != NULL);
+	for (i = 0; i < N; i++) {
+		place(&e, i, PM_FILE, 1);
+		CHECK_EQ_U64(pm_map(e.pm, 0, VA + i * PG, i, i < 10 ? MR_PTE_YOUNG : 0), 0);
+	}
+	/* walk 1 (forced: first iteration): not suitable, neither level carried over */
+	CHECK_EQ_U64(age(&e, 60, 0), 0);
+	CHECK_EQ_U64(ms->stats[0][MM_NONLEAF_ADDED], 0);
+	CHECK_EQ_U64(ms->stats[0][MM_LEAF_ASSOCIATED], 10);
+	CHECK(!test_bloom_filter_pud(ms, 4, pud_item(0, VA)));
+
+	/* touch all; walk 2 (unforced): the whole PUD is skipped, the table not visited */
+	for (i = 0; i < N; i++)
+		pm_touch(e.pm, 0, VA + i * PG, 0);
+	mm_ran(&e);
+	CHECK_EQ_U64(age(&e, 60, 0), 0);
+	CHECK_EQ_U64(ms->stats[0][MM_PUD_EMPTY_SKIPPED], 1);
+	CHECK_EQ_U64(e.mg->stat.walk_bloom_miss, 0);
+	CHECK_EQ_U64(e.mg->stat.walk_promoted, 0);
+	for (young = 0, i = 0; i < N; i++)
+		young += !!(pm_pte_bits(e.pm, 0, VA + i * PG) & MR_PTE_YOUNG);
+	CHECK_EQ_U64(young, N);
+	CHECK_EQ_U64(pm_table(e.pm, 0, VA, 0)->pmd_young, 1); /* not even the PMD visited */
+
+	/* an rmap hit re-marks the PMD and the PUD at max_seq; walk 3 scans the table */
+	CHECK_EQ_U64(evict_once(&e, 1, 0), 1);
+	CHECK_EQ_U64(e.mg->stat.look_around_bloom, 1);
+	CHECK(test_bloom_filter_pud(ms, e.lv->lrugen.max_seq, pud_item(0, VA)));
+	mm_ran(&e);
+	CHECK_EQ_U64(age(&e, 60, 0), 0);
+	CHECK_EQ_U64(ms->stats[0][MM_PUD_EMPTY_SKIPPED], 1);
+	CHECK_EQ_U64(ms->stats[0][MM_NONLEAF_FOUND], 2);
+	CHECK_EQ_U64(ms->stats[0][MM_NONLEAF_ADDED], 1);
+	/* a forced walk bypasses both levels */
+	CHECK_EQ_U64(age(&e, 60, 1), 0);
+	CHECK_EQ_U64(ms->stats[0][MM_PUD_EMPTY_SKIPPED], 1);
+	CHECK_EQ_U64(ms->stats[0][MM_NONLEAF_FOUND], 3);
+	env_close(&e);
+}
+
+/* 15: non-leaf young off (cap 0x3): a PUD with nothing suitable is skipped next time */
+static void test_s001_scenario_15(void)
+{
+	enum { N = 512 };
+	uint64_t leaf_total[2];
+	int pud;
+
+	for (pud = 0; pud <= 1; pud++) {
+		struct env e;
+		uint32_t i;
+
+		env_open(&e, N, 1);
+		CHECK_EQ_U64(pm_policy_set(e.p, "enabled", 3), 0);
+		CHECK_EQ_U64(pm_policy_set(e.p, "pud_filter", pud), 0);
+		env_init(&e);
+		/* 16 MiB: one PTE table present, 7 PMD entries empty (leaves) */
+		CHECK(pm_add_vma(e.pm, 0, VA, VA + 8 * N * PG, MR_VMA_READ | MR_VMA_FILE, 1) !=
+		      NULL);
+		for (i = 0; i < N; i++) {
+			place(&e, i, PM_FILE, 1);
+			CHECK_EQ_U64(pm_map(e.pm, 0, VA + i * PG, i, i < 10 ? MR_PTE_YOUNG : 0), 0);
+		}
+		CHECK_EQ_U64(age(&e, 60, 0), 0); /* walk k */
+		mm_ran(&e);
+		CHECK_EQ_U64(age(&e, 60, 0), 0); /* walk k + 1, unforced */
+		if (pud) {
+			CHECK_EQ_U64(e.lv->mm_state.stats[0][MM_PUD_EMPTY_SKIPPED], 1);
+			CHECK_EQ_U64(e.mg->stat.walk_bloom_miss, 0);
+		} else {
+			CHECK_EQ_U64(e.mg->stat.walk_bloom_miss, 1); /* iterated, PMD-skipped */
+		}
+		leaf_total[pud] = e.mg->stat.walk_stats[MM_LEAF_TOTAL];
+		env_close(&e);
+	}
+	CHECK(leaf_total[1] < leaf_total[0]);
+}
+
+static void test_s001_scenario_16(void)
+{
+	enum { N = 8 };
+	struct env e;
+	struct lruvec *lv1;
+	char *buf = malloc(16384);
+	uint32_t i;
+
+	env_open(&e, N, 2);
+	CHECK_EQ_U64(pm_policy_set(e.p, "pud_filter", 1), 0);
+	env_init(&e);
+	lv1 = mglru_lruvec(e.p, 1);
+	CHECK(pm_add_vma(e.pm, 0, VA, VA + N * PG, MR_VMA_READ | MR_VMA_FILE, 1) != NULL);
+	for (i = 0; i < N; i++) {
+		place(&e, i, PM_FILE, 0);
+		CHECK_EQ_U64(pm_map(e.pm, 0, VA + i * PG, i, MR_PTE_YOUNG), 0);
+	}
+	CHECK_EQ_U64(cmd(&e, "+ 0 1 3"), 0); /* force-age node 1 */
+	CHECK_EQ_U64(lv1->mm_state.stats[0][MM_LEAF_TOTAL], N);
+	CHECK_EQ_U64(lv1->mm_state.stats[0][MM_LEAF_ASSOCIATED], 0);
+	CHECK_EQ_U64(lv1->mm_state.stats[0][MM_WALK_TOTAL], 1);
+	CHECK_EQ_U64(lv1->mm_state.stats[0][MM_WALK_EMPTY], 1);
+	CHECK_EQ_U64(lv1->mm_state.stats[0][MM_LEAF_EMPTY_WALKS], N);
+	CHECK_EQ_U64(lv1->mm_state.stats[0][MM_PUD_EMPTY_SKIPPED], 0);
+	e.p->ops->lru_gen_show(e.p, 1, buf, 16384);
+	CHECK(strstr(buf, "          0A          0L          1W          1E          8E"
+			  "          0S\n") != NULL);
+	/* node 0: its own leaves are associated, not an empty walk */
+	CHECK_EQ_U64(cmd(&e, "+ 0 0 3"), 0);
+	CHECK_EQ_U64(e.lv->mm_state.stats[0][MM_LEAF_ASSOCIATED], N);
+	CHECK_EQ_U64(e.lv->mm_state.stats[0][MM_WALK_EMPTY], 0);
+	free(buf);
 	env_close(&e);
 }
 
@@ -1346,7 +1981,14 @@ static void stress_free(struct stress *st, uint32_t page)
 	e->pm->shadow[page] = 0;
 }
 
-static void test_stress(void)
+/* A seed toggle and its value; a list of them ends with a NULL name. */
+struct toggle {
+	const char *name;
+	int64_t value;
+};
+
+/* toggles: NULL for the baseline, else set before init */
+static void test_stress(const struct toggle *toggles)
 {
 	enum { N = 1024, STEPS = 20000 };
 	struct stress *st = calloc(1, sizeof(*st));
@@ -1360,6 +2002,8 @@ static void test_stress(void)
 					       .max_tables = 8, .swap_free = 300 });
 	e->p = pm_policy_new(e->pm, &mr_mglru_ops);
 	CHECK_EQ_U64(pm_policy_set(e->p, "swappiness", 100), 0);
+	for (; toggles && toggles->name; toggles++)
+		CHECK_EQ_U64(pm_policy_set(e->p, toggles->name, toggles->value), 0);
 	env_init(e);
 	e->pm->m.mms[1].memcg = 1;
 	/* mm 0 (memcg 0): file 0..511 (exec), anon 512..767; mm 1 (memcg 1): file 768..1023 */
@@ -1478,6 +2122,11 @@ int main(void)
 	test_scenario_1(1);
 	test_scenario_2();
 	test_scenario_3();
+	test_s000_scenario_1(0);
+	test_s000_scenario_1(1);
+	test_s000_scenario_2();
+	test_s000_scenario_3();
+	test_s000_base_costs();
 	test_scenario_4_5();
 	test_scenario_6();
 	test_scenario_7();
@@ -1487,6 +2136,30 @@ int main(void)
 	test_scenario_11();
 	test_scenario_12();
 	test_scenario_13();
+	for (int mode = RA_PLACEMENT_B; mode <= RA_PLACEMENT_C; mode++) {
+		test_s003_scenario_4_5(mode);
+		test_s003_scenario_6(mode);
+		test_s003_scenario_7(mode);
+		test_s003_scenario_8(mode);
+		test_s003_scenario_9(mode);
+		test_s003_scenario_10(mode);
+		test_s003_scenario_11(mode);
+	}
+	test_s003_scenario_7a();
+	for (int mode = RA_PLACEMENT_A; mode <= RA_PLACEMENT_C; mode++)
+		test_s003_rule5(mode);
+	for (int exec = EXEC_PROMOTE_OFF; exec <= EXEC_PROMOTE_ALT; exec++) {
+		test_s004_scenario_12(exec, 0);
+		test_s004_scenario_12(exec, 1);
+		test_s004_mode_a_caveat(exec);
+		for (int mode = RA_PLACEMENT_A; mode <= RA_PLACEMENT_C; mode++)
+			test_s004_scenario_13(exec, mode);
+	}
+	test_seed_params();
+	test_probes();
+	test_s001_scenario_14();
+	test_s001_scenario_15();
+	test_s001_scenario_16();
 	test_scenario_14();
 	test_scenario_16();
 	test_scenario_17();
@@ -1496,6 +2169,15 @@ int main(void)
 	test_debugfs();
 	test_checker_catches();
 	test_params_and_counters();
-	test_stress();
+	test_stress(NULL);
+	test_stress((const struct toggle[]){ { "inc_min_seq", INC_MIN_SEQ_V3 }, { NULL, 0 } });
+	test_stress((const struct toggle[]){ { "inc_min_seq", INC_MIN_SEQ_V3 },
+					     { "ra_placement", RA_PLACEMENT_B },
+					     { "exec_promote", EXEC_PROMOTE_V3 },
+					     { NULL, 0 } });
+	test_stress((const struct toggle[]){ { "pud_filter", 1 }, { "probes", 1 }, { NULL, 0 } });
+	test_stress((const struct toggle[]){ { "ra_placement", RA_PLACEMENT_C },
+					     { "exec_promote", EXEC_PROMOTE_ALT },
+					     { NULL, 0 } });
 	return mr_test_done("test_mglru");
 }
