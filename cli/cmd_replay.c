@@ -113,6 +113,8 @@ static void usage_help(void)
 	       "                        [-o RESULTS.db] [--script FILE] [--interval T] [--swap SIZE]\n"
 	       "                        [--threads N] [--plugin SO] [--list-policies]\n\n"
 	       "  --policy SPEC          name[:key=value,...], repeatable: all replay in one pass\n"
+	       "  --variants NAME        add a preset of policies: seeds (mglru + each seed toggle),\n"
+	       "                         classic (lru, mglru, opt)\n"
 	       "  --memory SIZE          limit of the whole trace (256M, 1G, 65536 pages)\n"
 	       "  --memory CGROUP=SIZE   limit of one trace cgroup (repeatable)\n"
 	       "  --swap SIZE            swap space (default unlimited)\n"
@@ -134,9 +136,10 @@ static void usage_help(void)
 int cmd_replay(int argc, char **argv)
 {
 	enum { O_POLICY = 256, O_MEMORY, O_SWAP, O_SCRIPT, O_INTERVAL, O_SNAP, O_WBDELAY,
-	       O_THREADS, O_TMPDIR, O_CHECK, O_TIMING, O_PLUGIN, O_LIST, O_HELP };
+	       O_THREADS, O_TMPDIR, O_CHECK, O_TIMING, O_PLUGIN, O_LIST, O_HELP, O_VARIANTS };
 	static const struct option opts[] = {
 		{ "policy", required_argument, NULL, O_POLICY },
+		{ "variants", required_argument, NULL, O_VARIANTS },
 		{ "memory", required_argument, NULL, O_MEMORY },
 		{ "swap", required_argument, NULL, O_SWAP },
 		{ "output", required_argument, NULL, 'o' },
@@ -174,6 +177,18 @@ int cmd_replay(int argc, char **argv)
 				return cli_usage_error("replay", "at most %d policies in one pass", MAX_POLICIES);
 			policies[npol++] = optarg;
 			break;
+		case O_VARIANTS: {
+			const char *const *specs;
+			size_t ns;
+
+			if (mr_policy_preset(optarg, &specs, &ns, &err))
+				return cli_fail("replay", &err);
+			if (npol + ns > MAX_POLICIES)
+				return cli_usage_error("replay", "at most %d policies in one pass", MAX_POLICIES);
+			for (size_t k = 0; k < ns; k++)
+				policies[npol++] = specs[k];
+			break;
+		}
 		case O_MEMORY: {
 			const char *eq = strchr(optarg, '=');
 			size_t l = strlen(memspec);
@@ -300,9 +315,11 @@ int cmd_replay(int argc, char **argv)
 		size_t w = 6;
 		struct mr_replay_summary s;
 
+		/* Runs are in --policy order: show each as the user wrote it (the canonical
+		 * spec with every parameter is in the results and in `compare`). */
 		for (size_t i = 0; i < mr_replay_nruns(r); i++)
-			if (!mr_replay_summary(r, i, &s) && strlen(s.spec) > w)
-				w = strlen(s.spec);
+			if (!mr_replay_summary(r, i, &s) && strlen(i < npol ? policies[i] : s.spec) > w)
+				w = strlen(i < npol ? policies[i] : s.spec);
 		if (w > 48)
 			w = 48;
 		printf("%-*s %12s %11s %11s %11s %11s %11s %10s %10s %6s %8s\n", (int)w, "policy",
@@ -312,7 +329,7 @@ int cmd_replay(int argc, char **argv)
 			if (mr_replay_summary(r, i, &s))
 				continue;
 			printf("%-*.*s %12llu %11llu %11llu %11llu %11llu %11llu %10llu %10llu %6llu %8.1f\n",
-			       (int)w, (int)w, s.spec, (unsigned long long)s.events,
+			       (int)w, (int)w, i < npol ? policies[i] : s.spec, (unsigned long long)s.events,
 			       (unsigned long long)s.pgfault, (unsigned long long)s.pgmajfault,
 			       (unsigned long long)s.misses, (unsigned long long)s.refaults,
 			       (unsigned long long)s.evictions, (unsigned long long)s.pswpin,

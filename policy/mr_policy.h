@@ -229,6 +229,8 @@ struct mr_machine {
 	uint32_t nr_memcgs;
 	uint32_t nr_lruvecs;     /* nr_memcgs * nr_nodes; lruvec = memcg * nr_nodes + node */
 	uint64_t now_ns;         /* trace time of the event being replayed (jiffies source) */
+	uint32_t cpu;            /* CPU of the event being replayed (the trace's cpu field);
+				  * policies fold ids >= their own per-CPU bound */
 	uint64_t *vmstat;        /* [MR_NR_VMSTAT], whole machine */
 	uint64_t *lruvec_stat;   /* [nr_lruvecs][MR_NR_VMSTAT], memory.stat per lruvec */
 	uint64_t swap_free;      /* free swap pages */
@@ -346,6 +348,11 @@ int mr_policy_load_plugin(const char *path, struct mr_error *err);
  */
 int mr_policy_parse(const char *spec, const struct mr_policy_ops **ops, void *params,
 		    size_t params_cap, char *canon, size_t canon_cap, struct mr_error *err);
+
+/* Named preset of policy specs (`--variants seeds`: mglru baseline and each seed toggle;
+ * `classic`: lru, mglru, opt). MR_EINVAL naming the known presets otherwise. */
+int mr_policy_preset(const char *name, const char *const **specs, size_t *n,
+		     struct mr_error *err);
 
 /* Help text for `--list-policies`: every policy, its parameters, types, ranges, defaults. */
 size_t mr_policy_describe(const struct mr_policy_ops *ops, char *buf, size_t cap);

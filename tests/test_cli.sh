@@ -59,6 +59,8 @@ expect 1 "bad size 'lots'" -- "$MR" replay "$T/a.db" --policy lru --memory lots
 expect 1 "No such file" -- "$MR" replay "$T/missing.db" --policy lru --memory 1M
 expect 1 "not a memreplay trace" -- "$MR" replay "$T/text.db" --policy lru --memory 1M
 expect 0 "lru" -- "$MR" replay --list-policies
+expect 0 "mglru:ra_placement=B" -- "$MR" replay "$T/a.db" --variants seeds --memory 1M -q
+expect 1 "known: seeds" -- "$MR" replay "$T/a.db" --variants nope --memory 1M
 expect 0 "results in" -- "$MR" replay "$T/a.db" --policy lru --policy opt --memory 1M -q -o "$T/r.db"
 expect 0 "pswpout" -- "$MR" compare "$T/r.db"
 expect 0 "counter," -- "$MR" compare "$T/r.db" --format csv
