@@ -20,6 +20,7 @@
 static const char *const inc_min_seq_names[] = { "base", "v3" };
 static const char *const ra_placement_names[] = { "A", "B", "C" };
 static const char *const exec_promote_names[] = { "0", "1", "alt" };
+static const char *const stats_layout_names[] = { "before", "after" };
 
 static const struct mr_param_desc mglru_param_table[] = {
 	{ "swappiness", MR_PARAM_INT, MIN_SWAPPINESS, SWAPPINESS_ANON_ONLY, 60, NULL,
@@ -58,6 +59,20 @@ static const struct mr_param_desc mglru_param_table[] = {
 	  "S001: a second Bloom filter level keyed by (mm, PUD) lets unforced walks skip "
 	  "1 GiB ranges where nothing was young for this lruvec; adds the LWEES walk stats "
 	  "(TYFALWEES in lru_gen full output)" },
+	{ "stats_layout", MR_PARAM_ENUM, STATS_LAYOUT_BEFORE, STATS_LAYOUT_AFTER,
+	  STATS_LAYOUT_BEFORE, stats_layout_names, offsetof(struct mglru_params, stats_layout),
+	  "S002: byte layout of struct lru_gen_folio for the cache-line model (no decision "
+	  "changes): before = [7.2] (evicted/refaulted next to enabled/gen/seg/list), after = "
+	  "the seed (enabled/gen/seg/list after timestamps, stats in their own 64-aligned "
+	  "lines, 1360 -> 1408 bytes)" },
+	{ "lrugen_base", MR_PARAM_INT, 0, 63, 8, NULL, offsetof(struct mglru_params, lrugen_base),
+	  "S002: offset of lrugen modulo 64 in the before layout (8 = 6.12: lruvec 64-aligned, "
+	  "lrugen at +136); the after layout is 64-aligned (0)" },
+	{ "cacheline_model", MR_PARAM_BOOL, 0, 1, 0, NULL,
+	  offsetof(struct mglru_params, cacheline_model),
+	  "S002: count reads, writes and cross-CPU transfers of the lines of struct "
+	  "lru_gen_folio on the hot paths (MESI-like, per CPU of the trace event, CPUs mod 64); "
+	  "model counters mglru_cl_*" },
 };
 
 /* ---- lists (include/linux/list.h over page ids) ---- */
@@ -209,11 +224,22 @@ bool lru_gen_add_folio(struct mglru *mg, struct lruvec *lv, uint32_t page, bool 
 
 	MR_WARN_ON_ONCE(folio_lru_gen(mg, page) != -1);
 
-	if (!folio_evictable(f) || !lv->lrugen.enabled)
+	if (!folio_evictable(f))
+		return false;
+	mglru_cl(mg, lv, CL_ADD, LGF_ENABLED, 0, false);
+	if (!lv->lrugen.enabled)
 		return false;
 
 	seq = lru_gen_folio_seq(mg, lv, page, reclaiming);
 	gen = lru_gen_from_seq(seq);
+	if (mg->cl) {
+		int type = folio_is_file_lru(f);
+
+		mglru_cl(mg, lv, CL_ADD, LGF_MAX_SEQ, 0, false);
+		mglru_cl(mg, lv, CL_ADD, LGF_MIN_SEQ, (unsigned)type, false);
+		mglru_cl(mg, lv, CL_ADD, LGF_FOLIOS, lrugen_gen_idx(gen, type), true);
+		mglru_cl(mg, lv, CL_ADD, LGF_NR_PAGES, lrugen_gen_idx(gen, type), true);
+	}
 	/* model invariant (S003 R2/R3): PG_active from reclaim, migration or
 	 * folio_activate() should mean an active generation (in-fault adds are exempt:
 	 * mode B places those at max_seq - 2 by design) */
@@ -488,6 +514,11 @@ uint64_t lru_gen_eviction(struct mglru *mg, uint32_t page)
 	unsigned hist = lru_hist_from_seq(mg, min_seq);
 
 	lrugen->evicted[hist][type][tier] += 1;
+	if (mg->cl) {
+		mglru_cl(mg, lv, CL_EVICTION, LGF_MIN_SEQ, (unsigned)type, false);
+		mglru_cl(mg, lv, CL_EVICTION, LGF_EVICTED,
+			 (unsigned)(type * MAX_NR_TIERS + tier), true);
+	}
 	if (mg->last_seen) {
 		uint64_t *prev = &mg->last_evicted[lv->id * ANON_AND_FILE + type];
 
@@ -523,6 +554,7 @@ bool lru_gen_test_recent(struct mglru *mg, uint64_t shadow, struct lruvec **lvp,
 	if (!*lvp)
 		return false;
 
+	mglru_cl(mg, *lvp, CL_REFAULT, LGF_MAX_SEQ, 0, false);
 	max_seq = (*lvp)->lrugen.max_seq & (EVICTION_MASK >> LRU_REFS_WIDTH);
 	seq = *token >> LRU_REFS_WIDTH;
 	return (max_seq > seq ? max_seq - seq : seq - max_seq) < MAX_NR_GENS;
@@ -565,6 +597,11 @@ void lru_gen_refault(struct mglru *mg, uint32_t page, uint64_t shadow, unsigned 
 	refs = (int)(token & LRU_REFS_MAX) + 1;
 	tier = lru_tier_from_refs(refs, workingset);
 	lv->lrugen.refaulted[hist][type][tier] += 1;
+	if (mg->cl) {
+		mglru_cl(mg, lv, CL_REFAULT, LGF_MIN_SEQ, (unsigned)type, false);
+		mglru_cl(mg, lv, CL_REFAULT, LGF_REFAULTED,
+			 (unsigned)(type * MAX_NR_TIERS + tier), true);
+	}
 
 	if (mg->ra_placement != RA_PLACEMENT_A && (ctx & MR_ADD_IN_FAULT)) {
 		/* folio_add_lru() will set PG_active: rule 1 gives d = 2 - ws (+ 1 in B) */
@@ -637,6 +674,13 @@ static int mglru_init(struct mr_policy *p, struct mr_error *err)
 		for (i = 0; i < (size_t)m->nr_lruvecs * ANON_AND_FILE; i++)
 			mg->last_evicted[i] = UINT64_MAX;
 	}
+	if (prm->cacheline_model &&
+	    mglru_cl_init(mg, (int)prm->stats_layout, (unsigned)prm->lrugen_base)) {
+		free(mg->last_seen);
+		free(mg->last_evicted);
+		mg->last_seen = mg->last_evicted = NULL;
+		return mr_error_set(err, MR_ENOMEM, "mglru: out of memory for the cache-line model");
+	}
 
 	mg->mm_words = (m->nr_mms + 63) / 64;
 	/* per lruvec: PMD filters, walked[], then (S001) PUD filters */
@@ -646,6 +690,7 @@ static int mglru_init(struct mr_policy *p, struct mr_error *err)
 	mg->lruvecs = calloc(m->nr_lruvecs, sizeof(*mg->lruvecs));
 	mg->arena = calloc((size_t)m->nr_lruvecs * per_lv, sizeof(uint64_t));
 	if (!mg->lruvecs || !mg->arena) {
+		mglru_cl_fini(mg);
 		free(mg->lruvecs);
 		free(mg->arena);
 		mg->lruvecs = NULL;
@@ -690,6 +735,7 @@ static void mglru_fini(struct mr_policy *p)
 	mg->lruvecs = NULL;
 	mg->arena = NULL;
 	mg->last_seen = mg->last_evicted = NULL;
+	mglru_cl_fini(mg);
 }
 
 static void mglru_folio_add(struct mr_policy *p, uint32_t page, unsigned ctx)
@@ -779,6 +825,7 @@ static void mglru_model_counters(struct mr_policy *p,
 	emit(arg, "mglru_refault_exec_file", (double)s->refault_exec_file);
 	emit(arg, "mglru_exec_first_promoted", (double)s->exec_first_promoted);
 	emit(arg, "mglru_exec_first_activated", (double)s->exec_first_activated);
+	mglru_cl_counters(mg, emit, arg); /* S002, cacheline_model=1 only */
 }
 
 /* ---- invariant checker ---- */

@@ -16,6 +16,7 @@
  *                    inc_min_seq / inc_max_seq
  *   mglru_evict.c    PID controller, sort/isolate/scan/evict, reclaim loop, min_ttl
  *   mglru_debugfs.c  /sys/kernel/debug/lru_gen read format and write commands
+ *   mglru_cacheline.c  S002: struct lru_gen_folio layout and cache-line model
  *
  * Kernel objects and their model:
  *   struct folio        struct mr_folio (engine) + struct lru_gen_page (ours, per page)
@@ -31,8 +32,9 @@
  *   S004  exec_promote=0|1|alt       -> folio_update_gen(), lru_gen_set_refs()
  *   S001  pud_filter=1               -> walk_pud_range() (pud_step, pud_done), the
  *                                       bloom helpers, lru_gen_look_around(), walk_mm()
- * Not yet (home): S002 lru_gen_folio layout for a cache model -> struct lru_gen_folio
- * (no behaviour); needs the current CPU from the engine.
+ *   S002  stats_layout=before|after, lrugen_base, cacheline_model=1 -> mglru_cacheline.c
+ *                                       (no behaviour: a cache-line model of struct
+ *                                       lru_gen_folio fed by mglru_cl() on the hot paths)
  */
 #ifndef MR_POLICY_MGLRU_H
 #define MR_POLICY_MGLRU_H
@@ -126,8 +128,8 @@ struct lru_gen_list {
 /*
  * include/linux/mmzone.h:struct lru_gen_folio. Counters are unsigned long in the kernel
  * (atomic_long_t for evicted/refaulted); nr_pages is long and can be transiently negative.
- * S002 (not implemented yet) would model the byte layout of this struct for a
- * cache-line model; the model's own layout is irrelevant to behaviour.
+ * S002 models the kernel's byte layout of this struct in mglru_cacheline.c (a cache-line
+ * model); the model's own layout is irrelevant to behaviour.
  */
 struct lru_gen_folio {
 	uint64_t max_seq;
@@ -217,6 +219,9 @@ struct mglru_params {
 	/* model instrumentation: count cold/hot eviction inversions (docs/seeds.md) */
 	int64_t probes;
 	int64_t pud_filter;    /* S001: PUD-level Bloom filter and the LWEES stats */
+	int64_t stats_layout;  /* S002: STATS_LAYOUT_BEFORE / _AFTER (cache model only) */
+	int64_t lrugen_base;   /* S002: offset of lrugen modulo 64 (before layout) */
+	int64_t cacheline_model; /* S002: run the cache-line model (off: no cost) */
 };
 
 /* S000: inc_min_seq() order (spec §5.6) */
@@ -227,6 +232,47 @@ enum { RA_PLACEMENT_A, RA_PLACEMENT_B, RA_PLACEMENT_C };
 /* S004: mapped-exec file folios activated on first sighting (v3), or also given
  * PG_workingset by lru_gen_set_refs() (S004-alt) */
 enum { EXEC_PROMOTE_OFF, EXEC_PROMOTE_V3, EXEC_PROMOTE_ALT };
+/* S002: struct lru_gen_folio before / after "move lrugen atomic stats off the
+ * read-mostly lines" (spec §8) */
+enum { STATS_LAYOUT_BEFORE, STATS_LAYOUT_AFTER };
+
+/* ---- S002 cache-line model (mglru_cacheline.c) ---- */
+
+/* fields of the kernel's struct lru_gen_folio */
+enum {
+	LGF_MAX_SEQ, LGF_MIN_SEQ, LGF_TIMESTAMPS, LGF_ENABLED, LGF_GEN, LGF_SEG, LGF_LIST,
+	LGF_FOLIOS, LGF_NR_PAGES, LGF_AVG_REFAULTED, LGF_AVG_TOTAL, LGF_PROTECTED,
+	LGF_EVICTED, LGF_REFAULTED, NR_LGF
+};
+/* hot paths of the spec §8 table, for the per-path transfer counters */
+enum {
+	CL_ADD, CL_EVICTION, CL_REFAULT, CL_MEMCG_WALK, CL_READ_CTRL_POS, CL_RESET_CTRL_POS,
+	CL_SORT, CL_AGING, NR_CL_PATHS
+};
+#define CL_LINE 64
+#define CL_MAX_CPUS 64  /* m->cpu is folded modulo this */
+#define CL_MAX_LINES 24 /* (63 + 1408 - 1) / 64 + 1 = 23 */
+
+struct cl_line {
+	uint64_t sharers; /* CPUs holding the line */
+	int8_t owner;     /* the CPU holding it modified, -1 = none */
+};
+
+struct mglru_cl {
+	int layout;       /* STATS_LAYOUT_* */
+	unsigned base;    /* lrugen offset modulo 64 in effect */
+	unsigned enabled_line;
+	struct cl_line *lines; /* [nr_lruvecs][CL_MAX_LINES] */
+	uint64_t reads, writes, transfers, invalidations;
+	uint64_t path_transfers[NR_CL_PATHS];
+	uint64_t line_transfers[CL_MAX_LINES]; /* summed over lruvecs */
+};
+
+unsigned lrugen_field_offset(int layout, unsigned f, unsigned idx);
+unsigned lrugen_size(int layout);
+unsigned lrugen_gen_idx(unsigned gen, int type);
+unsigned lrugen_eff_base(int layout, unsigned base);
+unsigned lrugen_line(int layout, unsigned base, unsigned f, unsigned idx);
 
 /* ---- model counters (model_counters hook) ---- */
 
@@ -298,6 +344,7 @@ struct mglru {
 	int ra_placement;      /* RA_PLACEMENT_* */
 	int exec_promote;      /* EXEC_PROMOTE_* */
 	bool pud_filter;       /* S001 */
+	struct mglru_cl *cl;   /* S002: NULL unless cacheline_model=1 */
 	unsigned nr_mm_stats;  /* NR_MM_STATS, or NR_MM_STATS_S001 with pud_filter */
 	/* probes: per page, trace ns of its last observed access (insertion, fd
 	 * access, young PTE consumed); per lruvec and type, that of the last eviction;
@@ -457,6 +504,25 @@ static inline void mglru_seen(struct mglru *mg, uint32_t page)
 {
 	if (mg->last_seen)
 		mg->last_seen[page] = mg->m->now_ns;
+}
+
+/* S002 (mglru_cacheline.c) */
+int mglru_cl_init(struct mglru *mg, int layout, unsigned base);
+void mglru_cl_fini(struct mglru *mg);
+void mglru_cl_access(struct mglru *mg, const struct lruvec *lv, unsigned path, unsigned f,
+		     unsigned idx, bool write);
+void mglru_cl_access_cpu(struct mglru_cl *cl, uint32_t lruvec, unsigned path, unsigned f,
+			 unsigned idx, bool write, unsigned cpu);
+void mglru_cl_counters(const struct mglru *mg,
+		       void (*emit)(void *arg, const char *name, double value), void *arg);
+
+/* S002: the hot path path reads (or writes) element idx of lrugen field f of lv on the
+ * current CPU. One predictable branch when the cache-line model is off. */
+static inline void mglru_cl(struct mglru *mg, const struct lruvec *lv, unsigned path,
+			    unsigned f, unsigned idx, bool write)
+{
+	if (__builtin_expect(mg->cl != NULL, 0))
+		mglru_cl_access(mg, lv, path, f, idx, write);
 }
 
 /* Count a vmstat / memory.stat item for this lruvec (deltas may be negative). */

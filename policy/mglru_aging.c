@@ -884,6 +884,8 @@ static bool inc_min_seq_v3(struct mglru *mg, struct lruvec *lv, int type, unsign
 					int tier = lru_tier_from_refs(refs, workingset);
 
 					lrugen->protected[hist][type][tier] += 1;
+					mglru_cl(mg, lv, CL_SORT, LGF_PROTECTED,
+						 (unsigned)(type * MAX_NR_TIERS + tier), true);
 				}
 			} else {
 				if (batch_end != MR_NONE)
@@ -905,6 +907,12 @@ static bool inc_min_seq_v3(struct mglru *mg, struct lruvec *lv, int type, unsign
 			lrugen->nr_pages[old_gen][type][zone] -= delta;
 			lrugen->nr_pages[new_gen][type][zone] += delta;
 			mg->stat.inc_min_seq_size_updates++;
+			if (mg->cl) {
+				mglru_cl(mg, lv, CL_SORT, LGF_NR_PAGES,
+					 lrugen_gen_idx(old_gen, type), true);
+				mglru_cl(mg, lv, CL_SORT, LGF_NR_PAGES,
+					 lrugen_gen_idx(new_gen, type), true);
+			}
 		}
 		if (!remaining)
 			return false;
@@ -962,8 +970,17 @@ bool inc_min_seq(struct mglru *mg, struct lruvec *lv, int type, int swappiness)
 			MR_WARN_ON_ONCE(folio_is_file_lru(f) != type);
 			MR_WARN_ON_ONCE(folio_zonenum(f) != zone);
 
-			if (folio_lru_gen(mg, page) == (int)old_gen)
+			if (folio_lru_gen(mg, page) == (int)old_gen) {
 				mg->stat.inc_min_seq_size_updates++;
+				if (mg->cl) {
+					unsigned to = (old_gen + 1) % MAX_NR_GENS;
+
+					mglru_cl(mg, lv, CL_SORT, LGF_NR_PAGES,
+						 lrugen_gen_idx(old_gen, type), true);
+					mglru_cl(mg, lv, CL_SORT, LGF_NR_PAGES,
+						 lrugen_gen_idx(to, type), true);
+				}
+			}
 			new_gen = folio_inc_gen(mg, lv, page);
 			/* list_move_tail() */
 			lru_gen_list_del(mg, lv, page);
@@ -977,6 +994,8 @@ bool inc_min_seq(struct mglru *mg, struct lruvec *lv, int type, int swappiness)
 				int tier = lru_tier_from_refs(refs, workingset);
 
 				lrugen->protected[hist][type][tier] += 1;
+				mglru_cl(mg, lv, CL_SORT, LGF_PROTECTED,
+					 (unsigned)(type * MAX_NR_TIERS + tier), true);
 			}
 
 			if (!--remaining)
@@ -986,6 +1005,7 @@ bool inc_min_seq(struct mglru *mg, struct lruvec *lv, int type, int swappiness)
 done:
 	reset_ctrl_pos(mg, lv, type, true);
 	lrugen->min_seq[type]++;
+	mglru_cl(mg, lv, CL_AGING, LGF_MIN_SEQ, (unsigned)type, true);
 	return true;
 skip:
 	/* the oldest generation stays where it is and becomes max_seq + 1 */
@@ -1050,6 +1070,7 @@ next:
 
 		reset_ctrl_pos(mg, lv, type, true);
 		lrugen->min_seq[type] = min_seq[type];
+		mglru_cl(mg, lv, CL_AGING, LGF_MIN_SEQ, (unsigned)type, true);
 		success = true;
 	}
 
@@ -1115,6 +1136,10 @@ restart:
 
 	lrugen->timestamps[next] = mg->m->now_ns;
 	lrugen->max_seq++;
+	if (mg->cl) {
+		mglru_cl(mg, lv, CL_AGING, LGF_TIMESTAMPS, next, true);
+		mglru_cl(mg, lv, CL_AGING, LGF_MAX_SEQ, 0, true);
+	}
 	mg->stat.aging_passes++;
 	return true;
 }

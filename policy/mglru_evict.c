@@ -30,6 +30,15 @@ void read_ctrl_pos(struct mglru *mg, struct lruvec *lv, int type, int tier, int 
 	pos->refaulted = pos->total = 0;
 
 	for (i = tier % MAX_NR_TIERS; i <= hi; i++) {
+		if (mg->cl) {
+			unsigned idx = (unsigned)(type * MAX_NR_TIERS + i);
+
+			mglru_cl(mg, lv, CL_READ_CTRL_POS, LGF_AVG_REFAULTED, idx, false);
+			mglru_cl(mg, lv, CL_READ_CTRL_POS, LGF_REFAULTED, idx, false);
+			mglru_cl(mg, lv, CL_READ_CTRL_POS, LGF_AVG_TOTAL, idx, false);
+			mglru_cl(mg, lv, CL_READ_CTRL_POS, LGF_PROTECTED, idx, false);
+			mglru_cl(mg, lv, CL_READ_CTRL_POS, LGF_EVICTED, idx, false);
+		}
 		pos->refaulted += lrugen->avg_refaulted[type][i] + lrugen->refaulted[hist][type][i];
 		pos->total += lrugen->avg_total[type][i] + lrugen->protected[hist][type][i] +
 			      lrugen->evicted[hist][type][i];
@@ -56,6 +65,24 @@ void reset_ctrl_pos(struct mglru *mg, struct lruvec *lv, int type, bool carryove
 	hist = lru_hist_from_seq(mg, seq);
 
 	for (tier = 0; tier < MAX_NR_TIERS; tier++) {
+		if (mg->cl) {
+			unsigned idx = (unsigned)(type * MAX_NR_TIERS + tier);
+
+			if (carryover) {
+				mglru_cl(mg, lv, CL_RESET_CTRL_POS, LGF_AVG_REFAULTED, idx, false);
+				mglru_cl(mg, lv, CL_RESET_CTRL_POS, LGF_REFAULTED, idx, false);
+				mglru_cl(mg, lv, CL_RESET_CTRL_POS, LGF_AVG_REFAULTED, idx, true);
+				mglru_cl(mg, lv, CL_RESET_CTRL_POS, LGF_AVG_TOTAL, idx, false);
+				mglru_cl(mg, lv, CL_RESET_CTRL_POS, LGF_PROTECTED, idx, false);
+				mglru_cl(mg, lv, CL_RESET_CTRL_POS, LGF_EVICTED, idx, false);
+				mglru_cl(mg, lv, CL_RESET_CTRL_POS, LGF_AVG_TOTAL, idx, true);
+			}
+			if (clear) {
+				mglru_cl(mg, lv, CL_RESET_CTRL_POS, LGF_REFAULTED, idx, true);
+				mglru_cl(mg, lv, CL_RESET_CTRL_POS, LGF_EVICTED, idx, true);
+				mglru_cl(mg, lv, CL_RESET_CTRL_POS, LGF_PROTECTED, idx, true);
+			}
+		}
 		if (carryover) {
 			uint64_t sum;
 
@@ -268,7 +295,16 @@ static bool sort_folio(struct mglru *mg, struct lruvec *lv, uint32_t page,
 
 	/* protected */
 	if (tier > tier_idx || refs + workingset == (1 << LRU_REFS_WIDTH) + 1) {
+		if (mg->cl) /* folio_inc_gen(): the sizes of both generations */
+			mglru_cl(mg, lv, CL_SORT, LGF_NR_PAGES, lrugen_gen_idx((unsigned)gen, type),
+				 true);
 		gen = folio_inc_gen(mg, lv, page);
+		if (mg->cl) {
+			mglru_cl(mg, lv, CL_SORT, LGF_NR_PAGES, lrugen_gen_idx((unsigned)gen, type),
+				 true);
+			mglru_cl(mg, lv, CL_SORT, LGF_FOLIOS, lrugen_gen_idx((unsigned)gen, type),
+				 true);
+		}
 		lru_gen_list_del(mg, lv, page);
 		lru_gen_list_add(mg, lv, page, (unsigned)gen, false);
 
@@ -277,6 +313,8 @@ static bool sort_folio(struct mglru *mg, struct lruvec *lv, uint32_t page,
 			unsigned hist = lru_hist_from_seq(mg, lrugen->min_seq[type]);
 
 			lrugen->protected[hist][type][tier] += 1;
+			mglru_cl(mg, lv, CL_SORT, LGF_PROTECTED,
+				 (unsigned)(type * MAX_NR_TIERS + tier), true);
 		}
 		mg->stat.sorted_protected++;
 		return true;
@@ -710,6 +748,14 @@ void lru_gen_shrink_lruvec(struct mr_policy *p, uint32_t lruvec, struct mr_scan_
 	if (MR_WARN_ON_ONCE(lruvec >= mg->m->nr_lruvecs))
 		return;
 	lv = &mg->lruvecs[lruvec];
+
+	/* S002: shrink_many() / shrink_one() found this lruvec on the RCU walk of the
+	 * memcg bins: one read of list, gen and seg per reclaim invocation */
+	if (mg->cl) {
+		mglru_cl(mg, lv, CL_MEMCG_WALK, LGF_LIST, 0, false);
+		mglru_cl(mg, lv, CL_MEMCG_WALK, LGF_GEN, 0, false);
+		mglru_cl(mg, lv, CL_MEMCG_WALK, LGF_SEG, 0, false);
+	}
 
 	if (sc->kswapd && lv->memcg == 0)
 		lru_gen_age_node(mg, lv->node, sc);

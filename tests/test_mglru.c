@@ -1987,16 +1987,46 @@ struct toggle {
 	int64_t value;
 };
 
-/* toggles: NULL for the baseline, else set before init */
-static void test_stress(const struct toggle *toggles)
+/* FNV-1a over bytes, for the S002 identity check */
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	while (n--)
+		h = (h ^ *c++) * 0x100000001b3ull;
+	return h;
+}
+
+/* model counters except the S002 cache model's own (mglru_cl_*) */
+static void emit_hash(void *arg, const char *name, double value)
+{
+	uint64_t *h = arg;
+
+	if (!strncmp(name, "mglru_cl_", 9))
+		return;
+	*h = fnv(*h, name, strlen(name));
+	*h = fnv(*h, &value, sizeof(value));
+}
+
+/*
+ * toggles: NULL for the baseline, else set before init. seed: the random sequence.
+ * Each step runs on CPU step % 5 (m->cpu; the rng sequence does not depend on it).
+ * Returns a hash of every decision-visible result: vmstat, model counters (but the
+ * cache model's), lru_gen full output, per-page state and folio flags. cl_out, if not
+ * NULL, gets a copy of the S002 cache-model totals (its lines pointer is dangling).
+ */
+static uint64_t test_stress_seeded(const struct toggle *toggles, uint64_t seed,
+				   struct mglru_cl *cl_out)
 {
 	enum { N = 1024, STEPS = 20000 };
 	struct stress *st = calloc(1, sizeof(*st));
 	struct env *e = &st->e;
 	uint32_t i, bad = 0, step;
+	uint64_t h = 0xcbf29ce484222325ull;
+	static char show[65536];
 	char buf[96];
 
-	st->rng = mr_test_seed();
+	st->rng = seed;
 	memset(e, 0, sizeof(*e));
 	e->pm = pm_create(&(struct pm_config){ .nr_pages = N, .nr_mms = 2, .nr_memcgs = 2,
 					       .max_tables = 8, .swap_free = 300 });
@@ -2028,6 +2058,7 @@ static void test_stress(const struct toggle *toggles)
 		struct mr_folio *f = &e->pm->m.folios[page];
 
 		e->pm->m.now_ns += 1000000;
+		e->pm->m.cpu = step % 5;
 		if (op < 45) { /* a page-table access */
 			if (f->flags & MR_PG_RESIDENT)
 				pm_touch(e->pm, st->mm[page], st->addr[page], rnd(st, 8) == 0);
@@ -2108,8 +2139,260 @@ static void test_stress(const struct toggle *toggles)
 	CHECK(e->mg->stat.aging_passes > 0);
 	CHECK(pm_vmstat(e->pm, MR_VM_PGSTEAL_KSWAPD) + pm_vmstat(e->pm, MR_VM_PGSTEAL_DIRECT) > 0);
 	CHECK(pm_vmstat(e->pm, MR_VM_WORKINGSET_REFAULT_FILE) > 0);
+
+	for (i = 0; i < MR_NR_VMSTAT; i++) {
+		uint64_t v = pm_vmstat(e->pm, i);
+
+		h = fnv(h, &v, sizeof(v));
+	}
+	e->p->ops->model_counters(e->p, emit_hash, &h);
+	h = fnv(h, show, e->p->ops->lru_gen_show(e->p, 1, show, sizeof(show)));
+	h = fnv(h, e->mg->pages, N * sizeof(*e->mg->pages));
+	for (i = 0; i < N; i++)
+		h = fnv(h, &e->pm->m.folios[i].flags, sizeof(e->pm->m.folios[i].flags));
+	if (cl_out) {
+		CHECK(e->mg->cl != NULL);
+		if (e->mg->cl)
+			*cl_out = *e->mg->cl;
+	}
 	env_close(e);
 	free(st);
+	return h;
+}
+
+static void test_stress(const struct toggle *toggles)
+{
+	test_stress_seeded(toggles, mr_test_seed(), NULL);
+}
+
+/* ---- S002: stats_layout (spec §8) ---- */
+
+/* Does element idx of field f share a line with enabled/gen/seg in this layout? */
+static bool shares_enabled(int layout, unsigned base, unsigned f, unsigned idx)
+{
+	return lrugen_line(layout, base, f, idx) == lrugen_line(layout, base, LGF_ENABLED, 0);
+}
+
+static void test_s002_layout(void)
+{
+	const int B = STATS_LAYOUT_BEFORE, A = STATS_LAYOUT_AFTER;
+	unsigned base, i, n;
+
+	/* the §8 table */
+	CHECK_EQ_U64(lrugen_size(B), 1360);
+	CHECK_EQ_U64(lrugen_size(A), 1408);
+	for (i = 0; i < 2; i++) {
+		CHECK_EQ_U64(lrugen_field_offset((int)i, LGF_MAX_SEQ, 0), 0);
+		CHECK_EQ_U64(lrugen_field_offset((int)i, LGF_MIN_SEQ, 1), 16);
+		CHECK_EQ_U64(lrugen_field_offset((int)i, LGF_TIMESTAMPS, 3), 48);
+	}
+	CHECK_EQ_U64(lrugen_field_offset(B, LGF_ENABLED, 0), 1336);
+	CHECK_EQ_U64(lrugen_field_offset(B, LGF_GEN, 0), 1337);
+	CHECK_EQ_U64(lrugen_field_offset(B, LGF_SEG, 0), 1338);
+	CHECK_EQ_U64(lrugen_field_offset(B, LGF_LIST, 0), 1344);
+	CHECK_EQ_U64(lrugen_field_offset(B, LGF_FOLIOS, 0), 56);
+	CHECK_EQ_U64(lrugen_field_offset(B, LGF_FOLIOS, 39) + 16, 696);
+	CHECK_EQ_U64(lrugen_field_offset(B, LGF_NR_PAGES, 0), 696);
+	CHECK_EQ_U64(lrugen_field_offset(B, LGF_NR_PAGES, 39) + 8, 1016);
+	CHECK_EQ_U64(lrugen_field_offset(B, LGF_AVG_REFAULTED, 0), 1016);
+	CHECK_EQ_U64(lrugen_field_offset(B, LGF_AVG_TOTAL, 0), 1080);
+	CHECK_EQ_U64(lrugen_field_offset(B, LGF_PROTECTED, 0), 1144);
+	CHECK_EQ_U64(lrugen_field_offset(B, LGF_EVICTED, 0), 1208);
+	CHECK_EQ_U64(lrugen_field_offset(B, LGF_EVICTED, MAX_NR_TIERS), 1240);
+	CHECK_EQ_U64(lrugen_field_offset(B, LGF_REFAULTED, 0), 1272);
+	CHECK_EQ_U64(lrugen_field_offset(B, LGF_REFAULTED, MAX_NR_TIERS), 1304);
+	CHECK_EQ_U64(lrugen_field_offset(A, LGF_ENABLED, 0), 56);
+	CHECK_EQ_U64(lrugen_field_offset(A, LGF_GEN, 0), 57);
+	CHECK_EQ_U64(lrugen_field_offset(A, LGF_SEG, 0), 58);
+	CHECK_EQ_U64(lrugen_field_offset(A, LGF_LIST, 0), 64);
+	CHECK_EQ_U64(lrugen_field_offset(A, LGF_FOLIOS, 0), 80);
+	CHECK_EQ_U64(lrugen_field_offset(A, LGF_FOLIOS, 39) + 16, 720);
+	CHECK_EQ_U64(lrugen_field_offset(A, LGF_NR_PAGES, 39) + 8, 1040);
+	CHECK_EQ_U64(lrugen_field_offset(A, LGF_AVG_REFAULTED, 0), 1040);
+	CHECK_EQ_U64(lrugen_field_offset(A, LGF_AVG_TOTAL, 0), 1104);
+	CHECK_EQ_U64(lrugen_field_offset(A, LGF_PROTECTED, 0), 1168);
+	CHECK_EQ_U64(lrugen_field_offset(A, LGF_EVICTED, 0), 1280);
+	CHECK_EQ_U64(lrugen_field_offset(A, LGF_REFAULTED, 0), 1344);
+	/* the model's one zone is ZONE_NORMAL (2) of MAX_NR_ZONES = 5 */
+	CHECK_EQ_U64(lrugen_gen_idx(0, ANON_T), 2);
+	CHECK_EQ_U64(lrugen_gen_idx(1, FILE_T), 17);
+
+	/* which counters share the line of enabled/gen/seg before the patch */
+	for (base = 0; base < 64; base += 8) {
+		unsigned ev = 0, rf = 0, rf_file3 = 0;
+
+		for (i = 0; i < 2 * MAX_NR_TIERS; i++) {
+			ev += shares_enabled(B, base, LGF_EVICTED, i);
+			rf += shares_enabled(B, base, LGF_REFAULTED, i);
+		}
+		rf_file3 = shares_enabled(B, base, LGF_REFAULTED, 2 * MAX_NR_TIERS - 1);
+		if (base == 0) { /* refaulted[anon][1..3] and all of refaulted[file] */
+			CHECK_EQ_U64(ev, 0);
+			CHECK_EQ_U64(rf, 7);
+			CHECK(!shares_enabled(B, base, LGF_REFAULTED, 0));
+			CHECK(!shares_enabled(B, base, LGF_LIST, 0)); /* list is on the next line */
+		} else if (base == 8) { /* 6.12: none */
+			CHECK_EQ_U64(ev + rf, 0);
+			CHECK(shares_enabled(B, base, LGF_LIST, 0));
+		} else if (base == 16) { /* only refaulted[file][3], with list too */
+			CHECK_EQ_U64(ev, 0);
+			CHECK_EQ_U64(rf, 1);
+			CHECK_EQ_U64(rf_file3, 1);
+			CHECK(shares_enabled(B, base, LGF_LIST, 0));
+		}
+	}
+	/* after: 64-aligned; no counter near enabled; evicted and refaulted on lines of
+	 * their own; list shares with folios[0][anon][zones 0..2] (derived note) */
+	for (base = 0; base < 64; base++) {
+		CHECK_EQ_U64(lrugen_eff_base(A, base), 0);
+		for (i = 0; i < 2 * MAX_NR_TIERS; i++) {
+			CHECK(!shares_enabled(A, base, LGF_EVICTED, i));
+			CHECK(!shares_enabled(A, base, LGF_REFAULTED, i));
+			CHECK_EQ_U64(lrugen_line(A, base, LGF_EVICTED, i), 20);
+			CHECK_EQ_U64(lrugen_line(A, base, LGF_REFAULTED, i), 21);
+		}
+	}
+	CHECK_EQ_U64(lrugen_line(A, 0, LGF_PROTECTED, 2 * MAX_NR_TIERS - 1), 19);
+	for (n = 0, i = 0; i < 40; i++)
+		n += lrugen_line(A, 0, LGF_FOLIOS, i) == lrugen_line(A, 0, LGF_LIST, 0);
+	CHECK_EQ_U64(n, 3);
+	CHECK_EQ_U64(lrugen_line(A, 0, LGF_FOLIOS, 3), 2);
+}
+
+/* A hand-made two-CPU sequence on one lruvec's lines, with known transfers. */
+static uint64_t s002_two_cpu(int layout, unsigned base, struct mglru_cl *cl)
+{
+	static struct cl_line lines[CL_MAX_LINES];
+	const unsigned file3 = 2 * MAX_NR_TIERS - 1;
+	unsigned i;
+
+	memset(cl, 0, sizeof(*cl));
+	for (i = 0; i < CL_MAX_LINES; i++)
+		lines[i] = (struct cl_line){ 0, -1 };
+	cl->layout = layout;
+	cl->base = lrugen_eff_base(layout, base);
+	cl->lines = lines;
+	/* CPU 0 adds (reads enabled), CPU 1 refaults (atomic W refaulted[file][3]), twice */
+	mglru_cl_access_cpu(cl, 0, CL_ADD, LGF_ENABLED, 0, false, 0);      /* cold */
+	mglru_cl_access_cpu(cl, 0, CL_REFAULT, LGF_REFAULTED, file3, true, 1);
+	mglru_cl_access_cpu(cl, 0, CL_ADD, LGF_ENABLED, 0, false, 0);
+	mglru_cl_access_cpu(cl, 0, CL_REFAULT, LGF_REFAULTED, file3, true, 1);
+	mglru_cl_access_cpu(cl, 0, CL_REFAULT, LGF_REFAULTED, file3, true, 1); /* M hit */
+	mglru_cl_access_cpu(cl, 0, CL_ADD, LGF_MAX_SEQ, 0, false, 0);      /* cold */
+	/* CPU 64 is CPU 0 folded: reads its own shared copy of line 0 */
+	mglru_cl_access_cpu(cl, 0, CL_ADD, LGF_MAX_SEQ, 0, false, 64);
+	/* CPU 1 advances max_seq: invalidates CPU 0's copy; CPU 0 reads it back */
+	mglru_cl_access_cpu(cl, 0, CL_AGING, LGF_MAX_SEQ, 0, true, 1);
+	mglru_cl_access_cpu(cl, 0, CL_ADD, LGF_MIN_SEQ, 0, false, 0);
+	return cl->transfers;
+}
+
+static void test_s002_two_cpu(void)
+{
+	struct mglru_cl cl;
+
+	/* base 16, before: refaulted[file][3] shares the line of enabled */
+	CHECK_EQ_U64(s002_two_cpu(STATS_LAYOUT_BEFORE, 16, &cl), 5);
+	CHECK_EQ_U64(cl.reads, 5);
+	CHECK_EQ_U64(cl.writes, 4);
+	CHECK_EQ_U64(cl.invalidations, 3);
+	CHECK_EQ_U64(cl.path_transfers[CL_REFAULT], 2);
+	CHECK_EQ_U64(cl.path_transfers[CL_ADD], 2);
+	CHECK_EQ_U64(cl.path_transfers[CL_AGING], 1);
+	CHECK_EQ_U64(cl.line_transfers[21], 3);
+	/* base 0 likewise (all of refaulted[file]); base 8 and after: only line 0
+	 * (max_seq written by CPU 1, then read by CPU 0 through min_seq) */
+	CHECK_EQ_U64(s002_two_cpu(STATS_LAYOUT_BEFORE, 0, &cl), 5);
+	CHECK_EQ_U64(s002_two_cpu(STATS_LAYOUT_BEFORE, 8, &cl), 2);
+	CHECK_EQ_U64(cl.path_transfers[CL_REFAULT], 0);
+	CHECK_EQ_U64(s002_two_cpu(STATS_LAYOUT_AFTER, 16, &cl), 2);
+	CHECK_EQ_U64(cl.invalidations, 1);
+	CHECK_EQ_U64(cl.line_transfers[0], 2);
+	CHECK_EQ_U64(cl.path_transfers[CL_ADD], 1);
+	CHECK_EQ_U64(cl.path_transfers[CL_AGING], 1);
+}
+
+/* Parameters, and a policy-level two-CPU sequence through the hooks. */
+static void test_s002_params(void)
+{
+	struct env e;
+	uint64_t shadow;
+	int n = 0;
+
+	env_start(&e, 4);
+	CHECK(e.mg->cl == NULL); /* off by default: no counters, no state */
+	e.p->ops->model_counters(e.p, emit_count, &n);
+	env_close(&e);
+
+	env_open(&e, 4, 1);
+	CHECK_EQ_U64(pm_policy_set(e.p, "lrugen_base", 64), MR_ERANGE);
+	CHECK_EQ_U64(pm_policy_set(e.p, "stats_layout", STATS_LAYOUT_BEFORE), 0);
+	CHECK_EQ_U64(pm_policy_set(e.p, "lrugen_base", 0), 0);
+	CHECK_EQ_U64(pm_policy_set(e.p, "cacheline_model", 1), 0);
+	env_init(&e);
+	CHECK(e.mg->cl != NULL);
+	{
+		int m = 0;
+
+		e.p->ops->model_counters(e.p, emit_count, &m);
+		CHECK_EQ_U64(m, n + 14);
+	}
+	/* CPU 0 faults page 0 in; CPU 1 evicts it (evicted[], a different line) and
+	 * CPU 1 refaults it: refaulted[file] shares the line of enabled at base 0 */
+	e.pm->m.cpu = 0;
+	pm_folio(e.pm, 0, PM_FILE, 0, 0);
+	e.p->ops->folio_add(e.p, 0, MR_ADD_IN_FAULT);
+	CHECK_EQ_U64(e.mg->cl->transfers, 0);
+	e.pm->m.cpu = 1;
+	folio(&e, 0)->flags &= ~MR_PG_LRU;
+	lruvec_del_folio(e.mg, e.lv, 0);
+	shadow = lru_gen_eviction(e.mg, 0);
+	CHECK_EQ_U64(e.mg->cl->path_transfers[CL_EVICTION], 0);
+	/* min_seq and max_seq: CPU 0 holds line 0 shared, reads do not transfer */
+	e.p->ops->refault(e.p, 0, shadow, MR_ADD_IN_FAULT);
+	CHECK_EQ_U64(e.mg->cl->path_transfers[CL_REFAULT], 1); /* CPU 0 had enabled */
+	e.p->ops->folio_add(e.p, 0, MR_ADD_IN_FAULT);
+	e.pm->m.cpu = 0;
+	lruvec_del_folio(e.mg, e.lv, 0);
+	folio(&e, 0)->flags &= ~MR_PG_LRU;
+	e.p->ops->folio_add(e.p, 0, MR_ADD_IN_FAULT);
+	/* CPU 0 reads enabled back from CPU 1's modified line */
+	CHECK(e.mg->cl->transfers >= 2);
+	CHECK(e.mg->cl->path_transfers[CL_ADD] >= 1);
+	env_close(&e);
+}
+
+/* S002 changes no decision: the same random run, model off, before and after. */
+static void test_s002_identical(void)
+{
+	uint64_t seed = mr_test_seed(), h0, h1, h2, h3;
+	struct mglru_cl before, after;
+
+	h0 = test_stress_seeded(NULL, seed, NULL);
+	h1 = test_stress_seeded((const struct toggle[]){ { "cacheline_model", 1 },
+							 { "lrugen_base", 0 },
+							 { NULL, 0 } },
+				seed, &before);
+	h2 = test_stress_seeded((const struct toggle[]){ { "cacheline_model", 1 },
+							 { "stats_layout", STATS_LAYOUT_AFTER },
+							 { NULL, 0 } },
+				seed, &after);
+	h3 = test_stress_seeded((const struct toggle[]){ { "stats_layout", STATS_LAYOUT_AFTER },
+							 { "inc_min_seq", INC_MIN_SEQ_V3 },
+							 { "cacheline_model", 1 },
+							 { NULL, 0 } },
+				seed, NULL);
+	CHECK_EQ_U64(h1, h0);
+	CHECK_EQ_U64(h2, h0);
+	CHECK(h3 != 0);
+	/* same accesses; the transfers differ by layout (this run switches CPU every
+	 * step and is not refault-bound: no direction is asserted here) */
+	CHECK_EQ_U64(before.reads, after.reads);
+	CHECK_EQ_U64(before.writes, after.writes);
+	CHECK(before.transfers > 0 && after.transfers > 0);
+	printf("s002 stress: %llu reads, %llu writes, transfers before(base 0) %llu after %llu\n",
+	       (unsigned long long)before.reads, (unsigned long long)before.writes,
+	       (unsigned long long)before.transfers, (unsigned long long)after.transfers);
 }
 
 int main(void)
@@ -2169,6 +2452,10 @@ int main(void)
 	test_debugfs();
 	test_checker_catches();
 	test_params_and_counters();
+	test_s002_layout();
+	test_s002_two_cpu();
+	test_s002_params();
+	test_s002_identical();
 	test_stress(NULL);
 	test_stress((const struct toggle[]){ { "inc_min_seq", INC_MIN_SEQ_V3 }, { NULL, 0 } });
 	test_stress((const struct toggle[]){ { "inc_min_seq", INC_MIN_SEQ_V3 },
