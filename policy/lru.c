@@ -69,16 +69,36 @@ enum lru_list {
 #define EVICTION_BITS (64 - EVICTION_SHIFT)
 #define EVICTION_MASK ((UINT64_C(1) << EVICTION_BITS) - 1)
 
-/* Per page: links on its list. on = lru + 1, 0 when on no list (zeroed = not on LRU). */
+/*
+ * The lists. The kernel links folios into doubly linked lists; walked from the tail, such
+ * a list is a chain of dependent loads into cold folios, one per page reclaim looks at.
+ * Here each list is a deque of page ids in an array (a ring): lruvec_add_folio() appends
+ * at the head end, lruvec_add_folio_tail() prepends at the tail end, lruvec_del_folio()
+ * leaves a hole (MR_NONE). The live entries, read from the tail, are exactly the
+ * kernel's list, so every walk visits the same folios in the same order; but the next
+ * folios to isolate are known in advance and are prefetched. Holes at either end are
+ * trimmed at once, so both ends are always live entries. When a ring is full it is
+ * compacted (holes squeezed out) or, when at least half of it is live, doubled; either
+ * way each moved page's slot is rewritten (amortised O(1) per insertion). A ring reserves
+ * its largest size (twice its lruvec's pages, rounded up to a power of two) at init as
+ * zeroed memory it has not touched yet, so nothing is allocated after init and only what
+ * is used is resident.
+ */
+
+/* Per page: where it is. on = lru + 1, 0 when on no list (zeroed = not on LRU). */
 struct lru_page {
-	uint32_t prev, next; /* towards the head / towards the tail; MR_NONE at the ends */
+	uint32_t slot; /* index in its list's ring */
 	uint8_t on;
 	uint8_t pad[3];
 };
 
 struct lru_head {
-	uint32_t head, tail; /* head = most recently added; reclaim takes the tail */
-	uint64_t nr;         /* pages (lruvec_lru_size) */
+	uint32_t *ring;   /* [max_cap] reserved; [cap] in use */
+	uint32_t cap;     /* power of two; 0 for the unevictable list (counted, not listed) */
+	uint32_t max_cap;
+	uint32_t lo;      /* slot of the tail */
+	uint32_t n;       /* slots in use from lo (live entries and holes) */
+	uint64_t nr;      /* live pages (lruvec_lru_size) */
 };
 
 struct lru_lruvec {
@@ -192,7 +212,89 @@ static void update_lru_size(struct mr_policy *p, uint32_t lruvec, unsigned lru, 
 	mr_count(p->m, lruvec, lru_size_item[lru], (uint64_t)delta);
 }
 
-/* ---- lists (include/linux/list.h semantics on page-id links) ---- */
+/* ---- lists (include/linux/list.h semantics on rings, see struct lru_head) ---- */
+
+/* GCC drops __builtin_prefetch in some loops as dead code; a volatile asm stays. */
+#if defined(__x86_64__) || defined(__i386__)
+#define prefetch(p) __asm__ volatile("prefetcht0 %0" : : "m"(*(const char *)(p)))
+#define prefetchw(p) __asm__ volatile("prefetchw %0" : : "m"(*(const char *)(p)))
+#else
+#define prefetch(p) __builtin_prefetch(p)
+#define prefetchw(p) __builtin_prefetch(p, 1)
+#endif
+
+static uint32_t ring_at(const struct lru_head *h, uint32_t k)
+{
+	return h->ring[(h->lo + k) & (h->cap - 1)];
+}
+
+#define ISOLATE_AHEAD 8 /* list entries prefetched ahead of isolation */
+
+/* Start loading the folio and list entry of the k-th entry from the tail. */
+static void prefetch_entry(struct mr_policy *p, const struct lru_head *h, uint32_t k)
+{
+	uint32_t page = ring_at(h, k);
+
+	if (page != MR_NONE) {
+		prefetchw(&p->m->folios[page]);
+		prefetchw(lru_page(p, page));
+	}
+}
+
+/*
+ * Move the live entries of h into a ring of new_cap slots, in order and without holes,
+ * updating each one's slot. A ring of the same size is compacted in place (entries only
+ * move towards the tail); a doubled one takes its entries in its upper half, which the
+ * old ring never used, so reads and writes never overlap.
+ */
+static void ring_repack(struct mr_policy *p, struct lru_head *h, uint32_t new_cap)
+{
+	uint32_t old_mask = h->cap - 1, new_mask = new_cap - 1;
+	uint32_t base = new_cap == h->cap ? h->lo : h->cap, w = 0;
+
+	for (uint32_t k = 0; k < h->n; k++) {
+		uint32_t page = h->ring[(h->lo + k) & old_mask], dst;
+
+		if (k + 8 < h->n) {
+			uint32_t ahead = h->ring[(h->lo + k + 8) & old_mask];
+
+			if (ahead != MR_NONE)
+				prefetchw(lru_page(p, ahead));
+		}
+		if (page == MR_NONE)
+			continue;
+		dst = (base + w++) & new_mask;
+		h->ring[dst] = page;
+		lru_page(p, page)->slot = dst;
+	}
+	h->cap = new_cap;
+	h->lo = base & new_mask;
+	h->n = w;
+}
+
+/* Room for one more entry: compact a full ring, or double it when half of it is live. */
+static void ring_make_room(struct mr_policy *p, struct lru_head *h)
+{
+	if (h->n < h->cap)
+		return;
+	if (h->nr >= h->cap / 2 && h->cap < h->max_cap)
+		ring_repack(p, h, h->cap * 2);
+	else
+		ring_repack(p, h, h->cap);
+}
+
+/* Drop holes at both ends, so that both ends are live entries. */
+static void ring_trim(struct lru_head *h)
+{
+	uint32_t mask = h->cap - 1;
+
+	while (h->n && h->ring[h->lo] == MR_NONE) {
+		h->lo = (h->lo + 1) & mask;
+		h->n--;
+	}
+	while (h->n && h->ring[(h->lo + h->n - 1) & mask] == MR_NONE)
+		h->n--;
+}
 
 static void lruvec_del_folio(struct mr_policy *p, uint32_t page);
 
@@ -206,16 +308,13 @@ static void lruvec_add_folio(struct mr_policy *p, uint32_t page)
 	if (WARN_IF(lp->on))
 		lruvec_del_folio(p, page);
 	lp->on = (uint8_t)(lru + 1);
-	lp->prev = lp->next = MR_NONE;
+	if (lru != LRU_UNEVICTABLE) { /* the unevictable list is counted, not listed */
+		ring_make_room(p, h);
+		lp->slot = (h->lo + h->n) & (h->cap - 1);
+		h->ring[lp->slot] = page;
+		h->n++;
+	}
 	update_lru_size(p, f->lruvec, lru, 1);
-	if (lru == LRU_UNEVICTABLE) /* counted, not listed */
-		return;
-	lp->next = h->head;
-	if (h->head != MR_NONE)
-		lru_page(p, h->head)->prev = page;
-	else
-		h->tail = page;
-	h->head = page;
 }
 
 static void lruvec_add_folio_tail(struct mr_policy *p, uint32_t page)
@@ -227,16 +326,14 @@ static void lruvec_add_folio_tail(struct mr_policy *p, uint32_t page)
 
 	MR_WARN_ON_ONCE(lp->on || lru == LRU_UNEVICTABLE);
 	lp->on = (uint8_t)(lru + 1);
-	lp->prev = lp->next = MR_NONE;
+	if (lru != LRU_UNEVICTABLE) {
+		ring_make_room(p, h);
+		h->lo = (h->lo - 1) & (h->cap - 1);
+		h->n++;
+		lp->slot = h->lo;
+		h->ring[h->lo] = page;
+	}
 	update_lru_size(p, f->lruvec, lru, 1);
-	if (lru == LRU_UNEVICTABLE)
-		return;
-	lp->prev = h->tail;
-	if (h->tail != MR_NONE)
-		lru_page(p, h->tail)->next = page;
-	else
-		h->head = page;
-	h->tail = page;
 }
 
 /* Unlinks from whatever list the page is on (which may differ from what its flags say
@@ -253,17 +350,11 @@ static void lruvec_del_folio(struct mr_policy *p, uint32_t page)
 	lru = lp->on - 1u;
 	h = &lruvec_of(p, f->lruvec)->lists[lru];
 	if (lru != LRU_UNEVICTABLE) {
-		if (lp->prev != MR_NONE)
-			lru_page(p, lp->prev)->next = lp->next;
-		else
-			h->head = lp->next;
-		if (lp->next != MR_NONE)
-			lru_page(p, lp->next)->prev = lp->prev;
-		else
-			h->tail = lp->prev;
+		MR_WARN_ON_ONCE(h->ring[lp->slot] != page);
+		h->ring[lp->slot] = MR_NONE;
+		ring_trim(h);
 	}
 	lp->on = 0;
-	lp->prev = lp->next = MR_NONE;
 	update_lru_size(p, f->lruvec, lru, -1);
 }
 
@@ -556,11 +647,16 @@ static uint32_t isolate_lru_folios(struct mr_policy *p, uint64_t nr_to_scan, uin
 	uint64_t scan = 0;
 	uint32_t nr_taken = 0;
 
+	/* the folios about to be looked at, and their list entries */
+	for (uint32_t k = 0; k < ISOLATE_AHEAD && k < src->n && k < nr_to_scan; k++)
+		prefetch_entry(p, src, k);
 	/* every folio is in zone 0 <= reclaim_idx: nothing is skipped */
-	while (scan < nr_to_scan && src->tail != MR_NONE) {
-		uint32_t page = src->tail;
+	while (scan < nr_to_scan && src->n) {
+		uint32_t page = ring_at(src, 0);
 		struct mr_folio *f = &p->m->folios[page];
 
+		if (ISOLATE_AHEAD < src->n && scan + ISOLATE_AHEAD < nr_to_scan)
+			prefetch_entry(p, src, ISOLATE_AHEAD);
 		scan++;
 		if (!(f->flags & MR_PG_LRU) || (!sc->may_unmap && f->mapcount)) {
 			list_rotate_to_head(p, page);
@@ -873,35 +969,75 @@ static void lru_shrink_lruvec(struct mr_policy *p, uint32_t lruvec, struct mr_sc
 
 /* ---- lifecycle, checks ---- */
 
+#define RING_MIN_CAP 64u
+
+static uint32_t pow2_at_least(uint64_t n)
+{
+	uint32_t c = RING_MIN_CAP;
+
+	while (c < n && c < (1u << 31))
+		c *= 2;
+	return c;
+}
+
+static void lru_fini(struct mr_policy *p);
+
 static int lru_init(struct mr_policy *p, struct mr_error *err)
 {
 	struct lru_priv *pr = lru_priv(p);
+	struct mr_machine *m = p->m;
+	uint64_t *pages_of = NULL;
 	uint32_t i, j;
 
-	if (p->m->nr_lruvecs > (1u << SHADOW_LRUVEC_BITS))
+	if (m->nr_lruvecs > (1u << SHADOW_LRUVEC_BITS))
 		return mr_error_set(err, MR_ERANGE, "lru: %u lruvecs exceed the %u a shadow "
-				    "entry can name", p->m->nr_lruvecs, 1u << SHADOW_LRUVEC_BITS);
-	pr->nr_lruvecs = p->m->nr_lruvecs;
+				    "entry can name", m->nr_lruvecs, 1u << SHADOW_LRUVEC_BITS);
+	if (m->nr_pages >= (1u << 30))
+		return mr_error_set(err, MR_ERANGE, "lru: %u pages; at most 2^30 are modelled",
+				    m->nr_pages);
+	pr->nr_lruvecs = m->nr_lruvecs;
 	pr->lruvecs = calloc(pr->nr_lruvecs ? pr->nr_lruvecs : 1, sizeof(*pr->lruvecs));
-	if (!pr->lruvecs)
-		return mr_error_set(err, MR_ENOMEM, "lru: no memory for %u lruvecs", pr->nr_lruvecs);
+	pages_of = calloc(pr->nr_lruvecs ? pr->nr_lruvecs : 1, sizeof(*pages_of));
+	if (!pr->lruvecs || !pages_of)
+		goto nomem;
+	for (i = 0; i < m->nr_pages; i++)
+		if (m->folios[i].lruvec < pr->nr_lruvecs)
+			pages_of[m->folios[i].lruvec]++;
+	/* Rings: the largest a list of the lruvec can need, reserved untouched (calloc of
+	 * fresh pages), RING_MIN_CAP slots in use at first. */
 	for (i = 0; i < pr->nr_lruvecs; i++) {
-		for (j = 0; j < NR_LRU_LISTS; j++)
-			pr->lruvecs[i].lists[j].head = pr->lruvecs[i].lists[j].tail = MR_NONE;
+		for (j = 0; j < NR_EVICTABLE_LRUS; j++) {
+			struct lru_head *h = &pr->lruvecs[i].lists[j];
+
+			h->max_cap = pow2_at_least(2 * pages_of[i] + 2);
+			h->cap = RING_MIN_CAP;
+			h->ring = calloc(h->max_cap, sizeof(*h->ring));
+			if (!h->ring)
+				goto nomem;
+		}
 		pr->lruvecs[i].last_priority = -1;
 	}
+	free(pages_of);
 	return 0;
+nomem:
+	free(pages_of);
+	lru_fini(p);
+	return mr_error_set(err, MR_ENOMEM, "lru: no memory for %u lruvecs", m->nr_lruvecs);
 }
 
 static void lru_fini(struct mr_policy *p)
 {
 	struct lru_priv *pr = lru_priv(p);
 
+	for (uint32_t i = 0; pr->lruvecs && i < pr->nr_lruvecs; i++)
+		for (unsigned j = 0; j < NR_LRU_LISTS; j++)
+			free(pr->lruvecs[i].lists[j].ring);
 	free(pr->lruvecs);
 	pr->lruvecs = NULL;
 }
 
-/* Lists are well linked, sizes match, flags match the list each folio is on. */
+/* Rings are well formed (live ends, slots pointing back), sizes match, flags match the
+ * list each folio is on. */
 static unsigned lru_check(struct mr_policy *p)
 {
 	struct lru_priv *pr = lru_priv(p);
@@ -915,26 +1051,37 @@ static unsigned lru_check(struct mr_policy *p)
 
 		for (lru = 0; lru < NR_EVICTABLE_LRUS; lru++) {
 			const struct lru_head *h = &pr->lruvecs[i].lists[lru];
-			uint32_t prev = MR_NONE;
 			uint64_t n = 0;
 
-			for (page = h->head; page != MR_NONE && n <= m->nr_pages;
-			     page = lru_page(p, page)->next) {
-				const struct mr_folio *f = &m->folios[page];
-				const struct lru_page *lp = lru_page(p, page);
+			problems += WARN_IF(h->n > h->cap || h->cap > h->max_cap ||
+					    (h->cap & (h->cap - 1)));
+			if (h->n) {
+				problems += WARN_IF(ring_at(h, 0) == MR_NONE);
+				problems += WARN_IF(ring_at(h, h->n - 1) == MR_NONE);
+			}
+			for (uint32_t k = 0; k < h->n && k <= h->cap; k++) {
+				const struct mr_folio *f;
+				const struct lru_page *lp;
 
+				page = ring_at(h, k);
+				if (page == MR_NONE)
+					continue;
+				if (WARN_IF(page >= m->nr_pages)) {
+					problems++;
+					continue;
+				}
+				f = &m->folios[page];
+				lp = lru_page(p, page);
 				problems += WARN_IF(lp->on != lru + 1);
-				problems += WARN_IF(lp->prev != prev);
+				problems += WARN_IF(lp->slot != ((h->lo + k) & (h->cap - 1)));
 				problems += WARN_IF(f->lruvec != i);
 				problems += WARN_IF(!(f->flags & MR_PG_LRU));
 				problems += WARN_IF(!!(f->flags & MR_PG_ACTIVE) !=
 							    is_active_lru(lru));
 				problems += WARN_IF(mr_folio_is_file_lru(f) !=
 							    is_file_lru(lru));
-				prev = page;
 				n++;
 			}
-			problems += WARN_IF(h->tail != prev);
 			problems += WARN_IF(n != h->nr);
 			on_lists += n;
 		}

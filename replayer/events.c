@@ -77,7 +77,9 @@ static void ev_access(struct rp_machine *x, const struct mr_event *ev, const uin
 			pmd_mark(x, ti);
 			goto done;
 		}
-		if (pt->page[s] == page && x->tbl_mm[ti] == task_mm(x, ev->task)) {
+		if (x->tbl_mm[ti] == task_mm(x, ev->task) &&
+		    ((f->flags & E_HINT) || pt->page[s] == page)) {
+			(void)MR_WARN_ON_ONCE(pt->page[s] != page);
 			pt->bits[s] |= bits;
 			pmd_mark(x, ti);
 			goto done;
@@ -115,6 +117,7 @@ static void ev_access(struct rp_machine *x, const struct mr_event *ev, const uin
 			pt->bits[s] |= bits;
 			pmd_mark(x, ti);
 			f->pte = LOC(ti, s);
+			f->flags |= E_HINT;
 		} else {
 			/* filemap_map_pages()/do_swap_page() on a resident folio: minor */
 			rp_install_pte(x, page, mm, addr, write);
@@ -141,8 +144,8 @@ static void ev_fd_access(struct rp_machine *x, const struct mr_event *ev, const 
 		uint32_t page = first + (uint32_t)i;
 		struct mr_folio *f = &x->m.folios[page];
 
-		if (!(x->t->pages[page].info & RP_PAGE_VALID) ||
-		    rp_page_type(&x->t->pages[page]) == RP_ANON) {
+		/* no page row, or an anonymous one (a missing row gives an anon folio) */
+		if (f->type == RP_ANON) {
 			x->c[C_BAD]++;
 			continue;
 		}
@@ -527,27 +530,47 @@ static void process_due(struct rp_machine *x, uint64_t t)
 #define prefetchw(p) __builtin_prefetch(p, 1)
 #endif
 
-/* Software pipelining over the batch: the folio of a later access first, then what the
- * access will need (its PTE's young bits, or the page row and shadow for a fault). */
+/*
+ * Software pipelining over the batch. The folio of a later event first; then, for an
+ * access or fd access a few events later, what it will need: the PTE's young bits on a
+ * hit; on a miss the page row, the shadow, the policy's per-page state, and the PTE the
+ * folio last had (an anon page comes back to the same one).
+ */
 static inline void prefetch_ahead(const struct rp_machine *x, const struct mr_event *ev,
 				  size_t i, size_t n)
 {
 	const uint32_t nr_pages = x->m.nr_pages;
+	const struct mr_event *e;
+	const struct mr_folio *f;
+	uint32_t page;
 
 	if (i + 2 * PF_DIST < n && ev[i + 2 * PF_DIST].page < nr_pages)
 		prefetch(&x->m.folios[ev[i + 2 * PF_DIST].page]);
-	if (i + PF_DIST < n && ev[i + PF_DIST].kind == MR_EV_ACCESS &&
-	    ev[i + PF_DIST].page < nr_pages) {
-		uint32_t page = ev[i + PF_DIST].page;
-		const struct mr_folio *f = &x->m.folios[page];
-
-		if (f->mapcount && LOC_TABLE(f->pte) < x->ntables) {
+	if (i + PF_DIST >= n)
+		return;
+	e = &ev[i + PF_DIST];
+	page = e->page;
+	if ((e->kind != MR_EV_ACCESS && e->kind != MR_EV_FD_ACCESS) || page >= nr_pages)
+		return;
+	f = &x->m.folios[page];
+	if (e->kind == MR_EV_ACCESS && f->mapcount && LOC_TABLE(f->pte) < x->ntables) {
+		prefetchw(&tbl(x, LOC_TABLE(f->pte))->bits[LOC_SLOT(f->pte)]);
+		if (f->type == RP_FILE && !(f->flags & E_HINT)) /* the owner check reads page[] */
+			prefetch(&tbl(x, LOC_TABLE(f->pte))->page[LOC_SLOT(f->pte)]);
+		if (x->ops->access && x->ops->page_priv_size)
+			prefetchw(mr_policy_page(&x->pol, page));
+		return;
+	}
+	if (x->ops->page_priv_size)
+		prefetchw(mr_policy_page(&x->pol, page));
+	if (f->flags & MR_PG_RESIDENT)
+		return;
+	prefetch(&x->slot[page]);
+	if (e->kind == MR_EV_ACCESS) {
+		prefetch(&x->t->pages[page]);
+		if (LOC_TABLE(f->pte) < x->ntables) {
+			prefetchw(&tbl(x, LOC_TABLE(f->pte))->page[LOC_SLOT(f->pte)]);
 			prefetchw(&tbl(x, LOC_TABLE(f->pte))->bits[LOC_SLOT(f->pte)]);
-			if (f->type == 1 /* file: the owner check reads page[] too */)
-				prefetch(&tbl(x, LOC_TABLE(f->pte))->page[LOC_SLOT(f->pte)]);
-		} else if (!(f->flags & MR_PG_RESIDENT)) {
-			prefetch(&x->t->pages[page]);
-			prefetch(&x->slot[page]);
 		}
 	}
 }
@@ -564,6 +587,7 @@ int rp_machine_run(struct rp_machine *x, const struct mr_event *ev, size_t n, co
 		if (e->time >= x->next_due)
 			process_due(x, e->time);
 		x->m.now_ns = e->time;
+		x->m.cpu = e->cpu;
 		step(x, e, nu);
 		if (nu) {
 			uint32_t first;

@@ -432,6 +432,7 @@ void rp_machine_destroy(struct rp_machine *x)
 	free(x->slabs);
 	free(x->tbl_mm);
 	free(x->tbl_addr);
+	free(x->tbl_vma);
 	free(x->pmdy);
 	free(x->freelist);
 	free(x->memcg);
@@ -563,10 +564,11 @@ int rp_machine_create(const struct rp_trace *t, const struct rp_machine_opts *o,
 	x->slabs = calloc(x->capslabs, sizeof(*x->slabs));
 	x->tbl_mm = calloc((size_t)x->capslabs * TPER, sizeof(*x->tbl_mm));
 	x->tbl_addr = calloc((size_t)x->capslabs * TPER, sizeof(*x->tbl_addr));
+	x->tbl_vma = malloc((size_t)x->capslabs * TPER * sizeof(*x->tbl_vma));
 	x->pmdy = calloc((size_t)x->capslabs * TPER / 64, sizeof(*x->pmdy));
 	x->capfree = x->initial_slabs * TPER;
 	x->freelist = malloc((x->capfree ? x->capfree : 1) * sizeof(uint32_t));
-	if (!x->slabs || !x->freelist || !x->tbl_mm || !x->tbl_addr || !x->pmdy) {
+	if (!x->slabs || !x->freelist || !x->tbl_mm || !x->tbl_addr || !x->tbl_vma || !x->pmdy) {
 		rc = mr_error_set(err, MR_ENOMEM, "out of memory for page tables");
 		goto fail;
 	}

@@ -46,6 +46,8 @@
 #define E_SWAP (1u << 25)      /* owns a swap slot: swap cache while resident, swapped out else */
 #define E_SWAPVALID (1u << 26) /* the slot holds the page's current content */
 #define E_EVICTED (1u << 27)   /* evicted by reclaim since it last entered memory freshly */
+#define E_HINT (1u << 28)      /* while mapped: pte names a live PTE of this folio (set when a
+				* PTE is installed, dropped when any PTE of it is zapped) */
 #define E_KEEP (MR_PG_SWAPBACKED | MR_PG_EXEC) /* what a folio keeps out of memory */
 
 #define RP_CTR_LIST(X)                                                                   \
@@ -140,8 +142,9 @@ struct rp_machine {
 	 * (a small, cache-resident array) instead of touching the table's header line;
 	 * pmd_sync() folds it into pt->pmd_young before a policy can look (rp_walk_mm,
 	 * rp_rmap_walk). Both sized capslabs * TPER. */
-	uint32_t *tbl_mm;
+	uint32_t *tbl_mm;   /* per table: its mm, 0 while the table is free */
 	uint64_t *tbl_addr; /* per table: virtual address of entry 0 (rmap without the header) */
+	uint32_t *tbl_vma;  /* per table: the VMA found there last (a guess, checked on use) */
 	uint64_t *pmdy;
 	uint32_t *freelist;
 	uint32_t nfree, capfree;

@@ -24,7 +24,7 @@ static uint32_t table_alloc(struct rp_machine *x, uint32_t mm, uint64_t key)
 			if (x->nslabs == x->capslabs) {
 				uint32_t cap = x->capslabs * 2 + 4;
 				struct mr_pte_table **ns = realloc(x->slabs, cap * sizeof(*ns));
-				uint32_t *nm;
+				uint32_t *nm, *nv;
 				uint64_t *nb, *na;
 
 				if (!ns) {
@@ -38,13 +38,16 @@ static uint32_t table_alloc(struct rp_machine *x, uint32_t mm, uint64_t key)
 				na = realloc(x->tbl_addr, (size_t)cap * TPER * sizeof(*na));
 				if (na)
 					x->tbl_addr = na;
+				nv = realloc(x->tbl_vma, (size_t)cap * TPER * sizeof(*nv));
+				if (nv)
+					x->tbl_vma = nv;
 				nb = realloc(x->pmdy, (size_t)cap * TPER / 64 * sizeof(*nb));
 				if (nb) {
 					memset(nb + (size_t)x->capslabs * TPER / 64, 0,
 					       (size_t)(cap - x->capslabs) * TPER / 64 * sizeof(*nb));
 					x->pmdy = nb;
 				}
-				if (!nm || !nb || !na) {
+				if (!nm || !nb || !na || !nv) {
 					fail(x, MR_ENOMEM, "out of memory for page tables");
 					return MR_NONE;
 				}
@@ -71,6 +74,7 @@ static uint32_t table_alloc(struct rp_machine *x, uint32_t mm, uint64_t key)
 	pt->pad = 0;
 	x->tbl_mm[i] = mm;
 	x->tbl_addr[i] = key << 21;
+	x->tbl_vma[i] = MR_NONE;
 	x->pmdy[i >> 6] &= ~(1ull << (i & 63));
 	if (++x->live_tables > x->c[C_TABLES_MAX])
 		x->c[C_TABLES_MAX] = x->live_tables;
@@ -91,6 +95,7 @@ void rp_table_free(struct rp_machine *x, uint32_t i)
 		x->capfree = cap;
 	}
 	x->freelist[x->nfree++] = i;
+	x->tbl_mm[i] = 0; /* free: no install or rmap hint may take it */
 	x->live_tables--;
 }
 
@@ -143,6 +148,24 @@ uint32_t rp_vma_at(const struct rp_machine *x, uint32_t mm, uint64_t addr)
 	return MR_NONE;
 }
 
+/* rp_vma_at() for an address in live table ti of mm: the VMA found there last is
+ * checked first (live VMAs of an mm do not overlap, so a live one covering addr is the
+ * answer), else the search result is remembered. */
+static uint32_t vma_at_table(struct rp_machine *x, uint32_t ti, uint32_t mm, uint64_t addr)
+{
+	uint32_t vi = x->tbl_vma[ti];
+
+	if (vi != MR_NONE) {
+		const struct rp_mvma *mv = &x->vmas[vi];
+
+		if (mv->live && mv->v.mm == mm && mv->v.start <= addr && addr < mv->v.end)
+			return vi;
+	}
+	vi = rp_vma_at(x, mm, addr);
+	x->tbl_vma[ti] = vi;
+	return vi;
+}
+
 /* Does some live VMA of mm other than skip overlap [s, e)? */
 static int vma_overlaps(const struct rp_machine *x, uint32_t mm, uint64_t s, uint64_t e,
 			uint32_t skip)
@@ -182,6 +205,7 @@ void rp_zap_pte(struct rp_machine *x, const struct mr_vma *vma, struct mr_pte_ta
 	pt->nr_present--;
 	if (f->mapcount)
 		f->mapcount--;
+	f->flags &= ~E_HINT;
 	if (ptype(x, page) == RP_ANON)
 		return;
 	if (bits & MR_PTE_DIRTY)
@@ -393,8 +417,13 @@ uint32_t rp_vma_for_page(struct rp_machine *x, uint32_t page, uint32_t mm, uint6
 	if (!mm)
 		return MR_NONE;
 	if (rp_page_type(rp) != RP_FILE) {
+		uint32_t ti = LOC_TABLE(x->m.folios[page].pte);
+
 		*addr = rp->key << 12;
-		vi = rp_vma_at(x, mm, *addr);
+		if (ti < x->ntables && x->tbl_mm[ti] == mm && x->tbl_addr[ti] == (*addr & ~((1ull << 21) - 1)))
+			vi = vma_at_table(x, ti, mm, *addr); /* the table it was mapped in last */
+		else
+			vi = rp_vma_at(x, mm, *addr);
 		if (vi != MR_NONE)
 			return vi;
 		vi = pick_row(x, NULL, t->mm_vma_off[mm], t->mm_vma_off[mm + 1], mm, page);
@@ -440,11 +469,13 @@ int rp_rmap_walk(struct mr_machine *m, uint32_t page,
 		uint32_t loc = m->folios[page].pte, ti = LOC_TABLE(loc);
 		unsigned s = LOC_SLOT(loc);
 		int anon = m->folios[page].type != RP_FILE;
+		int hint = (m->folios[page].flags & E_HINT) != 0;
 
-		if (anon || tbl(x, ti)->page[s] == page) {
-			uint32_t vi = rp_vma_at(x, x->tbl_mm[ti], x->tbl_addr[ti] + ((uint64_t)s << 12));
+		if (anon || hint || tbl(x, ti)->page[s] == page) {
+			uint32_t vi = vma_at_table(x, ti, x->tbl_mm[ti],
+						   x->tbl_addr[ti] + ((uint64_t)s << 12));
 
-			(void)MR_WARN_ON_ONCE(anon && tbl(x, ti)->page[s] != page);
+			(void)MR_WARN_ON_ONCE((anon || hint) && tbl(x, ti)->page[s] != page);
 			if (vi != MR_NONE)
 				return fn(arg, &x->vmas[vi].v, pmd_sync(x, ti), s);
 		}
@@ -523,27 +554,36 @@ void rp_walk_mm(struct mr_machine *m, uint32_t mm, const struct mr_walk_ops *ops
 /* ---- unmapping and mapping one page ---- */
 
 /* Unmap every PTE of page (try_to_unmap), dirty bits to PG_dirty. */
+struct unmap_arg {
+	struct rp_machine *x;
+	uint32_t page; /* rmap_walk only calls back for PTEs holding it: no need to load one */
+};
+
 static int unmap_one(void *arg, const struct mr_vma *vma, struct mr_pte_table *pt, unsigned s)
 {
-	struct rp_machine *x = arg;
-	uint32_t page = pt->page[s];
+	struct unmap_arg *ua = arg;
+	struct mr_folio *f = &ua->x->m.folios[ua->page];
 
 	(void)vma;
+	MR_WARN_ON_ONCE(pt->page[s] != ua->page);
 	if (pt->bits[s] & MR_PTE_DIRTY)
-		x->m.folios[page].flags |= MR_PG_DIRTY;
+		f->flags |= MR_PG_DIRTY;
 	pt->page[s] = MR_NONE;
 	pt->bits[s] = 0;
 	pt->nr_present--;
-	x->m.folios[page].mapcount--;
+	f->mapcount--;
+	f->flags &= ~E_HINT;
 	return 0;
 }
 
 void rp_unmap_all(struct rp_machine *x, uint32_t page)
 {
+	struct unmap_arg ua = { x, page };
+
 	while (x->m.folios[page].mapcount) {
 		uint32_t before = x->m.folios[page].mapcount;
 
-		rp_rmap_walk(&x->m, page, unmap_one, x);
+		rp_rmap_walk(&x->m, page, unmap_one, &ua);
 		if (x->m.folios[page].mapcount == before) {
 			/* a mapping rmap cannot find: a bug; do not loop */
 			MR_WARN_ON_ONCE(1);
@@ -556,11 +596,16 @@ void rp_unmap_all(struct rp_machine *x, uint32_t page)
 void rp_install_pte(struct rp_machine *x, uint32_t page, uint32_t mm, uint64_t addr,
 			int write)
 {
-	uint32_t ti = rp_table_get(x, mm, addr >> 21);
+	uint32_t ti = LOC_TABLE(x->m.folios[page].pte);
 	struct mr_pte_table *pt;
 	unsigned s = (unsigned)((addr >> 12) & 511);
 	uint8_t bits = (uint8_t)(MR_PTE_YOUNG | (write ? MR_PTE_DIRTY : 0));
 
+	/* The table of the folio's last PTE is usually this one again (an anon page is
+	 * always mapped at the same place): take it without the directory search when its
+	 * mm and address match (a live table is unique per mm and 2 MiB region). */
+	if (ti >= x->ntables || x->tbl_mm[ti] != mm || x->tbl_addr[ti] != (addr & ~((1ull << 21) - 1)))
+		ti = rp_table_get(x, mm, addr >> 21);
 	if (ti == MR_NONE)
 		return;
 	pt = tbl(x, ti);
@@ -576,4 +621,5 @@ void rp_install_pte(struct rp_machine *x, uint32_t page, uint32_t mm, uint64_t a
 	}
 	pmd_mark(x, ti);
 	x->m.folios[page].pte = LOC(ti, s);
+	x->m.folios[page].flags |= E_HINT;
 }
