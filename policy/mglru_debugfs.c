@@ -23,28 +23,11 @@
 #include <stdio.h>
 #include <string.h>
 
-/* A bounded appender that keeps the length the whole text needs (like snprintf). */
-struct out {
-	char *buf;
-	size_t cap, len;
-};
+#include "mr_util.h"
 
-static void out_printf(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void out_printf(struct out *o, const char *fmt, ...)
-{
-	va_list ap;
-	size_t room = o->len < o->cap ? o->cap - o->len : 0;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(room ? o->buf + o->len : NULL, room, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		o->len += (size_t)n;
-}
 
 /* mm/vmscan.c:lru_gen_seq_show_full(): the tier lines and the mm stats line of seq */
-static void lru_gen_seq_show_full(struct out *o, struct mglru *mg, struct lruvec *lv,
+static void lru_gen_seq_show_full(struct mr_strbuf *o, struct mglru *mg, struct lruvec *lv,
 				  uint64_t max_seq, const uint64_t *min_seq, uint64_t seq)
 {
 	int i, type, tier;
@@ -53,7 +36,7 @@ static void lru_gen_seq_show_full(struct out *o, struct mglru *mg, struct lruvec
 	struct lru_gen_mm_state *mm_state = &lv->mm_state;
 
 	for (tier = 0; tier < MAX_NR_TIERS; tier++) {
-		out_printf(o, "            %10d", tier);
+		mr_strbuf_printf(o, "            %10d", tier);
 		for (type = 0; type < ANON_AND_FILE; type++) {
 			const char *s = "xxx";
 			uint64_t n[3] = { 0, 0, 0 };
@@ -70,12 +53,12 @@ static void lru_gen_seq_show_full(struct out *o, struct mglru *mg, struct lruvec
 			}
 
 			for (i = 0; i < 3; i++)
-				out_printf(o, " %10llu%c", (unsigned long long)n[i], s[i]);
+				mr_strbuf_printf(o, " %10llu%c", (unsigned long long)n[i], s[i]);
 		}
-		out_printf(o, "\n");
+		mr_strbuf_printf(o, "\n");
 	}
 
-	out_printf(o, "                      ");
+	mr_strbuf_printf(o, "                      ");
 	for (i = 0; i < (int)mg->nr_mm_stats; i++) {
 		/* S001 extends the letters to TYFALWEES */
 		const char *s = "xxxxxxxxx";
@@ -89,13 +72,13 @@ static void lru_gen_seq_show_full(struct out *o, struct mglru *mg, struct lruvec
 			n = mm_state->stats[hist][i];
 		}
 
-		out_printf(o, " %10llu%c", (unsigned long long)n, s[i]);
+		mr_strbuf_printf(o, " %10llu%c", (unsigned long long)n, s[i]);
 	}
-	out_printf(o, "\n");
+	mr_strbuf_printf(o, "\n");
 }
 
 /* mm/vmscan.c:lru_gen_seq_show() for one lruvec */
-static void lru_gen_seq_show(struct out *o, struct mglru *mg, struct lruvec *lv, bool full)
+static void lru_gen_seq_show(struct mr_strbuf *o, struct mglru *mg, struct lruvec *lv, bool full)
 {
 	uint64_t seq;
 	struct lru_gen_folio *lrugen = &lv->lrugen;
@@ -105,12 +88,12 @@ static void lru_gen_seq_show(struct out *o, struct mglru *mg, struct lruvec *lv,
 
 	if (lv->node == 0) { /* first_memory_node */
 		if (lv->memcg)
-			out_printf(o, "memcg %llu /%u\n", (unsigned long long)lv->memcg, lv->memcg);
+			mr_strbuf_printf(o, "memcg %llu /%u\n", (unsigned long long)lv->memcg, lv->memcg);
 		else
-			out_printf(o, "memcg %llu /\n", 0ull);
+			mr_strbuf_printf(o, "memcg %llu /\n", 0ull);
 	}
 
-	out_printf(o, " node %5d\n", (int)lv->node);
+	mr_strbuf_printf(o, " node %5d\n", (int)lv->node);
 
 	if (!full)
 		seq = evictable_min_seq(min_seq, MAX_SWAPPINESS / 2);
@@ -126,7 +109,7 @@ static void lru_gen_seq_show(struct out *o, struct mglru *mg, struct lruvec *lv,
 		uint64_t age_ns = mg->m->now_ns > birth ? mg->m->now_ns - birth : 0;
 
 		/* jiffies_to_msecs(jiffies - birth) is an unsigned int */
-		out_printf(o, " %10llu %10u", (unsigned long long)seq,
+		mr_strbuf_printf(o, " %10llu %10u", (unsigned long long)seq,
 			   (unsigned)(uint32_t)(age_ns / 1000000u));
 
 		for (type = 0; type < ANON_AND_FILE; type++) {
@@ -138,9 +121,9 @@ static void lru_gen_seq_show(struct out *o, struct mglru *mg, struct lruvec *lv,
 
 				size += n > 0 ? n : 0;
 			}
-			out_printf(o, " %10llu%c", (unsigned long long)size, mark);
+			mr_strbuf_printf(o, " %10llu%c", (unsigned long long)size, mark);
 		}
-		out_printf(o, "\n");
+		mr_strbuf_printf(o, "\n");
 
 		if (full)
 			lru_gen_seq_show_full(o, mg, lv, max_seq, min_seq, seq);
@@ -155,7 +138,7 @@ static void lru_gen_seq_show(struct out *o, struct mglru *mg, struct lruvec *lv,
 size_t lru_gen_show(struct mr_policy *p, int full, char *buf, size_t cap)
 {
 	struct mglru *mg = mglru_of(p);
-	struct out o = { buf, cap, 0 };
+	struct mr_strbuf o = { buf, cap, 0 };
 	uint32_t i;
 
 	if (cap)

@@ -30,6 +30,7 @@
 #include <sys/stat.h>
 
 #include "builtin.h"
+#include "mr_util.h"
 
 #define MR_POLICY_MAX 64
 #define NAME_MAX_LEN 63
@@ -40,25 +41,6 @@ static pthread_once_t builtin_once = PTHREAD_ONCE_INIT;
 
 /* ---- small string helpers ---- */
 
-/* A bounded appender: keeps the length the full text would have, like snprintf. */
-struct sbuf {
-	char *buf;
-	size_t cap, len;
-};
-
-static void sb_printf(struct sbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(struct sbuf *sb, const char *fmt, ...)
-{
-	va_list ap;
-	size_t room = sb->len < sb->cap ? sb->cap - sb->len : 0;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(room ? sb->buf + sb->len : NULL, room, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		sb->len += (size_t)n;
-}
 
 /* Names are what a spec can carry unquoted: [a-z0-9_-], starting with a letter. */
 static int valid_name(const char *s)
@@ -77,21 +59,21 @@ static int valid_name(const char *s)
 }
 
 /* "lru, mglru, opt" */
-static void list_policies(struct sbuf *sb)
+static void list_policies(struct mr_strbuf *sb)
 {
 	size_t i;
 
 	for (i = 0; i < nr_registered; i++)
-		sb_printf(sb, "%s%s", i ? ", " : "", registry[i]->name);
+		mr_strbuf_printf(sb, "%s%s", i ? ", " : "", registry[i]->name);
 }
 
 /* "swappiness, min_ttl_ms" */
-static void list_params(struct sbuf *sb, const struct mr_policy_ops *ops)
+static void list_params(struct mr_strbuf *sb, const struct mr_policy_ops *ops)
 {
 	size_t i;
 
 	for (i = 0; i < ops->nparams; i++)
-		sb_printf(sb, "%s%s", i ? ", " : "", ops->params[i].name);
+		mr_strbuf_printf(sb, "%s%s", i ? ", " : "", ops->params[i].name);
 }
 
 static const char *type_name(enum mr_param_type t)
@@ -375,15 +357,15 @@ static int parse_value(const struct mr_policy_ops *ops, const struct mr_param_de
 			*out = x;
 			return 0;
 		} else {
-			struct sbuf sb = { err ? err->msg : NULL, err ? sizeof(err->msg) : 0, 0 };
+			struct mr_strbuf sb = { err ? err->msg : NULL, err ? sizeof(err->msg) : 0, 0 };
 
 			if (err)
 				err->code = rc == 0 || rc == MR_ERANGE ? MR_ERANGE : MR_EINVAL;
-			sb_printf(&sb, "%s: parameter '%s' is one of ", ops->name, d->name);
+			mr_strbuf_printf(&sb, "%s: parameter '%s' is one of ", ops->name, d->name);
 			for (x = d->min; x <= d->max; x++)
-				sb_printf(&sb, "%s%s (%" PRId64 ")", x > d->min ? ", " : "",
+				mr_strbuf_printf(&sb, "%s%s (%" PRId64 ")", x > d->min ? ", " : "",
 					  d->enum_names[x - d->min], x);
-			sb_printf(&sb, "; '%.*s' is not", (int)n, v);
+			mr_strbuf_printf(&sb, "; '%.*s' is not", (int)n, v);
 			return rc == 0 || rc == MR_ERANGE ? MR_ERANGE : MR_EINVAL;
 		}
 	case MR_PARAM_INT:
@@ -412,19 +394,19 @@ static void param_set(const struct mr_param_desc *d, void *params, int64_t v)
 static int write_canon(const struct mr_policy_ops *ops, const void *params, char *canon,
 		       size_t cap, struct mr_error *err)
 {
-	struct sbuf sb = { canon, cap, 0 };
+	struct mr_strbuf sb = { canon, cap, 0 };
 	size_t i;
 
-	sb_printf(&sb, "%s", ops->name);
+	mr_strbuf_printf(&sb, "%s", ops->name);
 	for (i = 0; i < ops->nparams; i++) {
 		const struct mr_param_desc *d = &ops->params[i];
 		int64_t v = mr_param_get(ops, params, i);
 
-		sb_printf(&sb, "%c%s=", i ? ',' : ':', d->name);
+		mr_strbuf_printf(&sb, "%c%s=", i ? ',' : ':', d->name);
 		if (d->type == MR_PARAM_ENUM)
-			sb_printf(&sb, "%s", d->enum_names[v - d->min]);
+			mr_strbuf_printf(&sb, "%s", d->enum_names[v - d->min]);
 		else
-			sb_printf(&sb, "%" PRId64, v);
+			mr_strbuf_printf(&sb, "%" PRId64, v);
 	}
 	if (sb.len >= cap)
 		return mr_error_set(err, MR_ENOSPC,
@@ -454,13 +436,13 @@ int mr_policy_parse(const char *spec, const struct mr_policy_ops **ops_out, void
 		}
 	}
 	if (!ops) {
-		struct sbuf sb = { err ? err->msg : NULL, err ? sizeof(err->msg) : 0, 0 };
+		struct mr_strbuf sb = { err ? err->msg : NULL, err ? sizeof(err->msg) : 0, 0 };
 
 		if (err)
 			err->code = MR_EINVAL;
-		sb_printf(&sb, "unknown policy '%.*s' (known policies: ", (int)namelen, spec);
+		mr_strbuf_printf(&sb, "unknown policy '%.*s' (known policies: ", (int)namelen, spec);
 		list_policies(&sb);
-		sb_printf(&sb, ")");
+		mr_strbuf_printf(&sb, ")");
 		return MR_EINVAL;
 	}
 	if (params_cap < ops->params_size || (ops->params_size && !params))
@@ -499,18 +481,18 @@ int mr_policy_parse(const char *spec, const struct mr_policy_ops **ops_out, void
 			}
 		}
 		if (!d) {
-			struct sbuf sb = { err ? err->msg : NULL, err ? sizeof(err->msg) : 0, 0 };
+			struct mr_strbuf sb = { err ? err->msg : NULL, err ? sizeof(err->msg) : 0, 0 };
 
 			if (err)
 				err->code = MR_EINVAL;
-			sb_printf(&sb, "policy '%s' has no parameter '%.*s' ", ops->name, (int)klen,
+			mr_strbuf_printf(&sb, "policy '%s' has no parameter '%.*s' ", ops->name, (int)klen,
 				  s);
 			if (ops->nparams) {
-				sb_printf(&sb, "(its parameters: ");
+				mr_strbuf_printf(&sb, "(its parameters: ");
 				list_params(&sb, ops);
-				sb_printf(&sb, ")");
+				mr_strbuf_printf(&sb, ")");
 			} else {
-				sb_printf(&sb, "(it has no parameters)");
+				mr_strbuf_printf(&sb, "(it has no parameters)");
 			}
 			return MR_EINVAL;
 		}
@@ -546,34 +528,34 @@ int mr_policy_parse(const char *spec, const struct mr_policy_ops **ops_out, void
 
 /* ---- help ---- */
 
-static void describe_one(struct sbuf *sb, const struct mr_policy_ops *ops)
+static void describe_one(struct mr_strbuf *sb, const struct mr_policy_ops *ops)
 {
 	size_t i;
 	int64_t v;
 
-	sb_printf(sb, "%s - %s\n", ops->name, ops->help ? ops->help : "");
+	mr_strbuf_printf(sb, "%s - %s\n", ops->name, ops->help ? ops->help : "");
 	if (!ops->nparams)
-		sb_printf(sb, "    (no parameters)\n");
+		mr_strbuf_printf(sb, "    (no parameters)\n");
 	for (i = 0; i < ops->nparams; i++) {
 		const struct mr_param_desc *d = &ops->params[i];
 
-		sb_printf(sb, "    %s (%s", d->name, type_name(d->type));
+		mr_strbuf_printf(sb, "    %s (%s", d->name, type_name(d->type));
 		switch (d->type) {
 		case MR_PARAM_BOOL:
-			sb_printf(sb, ", default %" PRId64 ")", d->def);
+			mr_strbuf_printf(sb, ", default %" PRId64 ")", d->def);
 			break;
 		case MR_PARAM_INT:
-			sb_printf(sb, ", %" PRId64 "..%" PRId64 ", default %" PRId64 ")", d->min,
+			mr_strbuf_printf(sb, ", %" PRId64 "..%" PRId64 ", default %" PRId64 ")", d->min,
 				  d->max, d->def);
 			break;
 		case MR_PARAM_ENUM:
-			sb_printf(sb, ": ");
+			mr_strbuf_printf(sb, ": ");
 			for (v = d->min; v <= d->max; v++)
-				sb_printf(sb, "%s%s", v > d->min ? "|" : "", d->enum_names[v - d->min]);
-			sb_printf(sb, ", default %s)", d->enum_names[d->def - d->min]);
+				mr_strbuf_printf(sb, "%s%s", v > d->min ? "|" : "", d->enum_names[v - d->min]);
+			mr_strbuf_printf(sb, ", default %s)", d->enum_names[d->def - d->min]);
 			break;
 		}
-		sb_printf(sb, "\n        %s\n", d->help ? d->help : "");
+		mr_strbuf_printf(sb, "\n        %s\n", d->help ? d->help : "");
 	}
 }
 
@@ -584,7 +566,7 @@ static void describe_one(struct sbuf *sb, const struct mr_policy_ops *ops)
  */
 size_t mr_policy_describe(const struct mr_policy_ops *ops, char *buf, size_t cap)
 {
-	struct sbuf sb = { buf, cap, 0 };
+	struct mr_strbuf sb = { buf, cap, 0 };
 	size_t i;
 
 	ensure_builtins();
@@ -596,7 +578,7 @@ size_t mr_policy_describe(const struct mr_policy_ops *ops, char *buf, size_t cap
 	}
 	for (i = 0; i < nr_registered; i++) {
 		if (i)
-			sb_printf(&sb, "\n");
+			mr_strbuf_printf(&sb, "\n");
 		describe_one(&sb, registry[i]);
 	}
 	return sb.len;

@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "mr_recorder.h"
+#include "mr_util.h"
 
 /* perf_evsel__new() copies sizeof(struct perf_event_attr) of the tree libperf was built
  * from; this file must see that same struct (cmake/Libperf.cmake installs the header). */
@@ -552,36 +553,16 @@ int mr_recorder_probe(struct mr_probe *out, struct mr_error *err)
 
 /* ---- report ---- */
 
-/* Appends to a caller-owned buffer; remembers the length the whole report needs. */
-struct report {
-	char *buf;
-	size_t cap;
-	size_t len;
-};
-
-static void put(struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(struct report *r, const char *fmt, ...)
-{
-	size_t room = r->len < r->cap ? r->cap - r->len : 0;
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(room ? r->buf + r->len : NULL, room, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		r->len += (size_t)n;
-}
 
 /* "ENOENT (No such file or directory)" */
-static void put_errno(struct report *r, int e)
+static void put_errno(struct mr_strbuf *r, int e)
 {
 	const char *name = strerrorname_np(e);
 
 	if (name)
-		put(r, "%s (%s)", name, strerror(e));
+		mr_strbuf_printf(r, "%s (%s)", name, strerror(e));
 	else
-		put(r, "errno %d (%s)", e, strerror(e));
+		mr_strbuf_printf(r, "errno %d (%s)", e, strerror(e));
 }
 
 #define LABEL "%-22s"
@@ -591,235 +572,235 @@ static int privileged(const struct mr_probe *p)
 	return p->cap_perfmon || p->cap_sys_admin;
 }
 
-static void report_host(struct report *r, const struct mr_probe *p)
+static void report_host(struct mr_strbuf *r, const struct mr_probe *p)
 {
-	put(r, LABEL "%s %s\n", "kernel:", p->kernel_release[0] ? p->kernel_release : "?",
+	mr_strbuf_printf(r, LABEL "%s %s\n", "kernel:", p->kernel_release[0] ? p->kernel_release : "?",
 	    p->machine);
-	put(r, LABEL "%ld bytes\n", "page size:", p->page_size);
+	mr_strbuf_printf(r, LABEL "%ld bytes\n", "page size:", p->page_size);
 	if (p->thp_enabled[0])
-		put(r, LABEL "%s\n", "THP:", p->thp_enabled);
+		mr_strbuf_printf(r, LABEL "%s\n", "THP:", p->thp_enabled);
 	else
-		put(r, LABEL "no: %s missing: kernel built without "
+		mr_strbuf_printf(r, LABEL "no: %s missing: kernel built without "
 		    "CONFIG_TRANSPARENT_HUGEPAGE, so traces hold base pages only; fix: a "
 		    "kernel with CONFIG_TRANSPARENT_HUGEPAGE=y\n", "THP:", PATH_THP);
 
 	if (!p->mglru_present)
-		put(r, LABEL "no: %s missing: kernel built without CONFIG_LRU_GEN, so this "
+		mr_strbuf_printf(r, LABEL "no: %s missing: kernel built without CONFIG_LRU_GEN, so this "
 		    "host reclaims with the active/inactive LRU; fix: a kernel with "
 		    "CONFIG_LRU_GEN=y to compare against a live MGLRU (replay models it "
 		    "either way)\n", "MGLRU:", PATH_LRU_GEN);
 	else if (!p->mglru_enabled)
-		put(r, LABEL "no: built in but off (enabled=0x%04x); fix: echo y > %s\n",
+		mr_strbuf_printf(r, LABEL "no: built in but off (enabled=0x%04x); fix: echo y > %s\n",
 		    "MGLRU:", p->mglru_enabled, PATH_LRU_GEN);
 	else
-		put(r, LABEL "yes: enabled=0x%04x\n", "MGLRU:", p->mglru_enabled);
+		mr_strbuf_printf(r, LABEL "yes: enabled=0x%04x\n", "MGLRU:", p->mglru_enabled);
 }
 
-static void report_privilege(struct report *r, const struct mr_probe *p)
+static void report_privilege(struct mr_strbuf *r, const struct mr_probe *p)
 {
-	put(r, LABEL, "privileges:");
+	mr_strbuf_printf(r, LABEL, "privileges:");
 	if (p->euid == 0 && privileged(p))
-		put(r, "yes: root");
+		mr_strbuf_printf(r, "yes: root");
 	else if (privileged(p))
-		put(r, "yes: euid %u with %s", p->euid,
+		mr_strbuf_printf(r, "yes: euid %u with %s", p->euid,
 		    p->cap_perfmon ? "CAP_PERFMON" : "CAP_SYS_ADMIN");
 	else
-		put(r, "no: euid %u, not root", p->euid);
-	put(r, " (CapEff %016llx: CAP_PERFMON %s, CAP_SYS_ADMIN %s)",
+		mr_strbuf_printf(r, "no: euid %u, not root", p->euid);
+	mr_strbuf_printf(r, " (CapEff %016llx: CAP_PERFMON %s, CAP_SYS_ADMIN %s)",
 	    (unsigned long long)p->cap_eff, p->cap_perfmon ? "yes" : "no",
 	    p->cap_sys_admin ? "yes" : "no");
 	if (!privileged(p))
-		put(r, "; without CAP_PERFMON or CAP_SYS_ADMIN, tracefs, page_idle and "
+		mr_strbuf_printf(r, "; without CAP_PERFMON or CAP_SYS_ADMIN, tracefs, page_idle and "
 		    "system-wide perf events are out of reach; fix: run as root (sudo), or "
 		    "grant CAP_PERFMON for perf events only");
-	put(r, "\n");
+	mr_strbuf_printf(r, "\n");
 
-	put(r, LABEL, "perf_event_paranoid:");
+	mr_strbuf_printf(r, LABEL, "perf_event_paranoid:");
 	if (p->perf_paranoid_errno) {
-		put(r, "no: cannot read %s: ", PATH_PARANOID);
+		mr_strbuf_printf(r, "no: cannot read %s: ", PATH_PARANOID);
 		put_errno(r, p->perf_paranoid_errno);
-		put(r, "; the kernel has no perf events (CONFIG_PERF_EVENTS) or /proc is "
+		mr_strbuf_printf(r, "; the kernel has no perf events (CONFIG_PERF_EVENTS) or /proc is "
 		    "hidden; fix: a kernel with CONFIG_PERF_EVENTS=y\n");
 	} else if (privileged(p)) {
-		put(r, "%d (does not limit this process: it is privileged)\n",
+		mr_strbuf_printf(r, "%d (does not limit this process: it is privileged)\n",
 		    p->perf_paranoid);
 	} else if (p->perf_paranoid <= 1) {
-		put(r, "%d (unprivileged users may sample their own processes, kernel "
+		mr_strbuf_printf(r, "%d (unprivileged users may sample their own processes, kernel "
 		    "mode included)\n", p->perf_paranoid);
 	} else {
-		put(r, "%d: unprivileged users %s; fix: sysctl kernel.perf_event_paranoid=-1 "
+		mr_strbuf_printf(r, "%d: unprivileged users %s; fix: sysctl kernel.perf_event_paranoid=-1 "
 		    "or run as root\n", p->perf_paranoid,
 		    p->perf_paranoid == 2 ? "only see user-mode faults of their own processes"
 					  : "may not open perf events at all");
 	}
 }
 
-static void report_sw_fault(struct report *r, const struct mr_probe *p)
+static void report_sw_fault(struct mr_strbuf *r, const struct mr_probe *p)
 {
 	int e = p->sw_fault_errno;
 
-	put(r, LABEL, "software page faults:");
+	mr_strbuf_printf(r, LABEL, "software page faults:");
 	if (p->sw_fault_ok) {
-		put(r, "yes: PERF_COUNT_SW_PAGE_FAULTS, one ring per CPU on %d CPUs%s",
+		mr_strbuf_printf(r, "yes: PERF_COUNT_SW_PAGE_FAULTS, one ring per CPU on %d CPUs%s",
 		    p->sw_fault_ncpus, p->sw_fault_user_only ? ", user mode only" : "");
 		if (p->sw_fault_sampled)
-			put(r, "; a test fault came back with its exact address\n");
+			mr_strbuf_printf(r, "; a test fault came back with its exact address\n");
 		else
-			put(r, "; but no sample came back for a test fault (events lost or "
+			mr_strbuf_printf(r, "; but no sample came back for a test fault (events lost or "
 			    "filtered: check `perf stat -e page-faults true`)\n");
 		if (p->sw_fault_user_only)
-			put(r, "%22sfaults taken in kernel mode (copy_to_user) are not seen at "
+			mr_strbuf_printf(r, "%22sfaults taken in kernel mode (copy_to_user) are not seen at "
 			    "perf_event_paranoid %d; fix: sysctl kernel.perf_event_paranoid=1 or "
 			    "run as root\n", "", p->perf_paranoid);
 		return;
 	}
-	put(r, "no: %s failed: ", p->sw_fault_step ? p->sw_fault_step : "?");
+	mr_strbuf_printf(r, "no: %s failed: ", p->sw_fault_step ? p->sw_fault_step : "?");
 	put_errno(r, e);
-	put(r, "; ");
+	mr_strbuf_printf(r, "; ");
 	if ((e == EACCES || e == EPERM) && p->sw_fault_step &&
 	    !strcmp(p->sw_fault_step, "perf_evlist__mmap"))
-		put(r, "the rings exceed the locked-memory limit for unprivileged users; fix: "
+		mr_strbuf_printf(r, "the rings exceed the locked-memory limit for unprivileged users; fix: "
 		    "sysctl kernel.perf_event_mlock_kb=2048 or run as root\n");
 	else if ((e == EACCES || e == EPERM) && privileged(p))
-		put(r, "denied although privileged: a seccomp filter (container) or a "
+		mr_strbuf_printf(r, "denied although privileged: a seccomp filter (container) or a "
 		    "security module blocks perf_event_open; fix: run on the host or allow "
 		    "perf_event_open in the container's seccomp profile\n");
 	else if (e == EACCES || e == EPERM)
-		put(r, "perf_event_paranoid is %d; fix: sysctl kernel.perf_event_paranoid=-1 "
+		mr_strbuf_printf(r, "perf_event_paranoid is %d; fix: sysctl kernel.perf_event_paranoid=-1 "
 		    "or run as root\n", p->perf_paranoid);
 	else if (e == ENOSYS || e == ENOENT || e == ENODEV || e == EOPNOTSUPP)
-		put(r, "this kernel has no software perf events; fix: a kernel with "
+		mr_strbuf_printf(r, "this kernel has no software perf events; fix: a kernel with "
 		    "CONFIG_PERF_EVENTS=y\n");
 	else if (e == EMFILE || e == ENFILE)
-		put(r, "out of file descriptors (one per CPU); fix: ulimit -n 4096\n");
+		mr_strbuf_printf(r, "out of file descriptors (one per CPU); fix: ulimit -n 4096\n");
 	else
-		put(r, "unexpected; fix: check `perf record -e page-faults -a true`\n");
+		mr_strbuf_printf(r, "unexpected; fix: check `perf record -e page-faults -a true`\n");
 }
 
-static void report_tracefs(struct report *r, const struct mr_probe *p)
+static void report_tracefs(struct mr_strbuf *r, const struct mr_probe *p)
 {
-	put(r, LABEL, "tracefs:");
+	mr_strbuf_printf(r, LABEL, "tracefs:");
 	if (p->tracefs_readable)
-		put(r, "yes: %s\n", p->tracefs_path);
+		mr_strbuf_printf(r, "yes: %s\n", p->tracefs_path);
 	else if (p->tracefs_path[0]) {
-		put(r, "no: %s is mounted but its events/ cannot be read: ", p->tracefs_path);
+		mr_strbuf_printf(r, "no: %s is mounted but its events/ cannot be read: ", p->tracefs_path);
 		put_errno(r, p->tracefs_errno);
-		put(r, "; fix: run as root (tracefs is root-only)\n");
+		mr_strbuf_printf(r, "; fix: run as root (tracefs is root-only)\n");
 	} else if (p->tracefs_errno) {
-		put(r, "no: not mounted at %s, and %s cannot be looked at: ", PATH_TRACEFS,
+		mr_strbuf_printf(r, "no: not mounted at %s, and %s cannot be looked at: ", PATH_TRACEFS,
 		    PATH_TRACEFS_DEBUG);
 		put_errno(r, p->tracefs_errno);
-		put(r, "; fix: run as root; if still missing: mount -t tracefs nodev %s\n",
+		mr_strbuf_printf(r, "; fix: run as root; if still missing: mount -t tracefs nodev %s\n",
 		    PATH_TRACEFS);
 	} else {
-		put(r, "no: not mounted at %s or %s; fix: mount -t tracefs nodev %s\n",
+		mr_strbuf_printf(r, "no: not mounted at %s or %s; fix: mount -t tracefs nodev %s\n",
 		    PATH_TRACEFS, PATH_TRACEFS_DEBUG, PATH_TRACEFS);
 	}
 
-	put(r, "tracepoints:\n");
+	mr_strbuf_printf(r, "tracepoints:\n");
 	for (int t = 0; t < MR_TP_COUNT; t++) {
-		put(r, "  %-42s ", tp_table[t].name);
+		mr_strbuf_printf(r, "  %-42s ", tp_table[t].name);
 		switch (p->tracepoints[t]) {
 		case MR_PROBE_YES:
-			put(r, "yes\n");
+			mr_strbuf_printf(r, "yes\n");
 			break;
 		case MR_PROBE_NO:
-			put(r, "no: not in this kernel, so %s; fix: a kernel that has it\n",
+			mr_strbuf_printf(r, "no: not in this kernel, so %s; fix: a kernel that has it\n",
 			    tp_table[t].without);
 			break;
 		case MR_PROBE_UNKNOWN:
 		default:
-			put(r, "unknown: tracefs is not readable (see tracefs above)\n");
+			mr_strbuf_printf(r, "unknown: tracefs is not readable (see tracefs above)\n");
 			break;
 		}
 	}
 }
 
-static void report_young(struct report *r, const struct mr_probe *p)
+static void report_young(struct mr_strbuf *r, const struct mr_probe *p)
 {
 	if (p->page_idle)
-		put(r, LABEL "yes: %s\n", "page_idle:", PATH_PAGE_IDLE);
+		mr_strbuf_printf(r, LABEL "yes: %s\n", "page_idle:", PATH_PAGE_IDLE);
 	else
-		put(r, LABEL "no: %s missing: kernel built without CONFIG_IDLE_PAGE_TRACKING; "
+		mr_strbuf_printf(r, LABEL "no: %s missing: kernel built without CONFIG_IDLE_PAGE_TRACKING; "
 		    "young bits come from clear_refs + smaps instead; fix: a kernel with "
 		    "CONFIG_IDLE_PAGE_TRACKING=y\n", "page_idle:", PATH_PAGE_IDLE);
 	if (p->damon_sysfs)
-		put(r, LABEL "yes: %s\n", "DAMON sysfs:", PATH_DAMON);
+		mr_strbuf_printf(r, LABEL "yes: %s\n", "DAMON sysfs:", PATH_DAMON);
 	else
-		put(r, LABEL "no: %s missing: kernel built without CONFIG_DAMON_SYSFS; fix: a "
+		mr_strbuf_printf(r, LABEL "no: %s missing: kernel built without CONFIG_DAMON_SYSFS; fix: a "
 		    "kernel with CONFIG_DAMON_SYSFS=y\n", "DAMON sysfs:", PATH_DAMON);
 }
 
-static void report_pmu(struct report *r, const struct mr_probe *p)
+static void report_pmu(struct mr_strbuf *r, const struct mr_probe *p)
 {
-	put(r, LABEL, "libpfm4:");
+	mr_strbuf_printf(r, LABEL, "libpfm4:");
 	if (p->pfm_rc != PFM_SUCCESS) {
-		put(r, "no: pfm_initialize failed: %s; fix: a libpfm4 that knows this CPU\n",
+		mr_strbuf_printf(r, "no: pfm_initialize failed: %s; fix: a libpfm4 that knows this CPU\n",
 		    pfm_strerror(p->pfm_rc));
-		put(r, LABEL "no: not tried without libpfm4 (see above), so sampling uses "
+		mr_strbuf_printf(r, LABEL "no: not tried without libpfm4 (see above), so sampling uses "
 		    "software page faults; fix: as for libpfm4\n", "hardware event:");
 		return;
 	}
 	if (p->pfm_pmu[0])
-		put(r, "yes: default core PMU %s\n", p->pfm_pmu);
+		mr_strbuf_printf(r, "yes: default core PMU %s\n", p->pfm_pmu);
 	else
-		put(r, "yes, but no core PMU of this CPU is known to it (only generic "
+		mr_strbuf_printf(r, "yes, but no core PMU of this CPU is known to it (only generic "
 		    "events); fix: a newer libpfm4\n");
 
-	put(r, LABEL, "hardware event:");
+	mr_strbuf_printf(r, LABEL, "hardware event:");
 	if (p->hw_event_ok) {
-		put(r, "yes: %s opens\n", p->hw_event);
+		mr_strbuf_printf(r, "yes: %s opens\n", p->hw_event);
 	} else if (p->hw_event_pfm_rc != PFM_SUCCESS) {
-		put(r, "no: libpfm4 cannot encode %s: %s; fix: a newer libpfm4\n",
+		mr_strbuf_printf(r, "no: libpfm4 cannot encode %s: %s; fix: a newer libpfm4\n",
 		    p->hw_event, pfm_strerror(p->hw_event_pfm_rc));
 	} else {
-		put(r, "no: %s encodes but perf_event_open fails: ", p->hw_event);
+		mr_strbuf_printf(r, "no: %s encodes but perf_event_open fails: ", p->hw_event);
 		put_errno(r, p->hw_event_errno);
 		if (p->hw_event_errno == ENOENT || p->hw_event_errno == ENODEV ||
 		    p->hw_event_errno == EOPNOTSUPP)
-			put(r, "; this kernel exposes no hardware PMU (usual in a VM without "
+			mr_strbuf_printf(r, "; this kernel exposes no hardware PMU (usual in a VM without "
 			    "vPMU), so sampling uses software page faults; fix: record on bare "
 			    "metal or a VM with PMU passthrough\n");
 		else if (p->hw_event_errno == EACCES || p->hw_event_errno == EPERM)
-			put(r, "; fix: sysctl kernel.perf_event_paranoid=-1 or run as root\n");
+			mr_strbuf_printf(r, "; fix: sysctl kernel.perf_event_paranoid=-1 or run as root\n");
 		else
-			put(r, "; fix: check `perf stat -e cycles true`\n");
+			mr_strbuf_printf(r, "; fix: check `perf stat -e cycles true`\n");
 	}
 }
 
-static void report_numa_cgroup(struct report *r, const struct mr_probe *p)
+static void report_numa_cgroup(struct mr_strbuf *r, const struct mr_probe *p)
 {
 	if (p->numa_available)
-		put(r, LABEL "yes: %d node%s\n", "NUMA:", p->numa_nodes,
+		mr_strbuf_printf(r, LABEL "yes: %d node%s\n", "NUMA:", p->numa_nodes,
 		    p->numa_nodes == 1 ? "" : "s");
 	else
-		put(r, LABEL "no: numa_available() failed (kernel without CONFIG_NUMA, or "
+		mr_strbuf_printf(r, LABEL "no: numa_available() failed (kernel without CONFIG_NUMA, or "
 		    "get_mempolicy blocked); treated as 1 node, nothing to fix for "
 		    "recording\n", "NUMA:");
 
-	put(r, LABEL, "cgroups:");
+	mr_strbuf_printf(r, LABEL, "cgroups:");
 	switch (p->cgroup_mode) {
 	case MR_CGROUP_V2:
-		put(r, "v2 at %s", p->cgroup_v2_path);
+		mr_strbuf_printf(r, "v2 at %s", p->cgroup_v2_path);
 		break;
 	case MR_CGROUP_HYBRID:
-		put(r, "hybrid: v1 controllers, v2 at %s", p->cgroup_v2_path);
+		mr_strbuf_printf(r, "hybrid: v1 controllers, v2 at %s", p->cgroup_v2_path);
 		break;
 	case MR_CGROUP_V1:
-		put(r, "v1 only");
+		mr_strbuf_printf(r, "v1 only");
 		break;
 	case MR_CGROUP_NONE:
 	default:
-		put(r, "no: nothing mounted at %s; fix: mount -t cgroup2 none %s\n",
+		mr_strbuf_printf(r, "no: nothing mounted at %s; fix: mount -t cgroup2 none %s\n",
 		    PATH_CGROUP, PATH_CGROUP);
 		return;
 	}
 	if (p->cgroup_v1_memory)
-		put(r, "; memory controller: v1 at %s\n", PATH_CGROUP_MEMORY);
+		mr_strbuf_printf(r, "; memory controller: v1 at %s\n", PATH_CGROUP_MEMORY);
 	else if (p->cgroup_v2_memory)
-		put(r, "; memory controller: v2 at %s\n", p->cgroup_v2_path);
+		mr_strbuf_printf(r, "; memory controller: v2 at %s\n", p->cgroup_v2_path);
 	else
-		put(r, "; memory controller: no, so memcg limits cannot be recorded or "
+		mr_strbuf_printf(r, "; memory controller: no, so memcg limits cannot be recorded or "
 		    "applied; fix: enable it (echo +memory > <parent>/cgroup.subtree_control "
 		    "on v2, or mount -t cgroup -o memory none %s on v1)\n",
 		    PATH_CGROUP_MEMORY);
@@ -827,13 +808,13 @@ static void report_numa_cgroup(struct report *r, const struct mr_probe *p)
 
 int mr_probe_format(const struct mr_probe *p, char *buf, size_t cap)
 {
-	struct report r = { .buf = buf, .cap = cap };
+	struct mr_strbuf r = { .buf = buf, .cap = cap };
 
 	if (!p || (!buf && cap))
 		return MR_EINVAL;
 	if (cap)
 		buf[0] = '\0';
-	put(&r, "memreplay host probe\n");
+	mr_strbuf_printf(&r, "memreplay host probe\n");
 	report_host(&r, p);
 	report_privilege(&r, p);
 	report_sw_fault(&r, p);

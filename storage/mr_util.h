@@ -5,6 +5,7 @@
 #ifndef MR_UTIL_H
 #define MR_UTIL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "mr_err.h"
@@ -24,6 +25,16 @@ int mr_parse_pages(const char *s, uint64_t page_size, int allow_zero, uint64_t *
 int mr_parse_count(const char *s, uint64_t *out, struct mr_error *err);
 /* Parse a decimal number with range check. */
 int mr_parse_double(const char *s, double min, double max, double *out, struct mr_error *err);
+/* A bounded text appender over a caller-owned buffer. len keeps the length the whole
+ * text needs (like snprintf), so len >= cap after the fact means it was cut short; the
+ * buffer is always NUL-terminated when cap > 0. */
+struct mr_strbuf {
+	char *buf;
+	size_t cap, len;
+};
+void mr_strbuf_printf(struct mr_strbuf *sb, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 /* Format bytes as "1.5 MiB" into buf. Returns buf. */
 char *mr_format_bytes(uint64_t bytes, char *buf, int cap);
 

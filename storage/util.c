@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,4 +128,17 @@ char *mr_format_bytes(uint64_t bytes, char *buf, int cap)
 	else
 		snprintf(buf, cap, "%.1f %s", v, units[u]);
 	return buf;
+}
+
+void mr_strbuf_printf(struct mr_strbuf *sb, const char *fmt, ...)
+{
+	size_t room = sb->len < sb->cap ? sb->cap - sb->len : 0;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(room ? sb->buf + sb->len : NULL, room, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		sb->len += (size_t)n;
 }
