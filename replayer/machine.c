@@ -490,6 +490,10 @@ int rp_machine_create(const struct rp_trace *t, const struct rp_machine_opts *o,
 	x->m.swap_free = o->swap_pages ? o->swap_pages : (UINT64_C(1) << 62);
 	x->wb_delay = o->wb_delay_ns;
 	x->check = o->check;
+#ifdef MR_DEBUG_CHECKS
+	/* Debug and sanitizer builds check the policy's invariants after every reclaim. */
+	x->check = 1;
+#endif
 	x->script = o->script && o->script->n ? o->script : NULL;
 
 	x->m.folios = rp_big_alloc((size_t)np * sizeof(struct mr_folio));
