@@ -228,7 +228,21 @@ static uint32_t ring_at(const struct lru_head *h, uint32_t k)
 	return h->ring[(h->lo + k) & (h->cap - 1)];
 }
 
-#define ISOLATE_AHEAD 8 /* list entries prefetched ahead of isolation */
+/* Isolation looks ahead along the list: the folios and list entries of the next
+ * ISOLATE_AHEAD entries, and the PTEs that folio_referenced() will test for the next
+ * ISOLATE_AHEAD / 2, found by walking the rmap with a callback that only prefetches (the
+ * walk changes nothing a policy can see). */
+#define ISOLATE_AHEAD 16
+
+static int prefetch_pte(void *arg, const struct mr_vma *vma, struct mr_pte_table *pt,
+			unsigned slot)
+{
+	(void)arg;
+	(void)vma;
+	prefetchw(&pt->bits[slot]);
+	prefetchw(&pt->page[slot]);
+	return 0;
+}
 
 /* Start loading the folio and list entry of the k-th entry from the tail. */
 static void prefetch_entry(struct mr_policy *p, const struct lru_head *h, uint32_t k)
@@ -239,6 +253,15 @@ static void prefetch_entry(struct mr_policy *p, const struct lru_head *h, uint32
 		prefetchw(&p->m->folios[page]);
 		prefetchw(lru_page(p, page));
 	}
+}
+
+/* ... and its PTEs, once its folio is there. */
+static void prefetch_entry_ptes(struct mr_policy *p, const struct lru_head *h, uint32_t k)
+{
+	uint32_t page = ring_at(h, k);
+
+	if (page != MR_NONE && p->m->folios[page].mapcount)
+		p->m->ops->rmap_walk(p->m, page, prefetch_pte, NULL);
 }
 
 /*
@@ -272,11 +295,23 @@ static void ring_repack(struct mr_policy *p, struct lru_head *h, uint32_t new_ca
 	h->n = w;
 }
 
-/* Room for one more entry: compact a full ring, or double it when half of it is live. */
+/*
+ * Room for one more entry: compact a full ring, or double it when half of it is live.
+ * The reserve covers every folio init saw in the lruvec; a machine that assigns lruvecs
+ * after init (a test harness) may need more: then the reserve itself grows.
+ */
 static void ring_make_room(struct mr_policy *p, struct lru_head *h)
 {
 	if (h->n < h->cap)
 		return;
+	if (h->nr >= h->cap / 2 && h->cap == h->max_cap && h->max_cap < (1u << 31)) {
+		uint32_t *nr = realloc(h->ring, 2 * (size_t)h->max_cap * sizeof(*nr));
+
+		if (!MR_WARN_ON_ONCE(!nr)) {
+			h->ring = nr;
+			h->max_cap *= 2;
+		}
+	}
 	if (h->nr >= h->cap / 2 && h->cap < h->max_cap)
 		ring_repack(p, h, h->cap * 2);
 	else
@@ -647,16 +682,17 @@ static uint32_t isolate_lru_folios(struct mr_policy *p, uint64_t nr_to_scan, uin
 	uint64_t scan = 0;
 	uint32_t nr_taken = 0;
 
-	/* the folios about to be looked at, and their list entries */
-	for (uint32_t k = 0; k < ISOLATE_AHEAD && k < src->n && k < nr_to_scan; k++)
+	for (uint32_t k = 0; k < ISOLATE_AHEAD && k < src->n; k++)
 		prefetch_entry(p, src, k);
 	/* every folio is in zone 0 <= reclaim_idx: nothing is skipped */
 	while (scan < nr_to_scan && src->n) {
 		uint32_t page = ring_at(src, 0);
 		struct mr_folio *f = &p->m->folios[page];
 
-		if (ISOLATE_AHEAD < src->n && scan + ISOLATE_AHEAD < nr_to_scan)
+		if (ISOLATE_AHEAD < src->n)
 			prefetch_entry(p, src, ISOLATE_AHEAD);
+		if (ISOLATE_AHEAD / 2 < src->n)
+			prefetch_entry_ptes(p, src, ISOLATE_AHEAD / 2);
 		scan++;
 		if (!(f->flags & MR_PG_LRU) || (!sc->may_unmap && f->mapcount)) {
 			list_rotate_to_head(p, page);

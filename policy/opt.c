@@ -14,11 +14,23 @@
  * pages it inserts by readahead, with their next use; a folio added with no access call
  * at all stays keyed "never" and is among the first victims.
  *
- * Data structure: one max-heap per lruvec, ordered by (next use, then lower page id
- * first), as a pairing heap whose links live in per-page state: no allocation after
- * init, any number of lruvecs, O(1) insert and key increase (the usual case: each access
- * moves a page's next use later), O(log n) amortised removal of the maximum or of any
- * folio.
+ * Data structure: per lruvec, a max-priority queue over (next use, then lower page id
+ * first) with lazy deletion, shaped for the access pattern: every access moves a page's
+ * next use later, and reclaim takes the farthest. A key change just appends an entry
+ * (key, page) and leaves the old one behind; an entry is valid while its page is in the
+ * queue with that key. Entries of keys below a threshold sit unordered in buckets by key
+ * range (key >> shift; the range doubles, merging neighbours, when a key does not fit);
+ * the buckets above it, and "never", form an open region kept as a binary heap. Taking
+ * the maximum pops the heap, skipping invalid entries; when the heap is empty the
+ * highest non-empty bucket is opened into it. Buckets the trace position has passed
+ * (known from the old keys of accessed pages: a page's key is the position of its next
+ * use) hold almost only invalid entries and are purged. So an access costs one write to
+ * its page's state and one append, instead of pointer surgery in a heap whose nodes are
+ * all over memory. Per page: 8 bytes (key and state); entries live in fixed blocks from
+ * a pool sized at init (twice the pages, compacted when it runs low) and in each
+ * lruvec's heap array (reserved at init, touched as used): no allocation after init.
+ * A folio_add() leaves the folio keyed "never" without an entry until its access() or
+ * the next reclaim, so the usual add-then-access pair costs one entry.
  *
  * Eviction goes through shrink_folio_list (vmscan.c) without reference checks and with
  * shadow 0, so the mechanics are the kernel's: clean folios are freed at once; anon
@@ -48,27 +60,79 @@
 #include <string.h>
 
 enum opt_state { OPT_NONE = 0, OPT_HEAP = 1, OPT_UNEVICTABLE = 2 };
+#define OPT_STATE_MASK 0x0fu
+#define OPT_PENDING 0x10u /* in the queue, its entry not pushed yet (just added) */
+#define OPT_MARK 0x20u    /* scratch for check() and compaction */
 
-/* Per page: pairing-heap links. prev is the parent for a first child, else the left
- * sibling. */
+#define OPT_KEY_BITS 56
+#define OPT_NEVER ((UINT64_C(1) << OPT_KEY_BITS) - 1) /* "never used again" as a key */
+
+/* Per page: the key (next use) in the low 56 bits, state and flags above. Zeroed =
+ * OPT_NONE: not on the policy's lists. */
 struct opt_page {
-	uint64_t next_use;
-	uint32_t child, sibling, prev;
-	uint8_t state; /* enum opt_state; zeroed = not on the policy's lists */
-	uint8_t pad[3];
+	uint64_t v;
+};
+
+/* A queue entry: valid while page is in the queue (OPT_HEAP) with this key. */
+struct opt_ent {
+	uint64_t key;
+	uint32_t page;
+	uint32_t pad;
+};
+
+#ifndef OPT_BLK
+#define OPT_BLK 63 /* entries per block */
+#endif
+
+/* A bucket's entries, in a chain of blocks from the pool (linked by index). */
+struct opt_block {
+	uint32_t next;
+	uint32_t n;
+	struct opt_ent e[OPT_BLK];
+};
+
+struct opt_bucket {
+	uint32_t head, tail; /* block indices, MR_NONE when empty */
 };
 
 struct opt_lruvec {
-	uint32_t root;
-	uint64_t nr; /* folios in the heap */
+	uint64_t nr;           /* folios in the queue */
+	struct opt_ent *heap;  /* the open region: a binary max-heap, [heap_cap] reserved */
+	uint32_t heap_n, heap_cap;
+	struct opt_bucket *bk; /* [nb + 1]: by key >> shift; bk[nb] holds "never" */
+	uint32_t nb;           /* finite buckets, a power of two */
+	uint32_t shift;
+	uint32_t open;         /* buckets >= open are in the heap (nb + 1: none) */
+	uint32_t purged;       /* buckets below it hold no entries the trace has passed */
+	uint32_t split_at;     /* heap size that makes heap_split() close its lower part */
 };
+
+#define OPT_PENDING_MAX 64
+#define OPT_NB_MAX 1024     /* finite buckets per lruvec, at most */
+#ifndef OPT_HEAP_SPLIT /* (tests build with small values) */
+#define OPT_HEAP_SPLIT 4096 /* open region size (entries) that starts a split */
+#endif
 
 struct opt_priv {
 	struct opt_lruvec *lruvecs; /* [m->nr_lruvecs] */
 	uint32_t nr_lruvecs;
 	uint32_t *aside;            /* [m->nr_pages]: folios kept by one shrink call */
 	uint32_t hold[MR_SWAP_CLUSTER_MAX];
+	struct opt_block *pool;     /* [pool_cap] */
+	uint32_t pool_cap, pool_fresh; /* blocks handed out at least once */
+	uint32_t free_head;         /* free list through next */
+	uint64_t now;               /* trace position known to be reached (see access) */
+	uint32_t pending[OPT_PENDING_MAX]; /* folios added without an entry yet */
+	uint32_t nr_pending;
+	uint32_t hist[OPT_NB_MAX + 1];     /* heap_split() scratch */
 };
+
+/* GCC drops __builtin_prefetch in some loops as dead code; a volatile asm stays. */
+#if defined(__x86_64__) || defined(__i386__)
+#define prefetch(p) __asm__ volatile("prefetcht0 %0" : : "m"(*(const char *)(p)))
+#else
+#define prefetch(p) __builtin_prefetch(p)
+#endif
 
 static struct opt_priv *opt_priv(struct mr_policy *p)
 {
@@ -78,6 +142,32 @@ static struct opt_priv *opt_priv(struct mr_policy *p)
 static struct opt_page *node(struct mr_policy *p, uint32_t page)
 {
 	return mr_policy_page(p, page);
+}
+
+static uint64_t node_key(const struct opt_page *n)
+{
+	return n->v & OPT_NEVER;
+}
+
+static unsigned node_state(const struct opt_page *n)
+{
+	return (unsigned)(n->v >> OPT_KEY_BITS) & OPT_STATE_MASK;
+}
+
+static unsigned node_flags(const struct opt_page *n)
+{
+	return (unsigned)(n->v >> OPT_KEY_BITS);
+}
+
+static void node_set(struct opt_page *n, uint64_t key, unsigned flags)
+{
+	n->v = key | (uint64_t)flags << OPT_KEY_BITS;
+}
+
+/* The engine's next use (UINT64_MAX = never) as a key. */
+static uint64_t key_of(uint64_t next_use)
+{
+	return next_use < OPT_NEVER ? next_use : OPT_NEVER;
 }
 
 static int folio_evictable(const struct mr_folio *f)
@@ -95,168 +185,518 @@ static void update_size(struct mr_policy *p, const struct mr_folio *f, int unevi
 	mr_count(p->m, f->lruvec, item, (uint64_t)delta);
 }
 
-/* ---- pairing heap ---- */
+static int ent_valid(struct mr_policy *p, const struct opt_ent *e)
+{
+	const struct opt_page *n = node(p, e->page);
+
+	return node_state(n) == OPT_HEAP && node_key(n) == e->key;
+}
+
+/* The bucket of a key; the caller has widened the buckets for it (queue_push). */
+static uint32_t bucket_of(const struct opt_lruvec *lv, uint64_t key)
+{
+	return key == OPT_NEVER ? lv->nb : (uint32_t)(key >> lv->shift);
+}
+
+/* ---- the open region: a binary max-heap of entries ---- */
 
 /* a ranks above b: used farther in the future; ties go to the lower page id. */
-static int greater(struct mr_policy *p, uint32_t a, uint32_t b)
+static int ent_greater(const struct opt_ent *a, const struct opt_ent *b)
 {
-	uint64_t ka = node(p, a)->next_use, kb = node(p, b)->next_use;
-
-	return ka > kb || (ka == kb && a < b);
+	return a->key > b->key || (a->key == b->key && a->page < b->page);
 }
 
-/* Meld two heap roots; the result is a root (no parent, no siblings). */
-static uint32_t link(struct mr_policy *p, uint32_t a, uint32_t b)
+static void heap_sift_down(struct opt_ent *h, uint32_t n, uint32_t i)
 {
-	struct opt_page *na, *nb;
-	uint32_t t;
+	struct opt_ent x = h[i];
 
-	if (a == MR_NONE || b == MR_NONE) {
-		t = a == MR_NONE ? b : a;
-		if (t != MR_NONE)
-			node(p, t)->prev = node(p, t)->sibling = MR_NONE;
-		return t;
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && ent_greater(&h[c + 1], &h[c]))
+			c++;
+		if (!ent_greater(&h[c], &x))
+			break;
+		h[i] = h[c];
+		i = c;
 	}
-	if (greater(p, b, a)) {
-		t = a;
-		a = b;
-		b = t;
+	h[i] = x;
+}
+
+static void heap_sift_up(struct opt_ent *h, uint32_t i)
+{
+	struct opt_ent x = h[i];
+
+	while (i) {
+		uint32_t up = (i - 1) / 2;
+
+		if (!ent_greater(&x, &h[up]))
+			break;
+		h[i] = h[up];
+		i = up;
 	}
-	na = node(p, a);
-	nb = node(p, b);
-	nb->sibling = na->child;
-	if (na->child != MR_NONE)
-		node(p, na->child)->prev = b;
-	nb->prev = a;
-	na->child = b;
-	na->prev = na->sibling = MR_NONE;
-	return a;
+	h[i] = x;
 }
 
-/* Two-pass pairing of a sibling list: pair left to right, meld the pairs right to left. */
-static uint32_t merge_pairs(struct mr_policy *p, uint32_t first)
+static void heap_make(struct opt_ent *h, uint32_t n)
 {
-	uint32_t acc = MR_NONE, root = MR_NONE, a = first;
+	for (uint32_t i = n / 2; i-- > 0;)
+		heap_sift_down(h, n, i);
+}
 
-	while (a != MR_NONE) {
-		uint32_t b = node(p, a)->sibling;
-		uint32_t next = b != MR_NONE ? node(p, b)->sibling : MR_NONE;
-		uint32_t r = link(p, a, b);
+static void bucket_append(struct mr_policy *p, struct opt_bucket *b, const struct opt_ent *e);
 
-		node(p, r)->sibling = acc; /* push: acc ends with the last pair first */
-		acc = r;
-		a = next;
+/*
+ * The open region got large (keys reached it faster than reclaim took them): drop its
+ * invalid entries and duplicates, keep open only the highest buckets holding about a
+ * quarter of OPT_HEAP_SPLIT entries (at least one bucket), and put the rest back into
+ * their buckets. Linear in the heap; the next split waits until it has doubled. While
+ * a bucket is being opened (compact_only), the open boundary must stay: only drop.
+ */
+static void heap_split(struct mr_policy *p, struct opt_lruvec *lv, int compact_only)
+{
+	struct opt_priv *pr = opt_priv(p);
+	const uint64_t mark = (uint64_t)OPT_MARK << OPT_KEY_BITS;
+	uint32_t *cnt = pr->hist, w = 0, b, keep = OPT_HEAP_SPLIT / 4, k;
+	uint64_t acc = 0;
+
+	memset(cnt, 0, (lv->nb + 1) * sizeof(*cnt));
+	for (uint32_t i = 0; i < lv->heap_n; i++) {
+		struct opt_page *n;
+
+		if (i + 8 < lv->heap_n)
+			prefetch(node(p, lv->heap[i + 8].page));
+		n = node(p, lv->heap[i].page);
+		if (!ent_valid(p, &lv->heap[i]) || (n->v & mark))
+			continue;
+		n->v |= mark;
+		cnt[bucket_of(lv, lv->heap[i].key)]++;
+		lv->heap[w++] = lv->heap[i];
 	}
-	while (acc != MR_NONE) {
-		uint32_t next = node(p, acc)->sibling;
-
-		root = link(p, root, acc);
-		acc = next;
+	for (uint32_t i = 0; i < w; i++)
+		node(p, lv->heap[i].page)->v &= ~mark;
+	lv->heap_n = w;
+	/* the highest buckets with about `keep` entries stay open */
+	for (b = lv->nb + 1; b > lv->open && (acc < keep || !acc);) {
+		b--;
+		acc += cnt[b];
 	}
-	return root;
-}
+	if (b > lv->open && !compact_only) {
+		lv->open = b;
+		for (k = 0, w = 0; k < lv->heap_n; k++) {
+			uint32_t eb = bucket_of(lv, lv->heap[k].key);
 
-/* Detach a non-root node (with its subtree) from its parent's child list. */
-static void cut(struct mr_policy *p, uint32_t x)
-{
-	struct opt_page *nx = node(p, x);
-	struct opt_page *np = node(p, nx->prev);
-
-	if (np->child == x)
-		np->child = nx->sibling;
-	else
-		np->sibling = nx->sibling;
-	if (nx->sibling != MR_NONE)
-		node(p, nx->sibling)->prev = nx->prev;
-	nx->prev = nx->sibling = MR_NONE;
-}
-
-static void heap_insert(struct mr_policy *p, struct opt_lruvec *lv, uint32_t x)
-{
-	struct opt_page *nx = node(p, x);
-
-	nx->child = nx->sibling = nx->prev = MR_NONE;
-	nx->state = OPT_HEAP;
-	lv->root = link(p, lv->root, x);
-	lv->nr++;
-}
-
-static void heap_remove(struct mr_policy *p, struct opt_lruvec *lv, uint32_t x)
-{
-	struct opt_page *nx = node(p, x);
-	uint32_t sub;
-
-	if (lv->root != x)
-		cut(p, x);
-	sub = merge_pairs(p, nx->child);
-	lv->root = lv->root == x ? sub : link(p, lv->root, sub);
-	nx->child = nx->sibling = nx->prev = MR_NONE;
-	nx->state = OPT_NONE;
-	lv->nr--;
-}
-
-/* New key: an increase cuts the subtree and melds it with the root (its children rank
- * no higher than the old key); a decrease removes and reinserts. */
-static void heap_update(struct mr_policy *p, struct opt_lruvec *lv, uint32_t x, uint64_t key)
-{
-	struct opt_page *nx = node(p, x);
-
-	if (key >= nx->next_use) {
-		nx->next_use = key;
-		if (lv->root != x) {
-			cut(p, x);
-			lv->root = link(p, lv->root, x);
+			if (eb >= b)
+				lv->heap[w++] = lv->heap[k];
+			else
+				bucket_append(p, &lv->bk[eb], &lv->heap[k]);
 		}
-		return;
+		lv->heap_n = w;
 	}
-	heap_remove(p, lv, x);
-	nx->next_use = key;
-	heap_insert(p, lv, x);
+	heap_make(lv->heap, lv->heap_n);
+	lv->split_at = lv->heap_n * 2 > OPT_HEAP_SPLIT ? lv->heap_n * 2 : OPT_HEAP_SPLIT;
 }
 
-/* ---- policy hooks ---- */
+/*
+ * Room for one more heap entry. A split leaves at most one entry per folio of the
+ * lruvec, at most half of the reserve init computed from the folios' lruvecs; a
+ * machine that assigns lruvecs only after init (a test harness) may need more: then the
+ * heap grows. Returns 0 when there is room.
+ */
+static int heap_room(struct mr_policy *p, struct opt_lruvec *lv, int compact_only)
+{
+	struct opt_ent *nh;
+
+	if (lv->heap_n < lv->heap_cap)
+		return 0;
+	heap_split(p, lv, compact_only);
+	if (lv->heap_n < lv->heap_cap)
+		return 0;
+	nh = realloc(lv->heap, 2 * (size_t)lv->heap_cap * sizeof(*nh));
+	if (MR_WARN_ON_ONCE(!nh))
+		return -1;
+	lv->heap = nh;
+	lv->heap_cap *= 2;
+	return 0;
+}
+
+static void heap_push(struct mr_policy *p, struct opt_lruvec *lv, uint64_t key, uint32_t page)
+{
+	if (heap_room(p, lv, 0))
+		return;
+	lv->heap[lv->heap_n] = (struct opt_ent){ .key = key, .page = page };
+	heap_sift_up(lv->heap, lv->heap_n++);
+	if (lv->heap_n >= lv->split_at)
+		heap_split(p, lv, 0);
+}
+
+/* ---- buckets ---- */
+
+static struct opt_block *blk(struct opt_priv *pr, uint32_t i)
+{
+	return &pr->pool[i];
+}
+
+static void block_put(struct opt_priv *pr, uint32_t i)
+{
+	blk(pr, i)->next = pr->free_head;
+	pr->free_head = i;
+}
+
+static void compact_all(struct mr_policy *p);
+
+static uint32_t block_get(struct mr_policy *p)
+{
+	struct opt_priv *pr = opt_priv(p);
+	uint32_t i;
+
+	if (pr->free_head == MR_NONE && pr->pool_fresh == pr->pool_cap)
+		compact_all(p); /* the pool holds at most one valid entry per page afterwards */
+	if (pr->free_head == MR_NONE && pr->pool_fresh == pr->pool_cap) {
+		/* Only when lruvecs were assigned after init (a test harness) or pages
+		 * hold many duplicate entries: grow. */
+		struct opt_block *np = realloc(pr->pool, 2 * (size_t)pr->pool_cap * sizeof(*np));
+
+		if (MR_WARN_ON_ONCE(!np))
+			return MR_NONE;
+		pr->pool = np;
+		pr->pool_cap *= 2;
+	}
+	if (pr->free_head != MR_NONE) {
+		i = pr->free_head;
+		pr->free_head = blk(pr, i)->next;
+	} else {
+		i = pr->pool_fresh++;
+	}
+	blk(pr, i)->next = MR_NONE;
+	blk(pr, i)->n = 0;
+	return i;
+}
+
+static void bucket_append(struct mr_policy *p, struct opt_bucket *b, const struct opt_ent *e)
+{
+	struct opt_priv *pr = opt_priv(p);
+	uint32_t t = b->tail;
+
+	if (t == MR_NONE || blk(pr, t)->n == OPT_BLK) {
+		uint32_t nb = block_get(p); /* may compact b itself */
+
+		if (nb == MR_NONE)
+			return;
+		t = b->tail;
+		if (t != MR_NONE && blk(pr, t)->n < OPT_BLK) {
+			block_put(pr, nb);
+		} else {
+			if (t == MR_NONE)
+				b->head = nb;
+			else
+				blk(pr, t)->next = nb;
+			b->tail = t = nb;
+		}
+	}
+	blk(pr, t)->e[blk(pr, t)->n++] = *e;
+}
+
+/* Keep only the valid entries of b (and, with dedup, one per page), in order; blocks
+ * emptied go back to the pool. Entries are read ahead so that the page states they
+ * name load in parallel. */
+static void bucket_filter(struct mr_policy *p, struct opt_bucket *b, int dedup)
+{
+	struct opt_priv *pr = opt_priv(p);
+	uint32_t rb = b->head, wb = b->head, wn = 0;
+
+	while (rb != MR_NONE) {
+		struct opt_block *r = blk(pr, rb);
+		uint32_t next = r->next;
+
+		for (uint32_t i = 0; i < r->n; i++) {
+			struct opt_ent *e = &r->e[i];
+			struct opt_page *n;
+
+			if (i + 8 < r->n)
+				prefetch(node(p, r->e[i + 8].page));
+			if (!ent_valid(p, e))
+				continue;
+			n = node(p, e->page);
+			if (dedup) {
+				if (node_flags(n) & OPT_MARK)
+					continue;
+				n->v |= (uint64_t)OPT_MARK << OPT_KEY_BITS;
+			}
+			if (wn == OPT_BLK) {
+				blk(pr, wb)->n = OPT_BLK; /* (a merged bucket has part-filled blocks) */
+				wb = blk(pr, wb)->next; /* never passes rb: reads stay ahead */
+				wn = 0;
+			}
+			blk(pr, wb)->e[wn++] = *e;
+		}
+		rb = next;
+	}
+	if (wb == MR_NONE)
+		return;
+	/* free the blocks after the last written one */
+	rb = blk(pr, wb)->next;
+	while (rb != MR_NONE) {
+		uint32_t next = blk(pr, rb)->next;
+
+		block_put(pr, rb);
+		rb = next;
+	}
+	blk(pr, wb)->next = MR_NONE;
+	blk(pr, wb)->n = wn;
+	if (!wn && wb == b->head) {
+		block_put(pr, wb);
+		b->head = b->tail = MR_NONE;
+	} else {
+		b->tail = wb;
+	}
+}
+
+/* Clear the marks bucket_filter(dedup) set on the entries of b. */
+static void bucket_unmark(struct mr_policy *p, const struct opt_bucket *b)
+{
+	struct opt_priv *pr = opt_priv(p);
+
+	for (uint32_t i = b->head; i != MR_NONE; i = blk(pr, i)->next)
+		for (uint32_t k = 0; k < blk(pr, i)->n; k++)
+			node(p, blk(pr, i)->e[k].page)->v &= ~((uint64_t)OPT_MARK << OPT_KEY_BITS);
+}
+
+/* Move the valid entries of bucket b into the heap (the bucket becomes open). */
+static void bucket_open(struct mr_policy *p, struct opt_lruvec *lv, uint32_t b)
+{
+	struct opt_priv *pr = opt_priv(p);
+	struct opt_bucket *bk = &lv->bk[b];
+	uint32_t i = bk->head, was = lv->heap_n;
+
+	while (i != MR_NONE) {
+		struct opt_block *r = blk(pr, i);
+		uint32_t next = r->next;
+
+		for (uint32_t k = 0; k < r->n; k++) {
+			if (k + 8 < r->n)
+				prefetch(node(p, r->e[k + 8].page));
+			if (!ent_valid(p, &r->e[k]))
+				continue;
+			if (lv->heap_n == lv->heap_cap) {
+				heap_make(lv->heap, lv->heap_n);
+				if (heap_room(p, lv, 1))
+					continue;
+				was = lv->heap_n;
+			}
+			lv->heap[lv->heap_n++] = r->e[k];
+		}
+		block_put(pr, i);
+		i = next;
+	}
+	bk->head = bk->tail = MR_NONE;
+	if (!was)
+		heap_make(lv->heap, lv->heap_n);
+	else
+		for (uint32_t k = was; k < lv->heap_n; k++)
+			heap_sift_up(lv->heap, k);
+	if (lv->split_at < lv->heap_n * 2)
+		lv->split_at = lv->heap_n * 2; /* one bucket cannot be split */
+}
+
+/* Every bucket's key range doubles: bucket i takes the entries of 2i and 2i + 1. */
+static void buckets_widen(struct mr_policy *p, struct opt_lruvec *lv)
+{
+	struct opt_priv *pr = opt_priv(p);
+
+	if (lv->open < lv->nb && (lv->open & 1))
+		bucket_open(p, lv, --lv->open); /* keep the open boundary on a pair */
+	/* bk[nb], "never", stays where it is */
+	for (uint32_t i = 0; i < lv->nb / 2; i++) {
+		struct opt_bucket a = lv->bk[2 * i], b = lv->bk[2 * i + 1];
+
+		if (a.head == MR_NONE) {
+			a = b;
+		} else if (b.head != MR_NONE) {
+			blk(pr, a.tail)->next = b.head;
+			a.tail = b.tail;
+		}
+		lv->bk[i] = a;
+	}
+	for (uint32_t i = lv->nb / 2; i < lv->nb; i++)
+		lv->bk[i].head = lv->bk[i].tail = MR_NONE;
+	lv->shift++;
+	if (lv->open < lv->nb)
+		lv->open /= 2;
+	if (lv->purged < lv->nb)
+		lv->purged /= 2;
+}
+
+/* Purge the buckets the trace position has passed: their keys are in the past, so
+ * their entries are invalid but for folios whose use the engine did not report. */
+static void buckets_purge(struct mr_policy *p, struct opt_lruvec *lv)
+{
+	uint64_t upto = opt_priv(p)->now >> lv->shift;
+
+	if (upto > lv->open)
+		upto = lv->open;
+	if (upto > lv->nb)
+		upto = lv->nb;
+	for (; lv->purged < upto; lv->purged++)
+		if (lv->bk[lv->purged].head != MR_NONE)
+			bucket_filter(p, &lv->bk[lv->purged], 0);
+}
+
+/* Enter (key, page) for a folio in the queue. */
+static void queue_push(struct mr_policy *p, struct opt_lruvec *lv, uint64_t key, uint32_t page)
+{
+	struct opt_ent e = { .key = key, .page = page };
+	uint32_t b;
+
+	while (key != OPT_NEVER && (key >> lv->shift) >= lv->nb)
+		buckets_widen(p, lv);
+	b = bucket_of(lv, key);
+	if (b >= lv->open && lv->heap_n == lv->heap_cap && heap_room(p, lv, 0))
+		return; /* out of memory (warned) */
+	if (b >= lv->open) /* (making room may have moved the boundary) */
+		heap_push(p, lv, key, page);
+	else
+		bucket_append(p, &lv->bk[b], &e);
+}
+
+/* Pool ran out: drop invalid entries and duplicates everywhere. */
+static void compact_all(struct mr_policy *p)
+{
+	struct opt_priv *pr = opt_priv(p);
+
+	for (uint32_t l = 0; l < pr->nr_lruvecs; l++) {
+		struct opt_lruvec *lv = &pr->lruvecs[l];
+
+		for (uint32_t b = 0; b < lv->open && b <= lv->nb; b++)
+			if (lv->bk[b].head != MR_NONE)
+				bucket_filter(p, &lv->bk[b], 1);
+		for (uint32_t b = 0; b < lv->open && b <= lv->nb; b++)
+			bucket_unmark(p, &lv->bk[b]);
+	}
+}
 
 static struct opt_lruvec *lruvec_of(struct mr_policy *p, const struct mr_folio *f)
 {
 	return &opt_priv(p)->lruvecs[f->lruvec];
 }
 
-/* Put a folio (new or set aside) on the policy's lists: the heap, or the unevictable
+/* Push the entries of the folios added since the last access or reclaim. */
+static void flush_pending(struct mr_policy *p)
+{
+	struct opt_priv *pr = opt_priv(p);
+
+	for (uint32_t i = 0; i < pr->nr_pending; i++) {
+		uint32_t page = pr->pending[i];
+		struct opt_page *n = node(p, page);
+
+		if (!(node_flags(n) & OPT_PENDING))
+			continue; /* accessed (entry pushed) or removed since */
+		n->v &= ~((uint64_t)OPT_PENDING << OPT_KEY_BITS);
+		if (node_state(n) == OPT_HEAP)
+			queue_push(p, lruvec_of(p, &p->m->folios[page]), node_key(n), page);
+	}
+	pr->nr_pending = 0;
+}
+
+/* The folio of lruvec lv with the farthest next use, taken out of the queue. */
+static uint32_t queue_pop(struct mr_policy *p, struct opt_lruvec *lv)
+{
+	for (;;) {
+		while (lv->heap_n) {
+			struct opt_ent top = lv->heap[0];
+
+			lv->heap[0] = lv->heap[--lv->heap_n];
+			heap_sift_down(lv->heap, lv->heap_n, 0);
+			if (ent_valid(p, &top)) {
+				node_set(node(p, top.page), node_key(node(p, top.page)), OPT_NONE);
+				lv->nr--;
+				return top.page;
+			}
+		}
+		/* The heap is empty: every valid entry is in a bucket. Close the open region
+		 * again (its buckets are empty: their keys went to the heap) and open the
+		 * highest bucket holding entries. */
+		lv->open = lv->nb + 1;
+		while (lv->open > 0 && lv->bk[lv->open - 1].head == MR_NONE)
+			lv->open--;
+		if (!lv->open)
+			return MR_NONE;
+		bucket_open(p, lv, --lv->open);
+	}
+}
+
+/* ---- policy hooks ---- */
+
+/* Put a folio (new or set aside) on the policy's lists: the queue, or the unevictable
  * count. Its key is kept. */
 static void opt_putback(struct mr_policy *p, uint32_t page)
 {
 	struct mr_folio *f = &p->m->folios[page];
+	struct opt_page *n = node(p, page);
 
 	f->flags &= ~MR_PG_ACTIVE;
 	f->flags |= MR_PG_LRU;
 	if (!folio_evictable(f)) {
-		node(p, page)->state = OPT_UNEVICTABLE;
+		node_set(n, node_key(n), OPT_UNEVICTABLE);
 		update_size(p, f, 1, 1);
 		return;
 	}
-	heap_insert(p, lruvec_of(p, f), page);
+	node_set(n, node_key(n), OPT_HEAP);
+	lruvec_of(p, f)->nr++;
+	queue_push(p, lruvec_of(p, f), node_key(n), page);
 	update_size(p, f, 0, 1);
 }
 
 static void opt_folio_add(struct mr_policy *p, uint32_t page, unsigned ctx)
 {
+	struct opt_priv *pr = opt_priv(p);
+	struct mr_folio *f = &p->m->folios[page];
+	struct opt_page *n = node(p, page);
+
 	(void)ctx;
-	if (node(p, page)->state != OPT_NONE) {
-		MR_WARN_ON_ONCE(node(p, page)->state != OPT_NONE);
+	if (node_state(n) != OPT_NONE) {
+		MR_WARN_ON_ONCE(node_state(n) != OPT_NONE);
 		return;
 	}
-	node(p, page)->next_use = UINT64_MAX; /* until the engine's access() for it */
-	opt_putback(p, page);
+	/* keyed "never" until the engine's access() for it */
+	f->flags &= ~MR_PG_ACTIVE;
+	f->flags |= MR_PG_LRU;
+	if (!folio_evictable(f)) {
+		node_set(n, OPT_NEVER, OPT_UNEVICTABLE);
+		update_size(p, f, 1, 1);
+		return;
+	}
+	if (pr->nr_pending == OPT_PENDING_MAX)
+		flush_pending(p);
+	node_set(n, OPT_NEVER, OPT_HEAP | OPT_PENDING);
+	pr->pending[pr->nr_pending++] = page;
+	lruvec_of(p, f)->nr++;
+	update_size(p, f, 0, 1);
 }
 
 static void opt_access(struct mr_policy *p, uint32_t page, uint64_t next_use)
 {
-	struct opt_page *np = node(p, page);
+	struct opt_page *n = node(p, page);
+	uint64_t key = key_of(next_use), old = node_key(n);
+	unsigned fl = node_flags(n);
+	struct opt_lruvec *lv;
 
-	if (np->state == OPT_HEAP)
-		heap_update(p, lruvec_of(p, &p->m->folios[page]), page, next_use);
-	else
-		np->next_use = next_use;
+	if ((fl & OPT_STATE_MASK) != OPT_HEAP) {
+		node_set(n, key, fl);
+		return;
+	}
+	lv = lruvec_of(p, &p->m->folios[page]);
+	/* a finite old key is the position of this use: the trace got there */
+	if (old != OPT_NEVER && old > opt_priv(p)->now) {
+		opt_priv(p)->now = old;
+		if ((old >> lv->shift) > lv->purged)
+			buckets_purge(p, lv);
+	}
+	node_set(n, key, OPT_HEAP);
+	if (key != old || (fl & OPT_PENDING))
+		queue_push(p, lv, key, page);
 }
 
 /* folio_mark_accessed(): opt already saw the access through access(). */
@@ -269,15 +709,15 @@ static void opt_mark_accessed(struct mr_policy *p, uint32_t page)
 static void opt_folio_del(struct mr_policy *p, uint32_t page)
 {
 	struct mr_folio *f = &p->m->folios[page];
-	struct opt_page *np = node(p, page);
+	struct opt_page *n = node(p, page);
 
-	if (np->state == OPT_HEAP) {
-		heap_remove(p, lruvec_of(p, f), page);
+	if (node_state(n) == OPT_HEAP) {
+		lruvec_of(p, f)->nr--;
 		update_size(p, f, 0, -1);
-	} else if (np->state == OPT_UNEVICTABLE) {
-		np->state = OPT_NONE;
+	} else if (node_state(n) == OPT_UNEVICTABLE) {
 		update_size(p, f, 1, -1);
 	}
+	node_set(n, node_key(n), OPT_NONE); /* its entries are invalid from now on */
 	f->flags &= ~(MR_PG_LRU | MR_PG_ACTIVE | MR_PG_REFERENCED | MR_PG_WORKINGSET |
 		      MR_PG_RECLAIM);
 }
@@ -293,7 +733,7 @@ static void opt_refault(struct mr_policy *p, uint32_t page, uint64_t shadow, uns
 			  MR_VM_WORKINGSET_REFAULT_ANON, 1);
 }
 
-/* folio_end_writeback() clears PG_reclaim; the folio is already back in the heap with
+/* folio_end_writeback() clears PG_reclaim; the folio is already back in the queue with
  * its key, so the next reclaim that reaches it frees it. */
 static void opt_rotate(struct mr_policy *p, uint32_t page)
 {
@@ -317,18 +757,23 @@ static void opt_shrink_lruvec(struct mr_policy *p, uint32_t lruvec, struct mr_sc
 	}
 	lv = &pr->lruvecs[lruvec];
 	need = sc->nr_to_reclaim > sc->nr_reclaimed ? sc->nr_to_reclaim - sc->nr_reclaimed : 0;
+	flush_pending(p);
 
-	while (reclaimed < need && lv->root != MR_NONE) {
+	while (reclaimed < need && lv->nr) {
 		struct mr_folio_list list = { pr->hold, 0, MR_SWAP_CLUSTER_MAX };
 		uint64_t taken[2] = { 0, 0 }, kept[2] = { 0, 0 };
 		uint64_t want = need - reclaimed;
 
 		/* isolate the farthest folios */
-		while (list.n < list.cap && list.n < want && lv->root != MR_NONE) {
-			uint32_t page = lv->root;
-			struct mr_folio *f = &p->m->folios[page];
+		while (list.n < list.cap && list.n < want && lv->nr) {
+			uint32_t page = queue_pop(p, lv);
+			struct mr_folio *f;
 
-			heap_remove(p, lv, page);
+			if (MR_WARN_ON_ONCE(page == MR_NONE)) {
+				lv->nr = 0; /* the count disagrees with the entries: a bug */
+				break;
+			}
+			f = &p->m->folios[page];
 			update_size(p, f, 0, -1);
 			f->flags &= ~MR_PG_LRU;
 			taken[mr_folio_is_file_lru(f)]++;
@@ -353,70 +798,142 @@ static void opt_shrink_lruvec(struct mr_policy *p, uint32_t lruvec, struct mr_sc
 
 /* ---- lifecycle, checks ---- */
 
-static int opt_init(struct mr_policy *p, struct mr_error *err)
-{
-	struct opt_priv *pr = opt_priv(p);
-	uint32_t i;
-
-	pr->nr_lruvecs = p->m->nr_lruvecs;
-	pr->lruvecs = calloc(pr->nr_lruvecs ? pr->nr_lruvecs : 1, sizeof(*pr->lruvecs));
-	pr->aside = calloc(p->m->nr_pages ? p->m->nr_pages : 1, sizeof(*pr->aside));
-	if (!pr->lruvecs || !pr->aside) {
-		free(pr->lruvecs);
-		free(pr->aside);
-		pr->lruvecs = NULL;
-		pr->aside = NULL;
-		return mr_error_set(err, MR_ENOMEM, "opt: no memory for %u pages", p->m->nr_pages);
-	}
-	for (i = 0; i < pr->nr_lruvecs; i++)
-		pr->lruvecs[i].root = MR_NONE;
-	return 0;
-}
-
 static void opt_fini(struct mr_policy *p)
 {
 	struct opt_priv *pr = opt_priv(p);
 
+	for (uint32_t i = 0; pr->lruvecs && i < pr->nr_lruvecs; i++) {
+		free(pr->lruvecs[i].heap);
+		free(pr->lruvecs[i].bk);
+	}
 	free(pr->lruvecs);
 	free(pr->aside);
+	free(pr->pool);
 	pr->lruvecs = NULL;
 	pr->aside = NULL;
+	pr->pool = NULL;
 }
 
-/* Heap order, links and sizes (a depth-first walk using the aside array as stack). */
+static int opt_init(struct mr_policy *p, struct mr_error *err)
+{
+	struct opt_priv *pr = opt_priv(p);
+	struct mr_machine *m = p->m;
+	uint64_t *pages_of = NULL, blocks;
+	uint32_t i;
+
+	pr->nr_lruvecs = m->nr_lruvecs;
+	pr->free_head = MR_NONE;
+	pr->lruvecs = calloc(pr->nr_lruvecs ? pr->nr_lruvecs : 1, sizeof(*pr->lruvecs));
+	pr->aside = calloc(m->nr_pages ? m->nr_pages : 1, sizeof(*pr->aside));
+	pages_of = calloc(pr->nr_lruvecs ? pr->nr_lruvecs : 1, sizeof(*pages_of));
+	if (!pr->lruvecs || !pr->aside || !pages_of)
+		goto nomem;
+	for (i = 0; i < m->nr_pages; i++)
+		if (m->folios[i].lruvec < pr->nr_lruvecs)
+			pages_of[m->folios[i].lruvec]++;
+	/* Pool: two entries per page, plus a partly filled block per bucket. The heap of
+	 * each lruvec: two entries per page of it. Both reserved untouched (calloc of
+	 * fresh pages), used as needed. */
+	blocks = (2 * (uint64_t)m->nr_pages + OPT_BLK - 1) / OPT_BLK + 16;
+	for (i = 0; i < pr->nr_lruvecs; i++) {
+		struct opt_lruvec *lv = &pr->lruvecs[i];
+		uint32_t nb = 16;
+
+		while (nb < OPT_NB_MAX && nb < pages_of[i] / 64)
+			nb *= 2;
+		lv->nb = nb;
+		lv->open = nb + 1;
+		lv->split_at = OPT_HEAP_SPLIT;
+		lv->heap_cap = (uint32_t)(2 * pages_of[i] + 64);
+		lv->heap = calloc(lv->heap_cap, sizeof(*lv->heap));
+		lv->bk = malloc((nb + 1) * sizeof(*lv->bk));
+		if (!lv->heap || !lv->bk)
+			goto nomem;
+		for (uint32_t b = 0; b <= nb; b++)
+			lv->bk[b].head = lv->bk[b].tail = MR_NONE;
+		blocks += nb + 1;
+	}
+	if (blocks > UINT32_MAX - 1)
+		blocks = UINT32_MAX - 1;
+	pr->pool_cap = (uint32_t)blocks;
+	pr->pool = calloc(pr->pool_cap, sizeof(*pr->pool));
+	if (!pr->pool)
+		goto nomem;
+	free(pages_of);
+	return 0;
+nomem:
+	free(pages_of);
+	opt_fini(p);
+	return mr_error_set(err, MR_ENOMEM, "opt: no memory for %u pages", m->nr_pages);
+}
+
+/*
+ * Every folio in the queue has a valid entry where its key belongs (a bucket below the
+ * open region, by key range, or the heap), or is pending; the heap is ordered; counts
+ * match. Marks pages through OPT_MARK and clears them again.
+ */
 static unsigned opt_check(struct mr_policy *p)
 {
 	struct opt_priv *pr = opt_priv(p);
+	struct mr_machine *m = p->m;
 	unsigned problems = 0;
-	uint32_t i;
+	const uint64_t mark = (uint64_t)OPT_MARK << OPT_KEY_BITS;
+	uint32_t i, page;
 
 #define BAD(cond) ((cond) ? (MR_WARN_ON_ONCE(cond), problems++, 1) : 0)
 	for (i = 0; i < pr->nr_lruvecs; i++) {
-		const struct opt_lruvec *lv = &pr->lruvecs[i];
-		uint32_t top = 0;
-		uint64_t n = 0;
+		struct opt_lruvec *lv = &pr->lruvecs[i];
+		uint64_t nr = 0;
 
-		if (lv->root == MR_NONE) {
-			BAD(lv->nr != 0);
-			continue;
-		}
-		BAD(node(p, lv->root)->prev != MR_NONE || node(p, lv->root)->sibling != MR_NONE);
-		pr->aside[top++] = lv->root;
-		while (top && n <= p->m->nr_pages) {
-			uint32_t x = pr->aside[--top], c, prev = x;
+		BAD(lv->heap_n > lv->heap_cap || lv->open > lv->nb + 1 || lv->purged > lv->nb + 1);
+		for (uint32_t k = 1; k < lv->heap_n; k++)
+			BAD(ent_greater(&lv->heap[k], &lv->heap[(k - 1) / 2]));
+		for (uint32_t k = 0; k < lv->heap_n; k++) {
+			const struct opt_ent *e = &lv->heap[k];
 
-			n++;
-			BAD(node(p, x)->state != OPT_HEAP);
-			BAD(p->m->folios[x].lruvec != i);
-			for (c = node(p, x)->child; c != MR_NONE; c = node(p, c)->sibling) {
-				BAD(node(p, c)->prev != prev);
-				BAD(greater(p, c, x));
-				if (top < p->m->nr_pages)
-					pr->aside[top++] = c;
-				prev = c;
+			if (BAD(e->page >= m->nr_pages))
+				continue;
+			if (ent_valid(p, e)) {
+				BAD(m->folios[e->page].lruvec != i);
+				BAD(bucket_of(lv, e->key) < lv->open);
+				node(p, e->page)->v |= mark;
 			}
 		}
-		BAD(n != lv->nr);
+		for (uint32_t b = 0; b <= lv->nb; b++) {
+			uint64_t n = 0;
+
+			BAD(b >= lv->open && lv->bk[b].head != MR_NONE);
+			for (uint32_t k = lv->bk[b].head; k != MR_NONE && n <= pr->pool_cap;
+			     k = blk(pr, k)->next, n++) {
+				const struct opt_block *bl = blk(pr, k);
+
+				BAD(k >= pr->pool_fresh || bl->n > OPT_BLK);
+				BAD(bl->next == MR_NONE && k != lv->bk[b].tail);
+				for (uint32_t e = 0; e < bl->n && e < OPT_BLK; e++) {
+					if (BAD(bl->e[e].page >= m->nr_pages))
+						continue;
+					if (!ent_valid(p, &bl->e[e]))
+						continue;
+					BAD(m->folios[bl->e[e].page].lruvec != i);
+					BAD(bucket_of(lv, bl->e[e].key) != b);
+					node(p, bl->e[e].page)->v |= mark;
+				}
+			}
+		}
+		for (page = 0; page < m->nr_pages; page++) {
+			struct opt_page *n = node(p, page);
+
+			if (m->folios[page].lruvec != i || node_state(n) != OPT_HEAP)
+				continue;
+			nr++;
+			BAD(!(node_flags(n) & (OPT_MARK | OPT_PENDING)));
+		}
+		BAD(nr != lv->nr);
+	}
+	for (page = 0; page < m->nr_pages; page++) {
+		node(p, page)->v &= ~mark;
+		if (node_state(node(p, page)) != OPT_NONE)
+			BAD(!(m->folios[page].flags & MR_PG_RESIDENT));
 	}
 #undef BAD
 	return problems;

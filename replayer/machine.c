@@ -427,8 +427,9 @@ void rp_machine_destroy(struct rp_machine *x)
 	free(x->imap);
 	free(x->arena);
 	free(x->task_exited);
-	for (uint32_t i = 0; i < x->nslabs; i++)
+	for (uint32_t i = x->initial_slabs; i < x->nslabs; i++)
 		free(x->slabs[i]);
+	rp_big_free(x->slab_block, (size_t)x->initial_slabs * TPER * sizeof(struct mr_pte_table));
 	free(x->slabs);
 	free(x->tbl_mm);
 	free(x->tbl_addr);
@@ -576,14 +577,15 @@ int rp_machine_create(const struct rp_trace *t, const struct rp_machine_opts *o,
 		rc = mr_error_set(err, MR_ENOMEM, "out of memory for page tables");
 		goto fail;
 	}
-	for (; x->nslabs < x->initial_slabs; x->nslabs++) {
-		x->slabs[x->nslabs] = malloc(TPER * sizeof(struct mr_pte_table));
-		if (!x->slabs[x->nslabs]) {
-			rc = mr_error_set(err, MR_ENOMEM, "out of memory for %llu page tables",
-					  (unsigned long long)t->pool_tables);
-			goto fail;
-		}
+	/* the initial pool in one huge-page backed block: PTEs are touched at random */
+	x->slab_block = rp_big_alloc((size_t)x->initial_slabs * TPER * sizeof(struct mr_pte_table));
+	if (!x->slab_block) {
+		rc = mr_error_set(err, MR_ENOMEM, "out of memory for %llu page tables",
+				  (unsigned long long)t->pool_tables);
+		goto fail;
 	}
+	for (; x->nslabs < x->initial_slabs; x->nslabs++)
+		x->slabs[x->nslabs] = x->slab_block + (size_t)x->nslabs * TPER;
 	/* memcgs */
 	for (uint32_t i = 0; i < nm; i++)
 		x->memcg[i].limit = o->memcg_limit && o->memcg_limit[i] ? o->memcg_limit[i] : UNLIMITED;

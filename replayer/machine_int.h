@@ -136,7 +136,8 @@ struct rp_machine {
 	uint8_t *task_exited;
 	uint64_t all_nodes;
 
-	struct mr_pte_table **slabs;
+	struct mr_pte_table **slabs; /* [0, initial_slabs) in slab_block, then malloc'd */
+	struct mr_pte_table *slab_block;
 	uint32_t nslabs, capslabs, ntables, live_tables, initial_slabs;
 	/* Per table: its mm, and a pending pmd_young bit. The access path sets the bit here
 	 * (a small, cache-resident array) instead of touching the table's header line;
