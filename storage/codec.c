@@ -11,11 +11,30 @@
  *   DELTA      v[0] zz(v[1]-v[0]) ... zz(v[n-1]-v[n-2])
  *   RLE        (value, run)...                       runs >= 1, summing to n
  *   DELTA_RLE  v[0] (zz delta, run)...               runs >= 1, summing to n - 1
+ *   NZDELTA    per value: 0 for v[i] == 0, else zz(v[i] - last) + 1, where last is the
+ *              latest nonzero value before i (0 at first). For columns where one kind
+ *              of event carries a sequence (fault addresses) and the others 0.
+ *   DBITS      v[0], 2 (n - 1) + m (the count, so that a wrong one cannot decode; m = 1
+ *              when the column never decreases), then the deltas - v[i] - v[i-1] itself
+ *              when m, else its zz (half the spread for timestamps) - in groups of 64
+ *              (the last may be shorter):
+ *                bitmap   ceil(g/8) bytes, bit j (LSB first) set when delta j != 0
+ *                if k deltas are nonzero:
+ *                  base   the smallest nonzero delta
+ *                  w      one byte, 0..64
+ *                  bits   ceil(k*w/8) bytes: x = delta - base of each nonzero delta,
+ *                         w bits each, LSB first; x >= 2^w - 1 (w < 64) is stored as
+ *                         2^w - 1 and its excess x - (2^w - 1) follows the bits as a
+ *                         varint, in order
+ *              For jittery timestamps: about log2(jitter) bits per event, where
+ *              varints take whole bytes. Version 2 of the trace format.
  *
  * Encoding: one pass over the events finds the columns that hold a single value (CONST,
  * nothing more to do); each other column is copied into a u64 array in the scratch
- * buffer, all five encodings are measured exactly in one branch-free pass, and the
- * smallest is written. The payload is checksummed and LZ4-compressed behind the header.
+ * buffer, the five byte-oriented encodings are measured exactly in one branch-free
+ * pass and NZDELTA and DBITS in two more, and the smallest is written (DBITS only for
+ * the time column, and only when it saves a quarter: its bits are already dense,
+ * where LZ4 still shrinks varints). The payload is checksummed and LZ4-compressed behind the header.
  *
  * Decoding never goes through u64 arrays: each column has a small state machine
  * (struct col_dec) and a decoder per field and encoding that writes straight into its
@@ -275,6 +294,197 @@ static inline __attribute__((always_inline)) size_t run_grows(size_t r)
 	return r >= 0x80 && !(r & (r - 1)) && __builtin_ctzll(r) % 7 == 0;
 }
 
+#define DBITS_GROUP 64
+
+/* Bits to tell x + 1 apart (65 when x + 1 wraps): x needs an escape below that width. */
+static inline size_t dbits_len(uint64_t x)
+{
+	return x == UINT64_MAX ? 65 : 64 - (size_t)__builtin_clzll(x + 1);
+}
+
+/*
+ * The width for k values whose dbits_len() histogram is h[0..65]: the fewest packed
+ * bits plus escape varints (their excess counted at its upper bound, the value's own
+ * varint length, so that the choice needs only the histogram).
+ */
+static unsigned dbits_width(const uint32_t h[66], size_t k)
+{
+	size_t best = SIZE_MAX, above = 0, esc = 0;
+	unsigned bw = 64;
+
+	for (unsigned b = 1; b <= 65; b++) {
+		above += h[b];
+		esc += h[b] * (b == 65 ? VARINT_MAX : (b + 6) / 7);
+	}
+	/* w = 0: every value escapes */
+	for (unsigned w = 0; w <= 64; w++) {
+		size_t cost;
+
+		if (w) {
+			above -= h[w];
+			esc -= h[w] * ((w + 6) / 7);
+		}
+		cost = (k * w + 7) / 8 + (w < 64 ? esc : 0);
+		if (cost < best) {
+			best = cost;
+			bw = w;
+		}
+	}
+	(void)above;
+	return bw;
+}
+
+static inline uint64_t dbits_escape(unsigned w)
+{
+	return w >= 64 ? UINT64_MAX : ((uint64_t)1 << w) - 1;
+}
+
+/*
+ * One DBITS group of the deltas z[0..g-1]: its size, or, with out, its bytes written
+ * there (returns the end). The same computation serves both, so they cannot disagree.
+ */
+static size_t dbits_group(const uint64_t *z, size_t g, uint8_t *out, uint8_t **endp)
+{
+	uint32_t h[66] = { 0 };
+	uint64_t base = UINT64_MAX, map = 0, esc;
+	size_t k = 0, size = (g + 7) / 8;
+	unsigned w;
+
+	for (size_t j = 0; j < g; j++) {
+		if (z[j]) {
+			map |= (uint64_t)1 << j;
+			base = z[j] < base ? z[j] : base;
+			k++;
+		}
+	}
+	if (out) {
+		for (size_t b = 0; b < (g + 7) / 8; b++)
+			*out++ = (uint8_t)(map >> (8 * b));
+	}
+	if (!k) {
+		if (endp)
+			*endp = out;
+		return size;
+	}
+	for (size_t j = 0; j < g; j++)
+		if (z[j])
+			h[dbits_len(z[j] - base)]++;
+	w = dbits_width(h, k);
+	esc = dbits_escape(w);
+	size += varint_len(base) + 1 + (k * w + 7) / 8;
+	for (size_t j = 0; j < g; j++)
+		if (z[j] && w < 64 && z[j] - base >= esc)
+			size += varint_len(z[j] - base - esc);
+	if (out) {
+		uint8_t *bits, *q;
+		uint64_t acc = 0;
+		unsigned have = 0;
+
+		out = put_varint(out, base);
+		*out++ = (uint8_t)w;
+		bits = out;
+		for (size_t j = 0; j < g; j++) {
+			uint64_t x;
+
+			if (!z[j])
+				continue;
+			x = z[j] - base;
+			if (w < 64 && x >= esc)
+				x = esc;
+			/* append w bits of x at bit position have of acc, flushing bytes */
+			for (unsigned done = 0; done < w;) {
+				unsigned take = w - done < 8 - have ? w - done : 8 - have;
+
+				acc |= ((x >> done) & ((1u << take) - 1)) << have;
+				have += take;
+				done += take;
+				if (have == 8) {
+					*out++ = (uint8_t)acc;
+					acc = 0;
+					have = 0;
+				}
+			}
+		}
+		if (have)
+			*out++ = (uint8_t)acc;
+		q = out;
+		(void)bits;
+		for (size_t j = 0; j < g; j++)
+			if (z[j] && w < 64 && z[j] - base >= esc)
+				q = put_varint(q, z[j] - base - esc);
+		out = q;
+	}
+	if (endp)
+		*endp = out;
+	return size;
+}
+
+/* DBITS: bytes of vals (n >= 1), or write them at out. tmp holds DBITS_GROUP values. */
+static size_t dbits_col(const uint64_t *vals, size_t n, uint8_t *out, uint8_t **endp)
+{
+	uint64_t z[DBITS_GROUP], mono = 1;
+	size_t size;
+
+	for (size_t i = 1; i < n && mono; i++)
+		mono = vals[i] >= vals[i - 1];
+	size = varint_len(vals[0]) + varint_len(2 * (uint64_t)(n - 1) + mono);
+	if (out) {
+		out = put_varint(out, vals[0]);
+		out = put_varint(out, 2 * (uint64_t)(n - 1) + mono);
+	}
+	for (size_t i = 1; i < n; i += DBITS_GROUP) {
+		size_t g = n - i < DBITS_GROUP ? n - i : DBITS_GROUP;
+
+		for (size_t j = 0; j < g; j++) {
+			uint64_t d = vals[i + j] - vals[i + j - 1];
+
+			z[j] = mono ? d : zigzag(d);
+		}
+		size += dbits_group(z, g, out, out ? &out : NULL);
+	}
+	if (endp)
+		*endp = out;
+	return size;
+}
+
+/* NZDELTA: bytes of vals, or SIZE_MAX when a delta's zigzag + 1 would wrap. */
+static inline __attribute__((always_inline)) size_t nzdelta_size(const uint64_t *vals, size_t n)
+{
+	uint64_t last = 0;
+	size_t size = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t x = vals[i], z = zigzag(x - last);
+
+		if (!x) {
+			size++;
+			continue;
+		}
+		if (z == UINT64_MAX)
+			return SIZE_MAX;
+		size += varint_len(z + 1);
+		last = x;
+	}
+	return size;
+}
+
+static uint8_t *nzdelta_write(const uint64_t *vals, size_t n, uint8_t *p)
+{
+	uint64_t last = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t x = vals[i];
+
+		if (!x) {
+			*p++ = 0;
+			continue;
+		}
+		p = put_varint(p, zigzag(x - last) + 1);
+		last = x;
+	}
+	return p;
+}
+
 /*
  * Exact bytes of every encoding of vals (n >= 1) in one pass without data-dependent
  * branches, and the smallest; sz[MR_ENC_CONST] is SIZE_MAX when the values differ.
@@ -328,7 +538,22 @@ col_measure_body(const uint64_t *vals, size_t n, size_t sz[MR_ENC_NR])
 	sz[MR_ENC_DELTA] = s_delta;
 	sz[MR_ENC_RLE] = s_rle;
 	sz[MR_ENC_DELTA_RLE] = s_drle;
-	return col_pick(sz);
+	sz[MR_ENC_NZDELTA] = nzdelta_size(vals, n);
+	sz[MR_ENC_DBITS] = dbits_col(vals, n, NULL, NULL);
+	if (run == n) /* a constant column is CONST: the decoders' fastest path */
+		return MR_ENC_CONST;
+	{
+		/* DBITS only when it saves a quarter (see the top) */
+		size_t keep = sz[MR_ENC_DBITS];
+		enum mr_col_enc e;
+
+		sz[MR_ENC_DBITS] = SIZE_MAX;
+		e = col_pick(sz);
+		sz[MR_ENC_DBITS] = keep;
+		if (keep < sz[e] && keep <= sz[e] - sz[e] / 4)
+			e = MR_ENC_DBITS;
+		return e;
+	}
 }
 
 /*
@@ -392,6 +617,12 @@ col_write_body(const uint64_t *vals, size_t n, enum mr_col_enc enc, uint8_t *out
 		p = put_varint(p, vals[0]);
 		if (n >= 2)
 			p = write_runs(vals, n, 1, 1, p);
+		break;
+	case MR_ENC_NZDELTA:
+		p = nzdelta_write(vals, n, p);
+		break;
+	case MR_ENC_DBITS:
+		dbits_col(vals, n, p, &p);
 		break;
 	default:
 		break;
@@ -494,9 +725,13 @@ struct col_dec {
 	uint64_t step; /* DELTA_RLE: delta of the current run */
 	uint64_t left; /* RLE, DELTA_RLE: values left in the current run */
 	uint8_t enc;
-	uint8_t one_byte;   /* VARINT, DELTA: every value (delta) left is a single byte */
-	uint8_t first_left; /* DELTA, DELTA_RLE: val is v[0], still to be stored */
+	uint8_t one_byte;   /* VARINT, DELTA: every value (delta) left is a single byte;
+			     * DBITS: the column never decreases, deltas are stored as such */
+	uint8_t first_left; /* DELTA, DELTA_RLE, DBITS: val is v[0], still to be stored */
+	uint8_t gpos, glen; /* DBITS: next value of grp[], values in it */
+	uint64_t dleft;     /* DBITS: deltas not yet read into grp[] */
 	const char *why;    /* reason of the last failure */
+	uint64_t grp[DBITS_GROUP]; /* DBITS: the values of the current group */
 };
 
 /* Store v into element i of an array of stride bytes whose elements are width wide. */
@@ -561,10 +796,12 @@ static int col_start(struct col_dec *d, const uint8_t *in, size_t len, unsigned 
 		d->one_byte = len == n;
 		return 0;
 	case MR_ENC_RLE:
+	case MR_ENC_NZDELTA:
 		return 0;
 	case MR_ENC_CONST:
 	case MR_ENC_DELTA:
 	case MR_ENC_DELTA_RLE:
+	case MR_ENC_DBITS:
 		r = varint_get(d->p, d->end);
 		if (!r.p)
 			return col_fail(d, varint_why(d->p, d->end));
@@ -575,6 +812,16 @@ static int col_start(struct col_dec *d, const uint8_t *in, size_t len, unsigned 
 		d->first_left = enc != MR_ENC_CONST;
 		if (enc == MR_ENC_DELTA)
 			d->one_byte = (size_t)(d->end - d->p) == n - 1;
+		if (enc == MR_ENC_DBITS) {
+			r = varint_get(d->p, d->end);
+			if (!r.p)
+				return col_fail(d, varint_why(d->p, d->end));
+			if (r.v >> 1 != n - 1)
+				return col_fail(d, "holds a different number of values than the chunk");
+			d->p = r.p;
+			d->dleft = n - 1;
+			d->one_byte = r.v & 1; /* DBITS: deltas are not zigzagged */
+		}
 		return 0;
 	default:
 		return col_fail(d, "unknown column encoding");
@@ -586,6 +833,8 @@ static int col_finish(struct col_dec *d)
 {
 	if (d->left)
 		return col_fail(d, "runs add up to more values than the chunk holds");
+	if (d->enc == MR_ENC_DBITS && (d->dleft || d->gpos != d->glen))
+		return col_fail(d, "groups hold more values than the chunk holds");
 	if (d->p != d->end)
 		return col_fail(d, "column has bytes left after its last value");
 	return 0;
@@ -815,6 +1064,165 @@ static inline __attribute__((always_inline)) int dec_runs(struct col_dec *d, uin
 	return 0;
 }
 
+/* NZDELTA: 0 stays 0; anything else is the zigzag delta + 1 from the last nonzero. */
+static inline __attribute__((always_inline)) int dec_nzdelta(struct col_dec *d, uint8_t *dst,
+							      size_t stride, unsigned width,
+							      uint64_t max, size_t cnt)
+{
+	const uint8_t *p = d->p, *end = d->end;
+	uint64_t last = d->val, acc = 0;
+
+	for (size_t i = 0; i < cnt; i++) {
+		uint64_t v = 0;
+
+		if (__builtin_expect(p < end && *p == 0, 1)) {
+			p++;
+		} else {
+			struct vres r = varint_get(p, end);
+
+			if (__builtin_expect(!r.p, 0))
+				return col_fail(d, varint_why(p, end));
+			p = r.p;
+			if (r.v) {
+				last += unzigzag(r.v - 1);
+				v = last;
+				if (!v)
+					return col_fail(d, "a nonzero entry decodes to 0");
+			}
+		}
+		check_max(&acc, v, max, ~0ull);
+		put_field(dst, i, stride, width, v);
+	}
+	d->p = p;
+	d->val = last;
+	if (acc)
+		return col_fail(d, "value too large for its field");
+	return 0;
+}
+
+/*
+ * w bits (w <= 64) at bit position pos of bits, LSB first; the caller checked the bytes
+ * up to bits + nbytes. One word load while a whole word lies inside them.
+ */
+static inline uint64_t get_bits(const uint8_t *bits, size_t nbytes, size_t pos, unsigned w)
+{
+	const uint8_t *b = bits + (pos >> 3);
+	unsigned off = pos & 7, got = 0;
+	uint64_t x = 0;
+
+	if (w + off <= 64 && (pos >> 3) + 8 <= nbytes)
+		return w == 64 ? le64_load(b) : (le64_load(b) >> off) & (((uint64_t)1 << w) - 1);
+
+	while (got < w) {
+		unsigned take = 8 - off < w - got ? 8 - off : w - got;
+
+		x |= (uint64_t)((*b++ >> off) & ((1u << take) - 1)) << got;
+		got += take;
+		off = 0;
+	}
+	return x;
+}
+
+/* DBITS: read the next group of deltas into d->grp as values. */
+static int dbits_refill(struct col_dec *d)
+{
+	const uint8_t *p = d->p, *end = d->end, *bits, *ep;
+	size_t g = d->dleft < DBITS_GROUP ? (size_t)d->dleft : DBITS_GROUP, nb = (g + 7) / 8;
+	uint64_t map = 0, base = 0, esc = 0, val = d->val;
+	size_t k, pos = 0;
+	unsigned w = 0;
+
+	if (!g)
+		return col_fail(d, "more values than the column holds");
+	if ((size_t)(end - p) < nb)
+		return col_fail(d, "group bitmap cut short");
+	for (size_t b = 0; b < nb; b++)
+		map |= (uint64_t)p[b] << (8 * b);
+	p += nb;
+	if (g < 64 && map >> g)
+		return col_fail(d, "bitmap marks deltas past the column's end");
+	k = (size_t)__builtin_popcountll(map);
+	ep = bits = p;
+	if (k) {
+		struct vres r = varint_get(p, end);
+
+		if (!r.p)
+			return col_fail(d, varint_why(p, end));
+		base = r.v;
+		p = r.p;
+		if (!base)
+			return col_fail(d, "group base of 0");
+		if (p == end)
+			return col_fail(d, "group width missing");
+		w = *p++;
+		if (w > 64)
+			return col_fail(d, "group width over 64 bits");
+		if ((size_t)(end - p) < (k * w + 7) / 8)
+			return col_fail(d, "group bits cut short");
+		bits = p;
+		ep = p + (k * w + 7) / 8;
+		esc = dbits_escape(w);
+	}
+	for (size_t j = 0; j < g; j++) {
+		uint64_t z = 0;
+
+		if (map >> j & 1) {
+			uint64_t x = get_bits(bits, (k * w + 7) / 8, pos, w);
+
+			pos += w;
+			if (w < 64 && x == esc) {
+				struct vres r = varint_get(ep, end);
+
+				if (!r.p)
+					return col_fail(d, varint_why(ep, end));
+				ep = r.p;
+				if (r.v > UINT64_MAX - esc)
+					return col_fail(d, "outlier too large");
+				x = esc + r.v;
+			}
+			if (x > UINT64_MAX - base)
+				return col_fail(d, "delta too large");
+			z = base + x;
+		}
+		val += d->one_byte ? z : unzigzag(z);
+		d->grp[j] = val;
+	}
+	d->p = ep;
+	d->val = val;
+	d->dleft -= g;
+	d->gpos = 0;
+	d->glen = (uint8_t)g;
+	return 0;
+}
+
+static inline __attribute__((always_inline)) int dec_dbits(struct col_dec *d, uint8_t *dst,
+							    size_t stride, unsigned width,
+							    uint64_t max, size_t cnt)
+{
+	uint64_t acc = 0;
+	size_t i = put_first(d, dst, stride, width, cnt);
+
+	if (i)
+		check_max(&acc, d->val, max, ~0ull);
+	while (i < cnt) {
+		size_t take;
+
+		if (d->gpos == d->glen && dbits_refill(d))
+			return -1;
+		take = (size_t)(d->glen - d->gpos) < cnt - i ? (size_t)(d->glen - d->gpos) : cnt - i;
+		for (size_t j = 0; j < take; j++, i++) {
+			uint64_t v = d->grp[d->gpos + j];
+
+			check_max(&acc, v, max, ~0ull);
+			put_field(dst, i, stride, width, v);
+		}
+		d->gpos = (uint8_t)(d->gpos + take);
+	}
+	if (acc)
+		return col_fail(d, "value too large for its field");
+	return 0;
+}
+
 typedef int (*col_dec_fn)(struct col_dec *d, struct mr_event *ev, size_t cnt);
 
 #define EV_FIELD(ev, f)                                                                \
@@ -841,6 +1249,14 @@ typedef int (*col_dec_fn)(struct col_dec *d, struct mr_event *ev, size_t cnt);
 	static int dec_##f##_drle(struct col_dec *d, struct mr_event *ev, size_t cnt)     \
 	{                                                                                 \
 		return dec_runs(d, EV_FIELD(ev, f), max, 1, cnt);                         \
+	}                                                                                 \
+	static int dec_##f##_nzdelta(struct col_dec *d, struct mr_event *ev, size_t cnt)  \
+	{                                                                                 \
+		return dec_nzdelta(d, EV_FIELD(ev, f), max, cnt);                         \
+	}                                                                                 \
+	static int dec_##f##_dbits(struct col_dec *d, struct mr_event *ev, size_t cnt)    \
+	{                                                                                 \
+		return dec_dbits(d, EV_FIELD(ev, f), max, cnt);                           \
 	}
 
 DEFINE_FIELD_DECODERS(time, UINT64_MAX)
@@ -853,7 +1269,8 @@ DEFINE_FIELD_DECODERS(size, UINT32_MAX)
 DEFINE_FIELD_DECODERS(arg, UINT64_MAX)
 
 #define FIELD_DECODERS(f) \
-	{ dec_##f##_const, dec_##f##_varint, dec_##f##_delta, dec_##f##_rle, dec_##f##_drle }
+	{ dec_##f##_const, dec_##f##_varint, dec_##f##_delta, dec_##f##_rle, dec_##f##_drle, \
+	  dec_##f##_nzdelta, dec_##f##_dbits }
 
 /* field_dec[column][encoding] */
 static const col_dec_fn field_dec[MR_COL_NR][MR_ENC_NR] = {
@@ -884,6 +1301,12 @@ int mr_col_decode(const uint8_t *in, size_t in_len, enum mr_col_enc enc, uint64_
 	case MR_ENC_VARINT:
 	case MR_ENC_DELTA:
 		rc = dec_varints(&d, dst, 8, 8, UINT64_MAX, enc == MR_ENC_DELTA, n);
+		break;
+	case MR_ENC_NZDELTA:
+		rc = dec_nzdelta(&d, dst, 8, 8, UINT64_MAX, n);
+		break;
+	case MR_ENC_DBITS:
+		rc = dec_dbits(&d, dst, 8, 8, UINT64_MAX, n);
 		break;
 	default:
 		rc = dec_runs(&d, dst, 8, 8, UINT64_MAX, enc == MR_ENC_DELTA_RLE, n);
@@ -1037,6 +1460,16 @@ int mr_chunk_encode(const struct mr_event *ev, size_t n, void *scratch, size_t s
 
 			col_extract(ev, n, c, vals);
 			enc = col_measure(vals, n, all);
+			if (enc == MR_ENC_DBITS && c != MR_COL_TIME) {
+				/*
+				 * DBITS is for timestamps. The other columns are small
+				 * integers (kind, flags) or ids whose runs and repeats LZ4
+				 * shrinks well below their size before it, which is what
+				 * the sizes compare; packed bits it cannot shrink.
+				 */
+				all[MR_ENC_DBITS] = SIZE_MAX;
+				enc = col_pick(all);
+			}
 			sz = all[enc];
 		} else {
 			col_extract(ev, 1, c, vals);

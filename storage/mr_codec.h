@@ -61,6 +61,10 @@ enum mr_col_enc {
 	MR_ENC_DELTA = 2,    /* first value varint, then zigzag(v[i]-v[i-1]) varints */
 	MR_ENC_RLE = 3,      /* (value varint, run length varint) pairs */
 	MR_ENC_DELTA_RLE = 4, /* first value varint, then RLE over zigzag deltas */
+	/* Added in trace format version 2: */
+	MR_ENC_NZDELTA = 5,  /* 0 stays 0, others zigzag delta + 1 from the last nonzero */
+	MR_ENC_DBITS = 6,    /* first value, then zigzag deltas in groups of 64: zero map,
+			      * frame of reference and bit-packed, outliers as varints */
 	MR_ENC_NR
 };
 
