@@ -61,7 +61,8 @@ static int parse_sources(const char *s, unsigned int *out)
 		{ "faults", MR_RSRC_FAULTS }, { "mmap", MR_RSRC_MMAP },
 		{ "pagecache", MR_RSRC_PAGECACHE }, { "readahead", MR_RSRC_READAHEAD },
 		{ "young", MR_RSRC_YOUNG }, { "hwsample", MR_RSRC_HWSAMPLE },
-		{ "numa", MR_RSRC_NUMA }, { "all", MR_RSRC_ALL },
+		{ "numa", MR_RSRC_NUMA }, { "fault_rw", MR_RSRC_FAULT_RW },
+		{ "default", MR_RSRC_DEFAULT }, { "all", MR_RSRC_ALL },
 	};
 	char buf[256], *tok, *save = NULL;
 
@@ -184,7 +185,7 @@ int cmd_record(int argc, char **argv)
 			if (parse_sources(optarg, &o.sources))
 				return cli_usage_error("record", "bad --sources '%s' (comma list of "
 						       "faults,mmap,pagecache,readahead,young,"
-						       "hwsample,numa,all)", optarg);
+						       "hwsample,numa,fault_rw,default,all)", optarg);
 			break;
 		case O_YOUNG:
 			if (!strcmp(optarg, "auto"))

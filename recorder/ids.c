@@ -79,6 +79,22 @@ struct rec_hent *rec_htab_slot(struct rec_htab *h, uint64_t k1, uint64_t k2, int
 	return &h->e[j];
 }
 
+/* Lookup only: the value of (k1, k2), or MR_PAGE_NONE when absent. */
+static uint32_t htab_find(const struct rec_htab *h, uint64_t k1, uint64_t k2)
+{
+	size_t j;
+
+	if (!h->cap)
+		return MR_PAGE_NONE;
+	j = mix64(k1 * 31 + k2) & (h->cap - 1);
+	while (h->e[j].used) {
+		if (h->e[j].k1 == k1 && h->e[j].k2 == k2)
+			return h->e[j].val;
+		j = (j + 1) & (h->cap - 1);
+	}
+	return MR_PAGE_NONE;
+}
+
 void rec_htab_free(struct rec_htab *h)
 {
 	free(h->e);
@@ -230,6 +246,8 @@ uint32_t rec_mm_new(struct rec *r, int32_t tgid, uint32_t copy_from)
 	m = &r->mms[id];
 	m->tgid = tgid;
 	m->alive = 1;
+	m->anon_head = MR_PAGE_NONE;
+	m->nanon = 0;
 	if (copy_from && copy_from < id && r->mms[copy_from].n) {
 		const struct rec_mm *src = &r->mms[copy_from];
 
@@ -304,11 +322,25 @@ uint32_t rec_task_get(struct rec *r, int32_t pid, int32_t tid, uint64_t t)
 	tk->tgid = pid;
 	tk->start_ns = t;
 	tk->mm = mm_of(r, pid);
+	if (tk->mm)
+		r->mms[tk->mm].ntasks++;
 	read_comm(tid, tk->comm, sizeof(tk->comm));
 	tk->cgroup = task_cgroup(r, tid);
 	put_task(r, id);
 	r->st->tasks++;
 	return id;
+}
+
+uint32_t rec_task_set_mm(struct rec *r, uint32_t task, uint32_t mm)
+{
+	uint32_t old = r->tasks[task].mm;
+
+	if (old && r->mms[old].ntasks)
+		r->mms[old].ntasks--;
+	r->tasks[task].mm = mm;
+	if (mm)
+		r->mms[mm].ntasks++;
+	return old;
 }
 
 /* Update a task's row (comm, mm, end) after a change. */
@@ -363,14 +395,20 @@ uint32_t rec_page_get(struct rec *r, int type, uint32_t owner, uint64_t key)
 	}
 	{
 		uint8_t *nf = realloc(r->pflags, r->pages_cap);
+		struct rec_anon_link *nl = nf ? realloc(r->anon_link, r->pages_cap *
+							sizeof(*nl)) : NULL;
 
-		if (!nf) {
+		if (nf)
+			r->pflags = nf;
+		if (nl)
+			r->anon_link = nl;
+		if (!nf || !nl) {
 			h->used = 0;
 			r->page_ix.n--;
 			return MR_PAGE_NONE;
 		}
-		r->pflags = nf;
 		r->pflags[id] = 0;
+		r->anon_link[id] = (struct rec_anon_link){ .vpage = key, .next = MR_PAGE_NONE };
 	}
 	h->val = id;
 	r->npages = id + 1;
@@ -382,6 +420,11 @@ uint32_t rec_page_get(struct rec *r, int type, uint32_t owner, uint64_t key)
 	} else {
 		p->mm = owner;
 		p->vpage = r->o->anonymize ? rec_hash(r, key) >> 12 : key;
+		if (type == MR_PAGE_ANON && owner && owner < r->nmms) {
+			r->anon_link[id].next = r->mms[owner].anon_head;
+			r->mms[owner].anon_head = id;
+			r->mms[owner].nanon++;
+		}
 	}
 	mr_writer_add_page(r->w, p);
 	r->st->pages++;
@@ -405,28 +448,104 @@ const struct rec_vma *rec_vma_find(const struct rec_mm *m, uint64_t addr)
 	return NULL;
 }
 
+/* A new VMA row (and id) for [start, end) of mm; MAP event at t. */
+static int vma_row(struct rec *r, uint32_t mm, struct rec_vma *v, uint64_t t, uint32_t stream,
+		   uint64_t *last, uint32_t task)
+{
+	struct mr_vma_row row;
+	struct mr_event ev;
+
+	v->id = ++r->nvmas;
+	r->st->vmas++;
+	row = (struct mr_vma_row){ .id = v->id, .mm = mm, .start = v->start, .end = v->end,
+				   .flags = v->flags, .file = v->file, .pgoff = v->pgoff,
+				   .map_ns = t };
+	if (r->o->anonymize) {
+		row.start = rec_hash(r, v->start);
+		row.end = row.start + (v->end - v->start);
+	}
+	mr_writer_add_vma(r->w, &row);
+	ev = (struct mr_event){ .time = t, .kind = MR_EV_MAP, .page = MR_PAGE_NONE, .task = task,
+				.arg = v->id, .flags = (uint8_t)v->flags };
+	return rec_emit(r, stream, last, &ev);
+}
+
+/*
+ * Take [start, end) out of mm's VMAs as mm/vma.c does for munmap and for a mapping placed
+ * over others: VMAs inside go, a VMA that straddles start or end keeps its outside part as
+ * a new VMA (new id, pgoff advanced for the right piece). Events, all at t: MAP of each
+ * piece, MAP of nv (the mapping placed over the range, NULL for munmap; its id is set
+ * here), then UNMAP of each VMA that was cut or removed. The MAPs come first so that a
+ * replay sees the old VMA replaced (rp_vma_activate: an implicit unmap that keeps the
+ * pages: a split, a merge with a neighbour, an mprotect) and its UNMAP is then a no-op;
+ * only a VMA that munmap removes gets a real UNMAP (explicit: its anon pages go).
+ */
+static int vma_cut(struct rec *r, uint32_t mm, uint64_t start, uint64_t end,
+		   struct rec_vma *nv, uint64_t t, uint32_t stream, uint64_t *last,
+		   uint32_t task)
+{
+	struct rec_mm *m = &r->mms[mm];
+	struct rec_vma piece[2];
+	struct mr_event ev;
+	uint32_t lo, hi, np = 0;
+	int rc;
+
+	for (lo = 0; lo < m->n && m->v[lo].end <= start; lo++)
+		;
+	for (hi = lo; hi < m->n && m->v[hi].start < end; hi++)
+		;
+	if (lo == hi)
+		return nv ? vma_row(r, mm, nv, t, stream, last, task) : 0;
+	if (m->v[lo].start < start) {
+		piece[np] = m->v[lo];
+		piece[np++].end = start;
+	}
+	if (m->v[hi - 1].end > end) {
+		piece[np] = m->v[hi - 1];
+		piece[np].start = end;
+		piece[np++].pgoff += (end - m->v[hi - 1].start) >> r->pshift;
+	}
+	for (uint32_t k = 0; k < np; k++)
+		if ((rc = vma_row(r, mm, &piece[k], t, stream, last, task)))
+			return rc;
+	if (nv && (rc = vma_row(r, mm, nv, t, stream, last, task)))
+		return rc;
+	for (uint32_t i = lo; i < hi; i++) {
+		ev = (struct mr_event){ .time = t, .kind = MR_EV_UNMAP, .page = MR_PAGE_NONE,
+					.task = task, .arg = m->v[i].id };
+		if ((rc = rec_emit(r, stream, last, &ev)))
+			return rc;
+	}
+	/* [lo, hi) becomes the pieces: hi - lo >= 1 entries out, np <= 2 in */
+	if (m->n - (hi - lo) + np > m->cap) {
+		uint32_t ncap = m->cap * 2;
+		struct rec_vma *grown = realloc(m->v, ncap * sizeof(*grown));
+
+		if (!grown)
+			return MR_ENOMEM;
+		m->v = grown;
+		m->cap = ncap;
+	}
+	memmove(&m->v[lo + np], &m->v[hi], (m->n - hi) * sizeof(*m->v));
+	memcpy(&m->v[lo], piece, np * sizeof(*piece));
+	m->n = m->n - (hi - lo) + np;
+	return 0;
+}
+
 int rec_vma_add(struct rec *r, uint32_t mm, uint64_t start, uint64_t end, uint64_t pgoff,
 		uint32_t file, uint32_t flags, uint64_t t, uint32_t stream, uint64_t *last,
 		uint32_t task)
 {
 	struct rec_mm *m = &r->mms[mm];
-	struct mr_vma_row row;
-	struct mr_event ev;
-	uint32_t i, j, pos;
+	struct rec_vma v = { .start = start, .end = end, .pgoff = pgoff, .file = file,
+			     .flags = flags };
+	uint32_t pos;
+	int rc;
 
-	/* Drop the VMAs the new one overlaps (the kernel replaced or split them; a split's
-	 * remainder is kept whole rather than tracked exactly). */
-	for (i = 0, j = 0; i < m->n; i++) {
-		if (m->v[i].start < end && start < m->v[i].end) {
-			ev = (struct mr_event){ .time = t, .kind = MR_EV_UNMAP, .page = MR_PAGE_NONE,
-						.task = task, .arg = m->v[i].id };
-			if (rec_emit(r, stream, last, &ev))
-				return r->write_failed;
-			continue;
-		}
-		m->v[j++] = m->v[i];
-	}
-	m->n = j;
+	/* the kernel replaced, merged or split what the new one overlaps (MAP_FIXED, a
+	 * merge with a neighbour, mprotect) */
+	if ((rc = vma_cut(r, mm, start, end, &v, t, stream, last, task)))
+		return rc;
 	if (m->n + 1 > m->cap) {
 		uint32_t ncap = m->cap ? m->cap * 2 : 16;
 		struct rec_vma *nv = realloc(m->v, ncap * sizeof(*nv));
@@ -439,20 +558,96 @@ int rec_vma_add(struct rec *r, uint32_t mm, uint64_t start, uint64_t end, uint64
 	for (pos = 0; pos < m->n && m->v[pos].start < start; pos++)
 		;
 	memmove(&m->v[pos + 1], &m->v[pos], (m->n - pos) * sizeof(*m->v));
-	m->v[pos] = (struct rec_vma){ .start = start, .end = end, .pgoff = pgoff,
-				      .id = ++r->nvmas, .file = file, .flags = flags };
+	m->v[pos] = v;
 	m->n++;
-	r->st->vmas++;
-	row = (struct mr_vma_row){ .id = r->nvmas, .mm = mm, .start = start, .end = end,
-				   .flags = flags, .file = file, .pgoff = pgoff, .map_ns = t };
-	if (r->o->anonymize) {
-		row.start = rec_hash(r, start);
-		row.end = row.start + (end - start);
+	return 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* FREE events for ids[0..n) (sorted here): one per run of consecutive page ids. */
+static int emit_free(struct rec *r, uint32_t *ids, uint32_t n, uint64_t t, uint32_t stream,
+		     uint64_t *last, uint32_t task, uint16_t cpu)
+{
+	uint32_t i = 0;
+	int rc;
+
+	qsort(ids, n, sizeof(*ids), cmp_u32);
+	while (i < n) {
+		uint32_t j = i + 1;
+		struct mr_event ev;
+
+		while (j < n && ids[j] == ids[i] + (j - i))
+			j++;
+		ev = (struct mr_event){ .time = t, .kind = MR_EV_FREE, .page = ids[i],
+					.size = j - i, .task = task, .cpu = cpu };
+		if ((rc = rec_emit(r, stream, last, &ev)))
+			return rc;
+		i = j;
 	}
-	mr_writer_add_vma(r->w, &row);
-	ev = (struct mr_event){ .time = t, .kind = MR_EV_MAP, .page = MR_PAGE_NONE, .task = task,
-				.arg = r->nvmas, .flags = (uint8_t)flags };
-	return rec_emit(r, stream, last, &ev);
+	return 0;
+}
+
+int rec_vma_remove(struct rec *r, uint32_t mm, uint64_t start, uint64_t end, int whole,
+		   uint64_t t, uint32_t stream, uint64_t *last, uint32_t task, uint16_t cpu,
+		   uint32_t *scratch, uint32_t cap)
+{
+	struct rec_mm *m;
+	uint64_t v0, v1;
+	uint32_t n = 0;
+	int rc;
+
+	if (!mm || mm >= r->nmms)
+		return 0;
+	m = &r->mms[mm];
+	if (whole) {
+		start = 0;
+		end = UINT64_MAX;
+	}
+	if ((rc = vma_cut(r, mm, start, end, NULL, t, stream, last, task)))
+		return rc;
+	v0 = start >> r->pshift;
+	v1 = whole ? UINT64_MAX : ((end - 1) >> r->pshift) + 1;
+	if (!whole && v1 - v0 <= m->nanon) {
+		/* a small range: look its pages up */
+		for (uint64_t vp = v0; vp < v1; vp++) {
+			uint32_t id = htab_find(&r->page_ix, ((uint64_t)MR_PAGE_ANON << 32) | mm,
+						vp);
+
+			if (id == MR_PAGE_NONE || !(r->pflags[id] & PF_ANON_MAPPED))
+				continue;
+			r->pflags[id] &= (uint8_t)~PF_ANON_MAPPED;
+			scratch[n++] = id;
+			if (n == cap) {
+				if ((rc = emit_free(r, scratch, n, t, stream, last, task, cpu)))
+					return rc;
+				n = 0;
+			}
+		}
+	} else {
+		/* a large range: walk the mm's pages */
+		for (uint32_t id = m->anon_head; id != MR_PAGE_NONE; id = r->anon_link[id].next) {
+			uint64_t vp = r->anon_link[id].vpage;
+
+			if (vp < v0 || vp >= v1 || !(r->pflags[id] & PF_ANON_MAPPED))
+				continue;
+			r->pflags[id] &= (uint8_t)~PF_ANON_MAPPED;
+			scratch[n++] = id;
+			if (n == cap) {
+				if ((rc = emit_free(r, scratch, n, t, stream, last, task, cpu)))
+					return rc;
+				n = 0;
+			}
+		}
+	}
+	if (whole)
+		m->alive = 0;
+	return n ? emit_free(r, scratch, n, t, stream, last, task, cpu) : 0;
 }
 
 int rec_maps_snapshot(struct rec *r, int32_t pid, uint32_t mm, uint64_t t, uint32_t stream,
@@ -514,6 +709,7 @@ void rec_ids_free(struct rec *r)
 	free(r->tasks);
 	free(r->pages);
 	free(r->pflags);
+	free(r->anon_link);
 	for (uint32_t i = 0; i < r->ncg; i++)
 		free(r->cg_paths[i]);
 	free(r->cg_paths);

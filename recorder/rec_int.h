@@ -32,6 +32,9 @@ struct rec_mm {
 	uint32_t n, cap;
 	int32_t tgid;
 	int alive;
+	uint32_t anon_head; /* first of this mm's anon pages (rec.page_next), MR_PAGE_NONE */
+	uint32_t nanon;	    /* anon pages on that list */
+	uint32_t ntasks;    /* tasks using it that have not exited */
 };
 
 struct rec_task {
@@ -39,6 +42,29 @@ struct rec_task {
 	uint32_t mm, cgroup;
 	uint64_t start_ns, end_ns;
 	char comm[16];
+	/* the last exceptions:page_fault_user of this task not yet paired with its fault
+	 * sample (pf_err bit 0: pending) */
+	uint64_t pf_addr;
+	uint32_t pf_err;
+};
+
+/* Per ring (CPU): what the kernel's refault labels attach to. */
+struct rec_ring_state {
+	/* the last PC_INSERT on this CPU */
+	uint32_t ins_task, ins_file, ins_nr;
+	uint64_t ins_index;
+	int ins_valid;
+	/* a WORKINGSET_REFAULT_* label waiting for its ACTIVATE / RESTORE items */
+	uint32_t rf_task, rf_file, rf_nr, rf_flags;
+	uint64_t rf_index, rf_time;
+	uint16_t rf_cpu;
+	int rf_activate, rf_pending;
+};
+
+/* enum node_stat_item members the refault labels use (resolved from BTF). */
+enum rec_ws {
+	RWS_REFAULT_ANON, RWS_REFAULT_FILE, RWS_ACTIVATE_ANON, RWS_ACTIVATE_FILE,
+	RWS_RESTORE_ANON, RWS_RESTORE_FILE, RWS_NR
 };
 
 /* A tracepoint field as read from its tracefs format file. */
@@ -47,13 +73,28 @@ struct tp_field {
 };
 
 enum rec_tp {
-	RTP_ADD, RTP_DELETE, RTP_GET_PAGES, RTP_RA_SYNC, RTP_RA_ASYNC, RTP_NR
+	RTP_ADD, RTP_DELETE, RTP_GET_PAGES, RTP_RA_SYNC, RTP_RA_ASYNC,
+	RTP_MEMCG,	/* memcg:mod_memcg_lruvec_state, filtered to the WORKINGSET_* items */
+	RTP_MUNMAP,	/* syscalls:sys_enter_munmap */
+	RTP_EXIT_MMAP,	/* mmap:exit_mmap */
+	RTP_PF_USER,	/* exceptions:page_fault_user, filtered to write/exec faults */
+	RTP_NR
+};
+
+/* Fields a tracepoint needs (tp_info.have, rec_tp_load's need). */
+enum {
+	TPF_PFN = 1u << 0, TPF_INO = 1u << 1, TPF_INDEX = 1u << 2, TPF_DEV = 1u << 3,
+	TPF_ORDER = 1u << 4, TPF_LAST_INDEX = 1u << 5, TPF_SIZE = 1u << 6,
+	TPF_ASYNC_SIZE = 1u << 7, TPF_ITEM = 1u << 8, TPF_VAL = 1u << 9, TPF_ADDR = 1u << 10,
+	TPF_LEN = 1u << 11, TPF_ADDRESS = 1u << 12, TPF_ERROR_CODE = 1u << 13,
 };
 
 struct tp_info {
 	int present;
+	unsigned have; /* TPF_* found in the format */
 	uint64_t id;
 	struct tp_field pfn, ino, index, dev, order, last_index, size, async_size;
+	struct tp_field item, val, addr, len, address, error_code;
 	char layout[256]; /* "name@off:size,..." for the metadata */
 };
 
@@ -82,10 +123,19 @@ struct rec {
 	struct rec_mm *mms; uint32_t nmms, mms_cap;         /* [0] unused */
 	uint32_t nfiles, nvmas;
 	struct mr_page *pages; uint8_t *pflags; uint32_t npages, pages_cap;
+	struct rec_anon_link { uint64_t vpage; uint32_t next; } *anon_link;
+				/* [pages_cap]: raw vpage and next anon page of the same mm
+				 * (list from rec_mm.anon_head), for munmap and exit_mmap */
 	uint32_t folio_orders; /* bit per folio order seen */
 	char **cg_paths; uint32_t ncg;	/* memory cgroups seen; id = index + 1 */
 
 	struct tp_info tp[RTP_NR];
+	struct rec_ring_state *rs;	/* [nrings] */
+	int64_t ws_item[RWS_NR];	/* enum node_stat_item values, -1 = unknown */
+	int refault_on, pf_user_on;
+	/* counters kept in the metadata */
+	uint64_t rf_labels, rf_unpaired, rf_pages, rf_anon_pages, pf_paired, munmaps, exit_mmaps,
+		 mm_ends;
 
 	/* streams: one per ring, then young */
 	uint32_t *ring_stream; uint64_t *ring_last; int nrings;
@@ -105,10 +155,13 @@ struct rec {
 /* page flags (pflags[]) */
 #define PF_CACHED 0x01u	/* in the host page cache per the tracepoints */
 #define PF_DELETED 0x02u	/* deleted from it since (a later insert is a refault) */
+#define PF_ANON_MAPPED 0x04u	/* anon page faulted in and not freed since (munmap/exit) */
 
 /* ids.c */
 uint32_t rec_task_get(struct rec *r, int32_t pid, int32_t tid, uint64_t t);
 uint32_t rec_mm_new(struct rec *r, int32_t tgid, uint32_t copy_from);
+/* Move task to mm (exec); the old mm's ntasks drops. Returns the old mm. */
+uint32_t rec_task_set_mm(struct rec *r, uint32_t task, uint32_t mm);
 uint32_t rec_file_get(struct rec *r, uint64_t dev, uint64_t ino, const char *path);
 /* Dense page id, created on first use; MR_PAGE_NONE on ENOMEM. */
 uint32_t rec_page_get(struct rec *r, int type, uint32_t owner, uint64_t key);
@@ -117,6 +170,15 @@ int rec_vma_add(struct rec *r, uint32_t mm, uint64_t start, uint64_t end, uint64
 		uint32_t file, uint32_t flags, uint64_t t, uint32_t stream, uint64_t *last,
 		uint32_t task);
 const struct rec_vma *rec_vma_find(const struct rec_mm *m, uint64_t addr);
+/*
+ * munmap(start, end) in mm: VMAs inside go (UNMAP), VMAs that straddle an end are split as
+ * the kernel does (the pieces left get new ids and MAP events before the UNMAP of the old
+ * one), and the faulted anon pages of the range get FREE events (runs of consecutive page
+ * ids; scratch holds cap page ids). exit_mmap: whole = 1 frees every anon page of mm.
+ */
+int rec_vma_remove(struct rec *r, uint32_t mm, uint64_t start, uint64_t end, int whole,
+		   uint64_t t, uint32_t stream, uint64_t *last, uint32_t task, uint16_t cpu,
+		   uint32_t *scratch, uint32_t cap);
 uint64_t rec_hash(const struct rec *r, uint64_t v);
 int rec_emit(struct rec *r, uint32_t stream, uint64_t *last, struct mr_event *ev);
 void rec_ids_free(struct rec *r);
@@ -124,9 +186,18 @@ void rec_ids_free(struct rec *r);
 int rec_maps_snapshot(struct rec *r, int32_t pid, uint32_t mm, uint64_t t, uint32_t stream,
 		      uint64_t *last);
 
-/* tp.c */
-int rec_tp_load(struct tp_info *tp, const char *tracefs, const char *sys, const char *name);
+/* tp.c: id and layout of sys:name; -EPROTO when a field of need (TPF_*) is missing. */
+int rec_tp_load(struct tp_info *tp, const char *tracefs, const char *sys, const char *name,
+		unsigned need);
 uint64_t rec_tp_get(const void *raw, uint32_t rawlen, const struct tp_field *f);
+
+/* btf.c: values of the enumerators names[0..n) of enum enum_name, from a BTF blob or
+ * file. vals[i] = -1 for a name not found. Returns 0, MR_ENOENT (some name missing) or
+ * MR_EINVAL / MR_EIO (unreadable BTF); why always says what failed ("" on success). */
+int rec_btf_enum_values(const void *buf, size_t len, const char *enum_name,
+			const char *const *names, int n, int64_t *vals, char *why, size_t cap);
+int rec_btf_enum_file(const char *path, const char *enum_name, const char *const *names,
+		      int n, int64_t *vals, char *why, size_t cap);
 
 /* young.c */
 int rec_young_scan(struct rec *r, uint64_t t);

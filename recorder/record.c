@@ -7,7 +7,11 @@
  *
  *   evsel 0  page-faults (minor)  + side band: MMAP2 (data too), COMM, FORK, EXIT
  *   evsel 1  page-faults (major)
- *   evsel 2+ filemap / readahead tracepoints that this kernel has
+ *   evsel 2+ the tracepoints of tp_names[] that this kernel has: filemap / readahead,
+ *            memcg:mod_memcg_lruvec_state (kernel refault labels, filtered in the kernel
+ *            to the WORKINGSET_* items), syscalls:sys_enter_munmap and mmap:exit_mmap
+ *            (UNMAP / FREE), exceptions:page_fault_user (filtered to write and
+ *            instruction-fetch faults: the W / X bits of FAULT events)
  *
  * Every evsel uses PERF_SAMPLE_IDENTIFIER (the id says which evsel a sample came from,
  * also for inherited children) and PERF_FORMAT_ID|PERF_FORMAT_LOST (exact loss per ring).
@@ -66,16 +70,37 @@ void rec_task_put(struct rec *r, uint32_t id);
 /* libperf (6.12) allocates sample ids for PERF_FORMAT_ID in perf_evlist__mmap() but
  * frees them only here, which its evlist/evsel delete do not call. */
 void perf_evsel__free_id(struct perf_evsel *evsel);
+/* libperf: PERF_EVENT_IOC_SET_FILTER on every fd of evsel (exported, not in its headers). */
+int perf_evsel__apply_filter(struct perf_evsel *evsel, const char *filter);
+
+#define TPF_FILE (TPF_INO | TPF_INDEX | TPF_DEV)
+/* x86 page fault error code (arch/x86/include/asm/trap_pf.h) */
+#define X86_PF_WRITE 0x02u
+#define X86_PF_INSTR 0x10u
+#define PFE_PENDING 0x80000000u /* rec_task.pf_err: a page_fault_user waits for its fault */
 
 static const struct {
 	const char *sys, *name;
-	unsigned int source;
+	unsigned int source, need;
 } tp_names[RTP_NR] = {
-	[RTP_ADD] = { "filemap", "mm_filemap_add_to_page_cache", MR_RSRC_PAGECACHE },
-	[RTP_DELETE] = { "filemap", "mm_filemap_delete_from_page_cache", MR_RSRC_PAGECACHE },
-	[RTP_GET_PAGES] = { "filemap", "mm_filemap_get_pages", MR_RSRC_PAGECACHE },
-	[RTP_RA_SYNC] = { "readahead", "page_cache_sync_ra", MR_RSRC_READAHEAD },
-	[RTP_RA_ASYNC] = { "readahead", "page_cache_async_ra", MR_RSRC_READAHEAD },
+	[RTP_ADD] = { "filemap", "mm_filemap_add_to_page_cache", MR_RSRC_PAGECACHE, TPF_FILE },
+	[RTP_DELETE] = { "filemap", "mm_filemap_delete_from_page_cache", MR_RSRC_PAGECACHE,
+			 TPF_FILE },
+	[RTP_GET_PAGES] = { "filemap", "mm_filemap_get_pages", MR_RSRC_PAGECACHE, TPF_FILE },
+	[RTP_RA_SYNC] = { "readahead", "page_cache_sync_ra", MR_RSRC_READAHEAD, TPF_FILE },
+	[RTP_RA_ASYNC] = { "readahead", "page_cache_async_ra", MR_RSRC_READAHEAD, TPF_FILE },
+	[RTP_MEMCG] = { "memcg", "mod_memcg_lruvec_state", MR_RSRC_PAGECACHE,
+			TPF_ITEM | TPF_VAL },
+	[RTP_MUNMAP] = { "syscalls", "sys_enter_munmap", MR_RSRC_MMAP, TPF_ADDR | TPF_LEN },
+	[RTP_EXIT_MMAP] = { "mmap", "exit_mmap", MR_RSRC_MMAP, 0 },
+	[RTP_PF_USER] = { "exceptions", "page_fault_user", MR_RSRC_FAULT_RW,
+			  TPF_ADDRESS | TPF_ERROR_CODE },
+};
+
+/* enum rec_ws order */
+static const char *const ws_names[RWS_NR] = {
+	"WORKINGSET_REFAULT_ANON", "WORKINGSET_REFAULT_FILE", "WORKINGSET_ACTIVATE_ANON",
+	"WORKINGSET_ACTIVATE_FILE", "WORKINGSET_RESTORE_ANON", "WORKINGSET_RESTORE_FILE",
 };
 
 struct idmap {
@@ -428,15 +453,36 @@ static int on_fault(struct rec *r, int ring, const unsigned char *p, int major)
 	task = rec_task_get(r, (int32_t)pid, (int32_t)tid, rel_time(r, time));
 	mm = task ? r->tasks[task].mm : 0;
 	v = mm ? rec_vma_find(&r->mms[mm], addr) : NULL;
-	if ((ip >> r->pshift) == (addr >> r->pshift)) {
+	if (r->pf_user_on) {
+		/* exceptions:page_fault_user came first for a write or instruction fetch
+		 * (filtered in the kernel); none pending for this address: a read */
+		struct rec_task *tk = task ? &r->tasks[task] : NULL;
+
+		if (tk && (tk->pf_err & PFE_PENDING) &&
+		    (tk->pf_addr >> r->pshift) == (addr >> r->pshift)) {
+			r->pf_paired++;
+			if (tk->pf_err & X86_PF_INSTR) {
+				rwx = MR_ACC_EXEC;
+				fflags |= MR_ACC_EXEC;
+			} else if (tk->pf_err & X86_PF_WRITE) {
+				rwx = MR_ACC_WRITE;
+				fflags |= MR_ACC_WRITE;
+			}
+		}
+		if (tk)
+			tk->pf_err = 0;
+	} else if ((ip >> r->pshift) == (addr >> r->pshift)) {
 		rwx = MR_ACC_EXEC;
 		fflags |= MR_ACC_EXEC;
 	}
-	if (v && v->file && !(v->flags & MR_VMA_SHARED && !(v->flags & MR_VMA_FILE)))
+	if (v && v->file && !(v->flags & MR_VMA_SHARED && !(v->flags & MR_VMA_FILE))) {
 		page = rec_page_get(r, MR_PAGE_FILE, v->file,
 				    v->pgoff + ((addr - v->start) >> r->pshift));
-	else
+	} else {
 		page = rec_page_get(r, MR_PAGE_ANON, mm, addr >> r->pshift);
+		if (page != MR_PAGE_NONE)
+			r->pflags[page] |= PF_ANON_MAPPED;
+	}
 	if (v && (v->flags & MR_VMA_EXEC))
 		mark_exec(r, page);
 	ev = (struct mr_event){ .time = rel_time(r, time), .kind = MR_EV_FAULT, .page = page,
@@ -501,6 +547,138 @@ static int emit_range(struct rec *r, int ring, struct mr_event *tmpl, const uint
 	return 0;
 }
 
+/*
+ * Emit the kernel refault label waiting on ring: REFAULT (KERNEL | FILE, + WORKINGSET when
+ * WORKINGSET_RESTORE_FILE came with it) for each page of the folio, then, when
+ * WORKINGSET_ACTIVATE_FILE came with it, ACTIVATE (flags KERNEL) for each page.
+ */
+static int flush_refault(struct rec *r, int ring)
+{
+	struct rec_ring_state *q = &r->rs[ring];
+	int rc = 0;
+
+	if (!q->rf_pending)
+		return 0;
+	q->rf_pending = 0;
+	for (int pass = 0; pass < 1 + q->rf_activate && !rc; pass++)
+		for (uint32_t i = 0; i < q->rf_nr && !rc; i++) {
+			struct mr_event ev = {
+				.time = q->rf_time, .task = q->rf_task, .cpu = q->rf_cpu,
+				.kind = pass ? MR_EV_ACTIVATE : MR_EV_REFAULT,
+				.flags = (uint8_t)(pass ? MR_REFAULT_KERNEL : q->rf_flags),
+				.page = rec_page_get(r, MR_PAGE_FILE, q->rf_file, q->rf_index + i),
+			};
+
+			if (ev.page == MR_PAGE_NONE)
+				continue;
+			r->rf_pages += !pass;
+			rc = rec_emit(r, r->ring_stream[ring], &r->ring_last[ring], &ev);
+		}
+	return rc;
+}
+
+/*
+ * memcg:mod_memcg_lruvec_state, WORKINGSET_* items only (kernel filter). mm/workingset.c:
+ * workingset_refault() adds REFAULT_<type>, then ACTIVATE_<type> when the refault distance
+ * says recent, then RESTORE_<type> when the folio was in the workingset before eviction,
+ * each with nr = folio pages, right after filemap_add_folio() inserted it on this CPU in
+ * this task. A file label attaches to the last PC_INSERT of this ring when its task and
+ * size agree; anon labels (swap-in) have no PC_INSERT and are only counted.
+ */
+static int on_memcg(struct rec *r, int ring, uint32_t task, uint64_t time, uint16_t cpu,
+		    const unsigned char *raw, uint32_t rawlen)
+{
+	const struct tp_info *tp = &r->tp[RTP_MEMCG];
+	struct rec_ring_state *q = &r->rs[ring];
+	int64_t item = (int32_t)rec_tp_get(raw, rawlen, &tp->item);
+	int32_t val = (int32_t)rec_tp_get(raw, rawlen, &tp->val);
+	int k, rc;
+
+	for (k = 0; k < RWS_NR && r->ws_item[k] != item; k++)
+		;
+	if (k == RWS_NR || val <= 0)
+		return 0;
+	r->rf_labels++;
+	switch (k) {
+	case RWS_REFAULT_FILE:
+		if ((rc = flush_refault(r, ring)))
+			return rc;
+		if (!q->ins_valid || q->ins_task != task || q->ins_nr != (uint32_t)val) {
+			r->rf_unpaired++;
+			return 0;
+		}
+		q->ins_valid = 0;
+		q->rf_pending = 1;
+		q->rf_task = task;
+		q->rf_file = q->ins_file;
+		q->rf_index = q->ins_index;
+		q->rf_nr = (uint32_t)val;
+		q->rf_time = time;
+		q->rf_cpu = cpu;
+		q->rf_flags = MR_REFAULT_KERNEL | MR_REFAULT_FILE;
+		q->rf_activate = 0;
+		return 0;
+	case RWS_ACTIVATE_FILE:
+	case RWS_RESTORE_FILE:
+		if (!q->rf_pending || q->rf_task != task || q->rf_nr != (uint32_t)val) {
+			r->rf_unpaired++;
+			return 0;
+		}
+		if (k == RWS_ACTIVATE_FILE)
+			q->rf_activate = 1;
+		else
+			q->rf_flags |= MR_REFAULT_WORKINGSET;
+		return 0;
+	case RWS_REFAULT_ANON:
+		r->rf_anon_pages += (uint64_t)val;
+		/* fall through */
+	default:
+		return flush_refault(r, ring);
+	}
+}
+
+/* munmap, exit_mmap and page_fault_user samples (raw already bounds-checked). */
+static int on_mm_tracepoint(struct rec *r, int ring, int t, uint32_t task, uint64_t time,
+			    uint16_t cpu, const unsigned char *raw, uint32_t rawlen,
+			    uint32_t *ids)
+{
+	const struct tp_info *tp = &r->tp[t];
+	uint32_t mm = task ? r->tasks[task].mm : 0;
+	uint64_t addr, len, end;
+
+	switch (t) {
+	case RTP_PF_USER:
+		if (!task)
+			return 0;
+		r->tasks[task].pf_addr = rec_tp_get(raw, rawlen, &tp->address);
+		r->tasks[task].pf_err = (uint32_t)rec_tp_get(raw, rawlen, &tp->error_code) |
+					PFE_PENDING;
+		return 0;
+	case RTP_MUNMAP:
+		addr = rec_tp_get(raw, rawlen, &tp->addr);
+		len = rec_tp_get(raw, rawlen, &tp->len);
+		/* what mm/vma.c:do_vmi_munmap() rejects with EINVAL changes nothing */
+		if (!mm || !len || (addr & (uint64_t)(r->psize - 1)))
+			return 0;
+		end = addr + ((len + (uint64_t)r->psize - 1) & ~(uint64_t)(r->psize - 1));
+		if (end <= addr)
+			return 0;
+		r->munmaps++;
+		return rec_vma_remove(r, mm, addr, end, 0, time, r->ring_stream[ring],
+				      &r->ring_last[ring], task, cpu, ids, MAX_RANGE);
+	case RTP_EXIT_MMAP:
+		/* the last user of the mm drops it (exit, or exec replacing it) in its own
+		 * context, before its EXIT / COMM(exec) record: the task's mm here */
+		if (!mm || !r->mms[mm].alive)
+			return 0;
+		r->exit_mmaps++;
+		return rec_vma_remove(r, mm, 0, 0, 1, time, r->ring_stream[ring],
+				      &r->ring_last[ring], task, cpu, ids, MAX_RANGE);
+	default:
+		return 0;
+	}
+}
+
 static int on_tracepoint(struct rec *r, int ring, int t, const unsigned char *p, uint32_t len,
 			 uint32_t *ids)
 {
@@ -523,6 +701,15 @@ static int on_tracepoint(struct rec *r, int ring, int t, const unsigned char *p,
 	raw = p + SAMPLE_FIXED + 4;
 	if (!in_scope(r, (int32_t)tid))
 		return 0;
+	if (t >= RTP_MEMCG) {
+		task = (pid || tid) ? rec_task_get(r, (int32_t)pid, (int32_t)tid,
+						   rel_time(r, time)) : 0;
+		if (t == RTP_MEMCG)
+			return task ? on_memcg(r, ring, task, rel_time(r, time), (uint16_t)cpu,
+					       raw, rawlen) : 0;
+		return on_mm_tracepoint(r, ring, t, task, rel_time(r, time), (uint16_t)cpu, raw,
+					rawlen, ids);
+	}
 	ino = rec_tp_get(raw, rawlen, &tp->ino);
 	index = rec_tp_get(raw, rawlen, &tp->index);
 	dev = rec_tp_get(raw, rawlen, &tp->dev);
@@ -563,6 +750,14 @@ static int on_tracepoint(struct rec *r, int ring, int t, const unsigned char *p,
 		n = MAX_RANGE;
 	file_pages(r, file, index, (uint32_t)n, ids);
 	if (ev.kind == MR_EV_PC_INSERT) {
+		struct rec_ring_state *q = &r->rs[ring];
+
+		/* what a WORKINGSET_REFAULT_FILE label that follows belongs to */
+		q->ins_valid = 1;
+		q->ins_task = task;
+		q->ins_file = file;
+		q->ins_index = index;
+		q->ins_nr = (uint32_t)n;
 		/* delete then add of the same (dev, ino, index): a refault candidate */
 		for (uint32_t i = 0; i < n; i++) {
 			if (ids[i] == MR_PAGE_NONE)
@@ -604,7 +799,28 @@ static uint32_t ring_stream_task(struct rec *r, uint32_t pid, uint32_t tid, uint
 	return rec_task_get(r, (int32_t)pid, (int32_t)tid, t);
 }
 
-static int on_side(struct rec *r, int ring, const union perf_event *e)
+/*
+ * The end of an address space the recorder saw no exit_mmap for (its tracepoint is off,
+ * or, as on 6.18, a task's own perf events are gone before exit_mm() drops the mm):
+ * UNMAP of every VMA and FREE of its faulted anon pages, as mm/mmap.c:exit_mmap() does.
+ * Only where every task of the mm is known (a command, or -p with all its threads):
+ * with -a or --cgroup, a thread not seen yet would make the count reach 0 early, and
+ * exit_mmap is seen there (CPU-wide events).
+ */
+static int mm_last_put(struct rec *r, int ring, uint32_t mm, uint32_t task, uint64_t t,
+		       uint32_t *ids)
+{
+	struct rec_mm *m = &r->mms[mm];
+
+	if (!mm || !m->alive || m->ntasks ||
+	    (r->o->target != MR_TARGET_COMMAND && r->o->target != MR_TARGET_PIDS))
+		return 0;
+	r->mm_ends++;
+	return rec_vma_remove(r, mm, 0, 0, 1, t, r->ring_stream[ring], &r->ring_last[ring],
+			      task, 0, ids, MAX_RANGE);
+}
+
+static int on_side(struct rec *r, int ring, const union perf_event *e, uint32_t *ids)
 {
 	uint64_t t = side_time(r, e);
 	uint32_t task, mm;
@@ -652,8 +868,13 @@ static int on_side(struct rec *r, int ring, const union perf_event *e)
 			/* exec: a new address space for the process */
 			uint32_t nm = rec_mm_new(r, e->comm.pid, 0);
 
-			if (nm)
-				r->tasks[task].mm = nm;
+			if (nm) {
+				uint32_t old = rec_task_set_mm(r, task, nm);
+				int rc = mm_last_put(r, ring, old, task, t, ids);
+
+				if (rc)
+					return rc;
+			}
 		}
 		snprintf(r->tasks[task].comm, sizeof(r->tasks[task].comm), "%s", e->comm.comm);
 		rec_task_put(r, task);
@@ -691,6 +912,15 @@ static int on_side(struct rec *r, int ring, const union perf_event *e)
 		task = ring_stream_task(r, e->fork.pid, e->fork.tid, t);
 		if (!task)
 			return 0;
+		if (!r->tasks[task].end_ns) {
+			int rc;
+
+			mm = r->tasks[task].mm;
+			if (mm && r->mms[mm].ntasks)
+				r->mms[mm].ntasks--;
+			if ((rc = mm_last_put(r, ring, mm, task, t, ids)))
+				return rc;
+		}
 		r->tasks[task].end_ns = t ? t : 1;
 		rec_task_put(r, task);
 		ev = (struct mr_event){ .time = t, .kind = MR_EV_EXIT, .page = MR_PAGE_NONE,
@@ -727,6 +957,12 @@ static int process(struct rec *r, struct perf_state *ps, int ring, const union p
 
 		memcpy(&id, p, 8);
 		k = kind_of(ps, id);
+		if (k != RK_TP_BASE + RTP_MEMCG && r->rs[ring].rf_pending) {
+			int rc = flush_refault(r, ring);
+
+			if (rc)
+				return rc;
+		}
 		if (k == RK_FAULT_MIN || k == RK_FAULT_MAJ)
 			return on_fault(r, ring, p, k == RK_FAULT_MAJ);
 		if (k >= RK_TP_BASE)
@@ -734,7 +970,13 @@ static int process(struct rec *r, struct perf_state *ps, int ring, const union p
 					     e->header.size - sizeof(e->header), ids);
 		return 0;
 	}
-	return on_side(r, ring, e);
+	if (r->rs[ring].rf_pending) {
+		int rc = flush_refault(r, ring);
+
+		if (rc)
+			return rc;
+	}
+	return on_side(r, ring, e, ids);
 }
 
 /* Append one record to a ring's pending buffer (records are 8-byte multiples). */
@@ -809,6 +1051,8 @@ static int drain(struct rec *r, struct perf_state *ps, uint32_t *ids, int final)
 		r->pend[best].head += e->header.size;
 		rc = process(r, ps, best, e, ids);
 	}
+	for (int i = 0; final && !rc && i < r->nrings; i++)
+		rc = flush_refault(r, i);
 	for (int i = 0; i < r->nrings; i++) {
 		struct rec_pending *q = &r->pend[i];
 
@@ -908,6 +1152,67 @@ static void meta_options(struct rec *r)
 	mr_writer_set_meta(r->w, "record.options", buf);
 }
 
+/*
+ * The kernel refault labels need the memcg tracepoint, the page-cache inserts they attach
+ * to, and this kernel's enum node_stat_item values (BTF). Turns RTP_MEMCG off otherwise,
+ * with the reason in why.
+ */
+static void refault_setup(struct rec *r, char *why, size_t cap)
+{
+	char bwhy[160];
+
+	for (int k = 0; k < RWS_NR; k++)
+		r->ws_item[k] = -1;
+	if (!r->tp[RTP_MEMCG].present) {
+		if (r->o->sources & MR_RSRC_PAGECACHE)
+			snprintf(why, cap, "memcg:mod_memcg_lruvec_state %s",
+				 access(TRACEFS "/events", F_OK) ? "unreadable (tracefs)" :
+				 "not in this kernel (added after 6.12)");
+		return;
+	}
+	if (!r->tp[RTP_ADD].present) {
+		r->tp[RTP_MEMCG].present = 0;
+		snprintf(why, cap, "filemap:mm_filemap_add_to_page_cache missing: kernel "
+			 "refault labels have no page-cache insert to attach to");
+		return;
+	}
+	if (rec_btf_enum_file("/sys/kernel/btf/vmlinux", "node_stat_item", ws_names, RWS_NR,
+			      r->ws_item, bwhy, sizeof(bwhy))) {
+		r->tp[RTP_MEMCG].present = 0;
+		snprintf(why, cap, "cannot resolve the WORKINGSET_* items: %.110s", bwhy);
+	}
+}
+
+/* Kernel-side filters: memcg items (required), page_fault_user W|X (optional: without it
+ * every fault comes twice, still paired right). Returns non-zero when the memcg filter
+ * failed (why says so). */
+static int apply_filters(struct rec *r, struct perf_state *ps, char *why, size_t cap)
+{
+	char f[256];
+	size_t n = 0;
+	int rc;
+
+	for (int e = 0; e < ps->nevsel; e++) {
+		if (ps->kind[e] == RK_TP_BASE + RTP_MEMCG) {
+			for (int k = 0; k < RWS_NR; k++)
+				n += (size_t)snprintf(f + n, sizeof(f) - n, "%sitem == %lld",
+						      k ? " || " : "", (long long)r->ws_item[k]);
+			rc = perf_evsel__apply_filter(ps->evsel[e], f);
+			if (rc) {
+				snprintf(why, cap, "PERF_EVENT_IOC_SET_FILTER (%.60s...) failed: %.40s",
+					 f, strerror(rc < 0 ? -rc : EINVAL));
+				return 1;
+			}
+		} else if (ps->kind[e] == RK_TP_BASE + RTP_PF_USER) {
+			snprintf(f, sizeof(f), "error_code & %u", X86_PF_WRITE | X86_PF_INSTR);
+			if (perf_evsel__apply_filter(ps->evsel[e], f))
+				snprintf(why, cap, "exceptions:page_fault_user without a kernel "
+					 "filter (\"%.40s\" refused): every fault is paired", f);
+		}
+	}
+	return 0;
+}
+
 /* Fork the command stopped on a pipe; exec happens when the parent writes to it. */
 static int spawn(char *const *argv, int *go_fd, pid_t *out, struct mr_error *err)
 {
@@ -953,7 +1258,8 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 	int go_fd = -1, ex_fd = -1, rc = 0, with_tp = 0, exited = 0;
 	uint64_t t_end, next_young;
 	const char *step = "";
-	char tracefs_why[160] = "";
+	char tracefs_why[160] = "", refault_why[160] = "", filter_why[160] = "";
+	int tp_why[RTP_NR] = { 0 };
 
 	if (!stats)
 		stats = &st_local;
@@ -963,7 +1269,7 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 		return mr_error_set(err, MR_EINVAL, "record: no output path (-o TRACE.db)");
 	o = *opts;
 	if (!o.sources)
-		o.sources = MR_RSRC_ALL;
+		o.sources = MR_RSRC_DEFAULT;
 	if (!o.young_interval_ns)
 		o.young_interval_ns = 1000000000ull;
 	if (o.ring_pages && (o.ring_pages & (o.ring_pages - 1)))
@@ -987,20 +1293,23 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 	getrusage(RUSAGE_SELF, &ru0);
 
 	/* Tracepoints: ids and layouts from tracefs, when mounted and readable. */
-	if (o.sources & (MR_RSRC_PAGECACHE | MR_RSRC_READAHEAD)) {
-		for (int t = 0; t < RTP_NR; t++) {
-			int e = -rec_tp_load(&r.tp[t], TRACEFS, tp_names[t].sys, tp_names[t].name);
+	for (int t = 0; t < RTP_NR; t++) {
+		if (!(o.sources & tp_names[t].source))
+			continue;
+		tp_why[t] = -rec_tp_load(&r.tp[t], TRACEFS, tp_names[t].sys, tp_names[t].name,
+					 tp_names[t].need);
+		with_tp |= r.tp[t].present;
+		if (!with_tp && !tracefs_why[0] && access(TRACEFS "/events", R_OK | X_OK)) {
+			int e = errno;
 
-			if (r.tp[t].present)
-				with_tp = 1;
-			else if (t == RTP_ADD)
-				snprintf(tracefs_why, sizeof(tracefs_why),
-					 e == ENOENT ? "tracefs not mounted at " TRACEFS
-					 " or tracepoint missing; fix: mount -t tracefs nodev "
-					 TRACEFS " (as root)" : "%s/events unreadable: %s; fix: run "
-					 "as root", TRACEFS, strerror(e));
+			snprintf(tracefs_why, sizeof(tracefs_why),
+				 e == ENOENT ? "tracefs not mounted at " TRACEFS
+				 "; fix: mount -t tracefs nodev " TRACEFS " (as root)" :
+				 "%s/events unreadable: %s; fix: run as root", TRACEFS,
+				 strerror(e));
 		}
 	}
+	refault_setup(&r, refault_why, sizeof(refault_why));
 
 	rc = mr_store_create(o.output, o.overwrite, &r.store, err);
 	if (rc)
@@ -1065,6 +1374,16 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 	}
 
 	rc = open_perf(&r, &ps, with_tp, &step);
+	if (rc == 0 && with_tp && apply_filters(&r, &ps, filter_why, sizeof(filter_why))) {
+		/* the refault labels without their filter would be every memcg stat update */
+		delete_evlist(ps.evlist);
+		ps.evlist = NULL;
+		r.tp[RTP_MEMCG].present = 0;
+		snprintf(refault_why, sizeof(refault_why), "%s", filter_why);
+		rc = open_perf(&r, &ps, with_tp, &step);
+		if (rc == 0)
+			apply_filters(&r, &ps, filter_why, sizeof(filter_why));
+	}
 	if (rc < 0 && with_tp && (rc == -EACCES || rc == -EPERM || rc == -ENOENT ||
 				  rc == -EINVAL)) {
 		/* tracepoints denied: record the rest */
@@ -1073,6 +1392,8 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 		delete_evlist(ps.evlist);
 		ps.evlist = NULL;
 		with_tp = 0;
+		for (int t = 0; t < RTP_NR; t++)
+			r.tp[t].present = 0;
 		rc = open_perf(&r, &ps, 0, &step);
 	}
 	if (rc < 0) {
@@ -1099,8 +1420,9 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 	r.ring_stream = calloc((size_t)r.nrings, sizeof(*r.ring_stream));
 	r.ring_last = calloc((size_t)r.nrings, sizeof(*r.ring_last));
 	r.pend = calloc((size_t)r.nrings, sizeof(*r.pend));
+	r.rs = calloc((size_t)r.nrings, sizeof(*r.rs));
 	ids = calloc(MAX_RANGE, sizeof(*ids));
-	if (!r.ring_stream || !r.ring_last || !r.pend || !ids) {
+	if (!r.ring_stream || !r.ring_last || !r.pend || !r.rs || !ids) {
 		rc = mr_error_set(err, MR_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -1133,6 +1455,41 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 	else
 		src_set(stats, "readahead", 0, "%s", tracefs_why[0] ? tracefs_why :
 			"readahead tracepoints not in this kernel (they exist from 6.10 on)");
+	r.refault_on = with_tp && r.tp[RTP_MEMCG].present;
+	r.pf_user_on = with_tp && r.tp[RTP_PF_USER].present;
+	if (!(o.sources & MR_RSRC_PAGECACHE))
+		src_set(stats, "refault", 0, "not asked for (--sources pagecache)");
+	else if (r.refault_on)
+		src_set(stats, "refault", 1, "kernel labels: memcg:mod_memcg_lruvec_state "
+			"WORKINGSET_* items (values from BTF)");
+	else
+		src_set(stats, "refault", 0, "%s; REFAULT events are key matches only "
+			"(delete then insert of the same file page)",
+			refault_why[0] ? refault_why : tracefs_why[0] ? tracefs_why :
+			"tracepoint unusable");
+	if (!(o.sources & MR_RSRC_MMAP))
+		src_set(stats, "munmap", 0, "not asked for (--sources mmap)");
+	else if (with_tp && r.tp[RTP_MUNMAP].present)
+		src_set(stats, "munmap", 1, r.tp[RTP_EXIT_MMAP].present ? NULL :
+			"mmap:exit_mmap missing: an exited address space is freed only by "
+			"the replay's EXIT handling");
+	else
+		src_set(stats, "munmap", 0, "syscalls:sys_enter_munmap %s: no UNMAP/FREE "
+			"for munmap", tracefs_why[0] ? tracefs_why : tp_why[RTP_MUNMAP] ==
+			ENOENT ? "not in this kernel (CONFIG_FTRACE_SYSCALLS off?)" :
+			"unusable");
+	if (!(o.sources & MR_RSRC_FAULTS) || !(o.sources & MR_RSRC_FAULT_RW))
+		src_set(stats, "fault_rw", 0, "not asked for (--sources faults,fault_rw; off by "
+			"default: it doubles the ring traffic of write faults)");
+	else if (r.pf_user_on)
+		src_set(stats, "fault_rw", 1, "%s", filter_why[0] ? filter_why :
+			"exceptions:page_fault_user (write / instruction fetch only, kernel "
+			"filter) paired with each fault: exact W and X");
+	else
+		src_set(stats, "fault_rw", 0, "exceptions:page_fault_user %s; FAULT events "
+			"have no W bit and X only when the IP is on the faulting page",
+			tracefs_why[0] ? tracefs_why : tp_why[RTP_PF_USER] == ENOENT ?
+			"not in this kernel (x86 only)" : "unusable");
 	if (!(o.sources & MR_RSRC_HWSAMPLE)) {
 		src_set(stats, "hwsample", 0, "not asked for (--sources)");
 	} else {
@@ -1187,6 +1544,16 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 
 	meta_host(&r);
 	meta_options(&r);
+	if (r.ws_item[0] >= 0 || r.ws_item[RWS_REFAULT_FILE] >= 0) {
+		char buf[320];
+		size_t n = 0;
+
+		buf[0] = '\0';
+		for (int k = 0; k < RWS_NR; k++)
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s=%lld", k ? "," : "",
+					      ws_names[k], (long long)r.ws_item[k]);
+		mr_writer_set_meta(r.w, "refault.node_stat_item", buf);
+	}
 	for (int t = 0; t < RTP_NR; t++) {
 		char key[96];
 
@@ -1204,10 +1571,21 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 		if (o.target == MR_TARGET_PIDS) {
 			for (int i = 0; i < o.n_pids; i++) {
 				uint32_t task = rec_task_get(&r, o.pids[i], o.pids[i], 0);
+				char path[64];
+				struct dirent *d;
+				DIR *dir;
 
 				if (task)
 					rec_maps_snapshot(&r, o.pids[i], r.tasks[task].mm, 0,
 							  r.ring_stream[0], &r.ring_last[0]);
+				/* every thread known: the mm ends when the last one exits */
+				snprintf(path, sizeof(path), "/proc/%d/task", o.pids[i]);
+				dir = opendir(path);
+				while (dir && (d = readdir(dir)))
+					if (atoi(d->d_name) > 0)
+						rec_task_get(&r, o.pids[i], atoi(d->d_name), 0);
+				if (dir)
+					closedir(dir);
 			}
 		} else if (o.target == MR_TARGET_SYSTEM || o.target == MR_TARGET_CGROUP) {
 			DIR *dir = opendir("/proc");
@@ -1334,6 +1712,14 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 		mr_writer_set_meta_u64(r.w, "young.scans", r.young_seq);
 		mr_writer_set_meta_u64(r.w, "young.partial_vmas", r.young_partial);
 		mr_writer_set_meta_u64(r.w, "young.skipped_vmas", r.young_skipped);
+		mr_writer_set_meta_u64(r.w, "refault.kernel_labels", r.rf_labels);
+		mr_writer_set_meta_u64(r.w, "refault.kernel_file_pages", r.rf_pages);
+		mr_writer_set_meta_u64(r.w, "refault.kernel_anon_pages", r.rf_anon_pages);
+		mr_writer_set_meta_u64(r.w, "refault.kernel_unpaired", r.rf_unpaired);
+		mr_writer_set_meta_u64(r.w, "fault_rw.paired", r.pf_paired);
+		mr_writer_set_meta_u64(r.w, "munmap.calls", r.munmaps);
+		mr_writer_set_meta_u64(r.w, "exit_mmap.calls", r.exit_mmaps);
+		mr_writer_set_meta_u64(r.w, "mm.ends_at_last_exit", r.mm_ends);
 		for (int i = 0; i < stats->nsrc; i++) {
 			char key[64];
 
@@ -1399,6 +1785,7 @@ out:
 	for (int i = 0; r.pend && i < r.nrings; i++)
 		free(r.pend[i].data);
 	free(r.pend);
+	free(r.rs);
 	rec_ids_free(&r);
 	rec_htab_free(&r.scope_ix);
 	return rc;

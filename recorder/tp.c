@@ -27,15 +27,22 @@ static void parse_field(struct tp_info *tp, const char *line)
 	static const struct {
 		const char *name;
 		size_t off;
+		unsigned bit;
 	} want[] = {
-		{ "pfn", offsetof(struct tp_info, pfn) },
-		{ "i_ino", offsetof(struct tp_info, ino) },
-		{ "index", offsetof(struct tp_info, index) },
-		{ "s_dev", offsetof(struct tp_info, dev) },
-		{ "order", offsetof(struct tp_info, order) },
-		{ "last_index", offsetof(struct tp_info, last_index) },
-		{ "size", offsetof(struct tp_info, size) },
-		{ "async_size", offsetof(struct tp_info, async_size) },
+		{ "pfn", offsetof(struct tp_info, pfn), TPF_PFN },
+		{ "i_ino", offsetof(struct tp_info, ino), TPF_INO },
+		{ "index", offsetof(struct tp_info, index), TPF_INDEX },
+		{ "s_dev", offsetof(struct tp_info, dev), TPF_DEV },
+		{ "order", offsetof(struct tp_info, order), TPF_ORDER },
+		{ "last_index", offsetof(struct tp_info, last_index), TPF_LAST_INDEX },
+		{ "size", offsetof(struct tp_info, size), TPF_SIZE },
+		{ "async_size", offsetof(struct tp_info, async_size), TPF_ASYNC_SIZE },
+		{ "item", offsetof(struct tp_info, item), TPF_ITEM },
+		{ "val", offsetof(struct tp_info, val), TPF_VAL },
+		{ "addr", offsetof(struct tp_info, addr), TPF_ADDR },
+		{ "len", offsetof(struct tp_info, len), TPF_LEN },
+		{ "address", offsetof(struct tp_info, address), TPF_ADDRESS },
+		{ "error_code", offsetof(struct tp_info, error_code), TPF_ERROR_CODE },
 	};
 	const char *decl = strstr(line, "field:"), *semi, *p, *o, *s;
 	char name[64];
@@ -72,14 +79,17 @@ static void parse_field(struct tp_info *tp, const char *line)
 		f = (struct tp_field *)((char *)tp + want[i].off);
 		f->off = atoi(o + 7);
 		f->size = atoi(s + 5);
-		if (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8)
+		if (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8) {
 			f->off = -1;
-		else
+		} else {
+			tp->have |= want[i].bit;
 			add_layout(tp, name, f);
+		}
 	}
 }
 
-int rec_tp_load(struct tp_info *tp, const char *tracefs, const char *sys, const char *name)
+int rec_tp_load(struct tp_info *tp, const char *tracefs, const char *sys, const char *name,
+		unsigned need)
 {
 	char path[512], line[512];
 	FILE *f;
@@ -87,6 +97,8 @@ int rec_tp_load(struct tp_info *tp, const char *tracefs, const char *sys, const 
 	memset(tp, 0, sizeof(*tp));
 	tp->pfn.off = tp->ino.off = tp->index.off = tp->dev.off = tp->order.off = -1;
 	tp->last_index.off = tp->size.off = tp->async_size.off = -1;
+	tp->item.off = tp->val.off = tp->addr.off = tp->len.off = -1;
+	tp->address.off = tp->error_code.off = -1;
 	snprintf(path, sizeof(path), "%s/events/%s/%s/id", tracefs, sys, name);
 	f = fopen(path, "re");
 	if (!f)
@@ -104,7 +116,7 @@ int rec_tp_load(struct tp_info *tp, const char *tracefs, const char *sys, const 
 	while (fgets(line, sizeof(line), f))
 		parse_field(tp, line);
 	fclose(f);
-	if (tp->ino.off < 0 || tp->dev.off < 0 || tp->index.off < 0)
+	if ((tp->have & need) != need)
 		return -EPROTO; /* a layout we cannot use */
 	tp->present = 1;
 	return 0;

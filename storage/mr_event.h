@@ -11,20 +11,41 @@
  *  ----------------  ----------  ----------------  ------------------  ------------------------
  *  ACCESS            page        -                 -                   R/W/X | source
  *  FD_ACCESS         first page  nr pages          -                   R/W
- *  FAULT             page        -                 virtual address     MAJOR, W, X
+ *  FAULT             page        -                 virtual address     MAJOR, W, X (1)
  *  PC_INSERT         first page  -                 -                   folio order | IN_FAULT
  *  PC_DELETE         first page  -                 -                   folio order
  *  READAHEAD         first page  nr pages          async size (pages)  SYNC/ASYNC | IN_FAULT
- *  MAP               -           -                 vma id              VMA flags (R/W/X/...)
- *  UNMAP             -           -                 vma id              -
- *  FREE              first page  nr pages          -                   -
- *  REFAULT           page        -                 -                   FILE, WORKINGSET, KERNEL
+ *  MAP               -           -                 vma id              VMA flags (R/W/X/...) (2)
+ *  UNMAP             -           -                 vma id              -   (2)
+ *  FREE              first page  nr pages          -                   -   (2)
+ *  REFAULT           page        -                 -                   FILE, WORKINGSET, KERNEL (3)
  *  SWAP_IN/SWAP_OUT  page        -                 -                   -
- *  ACTIVATE          page        -                 -                   -   (host mm_lru_activate)
+ *  ACTIVATE          page        -                 -                   -   (host mm_lru_activate);
+ *                                                                      KERNEL (3)
  *  SCAN_BEGIN/END    -           pages seen young  scan sequence no.   young-bit backend
  *  LOST              -           stream id         events lost         -
  *  MARKER            -           -                 marker id           -
  *  EXIT              -           -                 -                   -   (task exits)
+ *
+ * (1) Recordings: W / X from exceptions:page_fault_user's x86 error code (bit 1 write,
+ *     bit 4 instruction fetch) paired with the fault; neither = a read. Without that
+ *     tracepoint W is never set and X means "IP on the faulting page" (a guess).
+ * (2) Recordings: munmap (syscalls:sys_enter_munmap) splits VMAs as the kernel does: the
+ *     pieces left get new ids and MAP events, then the cut VMA its UNMAP, then FREE runs
+ *     (consecutive page ids) for the anon pages faulted in the range. A mapping placed
+ *     over others (MAP_FIXED, a merge, mprotect) MAPs before the UNMAPs of what it
+ *     replaced, so a replay keeps those pages. The end of an address space (exit_mmap,
+ *     or the last task's EXIT, or an exec) gives UNMAP of every VMA and FREE of its pages.
+ * (3) REFAULT without KERNEL: a delete then insert of the same file page (a superset of
+ *     refaults: fadvise/drop_caches invalidations match too). With KERNEL: the kernel's
+ *     own label (memcg:mod_memcg_lruvec_state WORKINGSET_REFAULT_FILE, item value from
+ *     BTF), one event per page of the folio, attached to the PC_INSERT just before it;
+ *     FILE is always set (anon refaults have no page-cache insert and are only counted
+ *     in the metadata), WORKINGSET when WORKINGSET_RESTORE_FILE came with it (the folio
+ *     was in the workingset when evicted). WORKINGSET_ACTIVATE_FILE (a refault recent
+ *     enough to activate) becomes ACTIVATE events with flag KERNEL (0x04, the REFAULT
+ *     flag's value) right after the REFAULTs; ACTIVATE without KERNEL is the host's
+ *     mm_lru_activate. Both kinds of REFAULT are in a trace: select on flags & 4.
  *
  * task is the dense task id (tasks table) or 0 when unknown; cpu the CPU that saw it.
  * Host-observed REFAULT, SWAP_IN, SWAP_OUT, ACTIVATE and PC_DELETE are ground truth kept for validation and

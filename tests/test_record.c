@@ -28,6 +28,7 @@
 #include "mr_recorder.h"
 #include "mr_store.h"
 #include "mr_test.h"
+#include "rec_int.h"
 
 #define SKIP 77
 
@@ -80,6 +81,18 @@ static size_t load_events(const char *path, struct mr_event **evs)
 	}
 	mr_store_close(s);
 	return n;
+}
+
+/* A source's state in st: 1 on, 0 off (reason printed as a skip note), -1 not listed. */
+static int src_on(const struct mr_record_stats *st, const char *name)
+{
+	for (int i = 0; i < st->nsrc; i++)
+		if (!strcmp(st->src[i].name, name)) {
+			if (!st->src[i].on)
+				printf("SKIP %s part: %s\n", name, st->src[i].why);
+			return st->src[i].on;
+		}
+	return -1;
 }
 
 static int read_file_line(const char *path, const char *fmt, ...)
@@ -253,6 +266,7 @@ static void test_pagecache(void)
 	struct mr_record_stats st;
 	struct mr_event *evs;
 	unsigned char *ins, *del, *ref;
+	uint64_t kref = 0, keyref = 0;
 	struct stat sb;
 	size_t nev;
 	int fd, tp_on = 0;
@@ -312,6 +326,15 @@ static void test_pagecache(void)
 				n = 1u << (ev->flags & MR_PC_ORDER_MASK);
 			else if (ev->kind != MR_EV_REFAULT)
 				continue;
+			else if (ev->flags & MR_REFAULT_KERNEL) {
+				/* fadvise leaves no shadow entries: none on the test file (a
+				 * shared library the platform reclaimed may refault) */
+				if ((int64_t)ev->page <= maxp && idx_of[ev->page] < (uint32_t)npages)
+					kref++;
+			} else
+				keyref++;
+			if (ev->kind == MR_EV_REFAULT && (ev->flags & MR_REFAULT_KERNEL))
+				continue;
 			for (uint32_t j = 0; j < n; j++) {
 				uint32_t p = ev->page + j, idx;
 
@@ -340,6 +363,16 @@ static void test_pagecache(void)
 		}
 	}
 	CHECK(sql_int(db, "SELECT count(*) FROM meta WHERE key LIKE 'tracepoint.filemap:%'") >= 2);
+	/* invalidation (fadvise DONTNEED) is no reclaim: key matches, no kernel label */
+	CHECK(keyref >= (uint64_t)npages);
+	if (src_on(&st, "refault") == 1) {
+		CHECK_EQ_U64(kref, 0);
+		CHECK(sql_int(db, "SELECT count(*) FROM meta WHERE key = "
+			      "'refault.node_stat_item' AND value LIKE "
+			      "'%WORKINGSET_REFAULT_FILE=%'") == 1);
+	}
+	printf("pagecache: fadvise+reread: %llu key-matched refaults, %llu kernel-labelled\n",
+	       (unsigned long long)keyref, (unsigned long long)kref);
 	free(ins);
 	free(del);
 	free(ref);
@@ -615,6 +648,379 @@ static void test_cgroup(void)
 	rmdir(cg);
 }
 
+
+struct cg_cmd {
+	const char *procs; /* cgroup.procs of the cgroup the command runs in */
+	int failed;
+};
+
+static void cg_cmd_start(void *ctx, int cmd_pid)
+{
+	struct cg_cmd *c = ctx;
+	char pid_s[32];
+	int fd = open(c->procs, O_WRONLY);
+
+	snprintf(pid_s, sizeof(pid_s), "%d", cmd_pid);
+	if (fd < 0 || write(fd, pid_s, strlen(pid_s)) <= 0)
+		c->failed = 1;
+	if (fd >= 0)
+		close(fd);
+}
+
+static long long memcg_stat(const char *cg, const char *key)
+{
+	char path[512], line[256];
+	size_t n = strlen(key);
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/memory.stat", cg);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, n) && line[n] == ' ')
+			v = atoll(line + n + 1);
+	fclose(f);
+	return v;
+}
+
+/*
+ * A file read twice through a small memory cgroup: reclaim evicts the first pass, the
+ * second refaults. Kernel-labelled file refault pages == the cgroup's
+ * workingset_refault_file (memory.stat), and there are key-matched ones as well.
+ */
+static void test_refault_memcg(void)
+{
+	char db[512], file[512], wl[512], cg[256], path[512], buf[65536];
+	char *argv[] = { wl, file, "2", NULL };
+	const long npages = 12288; /* 48 MiB through a 16 MiB cgroup */
+	struct cg_cmd c = { 0 };
+	struct mr_record_opts o = { .overwrite = 1, .target = MR_TARGET_COMMAND, .argv = argv,
+				    .young = MR_YOUNG_OFF, .on_start = cg_cmd_start, .ctx = &c,
+				    .sources = MR_RSRC_FAULTS | MR_RSRC_MMAP |
+					       MR_RSRC_PAGECACHE };
+	struct mr_record_stats st;
+	struct mr_error err = { 0 };
+	long long ws0, ws1 = -1;
+	int64_t kpages, keypages;
+	int fd;
+
+	snprintf(cg, sizeof(cg), "/sys/fs/cgroup/memory/mr-rec-rf-%d", getpid());
+	if (mkdir(cg, 0755)) {
+		printf("SKIP refault part: mkdir %s: %s\n", cg, strerror(errno));
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/memory.limit_in_bytes", cg);
+	fd = open(path, O_WRONLY);
+	CHECK(fd >= 0 && write(fd, "16777216", 8) == 8);
+	close(fd);
+	snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
+	c.procs = path;
+	snprintf(file, sizeof(file), "%s/rf.bin", mr_test_tmpdir());
+	snprintf(db, sizeof(db), "%s/rf.db", mr_test_tmpdir());
+	wl_path(wl, sizeof(wl), "wl_file");
+	fd = open(file, O_CREAT | O_TRUNC | O_RDWR, 0600);
+	CHECK(fd >= 0);
+	memset(buf, 0x3c, sizeof(buf));
+	for (long i = 0; i < npages * psize / (long)sizeof(buf); i++)
+		CHECK(write(fd, buf, sizeof(buf)) == (ssize_t)sizeof(buf));
+	CHECK(fsync(fd) == 0);
+	CHECK(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) == 0); /* not charged to us */
+	close(fd);
+	ws0 = memcg_stat(cg, "workingset_refault_file");
+	o.output = db;
+	CHECK(mr_record_run(&o, &st, &err) == 0);
+	if (err.msg[0])
+		fprintf(stderr, "refault: %s\n", err.msg);
+	CHECK(!c.failed);
+	CHECK(st.cmd_status == 0);
+	if (src_on(&st, "refault") != 1)
+		goto out;
+	{
+		struct mr_event *evs;
+		size_t nev = load_events(db, &evs);
+
+		kpages = keypages = 0;
+		for (size_t i = 0; i < nev; i++) {
+			if (evs[i].kind != MR_EV_REFAULT)
+				continue;
+			if ((evs[i].flags & (MR_REFAULT_KERNEL | MR_REFAULT_FILE)) ==
+			    (MR_REFAULT_KERNEL | MR_REFAULT_FILE))
+				kpages++;
+			else if (!(evs[i].flags & MR_REFAULT_KERNEL))
+				keypages++;
+		}
+		free(evs);
+	}
+	/* memcg stats are flushed lazily (rstat, every 2 s at the latest) */
+	for (int i = 0; i < 30; i++) {
+		ws1 = memcg_stat(cg, "workingset_refault_file");
+		if (ws1 - ws0 == kpages)
+			break;
+		usleep(100000);
+	}
+	printf("refault: %lld pages by the kernel's count, %lld kernel-labelled, %lld "
+	       "key-matched; labels %lld, unpaired %lld\n", ws1 - ws0, (long long)kpages,
+	       (long long)keypages, (long long)sql_int(db, "SELECT CAST(value AS INTEGER) FROM "
+	       "meta WHERE key = 'refault.kernel_labels'"), (long long)sql_int(db,
+	       "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'refault.kernel_unpaired'"));
+	CHECK(ws1 - ws0 > npages / 2);
+	CHECK_EQ_U64((uint64_t)kpages, (uint64_t)(ws1 - ws0));
+	CHECK(keypages >= kpages);
+	CHECK(sql_int(db, "SELECT CAST(value AS INTEGER) FROM meta WHERE key = "
+		      "'refault.kernel_unpaired'") == 0);
+out:
+	unlink(file);
+	rmdir(cg);
+}
+
+/* Pages of [lo, hi) (addresses) of the anon pages table: page id -> 1. Caller frees. */
+static uint8_t *anon_pages_in(const char *db, uint64_t lo, uint64_t hi, int64_t *maxp)
+{
+	char sql[256];
+	sqlite3 *h;
+	sqlite3_stmt *q;
+	uint8_t *in;
+
+	*maxp = sql_int(db, "SELECT max(id) FROM pages");
+	if (*maxp < 0)
+		return NULL;
+	in = calloc((size_t)*maxp + 1, 1);
+	sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL);
+	snprintf(sql, sizeof(sql), "SELECT id FROM pages WHERE type = 0 AND vpage >= %llu AND "
+		 "vpage < %llu", (unsigned long long)(lo / psize),
+		 (unsigned long long)(hi / psize));
+	sqlite3_prepare_v2(h, sql, -1, &q, NULL);
+	while (sqlite3_step(q) == SQLITE_ROW)
+		in[sqlite3_column_int64(q, 0)] = 1;
+	sqlite3_finalize(q);
+	sqlite3_close(h);
+	return in;
+}
+
+/*
+ * munmap of the middle third of a touched mapping: the VMA is split (two pieces MAPped,
+ * the original UNMAPped), the middle third's pages get FREE exactly once, after their
+ * faults and before the fault that follows the munmap; the rest is freed at exit.
+ */
+static void test_munmap(void)
+{
+	char db[512], out[512], wl[512], n_s[16], sql[256];
+	const unsigned long n = 300;
+	char *argv[] = { wl, n_s, out, NULL };
+	struct mr_record_stats st;
+	struct mr_event *evs;
+	unsigned long base = 0, got_n = 0, mark = 0;
+	uint64_t mid_lo, mid_hi, last_fault_t = 0, mark_t = UINT64_MAX, free_mid = 0;
+	uint64_t free_mid_t = 0, free_rest = 0, free_rest_t = UINT64_MAX, free_twice = 0;
+	uint8_t *mid, *all, *freed;
+	int64_t maxp, maxp2;
+	size_t nev;
+
+	snprintf(db, sizeof(db), "%s/munmap.db", mr_test_tmpdir());
+	snprintf(out, sizeof(out), "%s/munmap.out", mr_test_tmpdir());
+	snprintf(n_s, sizeof(n_s), "%lu", n);
+	wl_path(wl, sizeof(wl), "wl_munmap");
+	CHECK(record(argv, 0, MR_RSRC_FAULTS | MR_RSRC_MMAP, db, &st) == 0);
+	CHECK(st.cmd_status == 0);
+	if (src_on(&st, "munmap") != 1)
+		return;
+	CHECK(read_file_line(out, "%lx %lu %lx", &base, &got_n, &mark) == 3);
+	CHECK_EQ_U64(got_n, n);
+	mid_lo = base + n / 3 * psize;
+	mid_hi = base + 2 * n / 3 * psize;
+	/* a VMA over the whole mapping (the kernel may have merged it with a neighbour),
+	 * then the two pieces the munmap leaves */
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM vmas WHERE start <= %lu AND end >= %lu",
+		 base, base + n * psize);
+	CHECK(sql_int(db, sql) >= 1);
+	/* (map_ns 0: copies for a forked task, e.g. a sanitizer's helper) */
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM vmas WHERE map_ns > 0 AND ((start <= "
+		 "%lu AND end = %llu) OR (start = %llu AND end >= %lu))", base, (unsigned long long)mid_lo,
+		 (unsigned long long)mid_hi, base + n * psize);
+	CHECK(sql_int(db, sql) == 2);
+	mid = anon_pages_in(db, mid_lo, mid_hi, &maxp);
+	all = anon_pages_in(db, base, base + n * psize, &maxp2);
+	CHECK(mid && all);
+	if (!mid || !all)
+		return;
+	freed = calloc((size_t)maxp + 1, 1);
+	nev = load_events(db, &evs);
+	for (size_t i = 0; i < nev; i++) {
+		const struct mr_event *e = &evs[i];
+
+		if (e->kind == MR_EV_FAULT && e->arg >= base && e->arg < base + n * psize)
+			last_fault_t = e->time;
+		if (e->kind == MR_EV_FAULT && e->arg == mark)
+			mark_t = e->time;
+		if (e->kind != MR_EV_FREE)
+			continue;
+		for (uint32_t j = 0; j < e->size; j++) {
+			uint32_t pg = e->page + j;
+
+			if ((int64_t)pg > maxp || !all[pg])
+				continue;
+			free_twice += freed[pg]++ > 0;
+			if (mid[pg]) {
+				free_mid++;
+				free_mid_t = e->time;
+			} else {
+				free_rest++;
+				if (e->time < free_rest_t)
+					free_rest_t = e->time;
+			}
+		}
+	}
+	printf("munmap: %llu middle pages freed at %llu ns (last fault %llu, next %llu), "
+	       "%llu others at exit\n", (unsigned long long)free_mid,
+	       (unsigned long long)free_mid_t, (unsigned long long)last_fault_t,
+	       (unsigned long long)mark_t, (unsigned long long)free_rest);
+	CHECK_EQ_U64(free_mid, 2 * n / 3 - n / 3);
+	CHECK_EQ_U64(free_twice, 0);
+	CHECK(free_mid_t >= last_fault_t && free_mid_t <= mark_t);
+	/* the pieces' pages stay until the process exits */
+	CHECK_EQ_U64(free_rest, n - (2 * n / 3 - n / 3));
+	CHECK(free_rest_t > mark_t);
+	free(evs);
+	free(mid);
+	free(all);
+	free(freed);
+}
+
+/* Reads then writes: FAULT flags say exactly which (exceptions:page_fault_user). */
+static void test_fault_rw(void)
+{
+	char db[512], out[512], wl[512], n_s[16];
+	const unsigned long n = 2000;
+	char *argv[] = { wl, n_s, out, NULL };
+	struct mr_record_stats st;
+	struct mr_event *evs;
+	unsigned long base = 0, got_n = 0, sum = 0;
+	uint64_t rd = 0, wr = 0, bad = 0;
+	size_t nev;
+
+	snprintf(db, sizeof(db), "%s/rw.db", mr_test_tmpdir());
+	snprintf(out, sizeof(out), "%s/rw.out", mr_test_tmpdir());
+	snprintf(n_s, sizeof(n_s), "%lu", n);
+	wl_path(wl, sizeof(wl), "wl_rw");
+	CHECK(record(argv, 0, MR_RSRC_FAULTS | MR_RSRC_MMAP | MR_RSRC_FAULT_RW, db, &st) == 0);
+	CHECK(st.cmd_status == 0);
+	CHECK_EQ_U64(st.lost, 0);
+	if (access("/sys/kernel/tracing/events/exceptions/page_fault_user/id", F_OK) == 0)
+		CHECK(src_on(&st, "fault_rw") == 1); /* the tracepoint exists: it must be used */
+	if (src_on(&st, "fault_rw") != 1)
+		return;
+	CHECK(read_file_line(out, "%lx %lu %lu", &base, &got_n, &sum) == 3);
+	CHECK_EQ_U64(got_n, n);
+	nev = load_events(db, &evs);
+	for (size_t i = 0; i < nev; i++) {
+		const struct mr_event *e = &evs[i];
+		int write_half;
+
+		if (e->kind != MR_EV_FAULT || e->arg < base || e->arg >= base + 2 * n * psize)
+			continue;
+		write_half = e->arg >= base + n * psize;
+		if (write_half && (e->flags & (MR_ACC_WRITE | MR_ACC_EXEC)) == MR_ACC_WRITE)
+			wr++;
+		else if (!write_half && !(e->flags & (MR_ACC_WRITE | MR_ACC_EXEC)))
+			rd++;
+		else
+			bad++;
+		/* its ACCESS(source fault) says the same */
+		if (i + 1 < nev && evs[i + 1].kind == MR_EV_ACCESS &&
+		    (evs[i + 1].flags & (MR_ACC_READ | MR_ACC_WRITE)) !=
+		    (write_half ? MR_ACC_WRITE : MR_ACC_READ))
+			bad++;
+	}
+	printf("fault_rw: %llu read faults, %llu write faults, %llu mislabelled\n",
+	       (unsigned long long)rd, (unsigned long long)wr, (unsigned long long)bad);
+	CHECK_EQ_U64(rd, n);
+	CHECK_EQ_U64(wr, n);
+	CHECK_EQ_U64(bad, 0);
+	free(evs);
+}
+
+/* Append a host-order u32 to a hand-made BTF blob. */
+static size_t put32(unsigned char *b, size_t off, uint32_t v)
+{
+	memcpy(b + off, &v, 4);
+	return off + 4;
+}
+
+/* The BTF reader on a synthetic blob: skips other kinds, reads ENUM and ENUM64, fails
+ * cleanly on truncation and unknown kinds. Runs without root. */
+static void test_btf_reader(void)
+{
+	static const char strs[] = "\0int\0s\0a\0other\0X_ONE\0node_stat_item\0WS_A\0WS_B";
+	enum { S_INT = 1, S_S = 5, S_A = 7, S_OTHER = 9, S_XONE = 15, S_NSI = 21, S_WSA = 36,
+	       S_WSB = 41 }; /* offsets into strs */
+	const char *names[] = { "WS_A", "WS_B" };
+	unsigned char b[512];
+	int64_t v[2];
+	char why[160];
+	size_t t0 = 24, o = t0, tl, total;
+
+	memset(b, 0, sizeof(b));
+	/* [1] INT "int": size 4, + 4 bytes */
+	o = put32(b, o, S_INT);
+	o = put32(b, o, 1u << 24);
+	o = put32(b, o, 4);
+	o = put32(b, o, 32);
+	/* [2] STRUCT "s" with one member (12 bytes each) */
+	o = put32(b, o, S_S);
+	o = put32(b, o, (4u << 24) | 1);
+	o = put32(b, o, 4);
+	o = put32(b, o, S_A);
+	o = put32(b, o, 1);
+	o = put32(b, o, 0);
+	/* [3] ENUM "other" { X_ONE = 7 } */
+	o = put32(b, o, S_OTHER);
+	o = put32(b, o, (6u << 24) | 1);
+	o = put32(b, o, 4);
+	o = put32(b, o, S_XONE);
+	o = put32(b, o, 7);
+	/* [4] FUNC_PROTO with 2 params (8 bytes each) */
+	o = put32(b, o, 0);
+	o = put32(b, o, (13u << 24) | 2);
+	o = put32(b, o, 1);
+	o += 16;
+	/* [5] ENUM64 "node_stat_item" { WS_A = 21, WS_B = 2^33 + 5 } */
+	o = put32(b, o, S_NSI);
+	o = put32(b, o, (19u << 24) | 2);
+	o = put32(b, o, 8);
+	o = put32(b, o, S_WSA);
+	o = put32(b, o, 21);
+	o = put32(b, o, 0);
+	o = put32(b, o, S_WSB);
+	o = put32(b, o, 5);
+	o = put32(b, o, 2);
+	tl = o - t0;
+	memcpy(b + o, strs, sizeof(strs));
+	total = o + sizeof(strs);
+	b[0] = 0x9f;
+	b[1] = 0xeb;
+	b[2] = 1;
+	put32(b, 4, 24);
+	put32(b, 8, 0);
+	put32(b, 12, (uint32_t)tl);
+	put32(b, 16, (uint32_t)tl);
+	put32(b, 20, sizeof(strs));
+	CHECK(strcmp(strs + S_WSB, "WS_B") == 0 && strcmp(strs + S_NSI, "node_stat_item") == 0);
+	CHECK(rec_btf_enum_values(b, total, "node_stat_item", names, 2, v, why,
+				  sizeof(why)) == 0);
+	CHECK(v[0] == 21 && v[1] == (2ll << 32) + 5);
+	names[1] = "X_ONE"; /* an enumerator of another enum is not this one's */
+	CHECK(rec_btf_enum_values(b, total, "node_stat_item", names, 2, v, why,
+				  sizeof(why)) == MR_ENOENT);
+	CHECK(v[0] == 21 && v[1] == -1 && strstr(why, "X_ONE"));
+	CHECK(rec_btf_enum_values(b, total - sizeof(strs) - 4, "node_stat_item", names, 2, v,
+				  why, sizeof(why)) == MR_EINVAL);
+	put32(b, t0 + 4, 31u << 24); /* an unknown kind first */
+	CHECK(rec_btf_enum_values(b, total, "node_stat_item", names, 2, v, why,
+				  sizeof(why)) == MR_EINVAL && strstr(why, "kind 31"));
+}
+
 /* tracefs for this process only when the host has not mounted it. */
 static void ensure_tracefs(void)
 {
@@ -633,6 +1039,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: test_record WORKLOAD_DIR MEMREPLAY\n");
 		return 2;
 	}
+	if (!only || strstr(only, "btf"))
+		test_btf_reader();
 	if (geteuid() != 0) {
 		printf("SKIP: the recorder tests need root (perf samples with kernel faults, "
 		       "tracefs); run ctest as root\n");
@@ -648,6 +1056,12 @@ int main(int argc, char **argv)
 		test_threads_fork();
 	if (!only || strstr(only, "pagecache"))
 		test_pagecache();
+	if (!only || strstr(only, "refault"))
+		test_refault_memcg();
+	if (!only || strstr(only, "munmap"))
+		test_munmap();
+	if (!only || strstr(only, "rw"))
+		test_fault_rw();
 	if (!only || strstr(only, "loss"))
 		test_loss();
 	if (!only || strstr(only, "hw"))

@@ -4,11 +4,14 @@
  * cache (posix_fadvise DONTNEED), read it whole, drop it again, read it again. Every page
  * is therefore inserted, deleted and inserted again (a delete->insert key match: refault
  * candidate). The file must be clean (fsynced) and on a disk file system, not tmpfs.
- *   wl_file FILE
+ * With PASSES, the file is read whole PASSES times and never dropped (run inside a small
+ * memory cgroup, the second pass refaults what reclaim evicted).
+ *   wl_file FILE [PASSES]
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 static int read_all(int fd)
@@ -31,6 +34,13 @@ int main(int argc, char **argv)
 	fd = open(argv[1], O_RDONLY);
 	if (fd < 0)
 		return 1;
+	if (argc > 2) {
+		for (long i = strtol(argv[2], NULL, 0); i > 0; i--)
+			if (read_all(fd))
+				return 1;
+		close(fd);
+		return 0;
+	}
 	if (posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) || read_all(fd) ||
 	    posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) || read_all(fd))
 		return 1;

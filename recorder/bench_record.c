@@ -1,0 +1,848 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench_record.c - `memreplay bench record`: what recording costs the recorded programs.
+ *
+ * Two workloads, each run in three (build: two) modes, interleaved, opts->runs times:
+ *
+ *   faults  wl_faultbench N: N anonymous pages touched once (THP off): fault-bound
+ *   build   /bin/sh running gcc -O2 -c over the project's storage and traces/gen
+ *           sources, one after the other, objects into the temporary directory
+ *
+ *   alone     the workload only
+ *   raw perf  the recorder's fault events (PAGE_FAULTS_MIN and _MAJ, sample_period 1,
+ *             IDENTIFIER|IP|TID|TIME|ADDR|CPU, inherit, enable_on_exec, one ring per CPU
+ *             through libperf, the recorder's ring size and watermark), with a reader
+ *             that only drains the rings and counts samples: the floor any perf-based
+ *             recorder pays (faults only)
+ *   record    mr_record_run() with default settings on the workload
+ *
+ * Process layout of one run: this process forks a runner (own process group, killed
+ * with the group on stop or failure; PDEATHSIG if we die); the runner forks the workload
+ * stopped on a pipe (mr_record_run() does that itself for "record"), tells us its pid
+ * and waits for our go. We take a pidfd of the workload, note the time, answer; the
+ * runner releases the workload; the workload's wall time ends when its pidfd turns
+ * readable (exit). So wall time means the same thing in every mode and excludes the
+ * recorder's setup and final write, which are reported as the recorder's session time
+ * and CPU. CPU times come from the runner's getrusage: its children (the workload and
+ * everything it started) and itself (the recorder or the drainer).
+ *
+ * Figures, not assertions; on a 2-CPU machine the recorder and the workload compete.
+ */
+#define _GNU_SOURCE
+/* libperf's tree header first: its struct perf_event_attr is the size libperf copies. */
+#include <linux/perf_event.h>
+#include <perf/core.h>
+#include <perf/cpumap.h>
+#include <perf/event.h>
+#include <perf/evlist.h>
+#include <perf/evsel.h>
+#include <perf/mmap.h>
+#include <perf/threadmap.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <glob.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mr_recorder.h"
+#include "mr_store.h"
+#include "mr_util.h"
+
+#define RING_PAGES 2048	/* = record.c's DEFAULT_RING_PAGES: the same rings as the recorder */
+#define POLL_MS 50	/* = record.c's POLL_MS */
+#define DEFAULT_PAGES 262144ull /* 1 GiB of 4 KiB pages */
+#define MAX_RUNS 64
+#define NMODES 3
+
+/* libperf (6.12) frees PERF_FORMAT_ID ids only here (see record.c). */
+void perf_evsel__free_id(struct perf_evsel *evsel);
+
+static const char *const mode_name[NMODES] = { "alone", "raw perf", "record" };
+
+/* What a runner sends back when it is done. */
+struct run_result {
+	int rc;			/* enum mr_err */
+	char msg[400];
+	int status;		/* the workload's wait status, -1 if it never ran */
+	double work_cpu_s;	/* RUSAGE_CHILDREN of the runner */
+	double rec_cpu_s;	/* the recorder's / drainer's own CPU */
+	double session_s;	/* recorder wall time */
+	uint64_t events, faults, lost;
+};
+
+/* One measured run, in the parent. */
+struct run {
+	double wall_s;
+	struct run_result r;
+	uint64_t stored_bytes, payload_bytes, file_bytes, store_events;
+};
+
+/* The runner's end of the start handshake. */
+struct handshake {
+	int pid_fd;	/* runner -> parent: the workload's pid */
+	int ack_fd;	/* parent -> runner: one byte, "timing started, release it" */
+};
+
+static double mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double tv_s(struct timeval tv)
+{
+	return (double)tv.tv_sec + (double)tv.tv_usec * 1e-6;
+}
+
+static double ru_cpu(int who)
+{
+	struct rusage ru;
+
+	if (getrusage(who, &ru))
+		return 0;
+	return tv_s(ru.ru_utime) + tv_s(ru.ru_stime);
+}
+
+static int stopped(const struct mr_bench_record_opts *o)
+{
+	return o->stop && *o->stop;
+}
+
+static void note(const struct mr_bench_record_opts *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void note(const struct mr_bench_record_opts *o, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+
+	if (!o->note)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	o->note(o->note_arg, line);
+}
+
+static int swallow(enum libperf_print_level level, const char *fmt, va_list ap)
+{
+	return 0;
+}
+
+/* ---- runner side (a child process; never returns to the caller) ---- */
+
+/* Tell the parent the workload's pid, wait for its go. 0 or -1 (parent gone). */
+static int announce(const struct handshake *h, pid_t pid)
+{
+	char c;
+
+	if (write(h->pid_fd, &pid, sizeof(pid)) != (ssize_t)sizeof(pid))
+		return -1;
+	while (read(h->ack_fd, &c, 1) != 1)
+		if (errno != EINTR)
+			return -1;
+	return 0;
+}
+
+/* mr_record_opts.on_start: the command is forked, enabled on exec, not yet released. */
+static void record_started(void *ctx, int cmd_pid)
+{
+	announce(ctx, cmd_pid);
+}
+
+/* Fork argv stopped on a pipe; exec when *go_fd is written. Returns the pid or -1. */
+static pid_t spawn_stopped(char *const *argv, int *go_fd)
+{
+	int go[2];
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(go[0]);
+		close(go[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		char c;
+
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(126);
+		execvp(argv[0], argv);
+		fprintf(stderr, "bench record: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(go[0]);
+	*go_fd = go[1];
+	return pid;
+}
+
+/* waitpid that gives up the wait (killing the workload) when the bench is stopped. */
+static int wait_workload(const struct mr_bench_record_opts *o, pid_t pid, int *status)
+{
+	for (;;) {
+		pid_t w = waitpid(pid, status, 0);
+
+		if (w == pid)
+			return 0;
+		if (w < 0 && errno != EINTR)
+			return -1;
+		if (stopped(o))
+			kill(pid, SIGKILL);
+	}
+}
+
+static void run_alone(const struct mr_bench_record_opts *o, char *const *argv,
+		      const struct handshake *h, struct run_result *res)
+{
+	int go_fd;
+	pid_t pid = spawn_stopped(argv, &go_fd);
+
+	if (pid < 0) {
+		res->rc = MR_EIO;
+		snprintf(res->msg, sizeof(res->msg), "fork: %s", strerror(errno));
+		return;
+	}
+	if (announce(h, pid) || write(go_fd, "g", 1) != 1)
+		kill(pid, SIGKILL);
+	close(go_fd);
+	if (wait_workload(o, pid, &res->status))
+		res->status = -1;
+	res->work_cpu_s = ru_cpu(RUSAGE_CHILDREN);
+}
+
+/* Drain every ring, counting samples; records of other types are consumed too. */
+static uint64_t drain_count(struct perf_evlist *evlist)
+{
+	struct perf_mmap *map;
+	union perf_event *ev;
+	uint64_t n = 0;
+
+	perf_evlist__for_each_mmap(evlist, map, false) {
+		if (perf_mmap__read_init(map) < 0)
+			continue;
+		while ((ev = perf_mmap__read_event(map)) != NULL) {
+			n += ev->header.type == PERF_RECORD_SAMPLE;
+			perf_mmap__consume(map);
+		}
+		perf_mmap__read_done(map);
+	}
+	return n;
+}
+
+static void run_raw_perf(const struct mr_bench_record_opts *o, char *const *argv,
+			 const struct handshake *h, struct run_result *res)
+{
+	static const uint64_t config[2] = { PERF_COUNT_SW_PAGE_FAULTS_MIN,
+					    PERF_COUNT_SW_PAGE_FAULTS_MAJ };
+	struct perf_cpu_map *cpus = NULL;
+	struct perf_thread_map *threads = NULL;
+	struct perf_evlist *evlist = NULL;
+	struct perf_evsel *evsel[2] = { NULL, NULL };
+	double cpu0 = ru_cpu(RUSAGE_SELF), t0 = mono();
+	long psize = sysconf(_SC_PAGESIZE);
+	const char *step = "";
+	int go_fd = -1, rc, exited = 0;
+	pid_t pid;
+
+	libperf_init(swallow);
+	pid = spawn_stopped(argv, &go_fd);
+	if (pid < 0) {
+		res->rc = MR_EIO;
+		snprintf(res->msg, sizeof(res->msg), "fork: %s", strerror(errno));
+		return;
+	}
+	cpus = perf_cpu_map__new(NULL);
+	threads = perf_thread_map__new_dummy();
+	evlist = perf_evlist__new();
+	if (!cpus || !threads || !evlist) {
+		rc = -ENOMEM;
+		step = "libperf maps";
+		goto fail;
+	}
+	perf_thread_map__set_pid(threads, 0, pid);
+	for (int i = 0; i < 2; i++) {
+		struct perf_event_attr a;
+
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		a.type = PERF_TYPE_SOFTWARE;
+		a.config = config[i];
+		a.sample_period = 1;
+		a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+				PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU;
+		a.read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
+		a.disabled = 1;
+		a.inherit = 1;
+		a.enable_on_exec = 1;
+		a.use_clockid = 1;
+		a.clockid = CLOCK_MONOTONIC;
+		a.watermark = 1;
+		a.wakeup_watermark = (uint32_t)(RING_PAGES * psize / 2);
+		evsel[i] = perf_evsel__new(&a);
+		if (!evsel[i]) {
+			rc = -ENOMEM;
+			step = "perf_evsel__new";
+			goto fail;
+		}
+		perf_evlist__add(evlist, evsel[i]);
+	}
+	perf_evlist__set_maps(evlist, cpus, threads);
+	rc = perf_evlist__open(evlist);
+	if (rc < 0) {
+		step = "perf_evlist__open";
+		goto fail;
+	}
+	errno = 0;
+	rc = perf_evlist__mmap(evlist, RING_PAGES);
+	if (rc < 0) {
+		rc = rc == -1 ? (errno ? -errno : -EPERM) : rc;
+		step = "perf_evlist__mmap";
+		goto fail;
+	}
+	if (announce(h, pid) || write(go_fd, "g", 1) != 1) {
+		rc = -EPIPE;
+		step = "start handshake";
+		goto fail;
+	}
+	close(go_fd);
+	go_fd = -1;
+	while (!exited) {
+		perf_evlist__poll(evlist, POLL_MS);
+		res->events += drain_count(evlist);
+		if (waitpid(pid, &res->status, WNOHANG) == pid)
+			exited = 1;
+		else if (stopped(o))
+			kill(pid, SIGKILL);
+	}
+	pid = 0;
+	perf_evlist__disable(evlist);
+	res->events += drain_count(evlist);
+	res->faults = res->events;
+	for (int i = 0; i < 2; i++)
+		for (int c = 0; c < perf_cpu_map__nr(cpus); c++) {
+			struct perf_counts_values cv = { 0 };
+
+			if (perf_evsel__read(evsel[i], c, 0, &cv) == 0)
+				res->lost += cv.lost;
+		}
+	rc = 0;
+fail:
+	if (rc) {
+		res->rc = rc == -EACCES || rc == -EPERM ? MR_EPERM : MR_EIO;
+		snprintf(res->msg, sizeof(res->msg), "raw perf: %s: %s", step, strerror(-rc));
+	}
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &res->status, 0);
+	}
+	if (go_fd >= 0)
+		close(go_fd);
+	if (evlist) {
+		for (int i = 0; i < 2; i++)
+			if (evsel[i])
+				perf_evsel__free_id(evsel[i]);
+#ifdef MR_LIBPERF_EVSEL_DELETE_LEAKS_MAPS
+		perf_evlist__munmap(evlist);
+		perf_evlist__close(evlist);
+		for (int i = 0; i < 2; i++)
+			if (evsel[i]) {
+				perf_cpu_map__put(perf_evsel__cpus(evsel[i]));
+				perf_thread_map__put(perf_evsel__threads(evsel[i]));
+			}
+#endif
+		perf_evlist__delete(evlist);
+	}
+	perf_thread_map__put(threads);
+	perf_cpu_map__put(cpus);
+	res->rec_cpu_s = ru_cpu(RUSAGE_SELF) - cpu0;
+	res->session_s = mono() - t0;
+	res->work_cpu_s = ru_cpu(RUSAGE_CHILDREN);
+}
+
+static void run_record(const struct mr_bench_record_opts *o, char *const *argv,
+		       const char *store, struct handshake *h, struct run_result *res)
+{
+	struct mr_record_opts ro = {
+		.output = store, .overwrite = 1, .target = MR_TARGET_COMMAND, .argv = argv,
+		.stop = o->stop, .on_start = record_started, .ctx = h,
+	};
+	struct mr_record_stats st;
+	struct mr_error e = { 0 };
+
+	res->rc = mr_record_run(&ro, &st, &e);
+	if (res->rc)
+		snprintf(res->msg, sizeof(res->msg), "%.399s", e.msg[0] ? e.msg :
+			 mr_strerror(res->rc));
+	res->status = st.cmd_status;
+	res->work_cpu_s = ru_cpu(RUSAGE_CHILDREN);
+	res->rec_cpu_s = (double)st.cpu_ns * 1e-9;
+	res->session_s = (double)st.wall_ns * 1e-9;
+	res->events = st.events;
+	res->faults = st.by_kind[MR_EV_FAULT];
+	res->lost = st.lost;
+}
+
+/* ---- parent side ---- */
+
+static int read_full(const struct mr_bench_record_opts *o, int fd, void *buf, size_t len,
+		     int *got_eof)
+{
+	size_t done = 0;
+
+	*got_eof = 0;
+	while (done < len) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		ssize_t n;
+
+		if (stopped(o))
+			return -1;
+		if (poll(&p, 1, 200) <= 0)
+			continue;
+		n = read(fd, (char *)buf + done, len - done);
+		if (n == 0) {
+			*got_eof = 1;
+			return -1;
+		}
+		if (n < 0 && errno != EINTR)
+			return -1;
+		if (n > 0)
+			done += (size_t)n;
+	}
+	return 0;
+}
+
+/* Kill whatever is left of a runner's process group (stragglers of the workload), then
+ * reap the runner: in this order, so that the group id cannot have been reused. */
+static void reap_group(pid_t runner)
+{
+	int status;
+
+	kill(-runner, SIGKILL);
+	while (waitpid(runner, &status, 0) < 0 && errno == EINTR)
+		;
+}
+
+/* Stop a runner's process group: SIGTERM (the recorder finishes its store), then
+ * SIGKILL after a grace period. Reaps the runner. */
+static void kill_group(pid_t runner)
+{
+	double until = mono() + 3.0;
+	siginfo_t si;
+
+	kill(-runner, SIGTERM);
+	while (mono() < until) {
+		memset(&si, 0, sizeof(si));
+		/* WNOWAIT: the runner's zombie keeps the group id ours until reaped. */
+		if (waitid(P_PID, (id_t)runner, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+		    si.si_pid == runner)
+			break;
+		usleep(20000);
+	}
+	reap_group(runner);
+}
+
+static void describe_status(char *buf, size_t cap, int status)
+{
+	if (status < 0)
+		snprintf(buf, cap, "did not run");
+	else if (WIFEXITED(status))
+		snprintf(buf, cap, "exited with %d", WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		snprintf(buf, cap, "was killed by signal %d", WTERMSIG(status));
+	else
+		snprintf(buf, cap, "ended with status %d", status);
+}
+
+/* One run of argv in mode; *run filled. Store (record mode) at store, output to log. */
+static int run_once(const struct mr_bench_record_opts *o, int mode, char *const *argv,
+		    const char *store, const char *log, struct run *run, struct mr_error *err)
+{
+	int pid_p[2] = { -1, -1 }, ack_p[2] = { -1, -1 }, res_p[2] = { -1, -1 };
+	int pfd = -1, rc = 0, eof;
+	pid_t runner, wpid = 0;
+	double t0 = 0;
+	char what[64];
+
+	memset(run, 0, sizeof(*run));
+	if (pipe2(pid_p, O_CLOEXEC) || pipe2(ack_p, O_CLOEXEC) || pipe2(res_p, O_CLOEXEC)) {
+		rc = mr_error_set(err, MR_EIO, "bench record: pipe: %s", strerror(errno));
+		goto out;
+	}
+	fflush(NULL);
+	runner = fork();
+	if (runner < 0) {
+		rc = mr_error_set(err, MR_EIO, "bench record: fork: %s", strerror(errno));
+		goto out;
+	}
+	if (runner == 0) {
+		struct handshake h = { .pid_fd = pid_p[1], .ack_fd = ack_p[0] };
+		struct run_result r = { .status = -1 };
+		int fd;
+
+		setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		close(pid_p[0]);
+		close(ack_p[1]);
+		close(res_p[0]);
+		fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			dup2(fd, STDOUT_FILENO);
+			dup2(fd, STDERR_FILENO);
+			close(fd);
+		}
+		if (mode == MR_BENCH_ALONE)
+			run_alone(o, argv, &h, &r);
+		else if (mode == MR_BENCH_RAW_PERF)
+			run_raw_perf(o, argv, &h, &r);
+		else
+			run_record(o, argv, store, &h, &r);
+		if (write(res_p[1], &r, sizeof(r)) != (ssize_t)sizeof(r))
+			_exit(2);
+		_exit(0);
+	}
+	setpgid(runner, runner); /* also here: no window in which a kill misses the group */
+	close(pid_p[1]);
+	close(ack_p[0]);
+	close(res_p[1]);
+	pid_p[1] = ack_p[0] = res_p[1] = -1;
+
+	/* Start: the workload exists, stopped; take its pidfd, start the clock, release. */
+	if (read_full(o, pid_p[0], &wpid, sizeof(wpid), &eof) == 0) {
+		pfd = (int)syscall(SYS_pidfd_open, wpid, 0);
+		if (pfd < 0) {
+			rc = mr_error_set(err, MR_EIO, "bench record: pidfd_open(%d): %s",
+					  (int)wpid, strerror(errno));
+			goto kill;
+		}
+		t0 = mono();
+		if (write(ack_p[1], "g", 1) != 1) {
+			rc = mr_error_set(err, MR_EIO, "bench record: the runner went away");
+			goto kill;
+		}
+		for (;;) {
+			struct pollfd p = { .fd = pfd, .events = POLLIN };
+
+			if (stopped(o))
+				goto kill;
+			if (poll(&p, 1, 200) > 0) {
+				run->wall_s = mono() - t0;
+				break;
+			}
+		}
+	} else if (!eof) {
+		goto kill; /* stopped */
+	}
+	/* eof: the runner failed before starting the workload; its result says why. */
+	if (read_full(o, res_p[0], &run->r, sizeof(run->r), &eof)) {
+		if (!stopped(o))
+			rc = mr_error_set(err, MR_EIO, "bench record: the %s runner died without "
+					  "a result; see %s", mode_name[mode], log);
+		goto kill;
+	}
+	reap_group(runner); /* nothing of the run may outlive it */
+	if (run->r.rc) {
+		rc = mr_error_set(err, run->r.rc, "bench record (%s): %s", mode_name[mode],
+				  run->r.msg);
+		goto out;
+	}
+	if (run->r.status != 0) {
+		describe_status(what, sizeof(what), run->r.status);
+		rc = mr_error_set(err, MR_EIO, "bench record (%s): the workload %s; see %s",
+				  mode_name[mode], what, log);
+		goto out;
+	}
+	if (mode == MR_BENCH_RECORD) {
+		struct mr_store *s = NULL;
+		struct mr_store_summary sum;
+
+		rc = mr_store_open(store, MR_STORE_RDONLY, &s, err);
+		if (!rc)
+			rc = mr_store_summarize(s, &sum, err);
+		if (!rc) {
+			run->stored_bytes = sum.stored_bytes;
+			run->payload_bytes = sum.payload_bytes;
+			run->file_bytes = sum.file_bytes;
+			run->store_events = sum.n_events;
+		}
+		mr_store_close(s);
+	}
+	goto out;
+kill:
+	kill_group(runner);
+	if (!rc)
+		rc = mr_error_set(err, MR_EIO, "bench record: interrupted");
+out:
+	if (pfd >= 0)
+		close(pfd);
+	for (int i = 0; i < 2; i++) {
+		if (pid_p[i] >= 0)
+			close(pid_p[i]);
+		if (ack_p[i] >= 0)
+			close(ack_p[i]);
+		if (res_p[i] >= 0)
+			close(res_p[i]);
+	}
+	return rc;
+}
+
+static int cmp_wall(const void *a, const void *b)
+{
+	double x = (*(const struct run *const *)a)->wall_s, y = (*(const struct run *const *)b)->wall_s;
+
+	return (x > y) - (x < y);
+}
+
+/* Median run by wall time (the lower middle for an even count) into a row. */
+static void summarize(struct run *runs, int n, const char *name, int mode,
+		      struct mr_bench_record_case *c)
+{
+	struct run *by[MAX_RUNS];
+	const struct run *m;
+
+	for (int i = 0; i < n; i++)
+		by[i] = &runs[i];
+	qsort(by, (size_t)n, sizeof(by[0]), cmp_wall);
+	m = by[(n - 1) / 2];
+	memset(c, 0, sizeof(*c));
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	c->mode = mode;
+	c->runs = n;
+	c->wall_s = m->wall_s;
+	c->wall_min_s = by[0]->wall_s;
+	c->wall_max_s = by[n - 1]->wall_s;
+	c->work_cpu_s = m->r.work_cpu_s;
+	c->rec_cpu_s = mode == MR_BENCH_ALONE ? 0 : m->r.rec_cpu_s;
+	c->session_s = mode == MR_BENCH_RECORD ? m->r.session_s : 0;
+	c->events = m->r.events;
+	c->faults = m->r.faults;
+	c->events_per_s = m->wall_s > 0 ? (double)c->events / m->wall_s : 0;
+	c->rec_us_per_event = c->events ? c->rec_cpu_s * 1e6 / (double)c->events : 0;
+	for (int i = 0; i < n; i++)
+		if (runs[i].r.lost > c->lost)
+			c->lost = runs[i].r.lost;
+	if (mode == MR_BENCH_RECORD && m->store_events) {
+		double ev = (double)m->store_events;
+
+		c->chunk_bytes_per_event = (double)m->stored_bytes / ev;
+		c->payload_bytes_per_event = (double)m->payload_bytes / ev;
+		c->file_bytes_per_event = (double)m->file_bytes / ev;
+	}
+}
+
+/* Run one workload in the given modes, interleaved; append one row per mode. */
+static int bench_workload(const struct mr_bench_record_opts *o, const char *name,
+			  char *const *argv, const int *modes, int nmodes, const char *dir,
+			  const char *tag, struct mr_bench_record_case *out, size_t cap, size_t *n,
+			  struct mr_error *err)
+{
+	int runs = o->runs > 0 ? (o->runs > MAX_RUNS ? MAX_RUNS : o->runs) : 3;
+	struct run *r = calloc((size_t)(NMODES * runs), sizeof(*r));
+	char log[1100], store[1100];
+	struct run warm;
+	int rc;
+
+	if (!r)
+		return mr_error_set(err, MR_ENOMEM, "out of memory");
+	if (*n + (size_t)nmodes > cap) {
+		free(r);
+		return mr_error_set(err, MR_ENOSPC, "bench record: %zu result rows are too few",
+				    cap);
+	}
+	snprintf(log, sizeof(log), "%s/%s.log", dir, tag);
+	/* Warm-up (not measured): page cache for the binaries and sources. */
+	note(o, "%s: warm-up run ...", name);
+	rc = run_once(o, MR_BENCH_ALONE, argv, NULL, log, &warm, err);
+	for (int i = 0; !rc && i < runs; i++)
+		for (int k = 0; !rc && k < nmodes; k++) {
+			int m = modes[k];
+			struct run *x = &r[m * runs + i];
+
+			snprintf(store, sizeof(store), "%s/%s-%d.db", dir, tag, i);
+			note(o, "%s: run %d/%d %s ...", name, i + 1, runs, mode_name[m]);
+			rc = run_once(o, m, argv, store, log, x, err);
+			if (!rc)
+				note(o, "%s: run %d/%d %s: %.3f s", name, i + 1, runs,
+				     mode_name[m], x->wall_s);
+			if (!rc && m == MR_BENCH_RECORD && !o->keep) {
+				char side[1200];
+
+				unlink(store);
+				snprintf(side, sizeof(side), "%s-wal", store);
+				unlink(side);
+				snprintf(side, sizeof(side), "%s-shm", store);
+				unlink(side);
+			}
+		}
+	if (!rc) {
+		struct mr_bench_record_case *alone = &out[*n];
+
+		for (int k = 0; k < nmodes; k++) {
+			struct mr_bench_record_case *c = &out[*n + (size_t)k];
+
+			summarize(&r[modes[k] * runs], runs, name, modes[k], c);
+			if (modes[k] != MR_BENCH_ALONE && alone->wall_s > 0) {
+				c->overhead = (c->wall_s - alone->wall_s) / alone->wall_s;
+				if (alone->work_cpu_s > 0)
+					c->cpu_overhead = (c->work_cpu_s + c->rec_cpu_s -
+							   alone->work_cpu_s) / alone->work_cpu_s;
+			}
+		}
+		*n += (size_t)nmodes;
+	}
+	free(r);
+	return rc;
+}
+
+/* 'quoted' for /bin/sh. */
+static void sh_quote(FILE *f, const char *s)
+{
+	fputc('\'', f);
+	for (; *s; s++)
+		if (*s == '\'')
+			fputs("'\\''", f);
+		else
+			fputc(*s, f);
+	fputc('\'', f);
+}
+
+/* Write dir/build.sh: gcc -O2 -c over src's storage/ and traces/gen sources. */
+static int write_build_script(const char *src, const char *dir, char *script, size_t cap,
+			      size_t *nfiles, struct mr_error *err)
+{
+	static const char *const pats[] = { "storage/*.c", "traces/gen*.c" };
+	char pat[1200], obj[1100];
+	glob_t g;
+	FILE *f;
+	int rc = 0;
+
+	*nfiles = 0;
+	snprintf(script, cap, "%s/build.sh", dir);
+	snprintf(obj, sizeof(obj), "%s/obj", dir);
+	if (mkdir(obj, 0755) && errno != EEXIST)
+		return mr_error_set(err, MR_EIO, "bench record: mkdir %s: %s", obj, strerror(errno));
+	f = fopen(script, "w");
+	if (!f)
+		return mr_error_set(err, MR_EIO, "bench record: %s: %s", script, strerror(errno));
+	fputs("#!/bin/sh\n# memreplay bench record: the build workload\nset -e\ncd ", f);
+	sh_quote(f, src);
+	fputc('\n', f);
+	for (size_t p = 0; p < sizeof(pats) / sizeof(pats[0]); p++) {
+		snprintf(pat, sizeof(pat), "%s/%s", src, pats[p]);
+		if (glob(pat, 0, NULL, &g))
+			continue;
+		for (size_t i = 0; i < g.gl_pathc; i++) {
+			const char *rel = g.gl_pathv[i] + strlen(src) + 1;
+			const char *base = strrchr(rel, '/') + 1;
+
+			fputs("gcc -O2 -std=gnu11 -Istorage -Itraces -c ", f);
+			sh_quote(f, rel);
+			fputs(" -o ", f);
+			snprintf(pat, sizeof(pat), "%s/%.*s.o", obj, (int)(strlen(base) - 2), base);
+			sh_quote(f, pat);
+			fputc('\n', f);
+			(*nfiles)++;
+		}
+		globfree(&g);
+	}
+	if (fclose(f))
+		rc = mr_error_set(err, MR_EIO, "bench record: writing %s failed", script);
+	else if (!*nfiles)
+		rc = mr_error_set(err, MR_ENOENT, "bench record: no sources under %s/storage; "
+				  "fix: --src DIR, the memreplay source tree", src);
+	return rc;
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+	return remove(path);
+}
+
+static int check_root(struct mr_error *err)
+{
+	char buf[32] = "";
+	FILE *f;
+
+	if (geteuid() == 0)
+		return 0;
+	f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+	if (f) {
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = '\0';
+		fclose(f);
+	}
+	buf[strcspn(buf, "\n")] = '\0';
+	return mr_error_set(err, MR_EPERM, "bench record needs root: the recorder's default "
+			    "sources (tracepoints, clear_refs young-bit scans) and its 8 MiB rings "
+			    "per CPU are root-only, and perf_event_paranoid is %s; fix: run as "
+			    "root (sudo memreplay bench record)", buf[0] ? buf : "unreadable");
+}
+
+int mr_bench_record(const struct mr_bench_record_opts *o, struct mr_bench_record_case *out,
+		    size_t cap, size_t *n, struct mr_error *err)
+{
+	static const int fault_modes[] = { MR_BENCH_ALONE, MR_BENCH_RAW_PERF, MR_BENCH_RECORD };
+	static const int build_modes[] = { MR_BENCH_ALONE, MR_BENCH_RECORD };
+	uint64_t pages = o->pages ? o->pages : DEFAULT_PAGES;
+	char dir[1024], name[48], size[32], npages[32], script[1100];
+	int rc;
+
+	*n = 0;
+	if (!o->no_faults && (!o->workload || access(o->workload, X_OK)))
+		return mr_error_set(err, MR_EINVAL, "bench record: the fault-bound workload %s "
+				    "is not an executable; fix: build the tree (traces/"
+				    "wl_faultbench.c) or give --workload PATH",
+				    o->workload ? o->workload : "(none)");
+	if (!o->no_build && !o->src)
+		return mr_error_set(err, MR_EINVAL, "bench record: no source tree for the build "
+				    "case; fix: --src DIR");
+	rc = check_root(err);
+	if (rc)
+		return rc;
+	snprintf(dir, sizeof(dir), "%s/memreplay-bench-record.XXXXXX", o->dir ? o->dir : "/tmp");
+	if (!mkdtemp(dir))
+		return mr_error_set(err, MR_EIO, "bench record: cannot create a directory under "
+				    "%s: %s", o->dir ? o->dir : "/tmp", strerror(errno));
+	if (o->keep)
+		note(o, "keeping %s", dir);
+
+	if (!o->no_faults) {
+		char *argv[] = { (char *)o->workload, npages, NULL };
+
+		snprintf(npages, sizeof(npages), "%llu", (unsigned long long)pages);
+		mr_format_bytes(pages * (uint64_t)sysconf(_SC_PAGESIZE), size, sizeof(size));
+		snprintf(name, sizeof(name), "faults %s", size);
+		rc = bench_workload(o, name, argv, fault_modes, 3, dir, "faults", out, cap, n, err);
+	}
+	if (!rc && !o->no_build) {
+		char *argv[] = { "/bin/sh", script, NULL };
+		size_t nfiles;
+
+		rc = write_build_script(o->src, dir, script, sizeof(script), &nfiles, err);
+		snprintf(name, sizeof(name), "build %zu files", nfiles);
+		if (!rc)
+			rc = bench_workload(o, name, argv, build_modes, 2, dir, "build", out, cap, n,
+					    err);
+	}
+	if (rc && !stopped(o))
+		note(o, "kept %s for inspection", dir);
+	else if (!o->keep)
+		nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return rc;
+}
