@@ -21,6 +21,7 @@ int cmd_record(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_bench_replay(int argc, char **argv);
+int cmd_bench_record(int argc, char **argv);
 
 /* Print "memreplay CMD: message" for an error context and return exit status 1. */
 int cli_fail(const char *cmd, const struct mr_error *err);

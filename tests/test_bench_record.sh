@@ -1,0 +1,51 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# test_bench_record.sh - `memreplay bench record` smoke test: a small fault-bound run
+# (16 MiB, one run, no build) prints the alone / raw perf / record rows and the targets
+# footer. Without root it must fail naming perf_event_paranoid and root, then skips (77).
+#   test_bench_record.sh MEMREPLAY
+set -u
+MR=$1
+T=$(mktemp -d "${TMPDIR:-/tmp}/mr-bench-rec.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+fail=0
+check() { # check DESCRIPTION COMMAND...
+	d=$1; shift
+	if "$@"; then echo "ok   $d"; else echo "FAIL $d"; fail=1; fi
+}
+
+if [ "$(id -u)" != 0 ]; then
+	"$MR" bench record --size 16M --runs 1 --no-build --dir "$T" >"$T/out" 2>"$T/err"
+	rc=$?
+	check "without root: exit status 1" [ $rc = 1 ]
+	check "without root: the message names perf_event_paranoid" \
+		grep -q "perf_event_paranoid" "$T/err"
+	check "without root: the message says to run as root" grep -q "root" "$T/err"
+	[ $fail = 0 ] || exit 1
+	echo "SKIP: the measurements need root (perf rings, tracepoints, clear_refs)"
+	exit 77
+fi
+
+"$MR" bench record --size 16M --runs 1 --no-build --dir "$T" >"$T/out" 2>"$T/err"
+rc=$?
+cat "$T/out"
+check "exit status 0" [ $rc = 0 ]
+check "header row" grep -q "^case .*mode .*wall s" "$T/out"
+check "alone row" grep -q "^faults 16.0 MiB  *alone " "$T/out"
+check "raw perf row" grep -q "^faults 16.0 MiB  *raw perf " "$T/out"
+check "record row" grep -q "^faults 16.0 MiB  *record " "$T/out"
+check "record row has bytes/event" \
+	grep -Eq "^faults 16.0 MiB  *record .* [0-9]+\.[0-9]+ +[0-9]+\.[0-9]+ +[0-9]+\.[0-9]+$" "$T/out"
+check "no build row with --no-build" sh -c "! grep -q '^build' '$T/out'"
+check "targets footer" grep -q "^targets:" "$T/out"
+check "byte/event target line" grep -q "byte/event" "$T/out"
+check "raw perf target line" grep -q "no worse than raw perf" "$T/out"
+check "temporary directory removed" sh -c "! ls -d '$T'/memreplay-bench-record.* 2>/dev/null"
+check "no workload left running" sh -c "! pgrep -x wl_faultbench >/dev/null"
+
+"$MR" bench record --runs 0 >"$T/usage" 2>&1
+check "--runs 0 is a usage error (exit 2)" [ $? = 2 ]
+"$MR" bench record --no-build --no-faults >"$T/usage" 2>&1
+check "nothing to run is a usage error (exit 2)" [ $? = 2 ]
+[ $fail = 0 ] || { cat "$T/err"; exit 1; }
+exit 0
