@@ -65,22 +65,25 @@ int cmd_bench_replay(int argc, char **argv)
 		o.dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 	if (mr_bench_replay(&o, cases, 64, &n, &err))
 		return cli_fail("bench", &err);
-	printf("%-34s %10s %8s %9s %10s %7s %9s %9s %7s\n", "case", "events", "replay s",
-	       "M ev/s", "machine", "load s", "peak RSS", "B/page", "ratio");
+	printf("%-34s %10s %8s %9s %10s %7s %9s %9s %9s %7s\n", "case", "events", "replay s",
+	       "M ev/s", "machine", "load s", "peak RSS", "floor", "B/page", "ratio");
 	for (size_t i = 0; i < n; i++) {
 		const struct mr_bench_replay_case *k = &cases[i];
 		char ratio[16] = "";
 
 		if (k->ratio > 0)
 			snprintf(ratio, sizeof(ratio), "%.2f", k->ratio);
-		printf("%-34s %10llu %8.2f %9.1f %10.1f %7.2f %5llu MiB %9.1f %7s\n", k->name,
-		       (unsigned long long)k->events, k->seconds, k->mevps, k->machine_mevps,
-		       k->load_s, (unsigned long long)(k->peak_rss >> 20), k->bytes_per_page, ratio);
+		printf("%-34s %10llu %8.2f %9.1f %10.1f %7.2f %5llu MiB %5llu MiB %9.1f %7s\n",
+		       k->name, (unsigned long long)k->events, k->seconds, k->mevps, k->machine_mevps,
+		       k->load_s, (unsigned long long)(k->peak_rss >> 20),
+		       (unsigned long long)(k->floor_rss >> 20), k->bytes_per_page, ratio);
 	}
 	printf("M ev/s = events / replay wall time (decode included; one thread for single runs);\n"
 	       "machine = policy-events / the machines' own time (worker time, summed);\n"
 	       "load = reading the trace's tables and sizing the machines; peak RSS of the child\n"
-	       "process that ran the case, B/page = peak RSS / distinct pages; ratio = one pass\n"
+	       "process that ran the case; floor = peak RSS of the same case on a 4096-page trace\n"
+	       "(program, SQLite, decode buffers); B/page = (peak RSS - floor) / distinct pages;\n"
+	       "ratio = one pass "
 	       "(load + replay) over the same summed for the single runs of those policies\n");
 	return 0;
 }

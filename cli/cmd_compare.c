@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cmd_compare.c - `memreplay compare RESULTS.db`: the runs of a replay side by side,
- * with absolute and percentage deltas against a baseline run, as a table, CSV or JSON.
+ * with absolute and percentage deltas against a baseline run, as a table, CSV or JSON
+ * (--format table|csv|json; --csv and --json are short for the last two).
  */
 #include <getopt.h>
 #include <math.h>
@@ -191,6 +192,8 @@ int cmd_compare(int argc, char **argv)
 		{ "baseline", required_argument, NULL, 'b' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "counters", required_argument, NULL, 'c' },
+		{ "csv", no_argument, NULL, 'C' },
+		{ "json", no_argument, NULL, 'J' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct mr_compare_opts co = { 0 };
@@ -213,6 +216,12 @@ int cmd_compare(int argc, char **argv)
 			if (strcmp(format, "table") && strcmp(format, "csv") && strcmp(format, "json"))
 				return cli_usage_error("compare", "--format '%s': use table, csv or json",
 						       optarg);
+			break;
+		case 'C':
+			format = "csv";
+			break;
+		case 'J':
+			format = "json";
 			break;
 		case 'c':
 			free(list);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cmd_replay.c - `memreplay replay`: turn argv into mr_replay_opts, run the replay,
- * write the results database, print one line per policy. A progress line goes to stderr
- * when stderr is a terminal.
+ * write the results database, print one line per policy (a table, CSV or JSON). A
+ * progress line goes to stderr when stderr is a terminal; a "trace too coarse" warning
+ * goes to stderr once.
  */
 #include <ctype.h>
 #include <getopt.h>
@@ -110,13 +111,19 @@ static int list_policies(void)
 static void usage_help(void)
 {
 	printf("usage: memreplay replay TRACE --policy SPEC [--policy SPEC...] --memory SIZE\n"
-	       "                        [-o RESULTS.db] [--script FILE] [--interval T] [--swap SIZE]\n"
-	       "                        [--threads N] [--plugin SO] [--list-policies]\n\n"
+	       "                        [--reclaim memcg|node] [-o RESULTS.db] [--script FILE]\n"
+	       "                        [--interval T] [--swap SIZE] [--threads N] [--plugin SO]\n"
+	       "                        [--format table|csv|json] [--no-timing] [--list-policies]\n\n"
 	       "  --policy SPEC          name[:key=value,...], repeatable: all replay in one pass\n"
 	       "  --variants NAME        add a preset of policies: seeds (mglru + each seed toggle),\n"
 	       "                         classic (lru, mglru, opt)\n"
 	       "  --memory SIZE          limit of the whole trace (256M, 1G, 65536 pages)\n"
 	       "  --memory CGROUP=SIZE   limit of one trace cgroup (repeatable)\n"
+	       "  --reclaim MODE         memcg (default): --memory SIZE is a cgroup limit, reclaim\n"
+	       "                         runs in the charging task (try_to_free_mem_cgroup_pages);\n"
+	       "                         node: --memory SIZE is the machine's memory (split over\n"
+	       "                         its nodes), with zone watermarks, kswapd (pgscan_kswapd)\n"
+	       "                         and direct reclaim below min (pgscan_direct)\n"
 	       "  --swap SIZE            swap space (default unlimited)\n"
 	       "  -o, --output DB        results database (docs/results-schema.md)\n"
 	       "  --script FILE          lru_gen debugfs commands at times: 'TIME|@MARKER CMD'\n"
@@ -130,17 +137,169 @@ static void usage_help(void)
 	       "  --record-timing        add wall times to the results (not deterministic)\n"
 	       "  --plugin SO            load a policy plugin first (repeatable)\n"
 	       "  --list-policies        describe every policy and its parameters\n"
+	       "  --format F             table (default), csv or json: the per-policy lines\n"
+	       "  --csv, --json          the same as --format csv / --format json\n"
+	       "  --no-timing            leave out wall times (M ev/s, seconds): output that\n"
+	       "                         depends only on the trace and the options\n"
 	       "  -q, --quiet            no progress line\n");
+}
+
+/* One stderr line when the trace is too coarse for some run (docs/replay.md). */
+static void warn_coarse(const struct mr_replay *r)
+{
+	const char *first = NULL;
+	size_t more = 0;
+
+	for (size_t i = 0; i < mr_replay_nruns(r); i++) {
+		const char *n = mr_replay_coarse_note(r, i);
+
+		if (n && !first)
+			first = n;
+		else if (n)
+			more++;
+	}
+	if (first)
+		fprintf(stderr, "memreplay replay: warning: %s%s%zu%s\n", first,
+			more ? " (and " : "", more, more ? " more runs; see the notes table)" : "");
+}
+
+static void json_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			printf("\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			printf("\\u%04x", *s);
+		else
+			putchar(*s);
+	}
+	putchar('"');
+}
+
+static void csv_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"')
+			putchar('"');
+		putchar(*s);
+	}
+	putchar('"');
+}
+
+/* The per-policy lines. Runs are in --policy order: the table shows each as the user
+ * wrote it (the canonical spec with every parameter is in csv/json, the results and
+ * `compare`). Without timing, nothing printed depends on the wall clock. */
+static void print_runs(const struct mr_replay *r, const char *const *policies, size_t npol,
+		       const char *format, int timing, double wall, const char *out)
+{
+	size_t n = mr_replay_nruns(r), w = 6;
+	struct mr_replay_summary s;
+
+	if (!strcmp(format, "csv")) {
+		printf("policy,spec,events,pgfault,pgmajfault,misses,refaults,evictions,pswpin,"
+		       "pswpout,oom,usage_max%s\n", timing ? ",mevps" : "");
+		for (size_t i = 0; i < n; i++) {
+			if (mr_replay_summary(r, i, &s))
+				continue;
+			csv_string(i < npol ? policies[i] : s.spec);
+			putchar(',');
+			csv_string(s.spec);
+			printf(",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu", (unsigned long long)s.events,
+			       (unsigned long long)s.pgfault, (unsigned long long)s.pgmajfault,
+			       (unsigned long long)s.misses, (unsigned long long)s.refaults,
+			       (unsigned long long)s.evictions, (unsigned long long)s.pswpin,
+			       (unsigned long long)s.pswpout, (unsigned long long)s.oom,
+			       (unsigned long long)s.usage_max);
+			if (timing)
+				printf(",%.3f", s.wall_s > 0 ? (double)s.events / s.wall_s / 1e6 : 0.0);
+			printf("\n");
+		}
+		return;
+	}
+	if (!strcmp(format, "json")) {
+		printf("{\"runs\": [");
+		for (size_t i = 0; i < n; i++) {
+			const char *note = mr_replay_coarse_note(r, i);
+
+			if (mr_replay_summary(r, i, &s))
+				continue;
+			printf("%s\n  {\"policy\": ", i ? "," : "");
+			json_string(i < npol ? policies[i] : s.spec);
+			printf(", \"spec\": ");
+			json_string(s.spec);
+			printf(", \"events\": %llu, \"pgfault\": %llu, \"pgmajfault\": %llu, "
+			       "\"misses\": %llu, \"refaults\": %llu, \"evictions\": %llu, "
+			       "\"pswpin\": %llu, \"pswpout\": %llu, \"oom\": %llu, \"usage_max\": %llu",
+			       (unsigned long long)s.events, (unsigned long long)s.pgfault,
+			       (unsigned long long)s.pgmajfault, (unsigned long long)s.misses,
+			       (unsigned long long)s.refaults, (unsigned long long)s.evictions,
+			       (unsigned long long)s.pswpin, (unsigned long long)s.pswpout,
+			       (unsigned long long)s.oom, (unsigned long long)s.usage_max);
+			printf(", \"note\": ");
+			if (note)
+				json_string(note);
+			else
+				printf("null");
+			if (timing)
+				printf(", \"wall_s\": %.6f", s.wall_s);
+			printf("}");
+		}
+		printf("\n]");
+		if (out) {
+			printf(", \"results\": ");
+			json_string(out);
+		}
+		if (timing)
+			printf(", \"wall_s\": %.6f", wall);
+		printf("}\n");
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!mr_replay_summary(r, i, &s) && strlen(i < npol ? policies[i] : s.spec) > w)
+			w = strlen(i < npol ? policies[i] : s.spec);
+	if (w > 48)
+		w = 48;
+	printf("%-*s %12s %11s %11s %11s %11s %11s %10s %10s %6s", (int)w, "policy", "events",
+	       "pgfault", "pgmajfault", "misses", "refaults", "evictions", "pswpin", "pswpout", "oom");
+	printf(timing ? " %8s\n" : "\n", "M ev/s");
+	for (size_t i = 0; i < n; i++) {
+		if (mr_replay_summary(r, i, &s))
+			continue;
+		printf("%-*.*s %12llu %11llu %11llu %11llu %11llu %11llu %10llu %10llu %6llu", (int)w,
+		       (int)w, i < npol ? policies[i] : s.spec, (unsigned long long)s.events,
+		       (unsigned long long)s.pgfault, (unsigned long long)s.pgmajfault,
+		       (unsigned long long)s.misses, (unsigned long long)s.refaults,
+		       (unsigned long long)s.evictions, (unsigned long long)s.pswpin,
+		       (unsigned long long)s.pswpout, (unsigned long long)s.oom);
+		if (timing)
+			printf(" %8.1f", s.wall_s > 0 ? (double)s.events / s.wall_s / 1e6 : 0.0);
+		printf("\n");
+	}
+	if (timing)
+		printf("%zu polic%s in one pass over the trace in %.2f s (M ev/s: each machine's own "
+		       "time)%s%s\n", n, n == 1 ? "y" : "ies", wall, out ? "; results in " : "",
+		       out ? out : "");
+	else
+		printf("%zu polic%s in one pass over the trace%s%s\n", n, n == 1 ? "y" : "ies",
+		       out ? "; results in " : "", out ? out : "");
 }
 
 int cmd_replay(int argc, char **argv)
 {
 	enum { O_POLICY = 256, O_MEMORY, O_SWAP, O_SCRIPT, O_INTERVAL, O_SNAP, O_WBDELAY,
-	       O_THREADS, O_TMPDIR, O_CHECK, O_TIMING, O_PLUGIN, O_LIST, O_HELP, O_VARIANTS };
+	       O_THREADS, O_TMPDIR, O_CHECK, O_TIMING, O_PLUGIN, O_LIST, O_HELP, O_VARIANTS,
+	       O_RECLAIM, O_FORMAT, O_CSV, O_JSON, O_NOTIMING };
 	static const struct option opts[] = {
 		{ "policy", required_argument, NULL, O_POLICY },
 		{ "variants", required_argument, NULL, O_VARIANTS },
 		{ "memory", required_argument, NULL, O_MEMORY },
+		{ "reclaim", required_argument, NULL, O_RECLAIM },
+		{ "format", required_argument, NULL, O_FORMAT },
+		{ "csv", no_argument, NULL, O_CSV },
+		{ "json", no_argument, NULL, O_JSON },
+		{ "no-timing", no_argument, NULL, O_NOTIMING },
 		{ "swap", required_argument, NULL, O_SWAP },
 		{ "output", required_argument, NULL, 'o' },
 		{ "script", required_argument, NULL, O_SCRIPT },
@@ -165,8 +324,8 @@ int cmd_replay(int argc, char **argv)
 	struct mr_error err = { 0 };
 	struct mr_replay *r = NULL;
 	char memspec[512] = "";
-	const char *out = NULL;
-	int list = 0, quiet = 0, c, rc;
+	const char *out = NULL, *format = "table";
+	int list = 0, quiet = 0, timing = 1, c, rc;
 	double t0;
 
 	optind = 1;
@@ -212,6 +371,29 @@ int cmd_replay(int argc, char **argv)
 			}
 			break;
 		}
+		case O_RECLAIM:
+			if (!strcmp(optarg, "memcg"))
+				o.reclaim = MR_RECLAIM_MEMCG;
+			else if (!strcmp(optarg, "node"))
+				o.reclaim = MR_RECLAIM_NODE;
+			else
+				return cli_usage_error("replay", "--reclaim '%s': use memcg or node", optarg);
+			break;
+		case O_FORMAT:
+			if (strcmp(optarg, "table") && strcmp(optarg, "csv") && strcmp(optarg, "json"))
+				return cli_usage_error("replay", "--format '%s': use table, csv or json",
+						       optarg);
+			format = optarg;
+			break;
+		case O_CSV:
+			format = "csv";
+			break;
+		case O_JSON:
+			format = "json";
+			break;
+		case O_NOTIMING:
+			timing = 0;
+			break;
 		case O_SWAP:
 			if (mr_parse_pages(optarg, MR_PAGE_SIZE, 0, &o.swap_pages, &err))
 				return cli_fail("replay", &err);
@@ -285,6 +467,8 @@ int cmd_replay(int argc, char **argv)
 		return cli_usage_error("replay", "name at least one --policy (see --list-policies)");
 	if (!o.memory_pages && !nlim)
 		return cli_usage_error("replay", "give the memory size: --memory SIZE (or CGROUP_ID=SIZE)");
+	if (o.reclaim == MR_RECLAIM_NODE && !o.memory_pages)
+		return cli_usage_error("replay", "--reclaim node: give the node memory with --memory SIZE");
 
 	o.trace = argv[optind];
 	o.policies = policies;
@@ -310,36 +494,8 @@ int cmd_replay(int argc, char **argv)
 		mr_replay_destroy(r);
 		return cli_fail("replay", &err);
 	}
-	{
-		double wall = mono() - t0;
-		size_t w = 6;
-		struct mr_replay_summary s;
-
-		/* Runs are in --policy order: show each as the user wrote it (the canonical
-		 * spec with every parameter is in the results and in `compare`). */
-		for (size_t i = 0; i < mr_replay_nruns(r); i++)
-			if (!mr_replay_summary(r, i, &s) && strlen(i < npol ? policies[i] : s.spec) > w)
-				w = strlen(i < npol ? policies[i] : s.spec);
-		if (w > 48)
-			w = 48;
-		printf("%-*s %12s %11s %11s %11s %11s %11s %10s %10s %6s %8s\n", (int)w, "policy",
-		       "events", "pgfault", "pgmajfault", "misses", "refaults", "evictions", "pswpin",
-		       "pswpout", "oom", "M ev/s");
-		for (size_t i = 0; i < mr_replay_nruns(r); i++) {
-			if (mr_replay_summary(r, i, &s))
-				continue;
-			printf("%-*.*s %12llu %11llu %11llu %11llu %11llu %11llu %10llu %10llu %6llu %8.1f\n",
-			       (int)w, (int)w, i < npol ? policies[i] : s.spec, (unsigned long long)s.events,
-			       (unsigned long long)s.pgfault, (unsigned long long)s.pgmajfault,
-			       (unsigned long long)s.misses, (unsigned long long)s.refaults,
-			       (unsigned long long)s.evictions, (unsigned long long)s.pswpin,
-			       (unsigned long long)s.pswpout, (unsigned long long)s.oom,
-			       s.wall_s > 0 ? (double)s.events / s.wall_s / 1e6 : 0.0);
-		}
-		printf("%zu polic%s in one pass over the trace in %.2f s (M ev/s: each machine's own "
-		       "time)%s%s\n", mr_replay_nruns(r), mr_replay_nruns(r) == 1 ? "y" : "ies", wall,
-		       out ? "; results in " : "", out ? out : "");
-	}
+	warn_coarse(r);
+	print_runs(r, policies, npol, format, timing, mono() - t0, out);
 	mr_replay_destroy(r);
 	return 0;
 }

@@ -8,7 +8,9 @@
  *     events/s of the replay phase and of the machine alone, peak RSS;
  *   - every policy in one pass, single-threaded and with the default worker threads,
  *     against the sum of the single runs (load + replay wall time);
- *   - peak RSS per distinct page.
+ *   - peak RSS per distinct page: the peak minus the floor (the same case replayed on a
+ *     4096-page Zipf trace, which has the same program, SQLite and decode buffers but
+ *     almost no per-page state), over the distinct pages.
  *
  * Every case runs in a child process so that its peak RSS (getrusage of the child) is its
  * own. Figures, not assertions.
@@ -132,6 +134,39 @@ static struct mr_bench_replay_case *next_case(struct mr_bench_replay_case *out, 
 	return &out[(*n)++];
 }
 
+/* Write a Zipf(1.0) trace of events accesses over pages pages, seed 1. */
+static int gen_zipf(const char *path, uint64_t pages, uint64_t events, struct mr_error *err)
+{
+	const struct mr_gen *g = mr_gen_find("zipf");
+	struct mr_gen_values v;
+	char num[32];
+	int rc;
+
+	if (!g)
+		return mr_error_set(err, MR_ENOENT, "bench: the zipf generator is not built in");
+	rc = mr_gen_defaults(g, &v, err);
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)pages);
+	if (!rc)
+		rc = mr_gen_set(g, &v, "pages", num, err);
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)events);
+	if (!rc)
+		rc = mr_gen_set(g, &v, "events", num, err);
+	if (!rc)
+		rc = mr_gen_set(g, &v, "skew", "1.0", err);
+	v.seed = 1;
+	if (!rc)
+		rc = mr_gen_write(g, &v, path, NULL, err);
+	return rc;
+}
+
+/* Peak RSS over distinct pages, without the floor that does not grow with them. */
+static double per_page(uint64_t peak, uint64_t floor, uint64_t pages)
+{
+	return peak > floor ? (double)(peak - floor) / (double)pages : 0;
+}
+
+#define FLOOR_PAGES 4096
+
 int mr_bench_replay(const struct mr_bench_replay_opts *o, struct mr_bench_replay_case *out,
 		    size_t cap, size_t *n, struct mr_error *err)
 {
@@ -142,9 +177,7 @@ int mr_bench_replay(const struct mr_bench_replay_opts *o, struct mr_bench_replay
 	const char *const *pol;
 	size_t npol;
 	uint64_t pages = o->pages ? o->pages : 1048576, events = o->events ? o->events : 50000000;
-	const struct mr_gen *g = mr_gen_find("zipf");
-	struct mr_gen_values v;
-	char dir[1024], trace[1100], num[32];
+	char dir[1024], trace[1100], small[1100];
 	int rc;
 
 	*n = 0;
@@ -158,37 +191,29 @@ int mr_bench_replay(const struct mr_bench_replay_opts *o, struct mr_bench_replay
 		pol = six_lru;
 		npol = 6;
 	}
-	if (!g)
-		return mr_error_set(err, MR_ENOENT, "bench: the zipf generator is not built in");
 	snprintf(dir, sizeof(dir), "%s/memreplay-bench-replay.XXXXXX", o->dir ? o->dir : "/tmp");
 	if (!mkdtemp(dir))
 		return mr_error_set(err, MR_EIO, "bench: cannot create a directory under %s: %s",
 				    o->dir ? o->dir : "/tmp", strerror(errno));
 	snprintf(trace, sizeof(trace), "%s/zipf.db", dir);
-	rc = mr_gen_defaults(g, &v, err);
-	snprintf(num, sizeof(num), "%llu", (unsigned long long)pages);
-	if (!rc)
-		rc = mr_gen_set(g, &v, "pages", num, err);
-	snprintf(num, sizeof(num), "%llu", (unsigned long long)events);
-	if (!rc)
-		rc = mr_gen_set(g, &v, "events", num, err);
-	if (!rc)
-		rc = mr_gen_set(g, &v, "skew", "1.0", err);
-	v.seed = 1;
-	if (!rc) {
+	snprintf(small, sizeof(small), "%s/floor.db", dir);
+	{
 		double t0 = mono();
 
 		note(o, "generating zipf: %llu accesses over %llu pages into %s ...",
 		     (unsigned long long)events, (unsigned long long)pages, trace);
-		rc = mr_gen_write(g, &v, trace, NULL, err);
-		note(o, "generated in %.1f s", mono() - t0);
+		rc = gen_zipf(trace, pages, events, err);
+		if (!rc)
+			rc = gen_zipf(small, FLOOR_PAGES, events < 2000000 ? events : 2000000, err);
+		if (!rc)
+			note(o, "generated in %.1f s", mono() - t0);
 	}
 	for (int pct = 10; !rc && pct <= 50; pct += 40) {
 		uint64_t memory = pages * (uint64_t)pct / 100;
 		double sum_wall = 0;
-		struct child_result res;
+		struct child_result res, fres;
 		struct mr_bench_replay_case *c;
-		uint64_t peak = 0;
+		uint64_t peak = 0, floor = 0, floor_all = 0;
 
 		for (size_t i = 0; !rc && i < npol; i++) {
 			int dup = 0;
@@ -202,6 +227,10 @@ int mr_bench_replay(const struct mr_bench_replay_opts *o, struct mr_bench_replay
 			sum_wall += res.load_s + res.run_s;
 			if (dup)
 				continue;
+			rc = run_case(small, dir, &pol[i], 1, FLOOR_PAGES * (uint64_t)pct / 100, 0,
+				      &fres, &floor, err);
+			if (rc)
+				break;
 			c = next_case(out, cap, n);
 			if (!c)
 				continue;
@@ -212,8 +241,12 @@ int mr_bench_replay(const struct mr_bench_replay_opts *o, struct mr_bench_replay
 			c->machine_mevps = res.machine_s > 0 ? (double)res.events / res.machine_s / 1e6 : 0;
 			c->load_s = res.load_s;
 			c->peak_rss = peak;
-			c->bytes_per_page = (double)peak / (double)pages;
+			c->floor_rss = floor;
+			c->bytes_per_page = per_page(peak, floor, pages);
 		}
+		if (!rc)
+			rc = run_case(small, dir, pol, npol, FLOOR_PAGES * (uint64_t)pct / 100,
+				      MR_REPLAY_THREADS_AUTO, &fres, &floor_all, err);
 		for (int threaded = 0; !rc && threaded < 2; threaded++) {
 			note(o, "%zu policies in one pass @%d%%, %s ...", npol, pct,
 			     threaded ? "default threads" : "one thread");
@@ -234,11 +267,13 @@ int mr_bench_replay(const struct mr_bench_replay_opts *o, struct mr_bench_replay
 				(double)res.events * (double)npol / res.machine_s / 1e6 : 0;
 			c->load_s = res.load_s;
 			c->peak_rss = peak;
-			c->bytes_per_page = (double)peak / (double)pages;
+			c->floor_rss = floor_all;
+			c->bytes_per_page = per_page(peak, floor_all, pages);
 			c->ratio = sum_wall > 0 ? (res.load_s + res.run_s) / sum_wall : 0;
 		}
 	}
 	if (!o->keep) {
+		unlink(small);
 		unlink(trace);
 		rmdir(dir);
 	} else {

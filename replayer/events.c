@@ -337,6 +337,16 @@ static void step(struct rp_machine *x, const struct mr_event *ev, const uint64_t
 		x->c[C_H_PC_DELETE]++;
 		break;
 	case MR_EV_REFAULT:
+		/* the kernel's own labels (memcg tracepoint) apart from delete->insert key
+		 * matches, which also count invalidations: users compare the two */
+		if (ev->flags & MR_REFAULT_KERNEL) {
+			x->c[C_H_WS_REFAULT]++;
+			if (ev->flags & MR_REFAULT_FILE)
+				x->c[C_H_WS_REFAULT_FILE]++;
+			if (ev->flags & MR_REFAULT_WORKINGSET)
+				x->c[C_H_WS_RESTORE]++;
+			break;
+		}
 		x->c[C_H_REFAULT]++;
 		if (ev->flags & MR_REFAULT_FILE)
 			x->c[C_H_REFAULT_FILE]++;
@@ -348,7 +358,10 @@ static void step(struct rp_machine *x, const struct mr_event *ev, const uint64_t
 		x->c[C_H_SWAP_OUT]++;
 		break;
 	case MR_EV_ACTIVATE:
-		x->c[C_H_ACTIVATE]++;
+		if (ev->flags & MR_REFAULT_KERNEL) /* WORKINGSET_ACTIVATE, see mr_event.h */
+			x->c[C_H_WS_ACTIVATE]++;
+		else
+			x->c[C_H_ACTIVATE]++;
 		break;
 	case MR_EV_SCAN_END:
 		x->c[C_H_SCANS]++;

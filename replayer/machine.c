@@ -3,10 +3,12 @@
  * machine.c - the simulated machine's memory (machine_int.h): memcg charge and the
  * try_to_free_mem_cgroup_pages loop, swap slots, writeback and its completion, pages
  * entering memory (faults, page-cache fills, refaults with their shadows) and leaving it
- * (remove_mapping, free); the run's results; create and destroy. mr_replay.h documents
- * the semantics; each step names the kernel function it follows.
+ * (remove_mapping, free); node reclaim (watermarks, kswapd, direct reclaim) when the
+ * replay asks for it; the run's results; create and destroy. mr_replay.h documents the
+ * semantics; each step names the kernel function it follows.
  */
 #include "machine_int.h"
+#include "mr_replay.h"
 
 const char *const rp_ctr_names[NR_CTR] = {
 #define RP_CTR_NAME(id, name) name,
@@ -28,6 +30,12 @@ static void uncharge(struct rp_machine *x, uint32_t page)
 		c->usage--;
 	if (x->total_usage)
 		x->total_usage--;
+	if (x->node) {
+		struct rp_node *n = &x->node[x->m.folios[page].node];
+
+		if (n->used)
+			n->used--;
+	}
 }
 
 static void swap_release(struct rp_machine *x, uint32_t page)
@@ -206,6 +214,16 @@ static void shrink_one(struct rp_machine *x, uint32_t memcg, uint32_t node,
 	x->ops->shrink_lruvec(&x->pol, memcg * x->m.nr_nodes + node, sc);
 }
 
+/* After a reclaim invocation: writeback that ends with it, the invariant check. */
+static void reclaim_done(struct rp_machine *x)
+{
+	x->in_reclaim = 0;
+	if (!x->wb_delay)
+		rp_wb_complete_all(x); /* writeback ends with the reclaim invocation */
+	if (x->check && x->ops->check)
+		x->c[C_CHECK] += x->ops->check(&x->pol);
+}
+
 /*
  * try_to_free_mem_cgroup_pages() -> do_try_to_free_pages(): priorities DEF_PRIORITY..0,
  * each node from the allocating one, each memcg of the target (all of them for the
@@ -242,14 +260,253 @@ static uint64_t try_to_free(struct rp_machine *x, uint32_t target, uint32_t node
 		}
 	}
 out:
-	x->in_reclaim = 0;
 	if (target == MR_NONE)
 		x->rr = (x->rr + 1) % memcgs;
-	if (!x->wb_delay)
-		rp_wb_complete_all(x); /* writeback ends with the reclaim invocation */
-	if (x->check && x->ops->check)
-		x->c[C_CHECK] += x->ops->check(&x->pol);
+	reclaim_done(x);
 	return x->c[C_EVICTIONS] - before;
+}
+
+/* ---- node reclaim: watermarks, kswapd, direct reclaim (mr_replay.h) ---- */
+
+/* lib/math/int_sqrt.c:int_sqrt(): floor of the square root. */
+static uint64_t int_sqrt(uint64_t x)
+{
+	uint64_t r = 0, bit = 1ull << 62;
+
+	while (bit > x)
+		bit >>= 2;
+	while (bit) {
+		if (x >= r + bit) {
+			x -= r + bit;
+			r = (r >> 1) + bit;
+		} else {
+			r >>= 1;
+		}
+		bit >>= 2;
+	}
+	return r;
+}
+
+/* include/linux/math.h:mult_frac(): x * n / d without overflowing x * n. */
+static uint64_t mult_frac(uint64_t x, uint64_t n, uint64_t d)
+{
+	return (x / d) * n + ((x % d) * n) / d;
+}
+
+void mr_replay_watermarks(uint64_t node_pages, uint64_t total_pages, struct mr_watermarks *w)
+{
+	uint64_t kbytes, pages_min, tmp;
+
+	memset(w, 0, sizeof(*w));
+	if (!total_pages || node_pages > total_pages)
+		total_pages = node_pages;
+	if (!total_pages)
+		return;
+	/* mm/page_alloc.c:calculate_min_free_kbytes(): sqrt(lowmem_kbytes * 16), clamped
+	 * to [128, 262144]; lowmem = every page here (nr_free_buffer_pages() at boot) */
+	kbytes = total_pages * 4;
+	w->min_free_kbytes = int_sqrt(kbytes * 16);
+	if (w->min_free_kbytes < 128)
+		w->min_free_kbytes = 128;
+	if (w->min_free_kbytes > 262144)
+		w->min_free_kbytes = 262144;
+	/* mm/page_alloc.c:__setup_per_zone_wmarks(): the node's zone gets its share of
+	 * pages_min; low and high are each a further max(min / 4, managed *
+	 * watermark_scale_factor / 10000) above, with watermark_scale_factor = 10 */
+	pages_min = w->min_free_kbytes >> (12 - 10);
+	w->min = pages_min * node_pages / total_pages;
+	tmp = mult_frac(node_pages, 10, 10000);
+	if (tmp < (w->min >> 2))
+		tmp = w->min >> 2;
+	w->low = w->min + tmp;
+	w->high = w->low + tmp;
+}
+
+int rp_machine_set_node_reclaim(struct rp_machine *x, uint64_t node_pages, struct mr_error *err)
+{
+	uint32_t nn = x->m.nr_nodes;
+
+	free(x->node);
+	x->node = calloc(nn, sizeof(*x->node));
+	if (!x->node)
+		return mr_error_set(err, MR_ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < nn; i++) {
+		struct rp_node *n = &x->node[i];
+		struct mr_watermarks w;
+
+		n->managed = node_pages / nn + (i < node_pages % nn ? 1 : 0);
+		mr_replay_watermarks(n->managed, node_pages, &w);
+		n->wmark_min = w.min;
+		n->wmark_low = w.low;
+		n->wmark_high = w.high;
+		x->c[C_NODE_PAGES] += n->managed;
+		x->c[C_WMARK_MIN] += w.min;
+		x->c[C_WMARK_LOW] += w.low;
+		x->c[C_WMARK_HIGH] += w.high;
+	}
+	return 0;
+}
+
+static uint64_t node_free(const struct rp_node *n)
+{
+	return n->managed > n->used ? n->managed - n->used : 0;
+}
+
+/*
+ * mm/vmscan.c:balance_pgdat() for order 0, without boosting: see mr_replay.h. Each step
+ * is kswapd_age_node() + kswapd_shrink_node(); the policy runs its kswapd work itself
+ * (sc.kswapd, at the node's first memcg). Like lru_gen_shrink_node() for kswapd,
+ * sc.nr_reclaimed counts one step, so that should_abort_scan() compares a step's
+ * progress with its nr_to_reclaim.
+ */
+static void balance_pgdat(struct rp_machine *x, uint32_t nd)
+{
+	struct rp_node *n = &x->node[nd];
+	struct mr_scan_control sc = {
+		.may_swap = 1, .may_writepage = 1, .may_unmap = 1, .gfp_io = 1, .kswapd = 1,
+	};
+	uint64_t total = 0;
+	int prio = MR_DEF_PRIORITY;
+
+	n->kswapd_pending = 0;
+	x->c[C_KSWAPD_RUNS]++;
+	x->in_reclaim = 1;
+	do {
+		uint64_t before = x->c[C_EVICTIONS], got;
+
+		if (node_free(n) > n->wmark_high)
+			goto out; /* pgdat_balanced() */
+		sc.priority = prio;
+		sc.nr_scanned = 0;
+		sc.nr_reclaimed = 0;
+		/* kswapd_shrink_node(): max(high_wmark_pages, SWAP_CLUSTER_MAX) per zone */
+		sc.nr_to_reclaim = n->wmark_high > MR_SWAP_CLUSTER_MAX ? n->wmark_high
+								 : MR_SWAP_CLUSTER_MAX;
+		/* shrink_node_memcgs(): kswapd always walks every memcg, from the root */
+		for (uint32_t mc = 0; mc < x->m.nr_memcgs; mc++)
+			shrink_one(x, mc, nd, &sc);
+		got = x->c[C_EVICTIONS] - before;
+		total += got;
+		if (got)
+			n->kswapd_failures = 0;
+		/* raise the priority if scanning was too little or nothing was reclaimed */
+		if ((sc.nr_scanned > got ? sc.nr_scanned : got) < sc.nr_to_reclaim || !got)
+			prio--;
+	} while (prio >= 1);
+	if (!total) {
+		n->kswapd_failures++;
+		x->c[C_KSWAPD_FAILED]++;
+	}
+out:
+	reclaim_done(x);
+}
+
+/* Run every woken kswapd whose wakeup is older than the current trace time, as kswapd()
+ * does: until the node is balanced or kswapd is hopeless. */
+static void run_kswapd(struct rp_machine *x)
+{
+	int still = 0;
+
+	for (uint32_t nd = 0; nd < x->m.nr_nodes; nd++) {
+		struct rp_node *n = &x->node[nd];
+
+		if (!n->kswapd_pending)
+			continue;
+		if (n->wake_ns >= x->m.now_ns) {
+			still = 1;
+			continue;
+		}
+		/* kswapd(): balance_pgdat() again until balanced, or hopeless
+		 * (prepare_kswapd_sleep) */
+		do
+			balance_pgdat(x, nd);
+		while (node_free(n) <= n->wmark_high && n->kswapd_failures < MAX_RECLAIM_RETRIES);
+	}
+	x->kswapd_pending = still;
+}
+
+/* mm/vmscan.c:wakeup_kswapd(): not when hopeless (kswapd_failures) or balanced. */
+static void wakeup_kswapd(struct rp_machine *x, uint32_t nd)
+{
+	struct rp_node *n = &x->node[nd];
+
+	if (n->kswapd_pending || n->kswapd_failures >= MAX_RECLAIM_RETRIES ||
+	    node_free(n) > n->wmark_high)
+		return;
+	n->kswapd_pending = 1;
+	n->wake_ns = x->m.now_ns;
+	x->kswapd_pending = 1;
+	x->c[C_KSWAPD_WAKEUPS]++;
+}
+
+/*
+ * mm/vmscan.c:try_to_free_pages() -> do_try_to_free_pages() for one node: 32 pages,
+ * priority DEF_PRIORITY..0, shrink_node_memcgs() with a partial walk that resumes where
+ * the last one stopped. Returns pages freed.
+ */
+static uint64_t try_to_free_pages(struct rp_machine *x, uint32_t nd)
+{
+	struct rp_node *n = &x->node[nd];
+	struct mr_scan_control sc = {
+		.nr_to_reclaim = MR_SWAP_CLUSTER_MAX, .may_swap = 1, .may_writepage = 1,
+		.may_unmap = 1, .gfp_io = 1,
+	};
+	uint64_t before = x->c[C_EVICTIONS];
+	uint32_t memcgs = x->m.nr_memcgs;
+
+	x->c[C_DIRECT_RECLAIMS]++;
+	x->in_reclaim = 1;
+	for (int prio = MR_DEF_PRIORITY; prio >= 0; prio--) {
+		sc.priority = prio;
+		sc.nr_scanned = 0;
+		for (uint32_t j = 0; j < memcgs; j++) {
+			uint32_t mc = n->rr;
+
+			n->rr = (n->rr + 1) % memcgs;
+			shrink_one(x, mc, nd, &sc);
+			if (sc.nr_reclaimed >= sc.nr_to_reclaim)
+				break; /* partial walk: bail once the goal is reached */
+		}
+		if (sc.nr_reclaimed >= sc.nr_to_reclaim ||
+		    x->c[C_EVICTIONS] - before >= sc.nr_to_reclaim)
+			break;
+	}
+	reclaim_done(x);
+	if (x->c[C_EVICTIONS] != before)
+		n->kswapd_failures = 0;
+	return x->c[C_EVICTIONS] - before;
+}
+
+/*
+ * The page allocator for one order-0 page on node nd (__alloc_pages): the fast path at
+ * the low watermark, then kswapd's wakeup, the min watermark, and direct reclaim with
+ * retries (__alloc_pages_slowpath, should_reclaim_retry); see mr_replay.h.
+ */
+static void alloc_page_node(struct rp_machine *x, uint32_t nd)
+{
+	struct rp_node *n = &x->node[nd];
+
+	if (x->kswapd_pending)
+		run_kswapd(x); /* the kswapds woken before this instant have run by now */
+	if (node_free(n) > n->wmark_low)
+		goto got;
+	wakeup_kswapd(x, nd);
+	/* should_reclaim_retry(): retry while reclaim makes progress; OOM after
+	 * MAX_RECLAIM_RETRIES rounds in a row without any (nothing freed, no I/O started) */
+	for (int no_progress = 0; node_free(n) <= n->wmark_min;) {
+		uint64_t wb = x->c[C_WRITEBACKS];
+
+		if (try_to_free_pages(x, nd) || x->c[C_WRITEBACKS] != wb) {
+			no_progress = 0;
+		} else if (++no_progress > MAX_RECLAIM_RETRIES) {
+			/* out of memory: the page is allocated below min (no task is killed) */
+			x->c[C_OOM]++;
+			n->oom++;
+			break;
+		}
+	}
+got:
+	n->used++;
 }
 
 /* try_charge_memcg() for one page of memcg mi on node. */
@@ -305,6 +562,8 @@ void rp_insert_page(struct rp_machine *x, uint32_t page, unsigned ctx, int write
 	unsigned type = f->type;
 	uint32_t est;
 
+	if (x->node)
+		alloc_page_node(x, f->node); /* the folio is allocated, then charged */
 	charge(x, f->lruvec / x->m.nr_nodes, f->node);
 	est = f->flags;
 	f->flags = MR_PG_RESIDENT | (type != RP_FILE ? MR_PG_SWAPBACKED : 0) |
@@ -437,6 +696,7 @@ void rp_machine_destroy(struct rp_machine *x)
 	free(x->pmdy);
 	free(x->freelist);
 	free(x->memcg);
+	free(x->node);
 	free(x->wb_ring);
 	free(x->ts_names);
 	free(x->ts_memcg_names);

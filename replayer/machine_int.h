@@ -70,7 +70,15 @@
 	X(H_PC_DELETE, "host_pc_delete") X(H_REFAULT, "host_refault")                    \
 	X(H_REFAULT_FILE, "host_refault_file") X(H_SWAP_IN, "host_pswpin")               \
 	X(H_SWAP_OUT, "host_pswpout") X(H_ACTIVATE, "host_pgactivate")                   \
-	X(H_LOST, "host_lost_events") X(H_SCANS, "host_young_scans")
+	X(H_LOST, "host_lost_events") X(H_SCANS, "host_young_scans")                   \
+	X(H_WS_REFAULT, "host_workingset_refault")                                       \
+	X(H_WS_REFAULT_FILE, "host_workingset_refault_file")                             \
+	X(H_WS_RESTORE, "host_workingset_restore")                                       \
+	X(H_WS_ACTIVATE, "host_workingset_activate")                                     \
+	X(NODE_PAGES, "mr_node_pages") X(WMARK_MIN, "mr_wmark_min")                      \
+	X(WMARK_LOW, "mr_wmark_low") X(WMARK_HIGH, "mr_wmark_high")                      \
+	X(KSWAPD_WAKEUPS, "mr_kswapd_wakeups") X(KSWAPD_RUNS, "mr_kswapd_runs")          \
+	X(KSWAPD_FAILED, "mr_kswapd_failed") X(DIRECT_RECLAIMS, "mr_direct_reclaims")
 
 enum {
 #define RP_CTR_ENUM(id, name) C_##id,
@@ -114,6 +122,18 @@ struct rp_memcg {
 	uint64_t usage, limit, usage_max, oom;
 };
 
+/* One NUMA node's memory under node reclaim (--reclaim node). */
+struct rp_node {
+	uint64_t managed;         /* pages of memory (zone_managed_pages, one zone) */
+	uint64_t used;            /* pages allocated on it */
+	uint64_t wmark_min, wmark_low, wmark_high;
+	uint64_t oom;             /* allocations that went below min after direct reclaim */
+	uint64_t wake_ns;         /* trace time of the wakeup while kswapd_pending */
+	uint32_t kswapd_failures; /* pgdat->kswapd_failures */
+	uint32_t rr;              /* direct reclaim's memcg cursor (reclaim cookie) */
+	uint8_t kswapd_pending;
+};
+
 struct wb_batch {
 	uint64_t due, end; /* entries [previous end, end) of the ring */
 };
@@ -154,6 +174,8 @@ struct rp_machine {
 	uint64_t global_limit, total_usage, global_oom;
 	int hier;               /* a parent limit over several memcgs */
 	uint32_t rr;            /* next memcg to reclaim first under the parent limit */
+	struct rp_node *node;   /* [nr_nodes] under node reclaim, else NULL */
+	int kswapd_pending;     /* some node's kswapd is woken and has not run yet */
 	uint64_t swap_total;    /* UNLIMITED or pages */
 	uint64_t swap_used;
 
@@ -319,6 +341,25 @@ void rp_folio_free(struct rp_machine *x, uint32_t page);
 void rp_insert_page(struct rp_machine *x, uint32_t page, unsigned ctx, int write);
 void rp_wb_complete_all(struct rp_machine *x);
 void rp_wb_complete_until(struct rp_machine *x, uint64_t t);
+
+/*
+ * Node reclaim (--reclaim node): node_pages of memory split over the machine's nodes,
+ * zone watermarks, kswapd and direct reclaim (machine.c). Call once after
+ * rp_machine_create() (with no global limit), before any event. MR_ENOMEM.
+ * Declared here, not in rp_machine.h, only because that header is outside this change.
+ */
+int rp_machine_set_node_reclaim(struct rp_machine *x, uint64_t node_pages, struct mr_error *err);
+
+/* ---- results.c: what rp_results_write() does not take (same remark as above) ---- */
+
+struct rp_results_extra {
+	const char *reclaim;        /* "memcg" or "node" */
+	const char *const *notes;   /* [nruns]: a "trace too coarse" note per run, or NULL */
+	const char *note_kind;      /* kind written for every note */
+};
+int rp_results_write_extra(const char *path, const struct rp_results_info *info,
+			   const struct rp_results_extra *extra,
+			   const struct rp_run_result *runs, size_t nruns, struct mr_error *err);
 
 /* ---- events.c ---- */
 

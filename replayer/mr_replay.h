@@ -85,6 +85,37 @@
  * memcg_reclaim = 1). Progress is retried up to 16 times (MAX_RECLAIM_RETRIES); when a
  * full pass frees nothing, mr_oom counts it and the charge exceeds the limit.
  *
+ * ---- Node reclaim (opts.reclaim = MR_RECLAIM_NODE, `--reclaim node`) ----
+ *
+ * memory_pages is then the machine's memory, split evenly over its nodes (node i gets
+ * memory_pages / nodes, plus one page for i < the remainder), instead of a limit: a page
+ * lives on its page row's node (no fallback to another node). Per node, one zone, with
+ * the kernel's boot-time watermarks (mr_replay_watermarks()). Allocation of a page on a
+ * node (before the memcg charge, as the kernel allocates a folio and then charges it):
+ *   - free > low: allocate (get_page_from_freelist at ALLOC_WMARK_LOW);
+ *   - else wake the node's kswapd (wakeup_kswapd; not when it failed MAX_RECLAIM_RETRIES
+ *     times in a row, until some reclaim on the node makes progress); free > min:
+ *     allocate (ALLOC_WMARK_MIN);
+ *   - else direct reclaim, try_to_free_pages(): nr_to_reclaim = SWAP_CLUSTER_MAX,
+ *     priority DEF_PRIORITY..0, the node's memcgs from a cursor kept per node, stopping
+ *     once enough is freed (sc.kswapd = 0, memcg_reclaim = 0: pgscan_direct), repeated
+ *     until free > min; after MAX_RECLAIM_RETRIES rounds in a row without progress
+ *     (should_reclaim_retry) mr_oom counts it and the page is allocated below min.
+ * kswapd runs synchronously at a deterministic point: a node's kswapd woken at trace
+ * time t runs (balance_pgdat) before the first allocation, on any node, of an event with
+ * a trace time later than t. Allocations of the same instant (one multi-page event, or
+ * events with equal times) therefore run before kswapd and can reach min: that is "kswapd
+ * cannot keep up". A wakeup still pending at the end of the trace does not run.
+ * balance_pgdat(): priority DEF_PRIORITY down to 1; each step stops when free > high
+ * (pgdat_balanced), sets nr_to_reclaim = max(high, SWAP_CLUSTER_MAX)
+ * (kswapd_shrink_node), shrinks every memcg of the node from the first (full walk;
+ * sc.kswapd = 1: pgscan_kswapd; the policy's kswapd work, e.g. mglru's
+ * lru_gen_age_node() and its min_ttl check, runs at the first memcg), and lowers the
+ * priority when it scanned less than nr_to_reclaim or reclaimed nothing. A run that
+ * reclaims nothing counts a kswapd failure (mr_kswapd_failed). As kswapd() does, it runs
+ * again until the node is balanced or has failed MAX_RECLAIM_RETRIES times in a row. Per-memcg limits (`limits`) still apply:
+ * a charge over one reclaims that memcg as above.
+ *
  * The machine ops (mr_machine_ops):
  *   rmap_walk       anon: its one PTE; file: every live VMA of the file (i_mmap) whose
  *                   window covers the page, in any mm.
@@ -129,6 +160,22 @@ struct mr_replay_limit {
 	uint64_t pages;
 };
 
+/* Who reclaims when memory runs short (docs/replay.md). */
+enum mr_replay_reclaim {
+	MR_RECLAIM_MEMCG = 0, /* memory_pages is a cgroup limit: try_to_free_mem_cgroup_pages */
+	MR_RECLAIM_NODE = 1,  /* memory_pages is the node memory: watermarks, kswapd, direct */
+};
+
+/* Zone watermarks of a node, as the kernel sets them at boot. */
+struct mr_watermarks {
+	uint64_t min_free_kbytes; /* calculate_min_free_kbytes() over total_pages */
+	uint64_t min, low, high;  /* pages: __setup_per_zone_wmarks() for the node's zone */
+};
+
+/* Watermarks of a node of node_pages pages on a machine of total_pages pages (4 KiB),
+ * with the defaults watermark_scale_factor = 10 and no user min_free_kbytes. */
+void mr_replay_watermarks(uint64_t node_pages, uint64_t total_pages, struct mr_watermarks *w);
+
 struct mr_replay_progress {
 	int phase;             /* 0 = next-use pass, 1 = replay */
 	uint64_t events_done;
@@ -142,7 +189,9 @@ struct mr_replay_opts {
 	const char *trace;                 /* trace store path */
 	const char *const *policies;       /* policy specs, "name[:k=v,...]" */
 	size_t npolicies;
-	uint64_t memory_pages;             /* whole-trace limit; 0 = none */
+	uint64_t memory_pages;             /* whole-trace limit (memcg reclaim) or node
+					    * memory (node reclaim); 0 = none */
+	int reclaim;                       /* enum mr_replay_reclaim */
 	const struct mr_replay_limit *limits; /* per-cgroup limits */
 	size_t nlimits;
 	const char *memory_spec;           /* --memory text(s) as given, for the runs table */
@@ -174,6 +223,13 @@ int mr_replay_run(struct mr_replay *r, struct mr_error *err);
 void mr_replay_destroy(struct mr_replay *r);
 
 size_t mr_replay_nruns(const struct mr_replay *r);
+
+/*
+ * After mr_replay_run(): the "trace too coarse" note of run (docs/replay.md), or NULL
+ * when the trace supports that run's simulated aging. The text is one line, owned by r.
+ * The results database keeps the same notes (table notes).
+ */
+const char *mr_replay_coarse_note(const struct mr_replay *r, size_t run);
 
 /* Is a policy of that name registered (built in or from a plugin)? */
 int mr_replay_policy_exists(const char *name);
@@ -266,7 +322,9 @@ struct mr_bench_replay_case {
 	double machine_mevps;   /* M events/s of the machines alone (summed worker time) */
 	double load_s;          /* mr_replay_create: trace tables, sizing, machines */
 	uint64_t peak_rss;      /* bytes, of the process that ran the case (a child) */
-	double bytes_per_page;  /* peak RSS / distinct pages */
+	uint64_t floor_rss;     /* peak RSS of the same case on a 4096-page trace: the part
+				 * that does not grow with pages (program, SQLite, decode) */
+	double bytes_per_page;  /* (peak RSS - floor) / distinct pages */
 	double ratio;           /* one-pass cases: (load + replay) / the same summed over
 				 * the single runs */
 };

@@ -18,8 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "machine_int.h" /* rp_machine_set_node_reclaim, rp_results_write_extra */
 #include "mr_replay.h"
-#include "rp_machine.h"
 
 #define RP_BATCH 16384 /* events per batch: 512 KiB, a bounded decode buffer */
 #define RP_NBATCH 4
@@ -35,7 +35,12 @@ struct mr_replay {
 	char tmpdir[1024];
 	char memory_spec[512];
 	uint64_t memory_pages, swap_pages, wb_delay, interval, snap_every;
-	int threads, record_timing;
+	int threads, record_timing, reclaim;
+	/* what the decoder saw, for the "trace too coarse" rule (docs/replay.md) */
+	uint64_t acc_src[8];      /* ACCESS events by source (MR_ACC_SRC) */
+	uint64_t scans;           /* SCAN_END events */
+	uint64_t scan_first, scan_last; /* times of the first and last SCAN_END */
+	char (*notes)[320];       /* [nruns]: "" = none */
 	void (*progress)(void *arg, const struct mr_replay_progress *p);
 	void *progress_arg;
 	uint64_t *memcg_limit;
@@ -74,6 +79,7 @@ void mr_replay_destroy(struct mr_replay *r)
 		rp_machine_destroy(r->mach[i]);
 	free(r->mach);
 	free(r->res);
+	free(r->notes);
 	free(r->memcg_limit);
 	free(r->memcg_ids);
 	free(r->memcg_paths);
@@ -190,6 +196,16 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 	snprintf(r->trace_path, sizeof(r->trace_path), "%s", o->trace);
 	snprintf(r->tmpdir, sizeof(r->tmpdir), "%s", o->tmpdir ? o->tmpdir : "/tmp");
 	snprintf(r->memory_spec, sizeof(r->memory_spec), "%s", o->memory_spec ? o->memory_spec : "");
+	if (o->reclaim != MR_RECLAIM_MEMCG && o->reclaim != MR_RECLAIM_NODE) {
+		free(r);
+		return mr_error_set(err, MR_EINVAL, "reclaim mode %d: use memcg or node", o->reclaim);
+	}
+	if (o->reclaim == MR_RECLAIM_NODE && !o->memory_pages) {
+		free(r);
+		return mr_error_set(err, MR_EINVAL,
+				    "node reclaim needs the node memory: --memory SIZE (per-cgroup limits may come with it)");
+	}
+	r->reclaim = o->reclaim;
 	r->memory_pages = o->memory_pages;
 	r->swap_pages = o->swap_pages;
 	r->wb_delay = o->writeback_delay_ns;
@@ -259,7 +275,8 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 
 	r->mach = calloc(o->npolicies, sizeof(*r->mach));
 	r->res = calloc(o->npolicies, sizeof(*r->res));
-	if (!r->mach || !r->res) {
+	r->notes = calloc(o->npolicies, sizeof(*r->notes));
+	if (!r->mach || !r->res || !r->notes) {
 		rc = mr_error_set(err, MR_ENOMEM, "out of memory");
 		goto fail;
 	}
@@ -283,7 +300,7 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 		mo.params = params;
 		mo.canon = canon;
 		mo.memcg_limit = r->memcg_limit;
-		mo.global_limit = r->memory_pages;
+		mo.global_limit = r->reclaim == MR_RECLAIM_NODE ? 0 : r->memory_pages;
 		mo.swap_pages = r->swap_pages;
 		mo.wb_delay_ns = r->wb_delay;
 		mo.interval_ns = r->interval;
@@ -297,6 +314,11 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 		if (rc)
 			goto fail;
 		r->nruns++;
+		if (r->reclaim == MR_RECLAIM_NODE) {
+			rc = rp_machine_set_node_reclaim(r->mach[i], r->memory_pages, err);
+			if (rc)
+				goto fail;
+		}
 	}
 	*out = r;
 	return 0;
@@ -400,6 +422,24 @@ static int fill_batch(struct rp_source *src, struct rp_nextuse *nu, uint32_t nr_
 	return rc;
 }
 
+static void coarse_check(struct mr_replay *r, size_t i);
+
+/* What the "trace too coarse" rule needs from the events (on the decoding thread). */
+static void note_sources(struct mr_replay *r, const struct batch *b)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		const struct mr_event *e = &b->ev[i];
+
+		if (e->kind == MR_EV_ACCESS) {
+			r->acc_src[MR_ACC_SRC(e->flags)]++;
+		} else if (e->kind == MR_EV_SCAN_END) {
+			if (!r->scans++)
+				r->scan_first = e->time;
+			r->scan_last = e->time;
+		}
+	}
+}
+
 static void report(struct mr_replay *r, int phase, uint64_t done, double t0)
 {
 	struct mr_replay_progress pr = {
@@ -468,6 +508,7 @@ int mr_replay_run(struct mr_replay *r, struct mr_error *err)
 			rc_dec = fill_batch(src, nu, r->t->nr_pages, &p.b[0], &derr);
 			if (rc_dec || !p.b[0].n)
 				break;
+			note_sources(r, &p.b[0]);
 			run_batch(r->mach, r->nruns, &p.b[0]);
 			done += p.b[0].n;
 			report(r, 1, done, t0);
@@ -516,6 +557,8 @@ int mr_replay_run(struct mr_replay *r, struct mr_error *err)
 				b->n = 0;
 			else
 				rc_dec = fill_batch(src, nu, r->t->nr_pages, b, &derr);
+			if (b->n)
+				note_sources(r, b);
 			pthread_mutex_lock(&p.mu);
 			b->pending = (int)nw;
 			p.published = seq + 1;
@@ -545,6 +588,8 @@ int mr_replay_run(struct mr_replay *r, struct mr_error *err)
 	}
 	for (size_t i = 0; !rc && i < r->nruns; i++)
 		rc = rp_machine_result(r->mach[i], &r->res[i], err);
+	for (size_t i = 0; !rc && i < r->nruns; i++)
+		coarse_check(r, i);
 out_free:
 	free(w);
 	for (int i = 0; i < RP_NBATCH; i++) {
@@ -558,6 +603,54 @@ out:
 }
 
 /* ---- results ---- */
+
+static uint64_t counter(const struct rp_run_result *res, const char *name);
+
+/*
+ * The "trace too coarse" rule (docs/replay.md). R = the run's reclaim passes (memcg
+ * reclaims, direct reclaims, kswapd runs), span = the trace's duration, A = its ACCESS
+ * events. A note when R >= 2 and either
+ *   (a) every ACCESS comes from a young-bit scan or a fault (none from the generator or
+ *       hardware samples), some from a scan, and the scan interval, span / scans
+ *       (SCAN_END events; (last - first) / (scans - 1) with two or more), is longer
+ *       than span / R, the mean time between the run's reclaim passes; or
+ *   (b) A < R: fewer recorded accesses than reclaim passes.
+ */
+static void coarse_check(struct mr_replay *r, size_t i)
+{
+	const struct rp_run_result *res = &r->res[i];
+	uint64_t span = r->t->t_last > r->t->t_first ? r->t->t_last - r->t->t_first : 0;
+	uint64_t passes = counter(res, "mr_reclaims") + counter(res, "mr_direct_reclaims") +
+			  counter(res, "mr_kswapd_runs");
+	uint64_t young = r->acc_src[MR_SRC_YOUNG], all = 0, scan_ns, pass_ns;
+
+	for (size_t k = 0; k < 8; k++)
+		all += r->acc_src[k];
+	r->notes[i][0] = 0;
+	if (passes < 2 || !span)
+		return;
+	pass_ns = span / passes;
+	scan_ns = r->scans >= 2 && r->scan_last > r->scan_first
+			  ? (r->scan_last - r->scan_first) / (r->scans - 1)
+			  : r->scans ? span / r->scans : span;
+	if (young && young + r->acc_src[MR_SRC_FAULT] == all && scan_ns > pass_ns) {
+		snprintf(r->notes[i], sizeof(r->notes[i]),
+			 "trace too coarse for %.120s: accesses come only from young-bit scans every %.3f ms, but reclaim ran every %.3f ms (%llu passes); pages look idle between scans",
+			 res->spec, (double)scan_ns / 1e6, (double)pass_ns / 1e6,
+			 (unsigned long long)passes);
+	} else if (all < passes) {
+		snprintf(r->notes[i], sizeof(r->notes[i]),
+			 "trace too coarse for %.120s: %llu recorded accesses for %llu reclaim passes; the aging has almost no references to rank pages by",
+			 res->spec, (unsigned long long)all, (unsigned long long)passes);
+	}
+}
+
+const char *mr_replay_coarse_note(const struct mr_replay *r, size_t run)
+{
+	if (!r->notes || run >= r->nruns || !r->notes[run][0])
+		return NULL;
+	return r->notes[run];
+}
 
 static uint64_t counter(const struct rp_run_result *res, const char *name)
 {
@@ -625,7 +718,22 @@ int mr_replay_write_results(const struct mr_replay *r, const char *path, struct 
 		.threads = r->threads_used,
 	};
 
+	struct rp_results_extra ex = {
+		.reclaim = r->reclaim == MR_RECLAIM_NODE ? "node" : "memcg",
+		.note_kind = "trace_too_coarse",
+	};
+	const char **notes;
+	int rc;
+
 	if (!r->ran || !r->nruns || !r->res[0].counters)
 		return mr_error_set(err, MR_EINVAL, "nothing to write: the replay has not run");
-	return rp_results_write(path, &in, r->res, r->nruns, err);
+	notes = calloc(r->nruns, sizeof(*notes));
+	if (!notes)
+		return mr_error_set(err, MR_ENOMEM, "out of memory");
+	for (size_t i = 0; i < r->nruns; i++)
+		notes[i] = mr_replay_coarse_note(r, i);
+	ex.notes = notes;
+	rc = rp_results_write_extra(path, &in, &ex, r->res, r->nruns, err);
+	free(notes);
+	return rc;
 }

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "machine_int.h" /* rp_results_extra */
 #include "mr_replay.h"
 #include "rp_int.h"
 
@@ -26,7 +27,8 @@ static const char schema_sql[] =
 	" swap_pages INTEGER, page_size INTEGER NOT NULL, nodes INTEGER NOT NULL,"
 	" memcgs INTEGER NOT NULL, writeback_delay_ns INTEGER NOT NULL,"
 	" interval_ns INTEGER NOT NULL, snapshot_every_ns INTEGER, script TEXT,"
-	" script_sha256 TEXT, version TEXT NOT NULL, events INTEGER NOT NULL);\n"
+	" script_sha256 TEXT, version TEXT NOT NULL, events INTEGER NOT NULL,"
+	" reclaim TEXT NOT NULL);\n"
 	"CREATE TABLE memcgs(run INTEGER NOT NULL, cgroup INTEGER NOT NULL, path TEXT,"
 	" limit_pages INTEGER, PRIMARY KEY(run, cgroup)) WITHOUT ROWID;\n"
 	"CREATE TABLE counters(run INTEGER NOT NULL, memcg INTEGER, name TEXT NOT NULL,"
@@ -41,6 +43,7 @@ static const char schema_sql[] =
 	"CREATE TABLE script_log(run INTEGER NOT NULL, t_ns INTEGER NOT NULL, line INTEGER,"
 	" command TEXT NOT NULL, rc INTEGER NOT NULL, message TEXT);\n"
 	"CREATE TABLE timing(run INTEGER NOT NULL, wall_s REAL, threads INTEGER);\n"
+	"CREATE TABLE notes(run INTEGER NOT NULL, kind TEXT NOT NULL, message TEXT NOT NULL);\n"
 	"CREATE VIEW vmstat AS SELECT run, name, value FROM counters WHERE memcg IS NULL;\n"
 	"CREATE VIEW memory_stat AS SELECT run, memcg, name, value FROM counters"
 	" WHERE memcg IS NOT NULL;\n";
@@ -123,8 +126,9 @@ static void bind_u64(sqlite3_stmt *st, int i, uint64_t v)
 }
 
 static int write_run(struct wctx *w, sqlite3_stmt **st, const struct rp_results_info *in,
-		     const struct rp_run_result *r, int64_t id)
+		     const struct rp_results_extra *ex, const struct rp_run_result *r, int64_t id)
 {
+	const char *note = ex && ex->notes ? ex->notes[id - 1] : NULL;
 	const struct rp_trace *t = in->t;
 	const char *colon = strchr(r->spec, ':');
 	int rc;
@@ -158,6 +162,7 @@ static int write_run(struct wctx *w, sqlite3_stmt **st, const struct rp_results_
 		sqlite3_bind_text(st[0], 20, in->script_sha256, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st[0], 21, MR_VERSION_STRING, -1, SQLITE_STATIC);
 	bind_u64(st[0], 22, r->events);
+	sqlite3_bind_text(st[0], 23, ex && ex->reclaim ? ex->reclaim : "memcg", -1, SQLITE_STATIC);
 	rc = step_reset(w, st[0]);
 	/* memcgs */
 	for (uint32_t i = 0; !rc && i < t->nr_memcgs; i++) {
@@ -216,15 +221,30 @@ static int write_run(struct wctx *w, sqlite3_stmt **st, const struct rp_results_
 		sqlite3_bind_int(st[7], 3, in->threads);
 		rc = step_reset(w, st[7]);
 	}
+	if (!rc && note) {
+		sqlite3_bind_int64(st[8], 1, id);
+		sqlite3_bind_text(st[8], 2, ex->note_kind ? ex->note_kind : "note", -1, SQLITE_STATIC);
+		sqlite3_bind_text(st[8], 3, note, -1, SQLITE_STATIC);
+		rc = step_reset(w, st[8]);
+	}
 	return rc;
 }
 
 int rp_results_write(const char *path, const struct rp_results_info *info,
 		     const struct rp_run_result *runs, size_t nruns, struct mr_error *err)
 {
-	static const char *const ins[8] = {
+	return rp_results_write_extra(path, info, NULL, runs, nruns, err);
+}
+
+/* rp_results_write() plus the reclaim mode and the notes (NULL: memcg, none). */
+int rp_results_write_extra(const char *path, const struct rp_results_info *info,
+			   const struct rp_results_extra *extra,
+			   const struct rp_run_result *runs, size_t nruns, struct mr_error *err)
+{
+	enum { NINS = 9 };
+	static const char *const ins[NINS] = {
 		"INSERT INTO runs VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,"
-		"?18,?19,?20,?21,?22)",
+		"?18,?19,?20,?21,?22,?23)",
 		"INSERT INTO memcgs VALUES(?1,?2,?3,?4)",
 		"INSERT INTO counters VALUES(?1,?2,?3,?4)",
 		"INSERT INTO model_counters VALUES(?1,?2,?3)",
@@ -232,9 +252,10 @@ int rp_results_write(const char *path, const struct rp_results_info *info,
 		"INSERT INTO lru_gen VALUES(?1,?2,?3,?4,?5)",
 		"INSERT INTO script_log VALUES(?1,?2,?3,?4,?5,?6)",
 		"INSERT INTO timing VALUES(?1,?2,?3)",
+		"INSERT INTO notes VALUES(?1,?2,?3)",
 	};
 	struct wctx w = { .path = path, .err = err };
-	sqlite3_stmt *st[8] = { 0 };
+	sqlite3_stmt *st[NINS] = { 0 };
 	char sql[256];
 	int rc = check_target(path, err);
 
@@ -253,14 +274,14 @@ int rp_results_write(const char *path, const struct rp_results_info *info,
 	if (!rc)
 		rc = exec(&w, "INSERT INTO meta VALUES('format', 'memreplay results v1');"
 			      "INSERT INTO meta VALUES('version', '" MR_VERSION_STRING "');");
-	for (int i = 0; !rc && i < 8; i++)
+	for (int i = 0; !rc && i < NINS; i++)
 		rc = prep(&w, ins[i], &st[i]);
 	for (size_t i = 0; !rc && i < nruns; i++)
-		rc = write_run(&w, st, info, &runs[i], (int64_t)i + 1);
+		rc = write_run(&w, st, info, extra, &runs[i], (int64_t)i + 1);
 	if (!rc)
 		rc = exec(&w, "COMMIT;");
 out:
-	for (int i = 0; i < 8; i++)
+	for (int i = 0; i < NINS; i++)
 		sqlite3_finalize(st[i]);
 	if (w.db && sqlite3_close(w.db) != SQLITE_OK && !rc)
 		rc = mr_error_set(err, MR_EIO, "closing results %s failed", path);

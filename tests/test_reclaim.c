@@ -1,0 +1,452 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_reclaim.c - node reclaim (`--reclaim node`, mr_replay.h): the zone watermarks
+ * against hand-computed values, kswapd doing the reclaim when allocations are spread in
+ * time and direct reclaim only when a burst outruns it, per-memcg limits under node
+ * reclaim, mglru's min_ttl OOM on the kswapd path only, determinism of the results; and
+ * the "trace too coarse" note (docs/replay.md) on a young-bit-only trace and its
+ * fine-grained twin.
+ */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mr_gen.h"
+#include "mr_policy.h"
+#include "mr_replay.h"
+#include "mr_test.h"
+
+/* test_replay_trace.c */
+struct tb;
+struct tb *tb_create(const char *path, unsigned nodes);
+void tb_cgroup(struct tb *b, uint32_t id, const char *path);
+void tb_mm(struct tb *b, uint32_t id);
+void tb_task(struct tb *b, uint32_t id, uint32_t mm, uint32_t cgroup);
+void tb_vma(struct tb *b, uint32_t id, uint32_t mm, uint64_t start, uint64_t npages,
+	    uint32_t flags, uint32_t file, uint64_t pgoff);
+void tb_page_anon(struct tb *b, uint32_t id, uint32_t mm, uint64_t vpage, uint32_t cgroup,
+		  int node);
+void tb_ev(struct tb *b, uint64_t time, unsigned kind, uint32_t page, uint32_t task,
+	   unsigned flags, uint32_t size, uint64_t arg);
+int tb_finish(struct tb *b);
+
+#define ANON_BASE 0x10000000ull
+
+static char *path_in(const char *name)
+{
+	static char buf[16][1024];
+	static int k;
+	char *p = buf[k++ % 16];
+
+	snprintf(p, 1024, "%s/%s", mr_test_tmpdir(), name);
+	return p;
+}
+
+struct run {
+	const char *trace;
+	const char *pol[4];
+	size_t npol;
+	uint64_t memory;
+	int reclaim;
+	const struct mr_replay_limit *limits;
+	size_t nlimits;
+	int threads;
+	const char *out;
+};
+
+static struct mr_replay *replay(const struct run *ro)
+{
+	struct mr_error err = { 0 };
+	struct mr_replay_opts o = {
+		.trace = ro->trace, .policies = ro->pol, .npolicies = ro->npol,
+		.memory_pages = ro->memory, .reclaim = ro->reclaim, .limits = ro->limits,
+		.nlimits = ro->nlimits, .threads = ro->threads, .tmpdir = mr_test_tmpdir(),
+		.check = 1,
+	};
+	struct mr_replay *r = NULL;
+	int rc = mr_replay_create(&o, &r, &err);
+
+	if (!rc)
+		rc = mr_replay_run(r, &err);
+	if (!rc && ro->out)
+		rc = mr_replay_write_results(r, ro->out, &err);
+	if (rc) {
+		fprintf(stderr, "replay %s: %s\n", ro->trace, err.msg);
+		mr_replay_destroy(r);
+		return NULL;
+	}
+	return r;
+}
+
+static uint64_t ctr(const struct mr_replay *r, size_t run, const char *name)
+{
+	uint64_t v = UINT64_MAX;
+
+	if (mr_replay_counter(r, run, name, -1, &v))
+		fprintf(stderr, "no counter %s\n", name);
+	return v;
+}
+
+static int64_t sql_int(const char *db, const char *sql)
+{
+	sqlite3 *h = NULL;
+	sqlite3_stmt *st = NULL;
+	int64_t v = -1;
+
+	if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	else
+		fprintf(stderr, "sql failed: %s: %s\n", sql, h ? sqlite3_errmsg(h) : "?");
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return v;
+}
+
+static int same_file(const char *a, const char *b)
+{
+	FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+	int same = fa && fb, ca, cb;
+	long n = 0;
+
+	while (same) {
+		ca = fgetc(fa);
+		cb = fgetc(fb);
+		if (ca != cb)
+			same = 0;
+		if (ca == EOF || cb == EOF)
+			break;
+		n++;
+	}
+	if (fa)
+		fclose(fa);
+	if (fb)
+		fclose(fb);
+	return same && n > 0;
+}
+
+/* ---- watermarks ---- */
+
+static void check_wmarks(uint64_t node, uint64_t total, uint64_t kb, uint64_t min, uint64_t low,
+			 uint64_t high)
+{
+	struct mr_watermarks w;
+
+	mr_replay_watermarks(node, total, &w);
+	CHECK_EQ_U64(w.min_free_kbytes, kb);
+	CHECK_EQ_U64(w.min, min);
+	CHECK_EQ_U64(w.low, low);
+	CHECK_EQ_U64(w.high, high);
+}
+
+/*
+ * By hand, from calculate_min_free_kbytes() and __setup_per_zone_wmarks():
+ *   1 GiB = 262144 pages: sqrt(1048576 * 16) = 4096 kB -> 1024 pages min;
+ *     max(1024 / 4, 262144 * 10 / 10000 = 262) = 262 -> low 1286, high 1548.
+ *   64 MiB = 16384 pages: sqrt(65536 * 16) = 1024 kB -> 256; max(64, 16) = 64 -> 320, 384.
+ *   a 512 MiB node of a 1 GiB machine: min = 1024 * 131072 / 262144 = 512;
+ *     max(128, 131) = 131 -> 643, 774.
+ *   1 MiB = 256 pages: sqrt(1024 * 16) = 128 kB (the floor) -> 32; max(8, 0) -> 40, 48.
+ *   512 KiB: sqrt(8192) = 90 -> clamped to 128 kB -> 32; 32 * 128 / 128 -> 40, 48.
+ *   64 GiB = 16777216 pages: sqrt(67108864 * 16) = 32768 kB -> 8192;
+ *     max(2048, 16777) = 16777 -> 24969, 41746.
+ *   6 MiB = 1536 pages: sqrt(6144 * 16) = 313 kB -> 78; max(19, 1) = 19 -> 97, 116.
+ */
+static void test_watermarks(void)
+{
+	check_wmarks(262144, 262144, 4096, 1024, 1286, 1548);
+	check_wmarks(16384, 16384, 1024, 256, 320, 384);
+	check_wmarks(131072, 262144, 4096, 512, 643, 774);
+	check_wmarks(256, 256, 128, 32, 40, 48);
+	check_wmarks(128, 128, 128, 32, 40, 48);
+	check_wmarks(16777216, 16777216, 32768, 8192, 24969, 41746);
+	check_wmarks(1536, 1536, 313, 78, 97, 116);
+}
+
+/* ---- kswapd and direct reclaim on a hand-made trace ---- */
+
+/*
+ * One task touching 2048 anon pages twice over a node of 1024 pages (4 MiB: min 64,
+ * low 80, high 96). spread: every access at its own time, so kswapd (run before the next
+ * instant's allocation) keeps free above min. burst: all accesses of a pass at one
+ * instant, so kswapd cannot run and allocations fall to min: direct reclaim.
+ */
+static void write_anon_trace(const char *path, int burst, unsigned src, uint64_t scan_every)
+{
+	struct tb *b = tb_create(path, 1);
+	uint64_t t = 1;
+
+	tb_cgroup(b, 1, "/test");
+	tb_mm(b, 1);
+	tb_task(b, 1, 1, 1);
+	tb_vma(b, 1, 1, ANON_BASE, 2048, MR_VMA_READ | MR_VMA_WRITE, 0, 0);
+	for (uint32_t i = 0; i < 2048; i++)
+		tb_page_anon(b, i, 1, (ANON_BASE >> 12) + i, 1, 0);
+	tb_ev(b, 1000, MR_EV_MAP, MR_PAGE_NONE, 1, 0, 0, 1);
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint32_t i = 0; i < 2048; i++) {
+			if (!burst)
+				t++;
+			if (scan_every && i % scan_every == 0) {
+				tb_ev(b, 1000 * t, MR_EV_SCAN_BEGIN, MR_PAGE_NONE, 0, 0, 0, 0);
+				tb_ev(b, 1000 * t, MR_EV_SCAN_END, MR_PAGE_NONE, 0, 0, 0, 0);
+			}
+			tb_ev(b, 1000 * t, MR_EV_ACCESS, i, 1,
+			      MR_ACC_FLAGS(pass ? MR_ACC_READ : MR_ACC_WRITE, i < 4 ? MR_SRC_FAULT : src),
+			      0, 0);
+		}
+		t += 1000;
+	}
+	CHECK(tb_finish(b) == 0);
+}
+
+static void test_kswapd_direct(void)
+{
+	const char *spread = path_in("spread.db"), *burst = path_in("burst.db");
+	struct run ro = { .pol = { "lru", "mglru", "opt" }, .npol = 3, .memory = 1024,
+			  .reclaim = MR_RECLAIM_NODE };
+	struct mr_replay *r;
+
+	if (!mr_replay_policy_exists("lru") || !mr_replay_policy_exists("mglru") ||
+	    !mr_replay_policy_exists("opt"))
+		return;
+	write_anon_trace(spread, 0, MR_SRC_SYNTH, 0);
+	write_anon_trace(burst, 1, MR_SRC_SYNTH, 0);
+
+	ro.trace = spread;
+	r = replay(&ro);
+	CHECK(r != NULL);
+	for (size_t i = 0; r && i < 3; i++) {
+		CHECK(ctr(r, i, "pgscan_kswapd") > 0);
+		CHECK(ctr(r, i, "pgsteal_kswapd") > 0);
+		CHECK(ctr(r, i, "mr_kswapd_runs") > 0);
+		CHECK_EQ_U64(ctr(r, i, "pgscan_direct"), 0);
+		CHECK_EQ_U64(ctr(r, i, "mr_direct_reclaims"), 0);
+		CHECK_EQ_U64(ctr(r, i, "mr_reclaims"), 0); /* no memcg limit */
+		CHECK_EQ_U64(ctr(r, i, "mr_oom"), 0);
+		CHECK_EQ_U64(ctr(r, i, "mr_node_pages"), 1024);
+		CHECK_EQ_U64(ctr(r, i, "mr_wmark_min"), 64);
+		CHECK_EQ_U64(ctr(r, i, "mr_wmark_low"), 80);
+		CHECK_EQ_U64(ctr(r, i, "mr_wmark_high"), 96);
+		/* allocations stop at the low watermark while kswapd keeps up: the one that
+		 * finds free == low wakes kswapd and still succeeds above min */
+		CHECK(ctr(r, i, "mr_usage_max") <= 1024 - 80 + 1);
+		CHECK(ctr(r, i, "mr_usage_max") >= 1024 - 96 - 2 * MR_SWAP_CLUSTER_MAX);
+		CHECK_EQ_U64(ctr(r, i, "mr_misses"),
+			     ctr(r, i, "mr_resident") + ctr(r, i, "mr_evictions") + ctr(r, i, "mr_freed"));
+		CHECK_EQ_U64(ctr(r, i, "mr_check_problems"), 0);
+	}
+	mr_replay_destroy(r);
+
+	ro.trace = burst;
+	r = replay(&ro);
+	CHECK(r != NULL);
+	for (size_t i = 0; r && i < 3; i++) {
+		CHECK(ctr(r, i, "pgscan_direct") > 0);
+		CHECK(ctr(r, i, "mr_direct_reclaims") > 0);
+		CHECK(ctr(r, i, "mr_kswapd_wakeups") > 0);
+		CHECK_EQ_U64(ctr(r, i, "mr_oom"), 0);
+		/* direct reclaim keeps free at min, not below */
+		CHECK(ctr(r, i, "mr_usage_max") <= 1024 - 64);
+		CHECK(ctr(r, i, "mr_usage_max") > 1024 - 80);
+		CHECK_EQ_U64(ctr(r, i, "mr_check_problems"), 0);
+	}
+	mr_replay_destroy(r);
+
+	/* no swap: nothing can be reclaimed; kswapd fails, direct reclaim OOMs */
+	{
+		struct mr_error err = { 0 };
+		const char *pol[1] = { "lru" };
+		struct mr_replay_opts o = { .trace = spread, .policies = pol, .npolicies = 1,
+					    .memory_pages = 1024, .reclaim = MR_RECLAIM_NODE,
+					    .swap_pages = 1, .tmpdir = mr_test_tmpdir() };
+
+		r = NULL;
+		CHECK(mr_replay_create(&o, &r, &err) == 0 && mr_replay_run(r, &err) == 0);
+		if (r) {
+			CHECK(ctr(r, 0, "mr_kswapd_failed") > 0);
+			CHECK(ctr(r, 0, "mr_direct_reclaims") > 0);
+			CHECK(ctr(r, 0, "mr_oom") > 0);
+			CHECK(ctr(r, 0, "mr_usage_max") > 1024 - 64);
+		}
+		mr_replay_destroy(r);
+	}
+}
+
+/* A per-memcg limit under node reclaim: the memcg reclaims itself before the node runs
+ * short, so kswapd never wakes. */
+static void test_memcg_limit(void)
+{
+	const char *spread = path_in("spread.db");
+	struct mr_replay_limit lim = { .cgroup = 1, .pages = 256 };
+	struct run ro = { .trace = spread, .pol = { "lru", "mglru" }, .npol = 2, .memory = 4096,
+			  .reclaim = MR_RECLAIM_NODE, .limits = &lim, .nlimits = 1 };
+	struct mr_replay *r;
+	uint64_t v = 0;
+
+	if (!mr_replay_policy_exists("mglru"))
+		return;
+	r = replay(&ro);
+	CHECK(r != NULL);
+	for (size_t i = 0; r && i < 2; i++) {
+		CHECK(ctr(r, i, "mr_reclaims") > 0);
+		CHECK(mr_replay_counter(r, i, "pgscan_direct", 1, &v) == 0 && v > 0);
+		CHECK_EQ_U64(ctr(r, i, "pgscan_kswapd"), 0);
+		CHECK_EQ_U64(ctr(r, i, "mr_kswapd_wakeups"), 0);
+		CHECK(mr_replay_counter(r, i, "mr_usage_max", 1, &v) == 0 && v <= 256);
+	}
+	mr_replay_destroy(r);
+
+	/* the node smaller than the limit: kswapd does the work */
+	ro.memory = 200;
+	r = replay(&ro);
+	CHECK(r != NULL);
+	for (size_t i = 0; r && i < 2; i++) {
+		CHECK(ctr(r, i, "pgscan_kswapd") > 0);
+		CHECK(ctr(r, i, "mr_usage_max") <= 200);
+	}
+	mr_replay_destroy(r);
+}
+
+/* ---- min_ttl, determinism: on a generated thrashing trace ---- */
+
+static int gen_zipf(const char *path)
+{
+	const struct mr_gen *g = mr_gen_find("zipf");
+	struct mr_gen_values v;
+	struct mr_error err = { 0 };
+
+	if (!g || mr_gen_defaults(g, &v, &err) || mr_gen_set(g, &v, "pages", "4096", &err) ||
+	    mr_gen_set(g, &v, "events", "100000", &err))
+		return -1;
+	v.seed = 11;
+	return mr_gen_write(g, &v, path, NULL, &err);
+}
+
+static void test_min_ttl_determinism(void)
+{
+	const char *trace = path_in("zipf.db");
+	const char *o1 = path_in("ttl1.db"), *o2 = path_in("ttl2.db"), *o3 = path_in("ttl3.db");
+	struct run ro = { .trace = trace, .pol = { "mglru:min_ttl_ms=0", "mglru:min_ttl_ms=1000" },
+			  .npol = 2, .memory = 1536, .reclaim = MR_RECLAIM_NODE, .out = o1 };
+	struct mr_replay *r;
+
+	if (!mr_replay_policy_exists("mglru"))
+		return;
+	CHECK(gen_zipf(trace) == 0);
+	r = replay(&ro);
+	CHECK(r != NULL);
+	mr_replay_destroy(r);
+	/* the trace spans a few ms: every generation is younger than 1 s when kswapd runs */
+	CHECK_EQ_U64(sql_int(o1, "SELECT value FROM model_counters WHERE run=1 AND name='mglru_min_ttl_oom'"), 0);
+	CHECK(sql_int(o1, "SELECT value FROM model_counters WHERE run=2 AND name='mglru_min_ttl_oom'") > 0);
+	CHECK(sql_int(o1, "SELECT value FROM vmstat WHERE run=2 AND name='pgscan_kswapd'") > 0);
+	CHECK_EQ_U64(sql_int(o1, "SELECT count(*) FROM runs WHERE reclaim='node'"), 2);
+
+	/* determinism: another thread count, byte-identical results */
+	ro.threads = 2;
+	ro.out = o2;
+	r = replay(&ro);
+	CHECK(r != NULL);
+	mr_replay_destroy(r);
+	CHECK(same_file(o1, o2));
+
+	/* min_ttl acts on the kswapd path only: memcg reclaim never calls lru_gen_age_node */
+	ro.reclaim = MR_RECLAIM_MEMCG;
+	ro.out = o3;
+	r = replay(&ro);
+	CHECK(r != NULL);
+	mr_replay_destroy(r);
+	CHECK_EQ_U64(sql_int(o3, "SELECT value FROM model_counters WHERE run=2 AND name='mglru_min_ttl_oom'"), 0);
+	CHECK_EQ_U64(sql_int(o3, "SELECT value FROM vmstat WHERE run=2 AND name='pgscan_kswapd'"), 0);
+	CHECK_EQ_U64(sql_int(o3, "SELECT count(*) FROM runs WHERE reclaim='memcg'"), 2);
+}
+
+/* ---- errors ---- */
+
+static void test_errors(void)
+{
+	struct mr_error err = { 0 };
+	const char *pol[1] = { "lru" };
+	struct mr_replay_limit lim = { .cgroup = 1, .pages = 256 };
+	struct mr_replay_opts o = { .trace = path_in("spread.db"), .policies = pol, .npolicies = 1,
+				    .limits = &lim, .nlimits = 1, .reclaim = MR_RECLAIM_NODE };
+	struct mr_replay *r = NULL;
+
+	CHECK(mr_replay_create(&o, &r, &err) == MR_EINVAL);
+	CHECK(strstr(err.msg, "--memory SIZE") != NULL);
+	o.reclaim = 7;
+	o.memory_pages = 1024;
+	CHECK(mr_replay_create(&o, &r, &err) == MR_EINVAL);
+}
+
+/* ---- "trace too coarse" ---- */
+
+/*
+ * The same 2048-page cycle over 1024 pages of memory, spread in time. coarse: every
+ * access comes from a young-bit scan (a fault for the first pages), with a scan every
+ * 1024 accesses; reclaim runs far more often than that. fine: the generator's accesses.
+ */
+static void test_coarse(void)
+{
+	const char *coarse = path_in("coarse.db"), *fine = path_in("fine.db");
+	const char *oc = path_in("coarse.r.db"), *of = path_in("fine.r.db");
+	struct run ro = { .pol = { "lru", "mglru" }, .npol = 2, .memory = 1024 };
+	struct mr_replay *r;
+	const char *n;
+
+	if (!mr_replay_policy_exists("mglru"))
+		return;
+	write_anon_trace(coarse, 0, MR_SRC_YOUNG, 1024);
+	write_anon_trace(fine, 0, MR_SRC_SYNTH, 1024);
+
+	ro.trace = coarse;
+	ro.out = oc;
+	r = replay(&ro);
+	CHECK(r != NULL);
+	for (size_t i = 0; r && i < 2; i++) {
+		n = mr_replay_coarse_note(r, i);
+		CHECK(n != NULL && strstr(n, "trace too coarse") && strstr(n, "young-bit scans"));
+	}
+	mr_replay_destroy(r);
+	CHECK_EQ_U64(sql_int(oc, "SELECT count(*) FROM notes WHERE kind='trace_too_coarse'"), 2);
+
+	/* node reclaim: kswapd runs count as reclaim passes too */
+	ro.reclaim = MR_RECLAIM_NODE;
+	ro.out = NULL;
+	r = replay(&ro);
+	CHECK(r != NULL);
+	CHECK(r && mr_replay_coarse_note(r, 0) != NULL);
+	mr_replay_destroy(r);
+
+	ro.reclaim = MR_RECLAIM_MEMCG;
+	ro.trace = fine;
+	ro.out = of;
+	r = replay(&ro);
+	CHECK(r != NULL);
+	for (size_t i = 0; r && i < 2; i++)
+		CHECK(mr_replay_coarse_note(r, i) == NULL);
+	mr_replay_destroy(r);
+	CHECK_EQ_U64(sql_int(of, "SELECT count(*) FROM notes"), 0);
+
+	/* young-only but with memory for everything: no reclaim, nothing to warn about */
+	ro.trace = coarse;
+	ro.memory = 4096;
+	ro.out = NULL;
+	r = replay(&ro);
+	CHECK(r != NULL);
+	CHECK(r && mr_replay_coarse_note(r, 1) == NULL);
+	mr_replay_destroy(r);
+}
+
+int main(void)
+{
+	test_watermarks();
+	test_kswapd_direct();
+	test_memcg_limit();
+	test_min_ttl_determinism();
+	test_errors();
+	test_coarse();
+	return mr_test_done("test_reclaim");
+}
