@@ -393,7 +393,9 @@ uint32_t rec_page_get(struct rec *r, int type, uint32_t owner, uint64_t key)
 		r->page_ix.n--;
 		return MR_PAGE_NONE;
 	}
-	{
+	/* the per-page side arrays follow pages[] when it grows (geometrically), not on
+	 * every page: a copy per new page made recording quadratic in pages */
+	if (r->side_cap < r->pages_cap) {
 		uint8_t *nf = realloc(r->pflags, r->pages_cap);
 		struct rec_anon_link *nl = nf ? realloc(r->anon_link, r->pages_cap *
 							sizeof(*nl)) : NULL;
@@ -407,9 +409,10 @@ uint32_t rec_page_get(struct rec *r, int type, uint32_t owner, uint64_t key)
 			r->page_ix.n--;
 			return MR_PAGE_NONE;
 		}
-		r->pflags[id] = 0;
-		r->anon_link[id] = (struct rec_anon_link){ .vpage = key, .next = MR_PAGE_NONE };
+		r->side_cap = r->pages_cap;
 	}
+	r->pflags[id] = 0;
+	r->anon_link[id] = (struct rec_anon_link){ .vpage = key, .next = MR_PAGE_NONE };
 	h->val = id;
 	r->npages = id + 1;
 	p = &r->pages[id];

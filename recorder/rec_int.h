@@ -123,6 +123,7 @@ struct rec {
 	struct rec_mm *mms; uint32_t nmms, mms_cap;         /* [0] unused */
 	uint32_t nfiles, nvmas;
 	struct mr_page *pages; uint8_t *pflags; uint32_t npages, pages_cap;
+	uint32_t side_cap; /* entries of pflags[] and anon_link[] */
 	struct rec_anon_link { uint64_t vpage; uint32_t next; } *anon_link;
 				/* [pages_cap]: raw vpage and next anon page of the same mm
 				 * (list from rec_mm.anon_head), for munmap and exit_mmap */
