@@ -631,14 +631,22 @@ static bool root_reclaim(const struct mr_scan_control *sc)
 
 /*
  * mm/vmscan.c:should_abort_scan(): root reclaim stops once it reclaimed enough
- * (max(nr_to_reclaim, compact_gap(0) = 2)); memcg reclaim never aborts, for fairness.
- * kswapd's watermark test is the engine's (it decides when kswapd stops).
+ * (max(nr_to_reclaim, compact_gap(0) = 2)); memcg reclaim never aborts, for fairness;
+ * kswapd (order 0) also stops as soon as every eligible zone is above its high
+ * watermark plus MIN_LRU_BATCH - without this it would reclaim a whole nr_to_reclaim
+ * (the high watermark) per balance_pgdat() step, several times what it needs.
  */
-static bool should_abort_scan(const struct mr_scan_control *sc)
+static bool should_abort_scan(struct mglru *mg, const struct mr_scan_control *sc)
 {
 	if (!root_reclaim(sc))
 		return false;
-	return sc->nr_reclaimed >= (sc->nr_to_reclaim > 2 ? sc->nr_to_reclaim : 2);
+	if (sc->nr_reclaimed >= (sc->nr_to_reclaim > 2 ? sc->nr_to_reclaim : 2))
+		return true;
+	if (!sc->kswapd)
+		return false;
+	/* one zone per node (spec §10); no watermarks (memcg-only machine): keep going */
+	return mg->m->ops->node_watermark_ok &&
+	       mg->m->ops->node_watermark_ok(mg->m, sc->node, MIN_LRU_BATCH) > 0;
 }
 
 /*
@@ -674,7 +682,7 @@ static bool try_to_shrink_lruvec(struct mglru *mg, struct lruvec *lv,
 
 		nr_to_scan -= delta < nr_to_scan ? delta : nr_to_scan;
 
-		if (should_abort_scan(sc))
+		if (should_abort_scan(mg, sc))
 			break;
 	}
 

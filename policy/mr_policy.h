@@ -217,6 +217,10 @@ struct mr_machine_ops {
 	/* Swap slot for an anon folio (add_to_swap): sets PG_swapcache and PG_dirty (the
 	 * slot is not written yet); 0 or MR_ENOSPC. */
 	int (*add_to_swap)(struct mr_machine *m, uint32_t page);
+	/* zone_watermark_ok(zone, 0, high_wmark_pages + extra, ...) for the node's one zone:
+	 * 1 when its free pages are above the high watermark plus extra, 0 when not, -1 when
+	 * the machine has no watermarks (memcg reclaim only). May be NULL (= -1). */
+	int (*node_watermark_ok)(struct mr_machine *m, uint32_t node, uint64_t extra);
 };
 
 struct mr_machine {

@@ -352,6 +352,15 @@ static uint64_t node_free(const struct rp_node *n)
 	return n->managed > n->used ? n->managed - n->used : 0;
 }
 
+static int node_watermark_ok(struct mr_machine *m, uint32_t nd, uint64_t extra)
+{
+	struct rp_machine *x = to_rp(m);
+
+	if (!x->node || nd >= m->nr_nodes)
+		return -1;
+	return node_free(&x->node[nd]) > x->node[nd].wmark_high + extra;
+}
+
 /*
  * mm/vmscan.c:balance_pgdat() for order 0, without boosting: see mr_replay.h. Each step
  * is kswapd_age_node() + kswapd_shrink_node(); the policy runs its kswapd work itself
@@ -734,6 +743,7 @@ int rp_machine_create(const struct rp_trace *t, const struct rp_machine_opts *o,
 	x->mops = (struct mr_machine_ops){
 		.rmap_walk = rp_rmap_walk, .walk_mm = rp_walk_mm, .remove_mapping = remove_mapping,
 		.start_writeback = start_writeback, .add_to_swap = add_to_swap,
+		.node_watermark_ok = node_watermark_ok,
 	};
 	x->m.ops = &x->mops;
 	x->m.nr_pages = np;

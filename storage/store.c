@@ -139,7 +139,7 @@ int mr_store_create(const char *path, int overwrite, struct mr_store **out, stru
 	s = store_alloc(path, MR_STORE_RDWR);
 	if (!s)
 		return mr_error_set(err, MR_ENOMEM, "out of memory");
-	rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+	rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc != SQLITE_OK) {
 		rc = mr_error_set(err, MR_EIO, "cannot create %s: %s", path,
 				  s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
@@ -184,7 +184,8 @@ int mr_store_open(const char *path, int mode, struct mr_store **out, struct mr_e
 	if (!s)
 		return mr_error_set(err, MR_ENOMEM, "out of memory");
 	flags = mode == MR_STORE_RDWR ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY;
-	rc = sqlite3_open_v2(path, &s->db, flags, NULL);
+	/* one thread at a time uses a store (replay workers never touch it): no mutexes */
+	rc = sqlite3_open_v2(path, &s->db, flags | SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc != SQLITE_OK) {
 		rc = mr_error_set(err, MR_EIO, "cannot open %s: %s", path,
 				  s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
