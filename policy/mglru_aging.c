@@ -724,11 +724,12 @@ void lru_gen_look_around(struct mr_policy *p, const struct mr_vma *vma,
 	uint32_t target = pt->page[slot];
 	struct lruvec *lv;
 	struct lru_gen_mm_walk *walk;
-	uint64_t addr, start, end, a, max_seq;
+	uint64_t addr, start, end, max_seq;
 	uint32_t last = MR_NONE;
 	bool dirty = false;
 	unsigned gen;
-	int i, young = 1;
+	int i, young = 1, ncand = 0;
+	uint8_t cand[MIN_LRU_BATCH]; /* offsets from start of the PTEs young at the start */
 
 	if (MR_WARN_ON_ONCE(target == MR_NONE))
 		return;
@@ -758,8 +759,29 @@ void lru_gen_look_around(struct mr_policy *p, const struct mr_vma *vma,
 	}
 
 	mg->stat.look_around++;
-	for (i = 0, a = start; a != end; i++, a += PAGE_SIZE) {
-		unsigned s = (unsigned)((a - pt->addr) >> MR_PAGE_SHIFT);
+	/*
+	 * The young PTEs first, with their folios' and per-page states' cache lines
+	 * requested, then the kernel's loop over just those: the lines of up to
+	 * MIN_LRU_BATCH random folios load in parallel instead of one after another.
+	 * Nothing the loop does changes another PTE's page or young bit, so visiting only
+	 * the PTEs young now is the kernel's visit.
+	 */
+	i = (int)((end - start) >> MR_PAGE_SHIFT);
+	{
+		unsigned s0 = (unsigned)((start - pt->addr) >> MR_PAGE_SHIFT);
+
+		for (int k = 0; k < i; k++) {
+			uint32_t page = pt->page[s0 + k];
+
+			if (page == MR_NONE || !(pt->bits[s0 + k] & MR_PTE_YOUNG))
+				continue;
+			__builtin_prefetch(&mg->m->folios[page], 0);
+			__builtin_prefetch(&mg->pages[page], 1);
+			cand[ncand++] = (uint8_t)k;
+		}
+	}
+	for (int c = 0; c < ncand; c++) {
+		unsigned s = (unsigned)((start - pt->addr) >> MR_PAGE_SHIFT) + cand[c];
 		uint32_t page = pt->page[s];
 		const struct mr_folio *f;
 

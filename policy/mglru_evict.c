@@ -398,7 +398,7 @@ static uint64_t scan_folios(struct mglru *mg, uint64_t nr_to_scan, struct lruvec
 			uint32_t page = head->tail; /* lru_to_folio() */
 			const struct mr_folio *f = &mg->m->folios[page];
 
-			prefetchw_prev_lru_folio(mg, page);
+			prefetchw_prev2_lru_folio(mg, page);
 
 			MR_WARN_ON_ONCE(folio_test(f, MR_PG_UNEVICTABLE));
 			MR_WARN_ON_ONCE(folio_test(f, MR_PG_ACTIVE));
