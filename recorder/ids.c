@@ -375,24 +375,77 @@ uint32_t rec_file_get(struct rec *r, uint64_t dev, uint64_t ino, const char *pat
 	return h->val;
 }
 
-uint32_t rec_page_get(struct rec *r, int type, uint32_t owner, uint64_t key)
+/*
+ * The block of pmap holding (k1, key): created (every id MR_PAGE_NONE) when create,
+ * else NULL when there is none. NULL on ENOMEM. The pointer is good until the next call.
+ */
+static uint32_t *pmap_block(struct rec_pmap *pm, uint64_t k1, uint64_t key, int create)
 {
+	uint64_t kb = key >> PMAP_SHIFT;
 	struct rec_hent *h;
-	struct mr_page *p;
-	uint32_t id;
+	uint32_t b;
 	int found;
 
-	h = rec_htab_slot(&r->page_ix, ((uint64_t)type << 32) | owner, key, &found);
-	if (!h)
-		return MR_PAGE_NONE;
-	if (found)
-		return h->val;
-	id = r->npages;
-	if (grow((void **)&r->pages, &r->pages_cap, (size_t)id + 1, sizeof(*r->pages))) {
-		h->used = 0;
-		r->page_ix.n--;
-		return MR_PAGE_NONE;
+	if (pm->last_ok && pm->last_k1 == k1 && pm->last_kb == kb)
+		return pm->blk[pm->last_blk];
+	if (!create) {
+		b = htab_find(&pm->ix, k1, kb);
+		if (b == MR_PAGE_NONE)
+			return NULL;
+	} else {
+		h = rec_htab_slot(&pm->ix, k1, kb, &found);
+		if (!h)
+			return NULL;
+		if (found) {
+			b = h->val;
+		} else {
+			if (grow((void **)&pm->blk, &pm->blk_cap, (size_t)pm->nblk + 1,
+				 sizeof(*pm->blk))) {
+				h->used = 0;
+				pm->ix.n--;
+				return NULL;
+			}
+			b = h->val = pm->nblk++;
+			memset(pm->blk[b], 0xff, sizeof(pm->blk[b]));
+		}
 	}
+	pm->last_k1 = k1;
+	pm->last_kb = kb;
+	pm->last_blk = b;
+	pm->last_ok = 1;
+	return pm->blk[b];
+}
+
+/* The id of (k1, key), MR_PAGE_NONE when it has none. */
+static uint32_t pmap_find(struct rec_pmap *pm, uint64_t k1, uint64_t key)
+{
+	const uint32_t *blk = pmap_block(pm, k1, key, 0);
+
+	return blk ? blk[key & (PMAP_BLOCK - 1)] : MR_PAGE_NONE;
+}
+
+static void pmap_free(struct rec_pmap *pm)
+{
+	rec_htab_free(&pm->ix);
+	free(pm->blk);
+	memset(pm, 0, sizeof(*pm));
+}
+
+uint32_t rec_page_get(struct rec *r, int type, uint32_t owner, uint64_t key)
+{
+	uint32_t *slot = pmap_block(&r->page_map, ((uint64_t)type << 32) | owner, key, 1);
+	struct mr_page *p;
+	uint32_t id;
+
+	if (!slot)
+		return MR_PAGE_NONE;
+	slot += key & (PMAP_BLOCK - 1);
+	if (*slot != MR_PAGE_NONE)
+		return *slot;
+	/* every failure below leaves *slot empty: the page gets no id */
+	id = r->npages;
+	if (grow((void **)&r->pages, &r->pages_cap, (size_t)id + 1, sizeof(*r->pages)))
+		return MR_PAGE_NONE;
 	/* the per-page side arrays follow pages[] when it grows (geometrically), not on
 	 * every page: a copy per new page made recording quadratic in pages */
 	if (r->side_cap < r->pages_cap) {
@@ -404,16 +457,13 @@ uint32_t rec_page_get(struct rec *r, int type, uint32_t owner, uint64_t key)
 			r->pflags = nf;
 		if (nl)
 			r->anon_link = nl;
-		if (!nf || !nl) {
-			h->used = 0;
-			r->page_ix.n--;
+		if (!nf || !nl)
 			return MR_PAGE_NONE;
-		}
 		r->side_cap = r->pages_cap;
 	}
 	r->pflags[id] = 0;
 	r->anon_link[id] = (struct rec_anon_link){ .vpage = key, .next = MR_PAGE_NONE };
-	h->val = id;
+	*slot = id;
 	r->npages = id + 1;
 	p = &r->pages[id];
 	*p = (struct mr_page){ .id = id, .type = (uint8_t)type, .node = -1 };
@@ -573,6 +623,32 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * Sort page ids ascending. The anon list of an mm runs from its newest page to its
+ * oldest, so a whole-mm free collects them in descending order: reversed in O(n)
+ * instead of qsort; already ascending is left as it is.
+ */
+static void sort_ids(uint32_t *ids, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 1; i < n && ids[i] < ids[i - 1]; i++)
+		;
+	if (i == n) {
+		for (uint32_t a = 0, b = n ? n - 1 : 0; a < b; a++, b--) {
+			uint32_t t = ids[a];
+
+			ids[a] = ids[b];
+			ids[b] = t;
+		}
+		return;
+	}
+	for (i = 1; i < n && ids[i] > ids[i - 1]; i++)
+		;
+	if (i < n)
+		qsort(ids, n, sizeof(*ids), cmp_u32);
+}
+
 /* FREE events for ids[0..n) (sorted here): one per run of consecutive page ids. */
 static int emit_free(struct rec *r, uint32_t *ids, uint32_t n, uint64_t t, uint32_t stream,
 		     uint64_t *last, uint32_t task, uint16_t cpu)
@@ -580,7 +656,7 @@ static int emit_free(struct rec *r, uint32_t *ids, uint32_t n, uint64_t t, uint3
 	uint32_t i = 0;
 	int rc;
 
-	qsort(ids, n, sizeof(*ids), cmp_u32);
+	sort_ids(ids, n);
 	while (i < n) {
 		uint32_t j = i + 1;
 		struct mr_event ev;
@@ -619,8 +695,8 @@ int rec_vma_remove(struct rec *r, uint32_t mm, uint64_t start, uint64_t end, int
 	if (!whole && v1 - v0 <= m->nanon) {
 		/* a small range: look its pages up */
 		for (uint64_t vp = v0; vp < v1; vp++) {
-			uint32_t id = htab_find(&r->page_ix, ((uint64_t)MR_PAGE_ANON << 32) | mm,
-						vp);
+			uint32_t id = pmap_find(&r->page_map,
+						((uint64_t)MR_PAGE_ANON << 32) | mm, vp);
 
 			if (id == MR_PAGE_NONE || !(r->pflags[id] & PF_ANON_MAPPED))
 				continue;
@@ -705,7 +781,7 @@ void rec_ids_free(struct rec *r)
 	rec_htab_free(&r->task_ix);
 	rec_htab_free(&r->mm_ix);
 	rec_htab_free(&r->file_ix);
-	rec_htab_free(&r->page_ix);
+	pmap_free(&r->page_map);
 	for (uint32_t i = 0; i < r->nmms; i++)
 		free(r->mms[i].v);
 	free(r->mms);

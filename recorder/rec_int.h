@@ -22,6 +22,23 @@ struct rec_htab {
 struct rec_hent *rec_htab_slot(struct rec_htab *h, uint64_t k1, uint64_t k2, int *found);
 void rec_htab_free(struct rec_htab *h);
 
+/*
+ * Page ids by key: (type, owner, key) -> dense id, in blocks of PMAP_BLOCK ids for
+ * consecutive keys (a fault run touches consecutive virtual pages, readahead consecutive
+ * file indexes), found through a hash of (type, owner, key / PMAP_BLOCK) with the last
+ * block used cached: a sequential run costs one hash lookup per block, not per page.
+ */
+#define PMAP_SHIFT 4
+#define PMAP_BLOCK (1u << PMAP_SHIFT)
+struct rec_pmap {
+	struct rec_htab ix;			/* block key -> index into blk */
+	uint32_t (*blk)[PMAP_BLOCK];		/* ids, MR_PAGE_NONE where none yet */
+	uint32_t nblk, blk_cap;
+	uint64_t last_k1, last_kb;		/* the cached block: last_blk, if last_ok */
+	uint32_t last_blk;
+	int last_ok;
+};
+
 struct rec_vma {
 	uint64_t start, end, pgoff;
 	uint32_t id, file, flags;
@@ -118,7 +135,8 @@ struct rec {
 	int pshift;
 	uint64_t anon_key; /* anonymisation key, random per recording */
 
-	struct rec_htab task_ix, mm_ix, file_ix, page_ix;
+	struct rec_htab task_ix, mm_ix, file_ix;
+	struct rec_pmap page_map;
 	struct rec_task *tasks; uint32_t ntasks, tasks_cap; /* [0] unused */
 	struct rec_mm *mms; uint32_t nmms, mms_cap;         /* [0] unused */
 	uint32_t nfiles, nvmas;

@@ -143,7 +143,11 @@ int mr_writer_add_mm(struct mr_writer *w, uint32_t id, int32_t tgid, const char 
 int mr_writer_add_task(struct mr_writer *w, const struct mr_task *t);
 int mr_writer_add_file(struct mr_writer *w, const struct mr_file *f);
 int mr_writer_add_vma(struct mr_writer *w, const struct mr_vma_row *v);
-/* Insert or replace (node/exec/cgroup may be learned later). */
+/* Insert or replace (node/exec/cgroup may be learned later). Page rows are batched: they
+ * reach the database with the next chunk commit (or flush) in its transaction, so an
+ * SQLite error on them is returned by that call. Rows added to `pages` by other means
+ * while a writer is open are not supported (a commit that finds its page ids out of
+ * step fails with MR_EIO and rolls back). */
 int mr_writer_add_page(struct mr_writer *w, const struct mr_page *p);
 int mr_writer_add_marker(struct mr_writer *w, uint32_t id, uint64_t time_ns, const char *text);
 

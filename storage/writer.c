@@ -2,11 +2,20 @@
 /*
  * writer.c - the store writer.
  *
- * Memory is bounded: one event buffer of chunk_events per stream plus one encode
- * scratch and one output buffer, whatever the trace length. Table rows go straight to
+ * Memory is bounded: one event buffer of chunk_events per stream, one encode scratch,
+ * one output buffer and one page-row batch, whatever the trace length. Table rows go to
  * SQLite inside an open transaction; each full chunk is inserted and the transaction
  * committed, so a chunk is durable together with every row that came before it and a
  * SIGKILL at any point leaves the store as of the last commit.
+ *
+ * Page rows, one per distinct page (the recorder adds one per first fault), are the
+ * bulk of the rows: they wait in a batch of PAGE_BATCH rows and go in with one
+ * INSERT ... SELECT over the `mr_page_batch` virtual table below (one statement run per
+ * batch instead of one per row), when the batch fills and before every COMMIT, so they
+ * are still committed in the same transaction as the first chunk after them. A row whose
+ * id is one past the largest so far (every new page of the recorder) gives a NULL id, so
+ * SQLite appends it as the next rowid, the same id, without a search down the B-tree;
+ * flush_pages() checks the last rowid and rolls back on a mismatch.
  */
 #include <endian.h>
 #include <stdio.h>
@@ -23,9 +32,12 @@ struct wstream {
 };
 
 enum {
-	ST_META, ST_STREAM, ST_LOST, ST_CGROUP, ST_MM, ST_TASK, ST_FILE, ST_VMA, ST_PAGE,
+	ST_META, ST_STREAM, ST_LOST, ST_CGROUP, ST_MM, ST_TASK, ST_FILE, ST_VMA, ST_PAGES,
 	ST_MARKER, ST_CHUNK, ST_NR
 };
+
+#define PAGE_BATCH 4096 /* page rows buffered between inserts */
+#define PAGE_BATCH_TABLE "mr_page_batch"
 
 static const char *const stmt_sql[ST_NR] = {
 	[ST_META] = "INSERT OR REPLACE INTO meta(key, value) VALUES(?1, ?2)",
@@ -36,7 +48,8 @@ static const char *const stmt_sql[ST_NR] = {
 	[ST_TASK] = "INSERT OR REPLACE INTO tasks VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	[ST_FILE] = "INSERT OR REPLACE INTO files VALUES(?1, ?2, ?3, ?4, ?5)",
 	[ST_VMA] = "INSERT OR REPLACE INTO vmas VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-	[ST_PAGE] = "INSERT OR REPLACE INTO pages VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	[ST_PAGES] = "INSERT OR REPLACE INTO pages SELECT id, type, mm, vpage, file, idx, exec,"
+		     " node, cgroup FROM " PAGE_BATCH_TABLE,
 	[ST_MARKER] = "INSERT OR REPLACE INTO markers VALUES(?1, ?2, ?3)",
 	[ST_CHUNK] = "INSERT INTO chunks(stream, t_first, t_last, n_events, kind_counts,"
 		     " payload_bytes, crc, data) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
@@ -52,6 +65,10 @@ struct mr_writer {
 	size_t scratch_cap;
 	uint8_t *out;
 	size_t out_cap;
+	struct mr_page *pb; /* [PAGE_BATCH] page rows not inserted yet, in call order */
+	uint32_t npb;
+	uint8_t pb_append[PAGE_BATCH]; /* row i is the next id after every row before it */
+	int64_t next_page; /* one past the largest page id in the table and the batch */
 	int in_tx;
 	int failed; /* sticky: after a write error nothing more is written */
 	struct mr_writer_stats stats;
@@ -88,16 +105,206 @@ static int begin(struct mr_writer *w)
 	return 0;
 }
 
+static int flush_pages(struct mr_writer *w);
+
+/* Commit the open transaction, with the page rows still batched. */
 static int commit(struct mr_writer *w)
 {
 	int rc;
 
+	if (w->npb && (rc = flush_pages(w)))
+		return rc;
 	if (!w->in_tx)
 		return w->failed;
 	rc = sqlite3_exec(w->s->db, "COMMIT", NULL, NULL, NULL);
 	if (rc != SQLITE_OK)
 		return sqlfail(w, rc, "committing");
 	w->in_tx = 0;
+	return 0;
+}
+
+/*
+ * mr_page_batch: an eponymous virtual table over the writer's page batch, read by the
+ * ST_PAGES statement only. Columns as in `pages`; a NULL where a one-row insert left its
+ * parameter unbound (mm/vpage of file pages, file/idx of anon and shmem pages, node -1),
+ * and a NULL id for an appended row (pb_append): INSERT makes it max(id) + 1, its id.
+ */
+enum { PB_ID, PB_TYPE, PB_MM, PB_VPAGE, PB_FILE, PB_IDX, PB_EXEC, PB_NODE, PB_CGROUP };
+
+/* Table: the writer whose batch it shows (the module's client data). */
+struct pb_vtab {
+	sqlite3_vtab base;
+	const struct mr_writer *w;
+};
+
+/* Cursor: the row index into the batch. */
+struct pb_cursor {
+	sqlite3_vtab_cursor base;
+	uint32_t row;
+};
+
+/* xConnect: declare the columns; eponymous only (no xCreate), so no CREATE VIRTUAL TABLE. */
+static int pb_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
+		      sqlite3_vtab **out, char **errmsg)
+{
+	struct pb_vtab *t;
+	int rc = sqlite3_declare_vtab(db, "CREATE TABLE x(id, type, mm, vpage, file, idx, exec,"
+					  " node, cgroup)");
+
+	(void)argc;
+	(void)argv;
+	(void)errmsg;
+	if (rc != SQLITE_OK)
+		return rc;
+	t = sqlite3_malloc(sizeof(*t));
+	if (!t)
+		return SQLITE_NOMEM;
+	memset(t, 0, sizeof(*t));
+	t->w = aux;
+	*out = &t->base;
+	return SQLITE_OK;
+}
+
+static int pb_disconnect(sqlite3_vtab *vt)
+{
+	sqlite3_free(vt);
+	return SQLITE_OK;
+}
+
+/* xBestIndex: one plan, a full scan of the batch; no constraint is used. */
+static int pb_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
+{
+	(void)vt;
+	info->estimatedCost = PAGE_BATCH;
+	info->estimatedRows = PAGE_BATCH;
+	return SQLITE_OK;
+}
+
+static int pb_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
+{
+	struct pb_cursor *c = sqlite3_malloc(sizeof(*c));
+
+	(void)vt;
+	if (!c)
+		return SQLITE_NOMEM;
+	memset(c, 0, sizeof(*c));
+	*out = &c->base;
+	return SQLITE_OK;
+}
+
+static int pb_close(sqlite3_vtab_cursor *cur)
+{
+	sqlite3_free(cur);
+	return SQLITE_OK;
+}
+
+/* xFilter: rewind to the first row of the batch. */
+static int pb_filter(sqlite3_vtab_cursor *cur, int idx_num, const char *idx_str, int argc,
+		     sqlite3_value **argv)
+{
+	(void)idx_num;
+	(void)idx_str;
+	(void)argc;
+	(void)argv;
+	((struct pb_cursor *)cur)->row = 0;
+	return SQLITE_OK;
+}
+
+static int pb_next(sqlite3_vtab_cursor *cur)
+{
+	((struct pb_cursor *)cur)->row++;
+	return SQLITE_OK;
+}
+
+static int pb_eof(sqlite3_vtab_cursor *cur)
+{
+	const struct pb_vtab *t = (const struct pb_vtab *)cur->pVtab;
+
+	return ((struct pb_cursor *)cur)->row >= t->w->npb;
+}
+
+static int pb_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
+{
+	const struct pb_vtab *t = (const struct pb_vtab *)cur->pVtab;
+	const struct mr_page *p = &t->w->pb[((struct pb_cursor *)cur)->row];
+	int anon = p->type != MR_PAGE_FILE;
+
+	switch (col) {
+	case PB_ID:
+		if (!t->w->pb_append[((struct pb_cursor *)cur)->row])
+			sqlite3_result_int64(ctx, p->id);
+		break;
+	case PB_TYPE:
+		sqlite3_result_int(ctx, p->type);
+		break;
+	case PB_MM:
+	case PB_VPAGE:
+		if (anon)
+			sqlite3_result_int64(ctx, col == PB_MM ? (sqlite3_int64)p->mm :
+					     (sqlite3_int64)p->vpage);
+		break;
+	case PB_FILE:
+	case PB_IDX:
+		if (!anon)
+			sqlite3_result_int64(ctx, col == PB_FILE ? (sqlite3_int64)p->file :
+					     (sqlite3_int64)p->index);
+		break;
+	case PB_EXEC:
+		sqlite3_result_int(ctx, p->exec);
+		break;
+	case PB_NODE:
+		if (p->node >= 0)
+			sqlite3_result_int(ctx, p->node);
+		break;
+	case PB_CGROUP:
+		sqlite3_result_int64(ctx, p->cgroup);
+		break;
+	}
+	return SQLITE_OK; /* a column left unset is NULL */
+}
+
+static int pb_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid)
+{
+	*rowid = ((struct pb_cursor *)cur)->row;
+	return SQLITE_OK;
+}
+
+static const sqlite3_module page_batch_module = {
+	.iVersion = 0,
+	.xCreate = NULL, /* eponymous only */
+	.xConnect = pb_connect,
+	.xBestIndex = pb_best_index,
+	.xDisconnect = pb_disconnect,
+	.xDestroy = pb_disconnect,
+	.xOpen = pb_open,
+	.xClose = pb_close,
+	.xFilter = pb_filter,
+	.xNext = pb_next,
+	.xEof = pb_eof,
+	.xColumn = pb_column,
+	.xRowid = pb_rowid,
+};
+
+/* Insert the batched page rows into the open transaction (started here if need be). */
+static int flush_pages(struct mr_writer *w)
+{
+	int rc;
+
+	if (!w->npb)
+		return w->failed;
+	rc = begin(w);
+	if (rc)
+		return rc;
+	rc = sqlite3_step(w->st[ST_PAGES]);
+	sqlite3_reset(w->st[ST_PAGES]);
+	if (rc != SQLITE_DONE)
+		return sqlfail(w, rc, "adding pages");
+	/* an appended row took max(id) + 1: that is its id unless someone else wrote pages */
+	if (w->pb_append[w->npb - 1] &&
+	    sqlite3_last_insert_rowid(w->s->db) != w->pb[w->npb - 1].id)
+		return fail(w, mr_error_set(&w->err, MR_EIO, "page ids out of step: rows were "
+					    "added to pages outside the writer"));
+	w->npb = 0;
 	return 0;
 }
 
@@ -112,6 +319,22 @@ static int run_stmt(struct mr_writer *w, int which, const char *what)
 	if (rc != SQLITE_DONE)
 		return sqlfail(w, rc, what);
 	return 0;
+}
+
+/* One past the largest page id in the store (0 when it has none). */
+static int next_page_id(struct mr_store *s, int64_t *next, struct mr_error *err)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(s->db, "SELECT coalesce(max(id) + 1, 0) FROM pages", -1, &st,
+				    NULL);
+
+	if (rc != SQLITE_OK)
+		return mr_store_sqlerr(s, rc, "reading the pages", err);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*next = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : mr_store_sqlerr(s, rc, "reading the pages", err);
 }
 
 int mr_writer_create(struct mr_store *s, const struct mr_writer_opts *opts,
@@ -135,8 +358,17 @@ int mr_writer_create(struct mr_store *s, const struct mr_writer_opts *opts,
 	w->out_cap = mr_chunk_bound(ce);
 	w->scratch = malloc(w->scratch_cap);
 	w->out = malloc(w->out_cap);
-	if (!w->scratch || !w->out) {
+	w->pb = malloc(PAGE_BATCH * sizeof(*w->pb));
+	if (!w->scratch || !w->out || !w->pb) {
 		rc = mr_error_set(err, MR_ENOMEM, "out of memory for chunk buffers");
+		goto out_free;
+	}
+	rc = next_page_id(s, &w->next_page, err);
+	if (rc)
+		goto out_free;
+	rc = sqlite3_create_module_v2(s->db, PAGE_BATCH_TABLE, &page_batch_module, w, NULL);
+	if (rc != SQLITE_OK) {
+		rc = mr_store_sqlerr(s, rc, "registering the page batch table", err);
 		goto out_free;
 	}
 	for (int i = 0; i < ST_NR; i++) {
@@ -146,12 +378,15 @@ int mr_writer_create(struct mr_store *s, const struct mr_writer_opts *opts,
 			goto out_free;
 		}
 	}
-	w->stats.buffer_bytes = w->scratch_cap + w->out_cap;
+	w->stats.buffer_bytes = w->scratch_cap + w->out_cap + PAGE_BATCH * sizeof(*w->pb);
 	*out = w;
 	return 0;
 out_free:
 	for (int i = 0; i < ST_NR; i++)
 		sqlite3_finalize(w->st[i]);
+	/* the module's client data is w: drop it with w */
+	sqlite3_create_module_v2(s->db, PAGE_BATCH_TABLE, NULL, NULL, NULL);
+	free(w->pb);
 	free(w->scratch);
 	free(w->out);
 	free(w);
@@ -319,28 +554,22 @@ int mr_writer_add_vma(struct mr_writer *w, const struct mr_vma_row *v)
 
 int mr_writer_add_page(struct mr_writer *w, const struct mr_page *p)
 {
-	sqlite3_stmt *st = w->st[ST_PAGE];
-	int anon = p->type != MR_PAGE_FILE;
-	int rc = begin(w);
-
-	if (rc)
-		return rc;
+	if (w->failed)
+		return w->failed;
 	if (p->id == MR_PAGE_NONE || p->type >= MR_PAGE_NR_TYPES)
 		return mr_error_set(&w->err, MR_EINVAL, "page id %u or type %u out of range", p->id, p->type);
-	sqlite3_bind_int64(st, 1, p->id);
-	sqlite3_bind_int(st, 2, p->type);
-	if (anon) {
-		sqlite3_bind_int64(st, 3, p->mm);
-		sqlite3_bind_int64(st, 4, (sqlite3_int64)p->vpage);
-	} else {
-		sqlite3_bind_int64(st, 5, p->file);
-		sqlite3_bind_int64(st, 6, (sqlite3_int64)p->index);
+	if (w->npb == PAGE_BATCH) {
+		int rc = flush_pages(w);
+
+		if (rc)
+			return rc;
 	}
-	sqlite3_bind_int(st, 7, p->exec);
-	if (p->node >= 0)
-		sqlite3_bind_int(st, 8, p->node);
-	sqlite3_bind_int64(st, 9, p->cgroup);
-	return run_stmt(w, ST_PAGE, "adding a page");
+	/* id 0 would become rowid 1 in an empty table: always explicit */
+	w->pb_append[w->npb] = p->id > 0 && p->id == w->next_page;
+	if (p->id >= w->next_page)
+		w->next_page = (int64_t)p->id + 1;
+	w->pb[w->npb++] = *p;
+	return 0;
 }
 
 int mr_writer_add_marker(struct mr_writer *w, uint32_t id, uint64_t time_ns, const char *text)
@@ -464,6 +693,8 @@ void mr_writer_destroy(struct mr_writer *w)
 		sqlite3_exec(w->s->db, "ROLLBACK", NULL, NULL, NULL);
 	for (int i = 0; i < ST_NR; i++)
 		sqlite3_finalize(w->st[i]);
+	sqlite3_create_module_v2(w->s->db, PAGE_BATCH_TABLE, NULL, NULL, NULL);
+	free(w->pb);
 	for (uint32_t i = 0; i < w->nstreams; i++)
 		free(w->streams[i].buf);
 	free(w->streams);
