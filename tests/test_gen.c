@@ -44,6 +44,7 @@ static const struct small smalls[] = {
 	{ "execbuild",
 	  { "jobs", "3", "tasks", "6", "text_size", "2M", "libs", "2", "data_size", "4M",
 	    "scratch", "256K", "cold_touches", "20", NULL } },
+	{ "memwalk", { "size", "1M", "passes", "3", "pattern", "3", NULL } },
 };
 #define NSMALL (sizeof(smalls) / sizeof(smalls[0]))
 
@@ -599,11 +600,71 @@ static void test_zipf(void)
 		CHECK(gen_rng_below(&a, 7) < 7);
 }
 
+/*
+ * memwalk: the access order of kernel-lab's memwalk.c. Its `rand` permutation of the
+ * 49152 pages of 192 MiB from seed 7 starts 28344 41116 23389 44236 36706 (computed
+ * with memwalk.c's xorshift64* Fisher-Yates); every pass repeats it; randpass differs
+ * per pass; rev is descending.
+ */
+static void test_memwalk(void)
+{
+	static const int64_t want[5] = { 28344, 41116, 23389, 44236, 36706 };
+	const char *rand2[] = { "size", "192M", "passes", "2", "pattern", "2", NULL };
+	const char *rev[] = { "pattern", "1", "passes", "1", NULL };
+	char paths[2][4096];
+
+	/* db_path() returns one static buffer */
+	snprintf(paths[0], sizeof(paths[0]), "%s", db_path("memwalk", "rand"));
+	snprintf(paths[1], sizeof(paths[1]), "%s", db_path("memwalk", "rev"));
+
+	CHECK(write_small("memwalk", 7, paths[0], rand2) == 0);
+	CHECK(write_small("memwalk", 7, paths[1], rev) == 0);
+	for (int t = 0; t < 2; t++) {
+		struct mr_error err = { 0 };
+		struct mr_store *st = NULL;
+		struct mr_reader *rd = NULL;
+		struct mr_event ev;
+		int64_t got[10];
+		uint64_t nacc = 0;
+		sqlite3 *db;
+		char sql[160];
+
+		CHECK(mr_store_open(paths[t], MR_STORE_RDONLY, &st, &err) == 0);
+		CHECK(st && mr_reader_open(st, NULL, &rd, &err) == 0);
+		CHECK(sqlite3_open_v2(paths[t], &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+		while (rd && mr_reader_next(rd, &ev) == 0) {
+			if (ev.kind != MR_EV_ACCESS)
+				continue;
+			/* offsets from the mapping's first page (0x7f0000000000) */
+			if (nacc < 5 || (nacc >= 49152 && nacc < 49157)) {
+				snprintf(sql, sizeof(sql), "SELECT vpage - %lld FROM pages WHERE id = %u",
+					 0x7f0000000000ll >> 12, ev.page);
+				got[nacc < 5 ? nacc : nacc - 49152 + 5] = sql_int(db, sql);
+			}
+			nacc++;
+		}
+		if (t == 0) {
+			CHECK_EQ_U64(nacc, 2 * 49152);
+			for (int i = 0; i < 5; i++) {
+				CHECK_EQ_U64((uint64_t)got[i], (uint64_t)want[i]);
+				CHECK_EQ_U64((uint64_t)got[5 + i], (uint64_t)want[i]); /* pass 2 repeats */
+			}
+		} else {
+			CHECK_EQ_U64((uint64_t)got[0], 255); /* 1 MiB: the last page first */
+			CHECK_EQ_U64((uint64_t)got[1], 254);
+		}
+		sqlite3_close(db);
+		mr_reader_close(rd);
+		mr_store_close(st);
+	}
+}
+
 int main(void)
 {
 	test_zipf();
 	test_params();
 	test_generators();
 	test_shapes();
+	test_memwalk();
 	return mr_test_done("test_gen");
 }

@@ -21,7 +21,7 @@
 static const struct mr_gen *const gen_table[] = {
 	&mr_gen_zipf,	 &mr_gen_seq,	      &mr_gen_loop,   &mr_gen_agetest,
 	&mr_gen_numa,	 &mr_gen_filerefault, &mr_gen_kbuild, &mr_gen_execbuild,
-	NULL,
+	&mr_gen_memwalk, NULL,
 };
 
 const struct mr_gen *const *mr_gen_list(void)

@@ -306,6 +306,6 @@ int gen_run_procs(struct gen_ctx *c, uint32_t nslots, uint32_t ntasks, uint64_t 
 /* ---- generators ---- */
 
 extern const struct mr_gen mr_gen_zipf, mr_gen_seq, mr_gen_loop, mr_gen_agetest, mr_gen_numa,
-	mr_gen_filerefault, mr_gen_kbuild, mr_gen_execbuild;
+	mr_gen_filerefault, mr_gen_kbuild, mr_gen_execbuild, mr_gen_memwalk;
 
 #endif /* MR_GEN_PRIV_H */
