@@ -493,7 +493,7 @@ static uint8_t *nzdelta_write(const uint64_t *vals, size_t n, uint8_t *p)
  * is tested once in 128 values of a run).
  */
 static inline __attribute__((always_inline)) enum mr_col_enc
-col_measure_body(const uint64_t *vals, size_t n, size_t sz[MR_ENC_NR])
+col_measure_body(const uint64_t *vals, size_t n, size_t sz[MR_ENC_NR], int dbits)
 {
 	const uint64_t *v = vals + 2, *end = vals + n;
 	uint64_t prev = vals[0], zprev = 0;
@@ -539,7 +539,9 @@ col_measure_body(const uint64_t *vals, size_t n, size_t sz[MR_ENC_NR])
 	sz[MR_ENC_RLE] = s_rle;
 	sz[MR_ENC_DELTA_RLE] = s_drle;
 	sz[MR_ENC_NZDELTA] = nzdelta_size(vals, n);
-	sz[MR_ENC_DBITS] = dbits_col(vals, n, NULL, NULL);
+	/* not measured (SIZE_MAX) where the caller will not use it: the chunk encoder's
+	 * columns other than time (see mr_chunk_encode) */
+	sz[MR_ENC_DBITS] = dbits ? dbits_col(vals, n, NULL, NULL) : SIZE_MAX;
 	if (run == n) /* a constant column is CONST: the decoders' fastest path */
 		return MR_ENC_CONST;
 	{
@@ -675,7 +677,8 @@ static int have_lzcnt(void)
 #endif
 
 LZCNT_DISPATCH(enum mr_col_enc, col_measure,
-	       (const uint64_t *vals, size_t n, size_t sz[MR_ENC_NR]), (vals, n, sz))
+	       (const uint64_t *vals, size_t n, size_t sz[MR_ENC_NR], int dbits),
+	       (vals, n, sz, dbits))
 LZCNT_DISPATCH(uint8_t *, col_write,
 	       (const uint64_t *vals, size_t n, enum mr_col_enc enc, uint8_t *out,
 		const uint8_t *end),
@@ -693,7 +696,7 @@ enum mr_col_enc mr_col_choose(const uint64_t *vals, size_t n)
 
 	if (!vals || !n)
 		return MR_ENC_VARINT;
-	return col_measure(vals, n, sz);
+	return col_measure(vals, n, sz, 1);
 }
 
 int mr_col_encode(const uint64_t *vals, size_t n, enum mr_col_enc enc, uint8_t *out,
@@ -704,7 +707,7 @@ int mr_col_encode(const uint64_t *vals, size_t n, enum mr_col_enc enc, uint8_t *
 
 	if (!vals || !n || !out_len || (unsigned)enc >= MR_ENC_NR)
 		return MR_EINVAL;
-	col_measure(vals, n, sz);
+	col_measure(vals, n, sz, 1);
 	if (sz[enc] == SIZE_MAX)
 		return MR_EINVAL; /* CONST of differing values */
 	if (!out || out_cap < sz[enc])
@@ -1459,17 +1462,13 @@ int mr_chunk_encode(const struct mr_event *ev, size_t n, void *scratch, size_t s
 			size_t all[MR_ENC_NR];
 
 			col_extract(ev, n, c, vals);
-			enc = col_measure(vals, n, all);
-			if (enc == MR_ENC_DBITS && c != MR_COL_TIME) {
-				/*
-				 * DBITS is for timestamps. The other columns are small
-				 * integers (kind, flags) or ids whose runs and repeats LZ4
-				 * shrinks well below their size before it, which is what
-				 * the sizes compare; packed bits it cannot shrink.
-				 */
-				all[MR_ENC_DBITS] = SIZE_MAX;
-				enc = col_pick(all);
-			}
+			/*
+			 * DBITS is for timestamps. The other columns are small integers
+			 * (kind, flags) or ids whose runs and repeats LZ4 shrinks well
+			 * below their size before it, which is what the sizes compare;
+			 * packed bits it cannot shrink. Not even measured for them.
+			 */
+			enc = col_measure(vals, n, all, c == MR_COL_TIME);
 			sz = all[enc];
 		} else {
 			col_extract(ev, 1, c, vals);
