@@ -129,7 +129,8 @@ static void usage_help(void)
 	       "  --script FILE          lru_gen debugfs commands at times: 'TIME|@MARKER CMD'\n"
 	       "  --interval T           time series step (default 1%% of the trace)\n"
 	       "  --snapshot-every T     lru_gen snapshots every T of trace time\n"
-	       "  --writeback-delay T    writeback ends T after it starts (default: with reclaim)\n"
+	       "  --writeback-delay T    writeback ends T after it starts (default: with reclaim);\n"
+	       "                         sync: inside pageout, like zram or pmem swap\n"
 	       "  --threads N            worker threads (default: one per policy, up to the CPUs;\n"
 	       "                         0 = all on one thread); results do not depend on it\n"
 	       "  --tmpdir DIR           temporary next-use files for opt (default /tmp)\n"
@@ -413,7 +414,9 @@ int cmd_replay(int argc, char **argv)
 				return cli_fail("replay", &err);
 			break;
 		case O_WBDELAY:
-			if (parse_duration(optarg, &o.writeback_delay_ns, &err))
+			if (!strcmp(optarg, "sync"))
+				o.writeback_delay_ns = MR_WRITEBACK_SYNC;
+			else if (parse_duration(optarg, &o.writeback_delay_ns, &err))
 				return cli_fail("replay", &err);
 			break;
 		case O_THREADS: {

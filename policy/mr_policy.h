@@ -221,6 +221,11 @@ struct mr_machine_ops {
 	 * 1 when its free pages are above the high watermark plus extra, 0 when not, -1 when
 	 * the machine has no watermarks (memcg reclaim only). May be NULL (= -1). */
 	int (*node_watermark_ok)(struct mr_machine *m, uint32_t node, uint64_t extra);
+	/* A hint, ahead of reclaiming page: start loading what rmap_walk, remove_mapping and
+	 * the shadow store will touch for it (its PTE, the PMD entry, the shadow slot), so
+	 * that a batch of victims is fetched in parallel. Changes nothing a policy can see.
+	 * May be NULL (older engines). */
+	void (*prefetch_folio)(struct mr_machine *m, uint32_t page);
 };
 
 struct mr_machine {

@@ -533,16 +533,6 @@ static void process_due(struct rp_machine *x, uint64_t t)
 
 #define PF_DIST 8 /* events ahead: folio at 2 * PF_DIST, its PTE or row at PF_DIST */
 
-/* GCC 12 drops __builtin_prefetch in this loop as dead code (-ftree-dce); a volatile
- * asm cannot be dropped. */
-#if defined(__x86_64__) || defined(__i386__)
-#define prefetch(p) __asm__ volatile("prefetcht0 %0" : : "m"(*(const char *)(p)))
-#define prefetchw(p) __asm__ volatile("prefetchw %0" : : "m"(*(const char *)(p)))
-#else
-#define prefetch(p) __builtin_prefetch(p)
-#define prefetchw(p) __builtin_prefetch(p, 1)
-#endif
-
 /*
  * Software pipelining over the batch. The folio of a later event first; then, for an
  * access or fd access a few events later, what it will need: the PTE's young bits on a

@@ -122,6 +122,13 @@ static void start_writeback(struct mr_machine *m, uint32_t page)
 
 	if (f->flags & MR_PG_WRITEBACK)
 		return;
+	if (x->wb_delay == MR_WRITEBACK_SYNC) {
+		/* swap_writepage_bdev_sync(): folio_end_writeback() before pageout() returns;
+		 * the folio is isolated, so PG_reclaim rotates nothing (pageout clears it) */
+		f->flags &= ~MR_PG_DIRTY;
+		x->c[C_WRITEBACKS]++;
+		return;
+	}
 	f->flags &= ~MR_PG_DIRTY;
 	f->flags |= MR_PG_WRITEBACK;
 	x->c[C_WRITEBACKS]++;
@@ -743,7 +750,7 @@ int rp_machine_create(const struct rp_trace *t, const struct rp_machine_opts *o,
 	x->mops = (struct mr_machine_ops){
 		.rmap_walk = rp_rmap_walk, .walk_mm = rp_walk_mm, .remove_mapping = remove_mapping,
 		.start_writeback = start_writeback, .add_to_swap = add_to_swap,
-		.node_watermark_ok = node_watermark_ok,
+		.node_watermark_ok = node_watermark_ok, .prefetch_folio = rp_prefetch_folio,
 	};
 	x->m.ops = &x->mops;
 	x->m.nr_pages = np;

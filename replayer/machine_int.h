@@ -223,6 +223,16 @@ struct rp_machine {
 	char canon[256];
 };
 
+/* GCC 12 drops __builtin_prefetch in loops as dead code (-ftree-dce); a volatile asm
+ * cannot be dropped. */
+#if defined(__x86_64__) || defined(__i386__)
+#define prefetch(p) __asm__ volatile("prefetcht0 %0" : : "m"(*(const char *)(p)))
+#define prefetchw(p) __asm__ volatile("prefetchw %0" : : "m"(*(const char *)(p)))
+#else
+#define prefetch(p) __builtin_prefetch(p)
+#define prefetchw(p) __builtin_prefetch(p, 1)
+#endif
+
 static inline struct rp_machine *to_rp(struct mr_machine *m)
 {
 	return (struct rp_machine *)m;
@@ -334,6 +344,7 @@ int rp_rmap_walk(struct mr_machine *m, uint32_t page,
 		 int (*fn)(void *arg, const struct mr_vma *vma, struct mr_pte_table *pt, unsigned slot),
 		 void *arg);
 void rp_walk_mm(struct mr_machine *m, uint32_t mm, const struct mr_walk_ops *ops, void *arg);
+void rp_prefetch_folio(struct mr_machine *m, uint32_t page);
 
 /* ---- machine.c: memory in and out, reclaim ---- */
 

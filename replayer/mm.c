@@ -512,6 +512,26 @@ int rp_rmap_walk(struct mr_machine *m, uint32_t page,
 	return 0;
 }
 
+/* mr_machine_ops.prefetch_folio: the lines the rmap walks and remove_mapping of a victim
+ * will touch, from the folio's PTE hint alone (no walk: the folio is all this reads). A
+ * file folio's hint may name another mapping or none; the lines are then merely wasted. */
+void rp_prefetch_folio(struct mr_machine *m, uint32_t page)
+{
+	struct rp_machine *x = to_rp(m);
+	const struct mr_folio *f = &m->folios[page];
+	uint32_t ti = LOC_TABLE(f->pte);
+
+	prefetchw(&x->slot[page]);
+	if (f->mapcount && ti < x->ntables) {
+		struct mr_pte_table *pt = tbl(x, ti);
+		unsigned s = LOC_SLOT(f->pte);
+
+		prefetchw(&pt->page[s]);
+		prefetchw(&pt->bits[s]);
+		prefetchw(&pt->pmd_young);
+	}
+}
+
 /* walk_page_range() over the whole mm, VMA by VMA. */
 void rp_walk_mm(struct mr_machine *m, uint32_t mm, const struct mr_walk_ops *ops, void *arg)
 {

@@ -185,6 +185,13 @@ struct mr_replay_progress {
 
 #define MR_REPLAY_THREADS_AUTO (-1)
 
+/*
+ * writeback_delay_ns for a synchronous swap device (SWP_SYNCHRONOUS_IO: zram, pmem):
+ * the write completes inside pageout(), so shrink_folio_list() frees the folio in the
+ * same pass instead of rotating it for a later one. Stored as -1 in runs.
+ */
+#define MR_WRITEBACK_SYNC UINT64_MAX
+
 struct mr_replay_opts {
 	const char *trace;                 /* trace store path */
 	const char *const *policies;       /* policy specs, "name[:k=v,...]" */
@@ -200,7 +207,8 @@ struct mr_replay_opts {
 	const char *script_text;           /* or the script itself (tests), when script is NULL */
 	uint64_t interval_ns;              /* time series step; 0 = 1% of the trace duration */
 	uint64_t snapshot_every_ns;        /* lru_gen snapshots; 0 = only at the end and scripts */
-	uint64_t writeback_delay_ns;       /* 0 = writeback ends with the reclaim invocation */
+	uint64_t writeback_delay_ns;       /* 0 = writeback ends with the reclaim invocation;
+					    * MR_WRITEBACK_SYNC = inside pageout() */
 	int threads;                       /* worker threads; 0 = none (all on the caller's);
 					    * MR_REPLAY_THREADS_AUTO = min(policies, CPUs) */
 	const char *tmpdir;                /* next-use temporary files; NULL = /tmp */

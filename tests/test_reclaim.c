@@ -53,6 +53,7 @@ struct run {
 	size_t nlimits;
 	int threads;
 	const char *out;
+	uint64_t wb; /* writeback_delay_ns */
 };
 
 static struct mr_replay *replay(const struct run *ro)
@@ -62,7 +63,7 @@ static struct mr_replay *replay(const struct run *ro)
 		.trace = ro->trace, .policies = ro->pol, .npolicies = ro->npol,
 		.memory_pages = ro->memory, .reclaim = ro->reclaim, .limits = ro->limits,
 		.nlimits = ro->nlimits, .threads = ro->threads, .tmpdir = mr_test_tmpdir(),
-		.check = 1,
+		.check = 1, .writeback_delay_ns = ro->wb,
 	};
 	struct mr_replay *r = NULL;
 	int rc = mr_replay_create(&o, &r, &err);
@@ -440,6 +441,54 @@ static void test_coarse(void)
 	mr_replay_destroy(r);
 }
 
+/* ---- synchronous writeback (zram, pmem) ---- */
+
+/*
+ * memwalk seq over 8 MiB, twice, every touch a write, in 4 MiB: every eviction writes
+ * the folio to swap. With --writeback-delay sync the write ends inside pageout() and
+ * shrink_folio_list() frees the folio at once: one pswpout per eviction, nothing left
+ * under writeback to rotate (pgrotated 0). With writeback ending after the reclaim
+ * call, written folios go back to the LRU, some are written again after a later touch
+ * dirties them, and folio_end_writeback() rotates them.
+ */
+static void test_writeback_sync(void)
+{
+	const struct mr_gen *g = mr_gen_find("memwalk");
+	const char *trace = path_in("memwalk.db");
+	struct run ro = { .trace = trace, .pol = { "lru", "mglru" }, .npol = 2, .memory = 1024 };
+	struct mr_gen_values v;
+	struct mr_error err = { 0 };
+	struct mr_replay *r;
+
+	if (!g || !mr_replay_policy_exists("lru") || !mr_replay_policy_exists("mglru"))
+		return;
+	CHECK(mr_gen_defaults(g, &v, &err) == 0);
+	CHECK(mr_gen_set(g, &v, "size", "8M", &err) == 0);
+	CHECK(mr_gen_set(g, &v, "passes", "2", &err) == 0);
+	CHECK(mr_gen_set(g, &v, "pattern", "0", &err) == 0);
+	v.seed = 1;
+	CHECK(mr_gen_write(g, &v, trace, NULL, &err) == 0);
+
+	ro.wb = MR_WRITEBACK_SYNC;
+	r = replay(&ro);
+	CHECK(r != NULL);
+	for (size_t i = 0; r && i < 2; i++) {
+		CHECK(ctr(r, i, "mr_evictions") > 2048);
+		CHECK_EQ_U64(ctr(r, i, "pswpout"), ctr(r, i, "mr_evictions"));
+		CHECK_EQ_U64(ctr(r, i, "pgrotated"), 0);
+		/* a loop larger than memory: every touch of the second pass refaults */
+		CHECK_EQ_U64(ctr(r, i, "workingset_refault_anon"), 2048);
+	}
+	mr_replay_destroy(r);
+
+	ro.wb = 0;
+	r = replay(&ro);
+	CHECK(r != NULL);
+	for (size_t i = 0; r && i < 2; i++)
+		CHECK(ctr(r, i, "pswpout") > ctr(r, i, "mr_evictions"));
+	mr_replay_destroy(r);
+}
+
 int main(void)
 {
 	test_watermarks();
@@ -448,5 +497,6 @@ int main(void)
 	test_min_ttl_determinism();
 	test_errors();
 	test_coarse();
+	test_writeback_sync();
 	return mr_test_done("test_reclaim");
 }
