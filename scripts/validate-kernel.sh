@@ -1,0 +1,99 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# validate-kernel.sh - the mglru model beside a real MGLRU kernel on the same accesses.
+#
+# Boots Debian's 6.12 kernel (MGLRU on) under QEMU with ../shared/kernel-lab, runs
+# kernel-lab's `memwalk anon` workloads in a memory cgroup with zram swap, then builds the
+# same access sequences with `memreplay gen memwalk` (touch for touch: same permutation
+# from the same seed), replays them through mglru (and lru and opt for scale) with
+# --memory set to the cgroup's memory.max, and prints the cgroup's memory.stat counters
+# beside the model's. See docs/validation.md for what to expect and why they differ.
+#
+#   scripts/validate-kernel.sh [OUT_DIR]
+#
+# Environment:
+#   SCENARIOS  kernel-lab scenarios, anon only: "name:anon:size_mib:passes:pattern:seed:memory.max ..."
+#              (pattern seq, rev, rand or randpass); default: three 192 MiB walks at 128M
+#   KLAB_OUT   an earlier kernel-lab output folder to use instead of booting the guest
+#   KERNEL_LAB the kernel-lab folder (default ../shared/kernel-lab beside this repository)
+#   POLICIES   policies to replay (default "mglru lru opt")
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+OUT=${1:-$ROOT/build/validate}
+SCENARIOS=${SCENARIOS:-"r192:anon:192:3:rand:7:128M rp192:anon:192:3:randpass:7:128M s192:anon:192:2:seq:1:128M"}
+KERNEL_LAB=${KERNEL_LAB:-$ROOT/../shared/kernel-lab}
+POLICIES=${POLICIES:-"mglru lru opt"}
+MR=$ROOT/build/memreplay
+mkdir -p "$OUT"
+
+[ -x "$MR" ] || scripts/build.sh
+
+if [ -z "${KLAB_OUT:-}" ]; then
+	[ -x "$KERNEL_LAB/run-guest.sh" ] || {
+		echo "validate-kernel: no kernel-lab at $KERNEL_LAB (set KERNEL_LAB)" >&2; exit 1; }
+	KLAB_OUT=$OUT/kernel
+	echo "== booting the MGLRU kernel (kernel-lab; 2-5 minutes) -> $KLAB_OUT" >&2
+	OUT=$KLAB_OUT SCENARIOS="$SCENARIOS" EXTRAS=0 "$KERNEL_LAB/run-guest.sh" >"$OUT/kernel-lab.log" 2>&1 || {
+		echo "validate-kernel: kernel-lab failed; see $OUT/kernel-lab.log" >&2; exit 1; }
+fi
+RES=$KLAB_OUT/results.txt
+[ -s "$RES" ] || { echo "validate-kernel: no $RES" >&2; exit 1; }
+
+# section NAME: the lines between "=== BEGIN NAME ===" and "=== END NAME ===" of results.txt
+section() { awk -v s="$1" '$0=="=== BEGIN " s " ==="{on=1;next} $0=="=== END " s " ==="{on=0} on' "$RES" | tr -d '\r'; }
+
+pattern_no() {
+	case "$1" in seq) echo 0 ;; rev) echo 1 ;; rand) echo 2 ;; randpass) echo 3 ;;
+	*) echo "validate-kernel: pattern $1 has no memwalk generator equivalent" >&2; return 1 ;; esac
+}
+
+COUNTERS="pgfault pgmajfault pswpin pswpout workingset_refault_anon workingset_activate_anon workingset_restore_anon pgscan pgsteal pgactivate pgdeactivate"
+
+for sc in $SCENARIOS; do
+	IFS=: read -r name mode size passes pat seed mmax <<<"$sc"
+	[ "$mode" = anon ] || { echo "validate-kernel: $name: only anon scenarios are modelled" >&2; continue; }
+	# the cgroup's memory.stat, and pswpin/pswpout from the /proc/vmstat delta around the
+	# scenario (memory.stat has no swap counters in 6.12; the cgroup runs alone)
+	{ section "memory.stat:$name"; section "vmstat_delta:$name" | grep -E '^pswp(in|out) '; } \
+		>"$OUT/$name.kernel.stat"
+	if [ ! -s "$OUT/$name.kernel.stat" ]; then
+		echo "validate-kernel: $name: no memory.stat in $RES" >&2; continue
+	fi
+	trace=$OUT/$name.db
+	rm -f "$trace" "$trace-wal" "$trace-shm" "$OUT/$name.results.db"
+	"$MR" gen memwalk --size "${size}M" --passes "$passes" --pattern "$(pattern_no "$pat")" \
+		--seed "$seed" -o "$trace" >/dev/null
+	args=()
+	for p in $POLICIES; do args+=(--policy "$p"); done
+	# kernel-lab swaps to zram, a synchronous device: writeback ends inside pageout
+	"$MR" replay "$trace" "${args[@]}" --memory "$mmax" --writeback-delay sync \
+		-o "$OUT/$name.results.db" -q \
+		--no-timing >/dev/null
+	echo "== $name: memwalk anon ${size} MiB, $passes passes, $pat, seed $seed, memory.max $mmax"
+	printf '%-26s %12s' counter kernel
+	for p in $POLICIES; do printf ' %12s' "$p"; done
+	printf ' %9s\n' "mglru/kern"
+	for c in $COUNTERS; do
+		k=$(awk -v c="$c" '$1==c{print $2}' "$OUT/$name.kernel.stat")
+		[ -n "$k" ] || continue
+		printf '%-26s %12s' "$c" "$k"
+		i=0; mg=
+		for p in $POLICIES; do
+			i=$((i + 1))
+			if [ "$c" = pgscan ] || [ "$c" = pgsteal ]; then
+				q="SELECT coalesce(sum(value),0) FROM counters WHERE run=$i AND memcg IS NULL AND name IN ('${c}_anon','${c}_file')"
+			else
+				q="SELECT coalesce(sum(value),0) FROM counters WHERE run=$i AND memcg IS NULL AND name='$c'"
+			fi
+			v=$("$MR" query "$OUT/$name.results.db" --csv "$q" | tail -1)
+			[ "$p" = mglru ] && mg=$v
+			printf ' %12s' "$v"
+		done
+		if [ -n "$mg" ] && [ "$k" -gt 0 ]; then
+			awk -v a="$mg" -v b="$k" 'BEGIN{printf " %9.3f\n", a/b}'
+		else
+			printf ' %9s\n' -
+		fi
+	done
+done
