@@ -21,6 +21,7 @@ static const char *const inc_min_seq_names[] = { "base", "v3" };
 static const char *const ra_placement_names[] = { "A", "B", "C" };
 static const char *const exec_promote_names[] = { "0", "1", "alt" };
 static const char *const stats_layout_names[] = { "before", "after" };
+static const char *const kernel_names[] = { "7.2", "6.12" };
 
 static const struct mr_param_desc mglru_param_table[] = {
 	{ "swappiness", MR_PARAM_INT, MIN_SWAPPINESS, SWAPPINESS_ANON_ONLY, 60, NULL,
@@ -73,6 +74,13 @@ static const struct mr_param_desc mglru_param_table[] = {
 	  "S002: count reads, writes and cross-CPU transfers of the lines of struct "
 	  "lru_gen_folio on the hot paths (MESI-like, per CPU of the trace event, CPUs mod 64); "
 	  "model counters mglru_cl_*" },
+	{ "kernel", MR_PARAM_ENUM, KERNEL_7_2, KERNEL_6_12, KERNEL_7_2, kernel_names,
+	  offsetof(struct mglru_params, kernel),
+	  "kernel version modelled: 7.2 (the seed tree) or 6.12 (Debian linux-source-6.12: "
+	  "mapped PG_referenced folios kept by shrink_folio_list(), the classic "
+	  "folio_check_references(), promotion on first sighting, 6.12 insertion, rejected "
+	  "folios to max_seq, exact-min_seq recency; partial: tiers, the PID controller and "
+	  "aging stay 7.2, see docs/mglru-model.md)" },
 };
 
 /* ---- lists (include/linux/list.h over page ids) ---- */
@@ -195,6 +203,18 @@ uint64_t lru_gen_folio_seq(struct mglru *mg, const struct lruvec *lv, uint32_t p
 	bool ws = folio_test(f, MR_PG_WORKINGSET);
 	uint64_t gen, seq;
 
+	if (mg->kernel == KERNEL_6_12) {
+		/* [6.12] include/linux/mm_inline.h:252-261 (inside lru_gen_add_folio()) */
+		if (folio_test(f, MR_PG_ACTIVE))
+			return lrugen->max_seq;
+		if ((!type && !folio_test(f, MR_PG_SWAPCACHE)) ||
+		    (folio_test(f, MR_PG_RECLAIM) && folio_test(f, MR_PG_DIRTY | MR_PG_WRITEBACK)))
+			return lrugen->max_seq - 1;
+		if (reclaiming || lrugen->min_seq[type] + MIN_NR_GENS >= lrugen->max_seq)
+			return lrugen->min_seq[type];
+		return lrugen->min_seq[type] + 1;
+	}
+
 	if (folio_test(f, MR_PG_ACTIVE))
 		gen = MIN_NR_GENS - ws + (mg->ra_placement == RA_PLACEMENT_B && type && !ws);
 	else if (reclaiming)
@@ -247,6 +267,10 @@ bool lru_gen_add_folio(struct mglru *mg, struct lruvec *lv, uint32_t page, bool 
 		mg->stat.ra_active_inactive++;
 	/* see the comment on MIN_NR_GENS about PG_active */
 	mg->pages[page].gen = (uint8_t)(gen + 1);
+	/* [6.12] mm_inline.h:270: an active folio also loses LRU_REFS_MASK and
+	 * PG_referenced (PG_workingset stays, for PSI) */
+	if (mg->kernel == KERNEL_6_12 && folio_test(f, MR_PG_ACTIVE))
+		folio_set_lru_refs_flags(mg, page, false, 0);
 	f->flags &= ~MR_PG_ACTIVE;
 
 	lru_gen_update_size(mg, lv, page, -1, (int)gen);
@@ -393,7 +417,9 @@ void folio_add_lru(struct mglru *mg, uint32_t page, unsigned ctx)
 		return;
 
 	if (!folio_test(f, MR_PG_UNEVICTABLE) && (ctx & MR_ADD_IN_FAULT)) {
-		if (folio_test(f, MR_PG_WORKINGSET) || mg->ra_placement != RA_PLACEMENT_A)
+		/* [6.12] mm/swap.c:510: every in-fault folio gets PG_active */
+		if (folio_test(f, MR_PG_WORKINGSET) || mg->ra_placement != RA_PLACEMENT_A ||
+		    mg->kernel == KERNEL_6_12)
 			f->flags |= MR_PG_ACTIVE;
 		else if (!folio_test(f, MR_PG_REFERENCED))
 			folio_mark_accessed(mg, page);
@@ -528,6 +554,10 @@ uint64_t lru_gen_eviction(struct mglru *mg, uint32_t page)
 		}
 		*prev = mg->last_seen[page];
 	}
+	/* [6.12] mm/workingset.c:256: the shadow's bit is refs != 0, with 6.12's refs =
+	 * counter + PG_workingset (folio_lru_refs(), mm_inline.h:144) */
+	if (mg->kernel == KERNEL_6_12)
+		workingset = mg->pages[page].refs + workingset != 0;
 	return pack_shadow(lv->memcg, lv->node, token, workingset);
 }
 
@@ -583,6 +613,11 @@ void lru_gen_refault(struct mglru *mg, uint32_t page, uint64_t shadow, unsigned 
 		return;
 
 	recent = lru_gen_test_recent(mg, shadow, &lv, &token, &workingset);
+	/* [6.12] mm/workingset.c:263 lru_gen_test_recent(): recent iff the token's seq is
+	 * the current min_seq of the folio's type */
+	if (mg->kernel == KERNEL_6_12 && lv)
+		recent = (token >> LRU_REFS_WIDTH) ==
+			 (lv->lrugen.min_seq[type] & (EVICTION_MASK >> LRU_REFS_WIDTH));
 	if (lv != folio_lruvec(mg, page))
 		return;
 
@@ -592,6 +627,23 @@ void lru_gen_refault(struct mglru *mg, uint32_t page, uint64_t shadow, unsigned 
 
 	if (!recent)
 		return;
+
+	if (mg->kernel == KERNEL_6_12) {
+		/* [6.12] mm/workingset.c:296-318: refs = counter + workingset bit; activate
+		 * always counted; PG_workingset and a full counter restored in a fault or
+		 * for refs >= 3. Differs: refaulted[] keeps the [7.2] tier index. */
+		hist = lru_hist_from_seq(mg, lv->lrugen.min_seq[type]);
+		tier = lru_tier_from_refs((int)(token & LRU_REFS_MAX) + 1, workingset);
+		lv->lrugen.refaulted[hist][type][tier] += 1;
+		refs = (int)(token & LRU_REFS_MAX) + workingset;
+		mglru_count(mg, lv, MR_VM_WORKINGSET_ACTIVATE_ANON + type, 1);
+		if ((ctx & MR_ADD_IN_FAULT) || refs >= (int)LRU_REFS_MAX) {
+			mg->pages[page].refs = LRU_REFS_MAX;
+			f->flags |= MR_PG_WORKINGSET;
+			mglru_count(mg, lv, MR_VM_WORKINGSET_RESTORE_ANON + type, 1);
+		}
+		return;
+	}
 
 	hist = lru_hist_from_seq(mg, lv->lrugen.min_seq[type]);
 	refs = (int)(token & LRU_REFS_MAX) + 1;
@@ -661,6 +713,7 @@ static int mglru_init(struct mr_policy *p, struct mr_error *err)
 	mg->ra_placement = (int)prm->ra_placement;
 	mg->exec_promote = (int)prm->exec_promote;
 	mg->pud_filter = prm->pud_filter != 0;
+	mg->kernel = (int)prm->kernel;
 	mg->nr_mm_stats = mg->pud_filter ? NR_MM_STATS_S001 : NR_MM_STATS;
 	if (prm->probes) {
 		mg->last_seen = calloc(m->nr_pages ? m->nr_pages : 1, sizeof(uint64_t));

@@ -222,6 +222,7 @@ struct mglru_params {
 	int64_t stats_layout;  /* S002: STATS_LAYOUT_BEFORE / _AFTER (cache model only) */
 	int64_t lrugen_base;   /* S002: offset of lrugen modulo 64 (before layout) */
 	int64_t cacheline_model; /* S002: run the cache-line model (off: no cost) */
+	int64_t kernel;        /* KERNEL_7_2 / KERNEL_6_12: the kernel version modelled */
 };
 
 /* S000: inc_min_seq() order (spec §5.6) */
@@ -235,6 +236,9 @@ enum { EXEC_PROMOTE_OFF, EXEC_PROMOTE_V3, EXEC_PROMOTE_ALT };
 /* S002: struct lru_gen_folio before / after "move lrugen atomic stats off the
  * read-mostly lines" (spec §8) */
 enum { STATS_LAYOUT_BEFORE, STATS_LAYOUT_AFTER };
+/* kernel=: the [7.2] model, or Debian's 6.12 (linux-source-6.12) at the functions where
+ * 6.12 differs (docs/mglru-model.md, "kernel=6.12") */
+enum { KERNEL_7_2, KERNEL_6_12 };
 
 /* ---- S002 cache-line model (mglru_cacheline.c) ---- */
 
@@ -344,6 +348,7 @@ struct mglru {
 	int ra_placement;      /* RA_PLACEMENT_* */
 	int exec_promote;      /* EXEC_PROMOTE_* */
 	bool pud_filter;       /* S001 */
+	int kernel;            /* KERNEL_* */
 	struct mglru_cl *cl;   /* S002: NULL unless cacheline_model=1 */
 	unsigned nr_mm_stats;  /* NR_MM_STATS, or NR_MM_STATS_S001 with pud_filter */
 	/* probes: per page, trace ns of its last observed access (insertion, fd

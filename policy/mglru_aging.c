@@ -278,6 +278,21 @@ int folio_update_gen(struct mglru *mg, uint32_t page, unsigned gen, uint32_t vm_
 
 	MR_WARN_ON_ONCE(gen >= MAX_NR_GENS);
 
+	if (mg->kernel == KERNEL_6_12) {
+		/* [6.12] mm/vmscan.c:3157: promote on the first sighting */
+		if (!pg->gen) {
+			/* lru_gen_del_folio() has isolated this page? for shrink_folio_list() */
+			f->flags |= MR_PG_REFERENCED;
+			return -1;
+		}
+		/* clears LRU_REFS_MASK and LRU_REFS_FLAGS (PG_referenced | PG_workingset) */
+		old_gen = pg->gen - 1;
+		pg->gen = (uint8_t)(gen + 1);
+		pg->refs = 0;
+		f->flags &= ~(MR_PG_REFERENCED | MR_PG_WORKINGSET);
+		return old_gen;
+	}
+
 	/* see the comment on LRU_REFS_FLAGS */
 	if (!folio_test(f, MR_PG_REFERENCED | MR_PG_WORKINGSET)) {
 		/* Activate file-backed executable folios after first usage. */
@@ -328,6 +343,9 @@ static int __folio_inc_gen(struct mglru *mg, uint32_t page, int old_gen, bool *i
 	pg->gen = (uint8_t)(new_gen + 1);
 	pg->refs = 0;
 	f->flags &= ~MR_PG_REFERENCED;
+	/* [6.12] mm/vmscan.c:3197: LRU_REFS_FLAGS includes PG_workingset */
+	if (mg->kernel == KERNEL_6_12)
+		f->flags &= ~MR_PG_WORKINGSET;
 	*increased = true;
 	return new_gen;
 }
@@ -450,6 +468,16 @@ static void walk_update_folio(struct mglru *mg, struct lru_gen_mm_walk *walk, ui
 		if (old_gen >= 0 && old_gen != (int)new_gen) {
 			update_batch_size(walk, f, old_gen, (int)new_gen);
 			mg->stat.walk_promoted++;
+		}
+	} else if (mg->kernel == KERNEL_6_12) {
+		/* [6.12] mm/vmscan.c:4152-4161 (look-around without a walk context) */
+		old_gen = folio_lru_gen(mg, page);
+		if (old_gen < 0) {
+			f->flags |= MR_PG_REFERENCED;
+		} else if (old_gen != (int)new_gen) {
+			folio_set_lru_refs_flags(mg, page, false, 0); /* folio_clear_lru_refs() */
+			f->flags &= ~MR_PG_WORKINGSET;
+			folio_activate(mg, page);
 		}
 	} else if (lru_gen_set_refs(mg, page, vm_flags)) {
 		old_gen = folio_lru_gen(mg, page);
@@ -791,8 +819,11 @@ void lru_gen_look_around(struct mr_policy *p, const struct mr_vma *vma,
 		f = &mg->m->folios[page];
 		if (f->node != lv->node)
 			continue;
-		/* get_pfn_folio() */
-		if (folio_lru_gen(mg, page) < 0 || f->lruvec != lv->id)
+		/* get_pfn_folio(); [6.12] (mm/vmscan.c:3369) does not require the folio to
+		 * be on a gen list: an isolated one (the rest of the reclaim batch) gets
+		 * PG_referenced, which shrink_folio_list() keeps */
+		if ((mg->kernel != KERNEL_6_12 && folio_lru_gen(mg, page) < 0) ||
+		    f->lruvec != lv->id)
 			continue;
 		/* ptep_clear_young_notify() */
 		pt->bits[s] &= (uint8_t)~MR_PTE_YOUNG;

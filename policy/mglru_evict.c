@@ -222,6 +222,46 @@ bool lru_gen_set_refs(struct mglru *mg, uint32_t page, uint32_t vm_flags)
 }
 
 /*
+ * [6.12] mm/vmscan.c:865 folio_check_references(): no lru_gen branch, the classic rule
+ * after folio_referenced() (whose lru_gen_look_around() has run): PG_referenced is
+ * test-and-cleared (isolate_folio() cleared it, so only look-around of a neighbour can
+ * have set it, and shrink_folio_list() keeps such a folio first); a young PTE sets
+ * PG_referenced and activates if the folio was referenced or has several young PTEs, or
+ * is a file folio mapped VM_EXEC; else KEEP. No young PTE: RECLAIM_CLEAN for a
+ * referenced file folio, else RECLAIM.
+ */
+static enum folio_references folio_check_references_612(struct mglru *mg, uint32_t page,
+							int referenced_ptes, uint32_t vm_flags)
+{
+	struct mr_folio *f = &mg->m->folios[page];
+	bool referenced_folio = folio_test(f, MR_PG_REFERENCED);
+
+	f->flags &= ~MR_PG_REFERENCED; /* folio_test_clear_referenced() */
+
+	if (referenced_ptes == -1)
+		return FOLIOREF_KEEP;
+
+	if (referenced_ptes) {
+		f->flags |= MR_PG_REFERENCED;
+
+		if (referenced_folio || referenced_ptes > 1)
+			return FOLIOREF_ACTIVATE;
+
+		/* Activate file-backed executable folios after first usage. */
+		if ((vm_flags & MR_VMA_EXEC) && folio_is_file_lru(f))
+			return FOLIOREF_ACTIVATE;
+
+		return FOLIOREF_KEEP;
+	}
+
+	/* Reclaim if clean, defer dirty folios to writeback */
+	if (referenced_folio && folio_is_file_lru(f))
+		return FOLIOREF_RECLAIM_CLEAN;
+
+	return FOLIOREF_RECLAIM;
+}
+
+/*
  * mm/vmscan.c:folio_check_references() with lru_gen [6.14+]: no young PTE -> RECLAIM
  * (PG_referenced from fd accesses does not matter here), else lru_gen_set_refs().
  * Differs: no VM_LOCKED VMAs and no rmap contention (never -1) in the model.
@@ -234,6 +274,9 @@ enum folio_references lru_gen_folio_check_references(struct mr_policy *p, uint32
 
 	(void)sc;
 	referenced_ptes = mr_folio_referenced(p, page, &vm_flags, lru_gen_look_around);
+
+	if (mglru_of(p)->kernel == KERNEL_6_12)
+		return folio_check_references_612(mglru_of(p), page, referenced_ptes, vm_flags);
 
 	if (referenced_ptes == -1)
 		return FOLIOREF_KEEP;
@@ -253,6 +296,13 @@ static uint64_t mglru_eviction_shadow(struct mr_policy *p, uint32_t page)
 static const struct mr_shrink_hooks mglru_shrink_hooks = {
 	.check_references = lru_gen_folio_check_references,
 	.eviction_shadow = mglru_eviction_shadow,
+};
+
+/* kernel=6.12: shrink_folio_list() also keeps mapped PG_referenced folios (6.12:1110) */
+static const struct mr_shrink_hooks mglru_shrink_hooks_612 = {
+	.check_references = lru_gen_folio_check_references,
+	.eviction_shadow = mglru_eviction_shadow,
+	.keep_mapped_referenced = true,
 };
 
 /* ---- the eviction ---- */
@@ -343,12 +393,21 @@ static bool isolate_folio(struct mglru *mg, struct lruvec *lv, uint32_t page,
 	struct mr_folio *f = &mg->m->folios[page];
 	bool success;
 
-	(void)sc;
+	/* [6.12] mm/vmscan.c:4362: swap constrained */
+	if (mg->kernel == KERNEL_6_12 && !sc->gfp_io &&
+	    ((folio_test(f, MR_PG_DIRTY) && !folio_is_file_lru(f)) ||
+	     (folio_test_anon(f) && !folio_test(f, MR_PG_SWAPCACHE))))
+		return false;
+
 	f->flags &= ~MR_PG_LRU;
 
 	/* see the comment on LRU_REFS_FLAGS */
 	if (!folio_test(f, MR_PG_REFERENCED))
 		mg->pages[page].refs = 0;
+
+	/* [6.12] mm/vmscan.c:4379: for shrink_folio_list() */
+	if (mg->kernel == KERNEL_6_12)
+		f->flags &= ~MR_PG_REFERENCED;
 
 	success = lru_gen_del_folio(mg, lv, page, true);
 	MR_WARN_ON_ONCE(!success);
@@ -413,8 +472,11 @@ static uint64_t scan_folios(struct mglru *mg, uint64_t nr_to_scan, struct lruvec
 				list->pages[list->n++] = page; /* list_add(): isolation order */
 				isolated += 1;
 			} else {
-				/* isolate_folio() cannot fail in [7.2]; the kernel would move it
-				 * to a local list spliced back to the head */
+				/* isolate_folio() fails only in [6.12] (swap constrained): the
+				 * kernel moves it to a local list spliced back to the head;
+				 * here straight to the head */
+				lru_gen_list_del(mg, lv, page);
+				lru_gen_list_add(mg, lv, page, gen, false);
 				skipped_zone += 1;
 			}
 
@@ -506,7 +568,9 @@ uint64_t evict_folios(struct mglru *mg, uint64_t nr_to_scan, struct lruvec *lv,
 		return scanned;
 	isolated = list.n;
 retry:
-	reclaimed = mr_shrink_folio_list(mg->p, &list, sc, &mglru_shrink_hooks, &stat);
+	reclaimed = mr_shrink_folio_list(mg->p, &list, sc,
+					 mg->kernel == KERNEL_6_12 ? &mglru_shrink_hooks_612 :
+					 &mglru_shrink_hooks, &stat);
 	sc->nr_reclaimed += reclaimed;
 	reclaimed_total += reclaimed;
 
@@ -518,6 +582,32 @@ retry:
 
 		if (!folio_evictable(f)) {
 			folio_putback_lru(mg, page);
+			continue;
+		}
+
+		if (mg->kernel == KERNEL_6_12) {
+			/* [6.12] mm/vmscan.c:4608-4627 */
+			if (folio_test(f, MR_PG_RECLAIM) &&
+			    folio_test(f, MR_PG_DIRTY | MR_PG_WRITEBACK)) {
+				/* restore LRU_REFS_FLAGS cleared by isolate_folio() */
+				if (folio_test(f, MR_PG_WORKINGSET))
+					f->flags |= MR_PG_REFERENCED;
+			} else if (skip_retry || f->mapcount ||
+				   folio_test(f, MR_PG_ACTIVE | MR_PG_REFERENCED | MR_PG_DIRTY |
+						 MR_PG_WRITEBACK)) {
+				/* don't add rejected folios to the oldest generation:
+				 * LRU_REFS_MASK | LRU_REFS_FLAGS cleared, PG_active set, so
+				 * lru_gen_add_folio() puts it in max_seq */
+				folio_set_lru_refs_flags(mg, page, false, 0);
+				f->flags &= ~MR_PG_WORKINGSET;
+				f->flags |= MR_PG_ACTIVE;
+				mg->stat.rejected++;
+			} else {
+				/* retry folios that may have missed folio_rotate_reclaimable() */
+				clean.pages[clean.n++] = page;
+				continue;
+			}
+			list.pages[kept++] = page;
 			continue;
 		}
 

@@ -151,6 +151,16 @@ uint64_t mr_shrink_folio_list(struct mr_policy *p, struct mr_folio_list *list,
 			goto keep;
 
 		/*
+		 * [6.12] mm/vmscan.c:1109: "folio_update_gen() tried to promote this page?"
+		 * With lru_gen, a mapped folio that the aging walk or look-around marked
+		 * PG_referenced while it was isolated is kept (no folio_referenced(), no
+		 * PGACTIVATE). [6.14+] dropped this check (h->keep_mapped_referenced off).
+		 */
+		if (h && h->keep_mapped_referenced && f->mapcount &&
+		    folio_test(f, MR_PG_REFERENCED))
+			goto keep;
+
+		/*
 		 * The number of dirty pages determines if a node is marked
 		 * reclaim_congested (stats only in this model).
 		 */

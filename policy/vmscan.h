@@ -8,6 +8,8 @@
 #ifndef MR_POLICY_VMSCAN_H
 #define MR_POLICY_VMSCAN_H
 
+#include <stdbool.h>
+
 #include "mr_policy.h"
 
 enum folio_references {
@@ -29,6 +31,9 @@ struct mr_shrink_hooks {
 						  struct mr_scan_control *sc);
 	/* workingset_eviction(): the shadow to store for a folio about to be freed. */
 	uint64_t (*eviction_shadow)(struct mr_policy *p, uint32_t page);
+	/* [6.12] lru_gen: keep a mapped folio with PG_referenced (set by folio_update_gen()
+	 * or look-around while it was isolated) before folio_check_references() */
+	bool keep_mapped_referenced;
 };
 
 /* What shrink_folio_list saw (struct reclaim_stat). */

@@ -16,7 +16,8 @@
 #              (pattern seq, rev, rand or randpass); default: three 192 MiB walks at 128M
 #   KLAB_OUT   an earlier kernel-lab output folder to use instead of booting the guest
 #   KERNEL_LAB the kernel-lab folder (default ../shared/kernel-lab beside this repository)
-#   POLICIES   policies to replay (default "mglru lru opt")
+#   POLICIES   policies to replay (default "mglru lru opt"); specs may carry parameters,
+#              e.g. "mglru mglru:kernel=6.12 lru opt" (a ratio column per mglru spec)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -73,12 +74,14 @@ for sc in $SCENARIOS; do
 	echo "== $name: memwalk anon ${size} MiB, $passes passes, $pat, seed $seed, memory.max $mmax"
 	printf '%-26s %12s' counter kernel
 	for p in $POLICIES; do printf ' %12s' "$p"; done
-	printf ' %9s\n' "mglru/kern"
+	# one ratio column per mglru spec (e.g. "mglru mglru:kernel=6.12")
+	for p in $POLICIES; do case $p in mglru*) printf ' %9s' "${p#mglru}/k" ;; esac; done
+	printf '\n'
 	for c in $COUNTERS; do
 		k=$(awk -v c="$c" '$1==c{print $2}' "$OUT/$name.kernel.stat")
 		[ -n "$k" ] || continue
 		printf '%-26s %12s' "$c" "$k"
-		i=0; mg=
+		i=0; mg=()
 		for p in $POLICIES; do
 			i=$((i + 1))
 			if [ "$c" = pgscan ] || [ "$c" = pgsteal ]; then
@@ -87,13 +90,16 @@ for sc in $SCENARIOS; do
 				q="SELECT coalesce(sum(value),0) FROM counters WHERE run=$i AND memcg IS NULL AND name='$c'"
 			fi
 			v=$("$MR" query "$OUT/$name.results.db" --csv "$q" | tail -1)
-			[ "$p" = mglru ] && mg=$v
+			case $p in mglru*) mg+=("$v") ;; esac
 			printf ' %12s' "$v"
 		done
-		if [ -n "$mg" ] && [ "$k" -gt 0 ]; then
-			awk -v a="$mg" -v b="$k" 'BEGIN{printf " %9.3f\n", a/b}'
-		else
-			printf ' %9s\n' -
-		fi
+		for v in "${mg[@]}"; do
+			if [ "$k" -gt 0 ]; then
+				awk -v a="$v" -v b="$k" 'BEGIN{printf " %9.3f", a/b}'
+			else
+				printf ' %9s' -
+			fi
+		done
+		printf '\n'
 	done
 done

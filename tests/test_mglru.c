@@ -847,6 +847,29 @@ static void test_scenario_8(void)
 	env_close(&e);
 }
 
+/*
+ * kernel=6.12: scenario 8 with 6.12's folio_check_references() (mm/vmscan.c:865, no
+ * lru_gen branch) and rejected rule (mm/vmscan.c:4618): the young mapped folio is KEPT
+ * with PG_referenced, then re-added PG_active to max_seq with LRU_REFS_FLAGS cleared;
+ * nothing counts pgactivate. ([7.2]: seq 1 with PG_referenced, scenario 8.)
+ */
+static void test_kernel_612_check_references(void)
+{
+	struct env e;
+	enum { M, Z };
+
+	env_start_set(&e, 2, "kernel", KERNEL_6_12);
+	place(&e, Z, PM_FILE, 0);
+	mapped_file(&e, M, 0, MR_VMA_READ | MR_VMA_FILE, 0);
+	folio(&e, M)->flags |= MR_PG_REFERENCED; /* isolate_folio() clears it in 6.12 */
+	CHECK_EQ_U64(evict_once(&e, 1, 0), 1);
+	CHECK_EQ_U64(folio_lru_gen(e.mg, M), 3); /* max_seq */
+	CHECK(!has(&e, M, MR_PG_REFERENCED | MR_PG_WORKINGSET | MR_PG_ACTIVE));
+	CHECK_EQ_U64(e.mg->stat.rejected, 1);
+	CHECK_EQ_U64(stat0(&e, MR_VM_PGACTIVATE), 0);
+	env_close(&e);
+}
+
 static void test_scenario_9(void)
 {
 	struct env e;
@@ -2414,6 +2437,7 @@ int main(void)
 	test_scenario_6();
 	test_scenario_7();
 	test_scenario_8();
+	test_kernel_612_check_references();
 	test_scenario_9();
 	test_scenario_10();
 	test_scenario_11();
