@@ -79,8 +79,9 @@ static const struct mr_param_desc mglru_param_table[] = {
 	  "kernel version modelled: 7.2 (the seed tree) or 6.12 (Debian linux-source-6.12: "
 	  "mapped PG_referenced folios kept by shrink_folio_list(), the classic "
 	  "folio_check_references(), promotion on first sighting, 6.12 insertion, rejected "
-	  "folios to max_seq, exact-min_seq recency; partial: tiers, the PID controller and "
-	  "aging stay 7.2, see docs/mglru-model.md)" },
+	  "folios to max_seq, exact-min_seq recency, 6.12 tiers and folio_inc_refs(), the "
+	  "6.12 PID controller and isolate_folios(), inc_min_seq()/try_to_inc_min_seq(), "
+	  "should_run_aging() and the shrink loop; see docs/mglru-model.md)" },
 };
 
 /* ---- lists (include/linux/list.h over page ids) ---- */
@@ -362,6 +363,17 @@ void lru_gen_inc_refs(struct mglru *mg, uint32_t page)
 		return;
 
 	mglru_seen(mg, page);
+	if (mg->kernel == KERNEL_6_12) {
+		/* [6.12] mm/swap.c:414 folio_inc_refs(): PG_referenced, then
+		 * PG_workingset, then the counter up to LRU_REFS_MASK */
+		if (!folio_test(f, MR_PG_REFERENCED))
+			f->flags |= MR_PG_REFERENCED;
+		else if (!folio_test(f, MR_PG_WORKINGSET))
+			f->flags |= MR_PG_WORKINGSET;
+		else if (pg->refs < LRU_REFS_MAX)
+			pg->refs++;
+		return;
+	}
 	/* see the comment on LRU_REFS_FLAGS */
 	if (!folio_test(f, MR_PG_REFERENCED)) {
 		f->flags |= MR_PG_REFERENCED;
@@ -539,6 +551,13 @@ uint64_t lru_gen_eviction(struct mglru *mg, uint32_t page)
 	uint64_t token = (min_seq << LRU_REFS_WIDTH) | (uint64_t)(refs > 1 ? refs - 1 : 0);
 	unsigned hist = lru_hist_from_seq(mg, min_seq);
 
+	if (mg->kernel == KERNEL_6_12) {
+		/* [6.12] mm/workingset.c:241-254: refs = counter + PG_workingset, tier
+		 * order_base_2(refs + 1), token min_seq << 2 | max(refs - 1, 0) */
+		refs = folio_lru_refs_612(mg, page);
+		tier = lru_tier_from_refs_612(refs);
+		token = (min_seq << LRU_REFS_WIDTH) | (uint64_t)(refs > 1 ? refs - 1 : 0);
+	}
 	lrugen->evicted[hist][type][tier] += 1;
 	if (mg->cl) {
 		mglru_cl(mg, lv, CL_EVICTION, LGF_MIN_SEQ, (unsigned)type, false);
@@ -557,7 +576,7 @@ uint64_t lru_gen_eviction(struct mglru *mg, uint32_t page)
 	/* [6.12] mm/workingset.c:256: the shadow's bit is refs != 0, with 6.12's refs =
 	 * counter + PG_workingset (folio_lru_refs(), mm_inline.h:144) */
 	if (mg->kernel == KERNEL_6_12)
-		workingset = mg->pages[page].refs + workingset != 0;
+		workingset = refs != 0;
 	return pack_shadow(lv->memcg, lv->node, token, workingset);
 }
 
@@ -631,11 +650,11 @@ void lru_gen_refault(struct mglru *mg, uint32_t page, uint64_t shadow, unsigned 
 	if (mg->kernel == KERNEL_6_12) {
 		/* [6.12] mm/workingset.c:296-318: refs = counter + workingset bit; activate
 		 * always counted; PG_workingset and a full counter restored in a fault or
-		 * for refs >= 3. Differs: refaulted[] keeps the [7.2] tier index. */
+		 * for refs >= 3; refaulted[] of tier order_base_2(refs + 1) (:304). */
 		hist = lru_hist_from_seq(mg, lv->lrugen.min_seq[type]);
-		tier = lru_tier_from_refs((int)(token & LRU_REFS_MAX) + 1, workingset);
-		lv->lrugen.refaulted[hist][type][tier] += 1;
 		refs = (int)(token & LRU_REFS_MAX) + workingset;
+		tier = lru_tier_from_refs_612(refs);
+		lv->lrugen.refaulted[hist][type][tier] += 1;
 		mglru_count(mg, lv, MR_VM_WORKINGSET_ACTIVATE_ANON + type, 1);
 		if ((ctx & MR_ADD_IN_FAULT) || refs >= (int)LRU_REFS_MAX) {
 			mg->pages[page].refs = LRU_REFS_MAX;

@@ -139,6 +139,8 @@ struct lru_gen_folio {
 	int64_t nr_pages[MAX_NR_GENS][ANON_AND_FILE][MAX_NR_ZONES];
 	uint64_t avg_refaulted[ANON_AND_FILE][MAX_NR_TIERS];
 	uint64_t avg_total[ANON_AND_FILE][MAX_NR_TIERS];
+	/* kernel=6.12: 6.12's protected[hist][type][tier - 1] is kept at [tier] (tier >= 1),
+	 * and [0] stays 0, so read_ctrl_pos() / reset_ctrl_pos() serve both versions */
 	uint64_t protected[MAX_NR_HIST_GENS][ANON_AND_FILE][MAX_NR_TIERS];
 	uint64_t evicted[MAX_NR_HIST_GENS][ANON_AND_FILE][MAX_NR_TIERS];
 	uint64_t refaulted[MAX_NR_HIST_GENS][ANON_AND_FILE][MAX_NR_TIERS];
@@ -444,6 +446,23 @@ static inline int order_base_2(int n)
 static inline int lru_tier_from_refs(int refs, bool workingset)
 {
 	return workingset ? MAX_NR_TIERS - 1 : order_base_2(refs);
+}
+
+/*
+ * [6.12] include/linux/mm_inline.h:144 folio_lru_refs(): the accesses beyond
+ * PG_referenced, i.e. the LRU_REFS_MASK counter + PG_workingset (0..4), set by
+ * folio_inc_refs() (mm/swap.c:414) in the order PG_referenced, PG_workingset, counter.
+ */
+static inline int folio_lru_refs_612(const struct mglru *mg, uint32_t page)
+{
+	return mg->pages[page].refs + folio_test(&mg->m->folios[page], MR_PG_WORKINGSET);
+}
+
+/* [6.12] include/linux/mm_inline.h:136 lru_tier_from_refs(): order_base_2(refs + 1),
+ * so refs 0 -> tier 0, 1 -> 1, 2..3 -> 2, 4 -> 3. */
+static inline int lru_tier_from_refs_612(int refs)
+{
+	return order_base_2(refs + 1);
 }
 
 static inline struct lruvec *folio_lruvec(const struct mglru *mg, uint32_t page)

@@ -991,6 +991,13 @@ bool inc_min_seq(struct mglru *mg, struct lruvec *lv, int type, int swappiness)
 	unsigned hist = lru_hist_from_seq(mg, lrugen->min_seq[type]);
 	unsigned old_gen = lru_gen_from_seq(lrugen->min_seq[type]);
 
+	if (mg->kernel == KERNEL_6_12) {
+		/* [6.12] mm/vmscan.c:3738: only anon without can_swap is skipped */
+		if (type == LRU_GEN_ANON && !swappiness)
+			goto skip;
+		goto move;
+	}
+
 	/* For file type, skip the check if swappiness is anon only */
 	if (type && swappiness == SWAPPINESS_ANON_ONLY)
 		goto skip;
@@ -1005,6 +1012,7 @@ bool inc_min_seq(struct mglru *mg, struct lruvec *lv, int type, int swappiness)
 		goto done;
 	}
 
+move:
 	/* prevent cold/hot inversion if the type is evictable */
 	for (zone = 0; zone < MAX_NR_ZONES; zone++) {
 		struct lru_gen_list *head = &lrugen->folios[old_gen][type][zone];
@@ -1042,8 +1050,10 @@ bool inc_min_seq(struct mglru *mg, struct lruvec *lv, int type, int swappiness)
 			mg->stat.inc_min_seq_list_ops++;
 			mg->stat.aging_cost++;
 
-			/* don't count the workingset being lazily promoted */
-			if (refs + workingset != (1 << LRU_REFS_WIDTH) + 1) {
+			/* don't count the workingset being lazily promoted; [6.12]
+			 * (mm/vmscan.c:3759) counts nothing here */
+			if (mg->kernel != KERNEL_6_12 &&
+			    refs + workingset != (1 << LRU_REFS_WIDTH) + 1) {
 				int tier = lru_tier_from_refs(refs, workingset);
 
 				lrugen->protected[hist][type][tier] += 1;
@@ -1073,6 +1083,55 @@ skip:
 }
 
 /*
+ * [6.12] mm/vmscan.c:3774 try_to_inc_min_seq(): advance min_seq of file (and of anon
+ * with can_swap) past empty generations, keeping MIN_NR_GENS; with can_swap, anon may
+ * not pass file, and file not fall behind anon.
+ */
+static bool try_to_inc_min_seq_612(struct mglru *mg, struct lruvec *lv, bool can_swap)
+{
+	int type, zone;
+	bool success = false;
+	struct lru_gen_folio *lrugen = &lv->lrugen;
+	uint64_t min_seq[ANON_AND_FILE] = { lrugen->min_seq[LRU_GEN_ANON],
+					    lrugen->min_seq[LRU_GEN_FILE] };
+
+	/* find the oldest populated generation */
+	for (type = !can_swap; type < ANON_AND_FILE; type++) {
+		while (min_seq[type] + MIN_NR_GENS <= lrugen->max_seq) {
+			unsigned gen = lru_gen_from_seq(min_seq[type]);
+
+			for (zone = 0; zone < MAX_NR_ZONES; zone++) {
+				if (lrugen->folios[gen][type][zone].head != MR_NONE)
+					goto next;
+			}
+			min_seq[type]++;
+		}
+next:
+		;
+	}
+
+	/* see the comment on lru_gen_folio */
+	if (can_swap) {
+		min_seq[LRU_GEN_ANON] = min_seq[LRU_GEN_ANON] < min_seq[LRU_GEN_FILE] ?
+					min_seq[LRU_GEN_ANON] : min_seq[LRU_GEN_FILE];
+		min_seq[LRU_GEN_FILE] = min_seq[LRU_GEN_ANON] > lrugen->min_seq[LRU_GEN_FILE] ?
+					min_seq[LRU_GEN_ANON] : lrugen->min_seq[LRU_GEN_FILE];
+	}
+
+	for (type = !can_swap; type < ANON_AND_FILE; type++) {
+		if (min_seq[type] == lrugen->min_seq[type])
+			continue;
+
+		reset_ctrl_pos(mg, lv, type, true);
+		lrugen->min_seq[type] = min_seq[type];
+		mglru_cl(mg, lv, CL_AGING, LGF_MIN_SEQ, (unsigned)type, true);
+		success = true;
+	}
+
+	return success;
+}
+
+/*
  * mm/vmscan.c:try_to_inc_min_seq() [7.0]/[7.2]: advance min_seq of each evictable type
  * past empty generations (keeping MIN_NR_GENS), then, when both types are evictable,
  * keep neither more than one generation ahead of max_seq - MIN_NR_GENS while the other
@@ -1086,6 +1145,9 @@ bool try_to_inc_min_seq(struct mglru *mg, struct lruvec *lv, int swappiness)
 	struct lru_gen_folio *lrugen = &lv->lrugen;
 	uint64_t min_seq[ANON_AND_FILE] = { lrugen->min_seq[LRU_GEN_ANON],
 					    lrugen->min_seq[LRU_GEN_FILE] };
+
+	if (mg->kernel == KERNEL_6_12)
+		return try_to_inc_min_seq_612(mg, lv, swappiness != 0);
 
 	/* find the oldest populated generation */
 	for (type = min_type(swappiness); type <= max_type(swappiness); type++) {
@@ -1139,7 +1201,7 @@ next:
 bool inc_max_seq(struct mglru *mg, struct lruvec *lv, uint64_t seq, int swappiness)
 {
 	unsigned prev, next;
-	int type, zone;
+	int i, type, zone;
 	struct lru_gen_folio *lrugen = &lv->lrugen;
 
 restart:
@@ -1150,7 +1212,9 @@ restart:
 	if (MR_WARN_ON_ONCE(seq != lrugen->max_seq))
 		return false;
 
-	for (type = 0; type < ANON_AND_FILE; type++) {
+	/* [6.12] mm/vmscan.c:3833 goes from file to anon */
+	for (i = 0; i < ANON_AND_FILE; i++) {
+		type = mg->kernel == KERNEL_6_12 ? ANON_AND_FILE - 1 - i : i;
 		if (get_nr_gens(lv, type) != MAX_NR_GENS)
 			continue;
 

@@ -165,6 +165,53 @@ int get_type_to_scan(struct mglru *mg, struct lruvec *lv, int swappiness)
 }
 
 /*
+ * [6.12] mm/vmscan.c:4472 get_tier_idx(): gains 1:2, tier by tier against tier 0 (the
+ * total of tier >= 1 includes protected[tier - 1], mm/vmscan.c:3099).
+ */
+static int get_tier_idx_612(struct mglru *mg, struct lruvec *lv, int type)
+{
+	int tier;
+	struct ctrl_pos sp, pv;
+
+	read_ctrl_pos(mg, lv, type, 0, 1, &sp);
+	for (tier = 1; tier < MAX_NR_TIERS; tier++) {
+		read_ctrl_pos(mg, lv, type, tier, 2, &pv);
+		if (!positive_ctrl_err(&sp, &pv))
+			break;
+	}
+
+	return tier - 1;
+}
+
+/*
+ * [6.12] mm/vmscan.c:4492 get_type_to_scan(): tier 0 of anon (gain swappiness) against
+ * tier 0 of file (gain 200 - swappiness) picks the type; then the tiers of that type
+ * against tier 0 of the other give *tier_idx.
+ */
+static int get_type_to_scan_612(struct mglru *mg, struct lruvec *lv, int swappiness,
+				int *tier_idx)
+{
+	int type, tier;
+	struct ctrl_pos sp, pv;
+	int gain[ANON_AND_FILE] = { swappiness, MAX_SWAPPINESS - swappiness };
+
+	read_ctrl_pos(mg, lv, LRU_GEN_ANON, 0, gain[LRU_GEN_ANON], &sp);
+	read_ctrl_pos(mg, lv, LRU_GEN_FILE, 0, gain[LRU_GEN_FILE], &pv);
+	type = positive_ctrl_err(&sp, &pv);
+
+	read_ctrl_pos(mg, lv, !type, 0, gain[!type], &sp);
+	for (tier = 1; tier < MAX_NR_TIERS; tier++) {
+		read_ctrl_pos(mg, lv, type, tier, gain[type], &pv);
+		if (!positive_ctrl_err(&sp, &pv))
+			break;
+	}
+
+	*tier_idx = tier - 1;
+
+	return type;
+}
+
+/*
  * mm/vmscan.c:get_swappiness(): 0 without may_swap, or with fewer than MIN_LRU_BATCH
  * free swap pages (the model has no demotion targets); else the vm.swappiness
  * parameter (the model's memcgs have no memory.swappiness of their own).
@@ -343,6 +390,25 @@ static bool sort_folio(struct mglru *mg, struct lruvec *lv, uint32_t page,
 		return true;
 	}
 
+	if (mg->kernel == KERNEL_6_12) {
+		/* [6.12] mm/vmscan.c:4336-4345: protected if the tier (refs = counter +
+		 * PG_workingset) is above tier_idx or refs is 4; to the tail of min_seq + 1,
+		 * always counted, in protected[tier - 1] (kept at [tier], see mglru.h) */
+		refs = folio_lru_refs_612(mg, page);
+		tier = lru_tier_from_refs_612(refs);
+		if (tier > tier_idx || refs == 1 << LRU_REFS_WIDTH) {
+			unsigned hist = lru_hist_from_seq(mg, lrugen->min_seq[type]);
+
+			gen = folio_inc_gen(mg, lv, page);
+			lru_gen_list_del(mg, lv, page);
+			lru_gen_list_add(mg, lv, page, (unsigned)gen, true); /* list_move_tail() */
+			lrugen->protected[hist][type][tier] += 1;
+			mg->stat.sorted_protected++;
+			return true;
+		}
+		goto ineligible;
+	}
+
 	/* protected */
 	if (tier > tier_idx || refs + workingset == (1 << LRU_REFS_WIDTH) + 1) {
 		if (mg->cl) /* folio_inc_gen(): the sizes of both generations */
@@ -370,7 +436,7 @@ static bool sort_folio(struct mglru *mg, struct lruvec *lv, uint32_t page,
 		return true;
 	}
 
-	/* ineligible */
+ineligible:
 	if (zone > sc->reclaim_idx) {
 		gen = folio_inc_gen(mg, lv, page);
 		lru_gen_list_del(mg, lv, page);
@@ -401,9 +467,13 @@ static bool isolate_folio(struct mglru *mg, struct lruvec *lv, uint32_t page,
 
 	f->flags &= ~MR_PG_LRU;
 
-	/* see the comment on LRU_REFS_FLAGS */
-	if (!folio_test(f, MR_PG_REFERENCED))
+	/* see the comment on LRU_REFS_FLAGS; [6.12] mm/vmscan.c:4376
+	 * folio_clear_lru_refs() also clears PG_workingset (6.12's LRU_REFS_FLAGS) */
+	if (!folio_test(f, MR_PG_REFERENCED)) {
 		mg->pages[page].refs = 0;
+		if (mg->kernel == KERNEL_6_12)
+			f->flags &= ~MR_PG_WORKINGSET;
+	}
 
 	/* [6.12] mm/vmscan.c:4379: for shrink_folio_list() */
 	if (mg->kernel == KERNEL_6_12)
@@ -440,6 +510,11 @@ static uint64_t scan_folios(struct mglru *mg, uint64_t nr_to_scan, struct lruvec
 	uint64_t sorted = 0, scanned = 0, isolated = 0, skipped = 0;
 	uint64_t remaining = nr_to_scan < MAX_LRU_BATCH ? nr_to_scan : MAX_LRU_BATCH;
 	struct lru_gen_folio *lrugen = &lv->lrugen;
+
+	/* [6.12] mm/vmscan.c:4399: evict_folios() has no nr_to_scan, the budget is
+	 * MAX_LRU_BATCH */
+	if (mg->kernel == KERNEL_6_12)
+		remaining = MAX_LRU_BATCH;
 
 	MR_WARN_ON_ONCE(list->n);
 
@@ -498,6 +573,54 @@ static uint64_t scan_folios(struct mglru *mg, uint64_t nr_to_scan, struct lruvec
 	mglru_count(mg, lv, MR_VM_PGREFILL, (int64_t)sorted);
 	mglru_count(mg, lv, MR_VM_PGSCAN_ANON + type, (int64_t)isolated);
 	(void)skipped;
+	/* [6.12] mm/vmscan.c:4469: 0 unless something was isolated or the budget ran out */
+	if (mg->kernel == KERNEL_6_12)
+		return isolated || !remaining ? scanned : 0;
+	return scanned;
+}
+
+/*
+ * [6.12] mm/vmscan.c:4520 isolate_folios(): the obvious type first (file at swappiness
+ * 0 or 1 or without __GFP_IO, anon if its min_seq is older or at MAX_SWAPPINESS), else
+ * get_type_to_scan(); flip to the other type when scan_folios() returns 0.
+ * try_to_inc_min_seq() runs after it, in evict_folios().
+ */
+static uint64_t isolate_folios_612(struct mglru *mg, struct lruvec *lv,
+				   const struct mr_scan_control *sc, int swappiness,
+				   int *type_scanned, struct mr_folio_list *list)
+{
+	int i, type;
+	int tier = -1;
+	uint64_t scanned = 0;
+	const uint64_t *min_seq = lv->lrugen.min_seq;
+
+	if (!swappiness)
+		type = LRU_GEN_FILE;
+	else if (min_seq[LRU_GEN_ANON] < min_seq[LRU_GEN_FILE])
+		type = LRU_GEN_ANON;
+	else if (swappiness == 1)
+		type = LRU_GEN_FILE;
+	else if (swappiness >= MAX_SWAPPINESS)
+		type = LRU_GEN_ANON;
+	else if (!sc->gfp_io)
+		type = LRU_GEN_FILE;
+	else
+		type = get_type_to_scan_612(mg, lv, swappiness, &tier);
+
+	for (i = !swappiness; i < ANON_AND_FILE; i++) {
+		if (tier < 0)
+			tier = get_tier_idx_612(mg, lv, type);
+
+		scanned = scan_folios(mg, MAX_LRU_BATCH, lv, sc, type, tier, list);
+		if (scanned)
+			break;
+
+		type = !type;
+		tier = -1;
+	}
+
+	*type_scanned = type;
+
 	return scanned;
 }
 
@@ -557,12 +680,20 @@ uint64_t evict_folios(struct mglru *mg, uint64_t nr_to_scan, struct lruvec *lv,
 
 	mg->stat.evict_calls++;
 
-	scanned = isolate_folios(mg, nr_to_scan, lv, sc, swappiness, &type, &list);
+	if (mg->kernel == KERNEL_6_12) {
+		/* [6.12] mm/vmscan.c:4585-4590 */
+		scanned = isolate_folios_612(mg, lv, sc, swappiness, &type, &list);
+		scanned += try_to_inc_min_seq(mg, lv, swappiness);
+		if (get_nr_gens(lv, !swappiness) == MIN_NR_GENS)
+			scanned = 0;
+	} else {
+		scanned = isolate_folios(mg, nr_to_scan, lv, sc, swappiness, &type, &list);
 
-	scanned += try_to_inc_min_seq(mg, lv, swappiness);
+		scanned += try_to_inc_min_seq(mg, lv, swappiness);
 
-	if (evictable_min_seq(lrugen->min_seq, swappiness) + MIN_NR_GENS > lrugen->max_seq)
-		scanned = 0;
+		if (evictable_min_seq(lrugen->min_seq, swappiness) + MIN_NR_GENS > lrugen->max_seq)
+			scanned = 0;
+	}
 
 	if (!list.n)
 		return scanned;
@@ -656,7 +787,10 @@ retry:
 		goto retry;
 	}
 
-	mglru_count(mg, lv, MR_VM_PGROTATE_ANON + type, (int64_t)(isolated - reclaimed_total));
+	/* [6.12] evict_folios() counts no pgrotate_* */
+	if (mg->kernel != KERNEL_6_12)
+		mglru_count(mg, lv, MR_VM_PGROTATE_ANON + type,
+			    (int64_t)(isolated - reclaimed_total));
 	return scanned;
 }
 
@@ -713,6 +847,85 @@ static uint64_t get_nr_to_scan(const struct lruvec *lv, const struct mr_scan_con
 	return lruvec_evictable_size(lv, swappiness) >> (priority > 63 ? 63 : priority);
 }
 
+/*
+ * [6.12] mm/vmscan.c:4661 should_run_aging(): *nr_to_scan is the evictable size (types
+ * from !can_swap); aging is needed without cold folios (fewer than MIN_NR_GENS + 1
+ * generations of the first evictable type), not with more than MIN_NR_GENS + 1, and
+ * with exactly MIN_NR_GENS + 1 when max_seq holds more than 1/MIN_NR_GENS of the
+ * total or max_seq - MIN_NR_GENS less than 1/(MIN_NR_GENS + 2).
+ */
+static bool should_run_aging_612(const struct lruvec *lv, uint64_t max_seq, bool can_swap,
+				 uint64_t *nr_to_scan)
+{
+	int type, zone;
+	uint64_t old = 0, young = 0, total = 0;
+	const struct lru_gen_folio *lrugen = &lv->lrugen;
+	const uint64_t *min_seq = lrugen->min_seq;
+
+	/* whether this lruvec is completely out of cold folios */
+	if (min_seq[!can_swap] + MIN_NR_GENS > max_seq) {
+		*nr_to_scan = 0;
+		return true;
+	}
+
+	for (type = !can_swap; type < ANON_AND_FILE; type++) {
+		uint64_t seq;
+
+		for (seq = min_seq[type]; seq <= max_seq; seq++) {
+			uint64_t size = 0;
+			unsigned gen = lru_gen_from_seq(seq);
+
+			for (zone = 0; zone < MAX_NR_ZONES; zone++) {
+				int64_t n = lrugen->nr_pages[gen][type][zone];
+
+				size += n > 0 ? (uint64_t)n : 0;
+			}
+
+			total += size;
+			if (seq == max_seq)
+				young += size;
+			else if (seq + MIN_NR_GENS == max_seq)
+				old += size;
+		}
+	}
+
+	*nr_to_scan = total;
+
+	if (min_seq[!can_swap] + MIN_NR_GENS < max_seq)
+		return false;
+
+	if (young * MIN_NR_GENS > total)
+		return true;
+	if (old * (MIN_NR_GENS + 2) < total)
+		return true;
+
+	return false;
+}
+
+/*
+ * [6.12] mm/vmscan.c:4726 get_nr_to_scan(): the evictable size >> priority, unless
+ * should_run_aging() and below DEF_PRIORITY: then age, and return -1 if it made a new
+ * generation (stop, rotate the memcg), else 0. Out of scope (spec §10):
+ * mem_cgroup_below_min() and offline memcgs.
+ */
+static int64_t get_nr_to_scan_612(struct mglru *mg, struct lruvec *lv,
+				  const struct mr_scan_control *sc, int swappiness)
+{
+	bool success;
+	uint64_t nr_to_scan;
+	uint64_t max_seq = lv->lrugen.max_seq;
+	int priority = sc->priority < 0 ? 0 : sc->priority > 63 ? 63 : sc->priority;
+
+	success = should_run_aging_612(lv, max_seq, swappiness != 0, &nr_to_scan);
+
+	/* try to get away with not aging at the default priority */
+	if (!success || sc->priority == DEF_PRIORITY)
+		return (int64_t)(nr_to_scan >> priority);
+
+	/* stop scanning this lruvec as it's low on cold folios */
+	return try_to_inc_max_seq(mg, lv, max_seq, swappiness, false) ? -1 : 0;
+}
+
 /* mm/vmscan.c:root_reclaim(): not memcg (limit or proactive memcg) reclaim */
 static bool root_reclaim(const struct mr_scan_control *sc)
 {
@@ -740,6 +953,40 @@ static bool should_abort_scan(struct mglru *mg, const struct mr_scan_control *sc
 }
 
 /*
+ * [6.12] mm/vmscan.c:4781 try_to_shrink_lruvec(): get_nr_to_scan() before every
+ * evict_folios() (which takes no budget), stopping when it is <= 0 (after aging), when
+ * eviction makes no progress, once the pages scanned reach it, or should_abort_scan().
+ * The flusher wake-up is the engine's business. Returns whether to rotate the memcg.
+ */
+static bool try_to_shrink_lruvec_612(struct mglru *mg, struct lruvec *lv,
+				     struct mr_scan_control *sc, int swappiness)
+{
+	int64_t nr_to_scan;
+	uint64_t scanned = 0;
+
+	while (true) {
+		uint64_t delta;
+
+		nr_to_scan = get_nr_to_scan_612(mg, lv, sc, swappiness);
+		if (nr_to_scan <= 0)
+			break;
+
+		delta = evict_folios(mg, MAX_LRU_BATCH, lv, sc, swappiness);
+		if (!delta)
+			break;
+
+		scanned += delta;
+		if (scanned >= (uint64_t)nr_to_scan)
+			break;
+
+		if (should_abort_scan(mg, sc))
+			break;
+	}
+
+	return nr_to_scan < 0;
+}
+
+/*
  * mm/vmscan.c:try_to_shrink_lruvec() [7.2] (T): nr_to_scan = evictable >> priority once;
  * then per step: age if should_run_aging() (root reclaim stops right after aging, to go
  * on to the next memcg; memcg reclaim goes on evicting), evict at most MIN_LRU_BATCH
@@ -752,7 +999,12 @@ static bool try_to_shrink_lruvec(struct mglru *mg, struct lruvec *lv,
 {
 	bool need_rotate = false;
 	int swappiness = get_swappiness(mg, lv, sc);
-	uint64_t nr_to_scan = get_nr_to_scan(lv, sc, swappiness);
+	uint64_t nr_to_scan;
+
+	if (mg->kernel == KERNEL_6_12)
+		return try_to_shrink_lruvec_612(mg, lv, sc, swappiness);
+
+	nr_to_scan = get_nr_to_scan(lv, sc, swappiness);
 
 	while (nr_to_scan > 0) {
 		uint64_t delta;

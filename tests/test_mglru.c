@@ -862,11 +862,120 @@ static void test_kernel_612_check_references(void)
 	place(&e, Z, PM_FILE, 0);
 	mapped_file(&e, M, 0, MR_VMA_READ | MR_VMA_FILE, 0);
 	folio(&e, M)->flags |= MR_PG_REFERENCED; /* isolate_folio() clears it in 6.12 */
-	CHECK_EQ_U64(evict_once(&e, 1, 0), 1);
+	/* 6.12's scan_folios() has no nr_to_scan budget (MAX_LRU_BATCH, vmscan.c:4399):
+	 * Z is isolated (and reclaimed) too, min_seq passes the emptied gens 0 and 1, and
+	 * with MIN_NR_GENS left evict_folios() returns 0 (vmscan.c:4589) */
+	CHECK_EQ_U64(evict_once(&e, 1, 0), 0);
+	CHECK(!has(&e, Z, MR_PG_RESIDENT));
 	CHECK_EQ_U64(folio_lru_gen(e.mg, M), 3); /* max_seq */
 	CHECK(!has(&e, M, MR_PG_REFERENCED | MR_PG_WORKINGSET | MR_PG_ACTIVE));
 	CHECK_EQ_U64(e.mg->stat.rejected, 1);
 	CHECK_EQ_U64(stat0(&e, MR_VM_PGACTIVATE), 0);
+	env_close(&e);
+}
+
+/*
+ * kernel=6.12: shrink_folio_list()'s keep_locked for a mapped PG_referenced folio
+ * (6.12 mm/vmscan.c:1109-1111). A and B share a VMA and are isolated in one batch; B
+ * (the tail, checked first) is young, and its look-around clears A's A bit and, A being
+ * off its gen list, sets PG_referenced on it (folio_update_gen(), vmscan.c:3168). A is
+ * then kept before folio_check_references(); without that check A has no young PTE and
+ * PG_referenced, so the classic rule returns RECLAIM_CLEAN and A is reclaimed.
+ */
+static void test_kernel_612_keep_locked(void)
+{
+	struct env e;
+	enum { A, B };
+
+	env_start_set(&e, 2, "kernel", KERNEL_6_12);
+	CHECK(pm_add_vma(e.pm, 0, VA, VA + 2 * PG, MR_VMA_READ | MR_VMA_FILE, 1) != NULL);
+	place(&e, A, PM_FILE, 0);
+	place(&e, B, PM_FILE, 0);
+	CHECK_EQ_U64(pm_map(e.pm, 0, VA, A, MR_PTE_YOUNG), 0);
+	CHECK_EQ_U64(pm_map(e.pm, 0, VA + PG, B, MR_PTE_YOUNG), 0);
+	/* both isolated, gens 0 and 1 empty: min_seq 2, MIN_NR_GENS left -> 0 (4589) */
+	CHECK_EQ_U64(evict_once(&e, 64, 0), 0);
+	CHECK_EQ_U64(stat0(&e, MR_VM_PGSCAN_FILE), 2);
+	CHECK_EQ_U64(stat0(&e, MR_VM_PGSTEAL_DIRECT), 0);
+	CHECK(has(&e, A, MR_PG_RESIDENT | MR_PG_LRU));
+	CHECK(has(&e, B, MR_PG_RESIDENT | MR_PG_LRU));
+	/* both rejected: mapped -> LRU_REFS_FLAGS cleared, PG_active -> max_seq */
+	CHECK_EQ_U64(e.mg->stat.rejected, 2);
+	CHECK_EQ_U64(folio_lru_gen(e.mg, A), 3);
+	CHECK_EQ_U64(folio_lru_gen(e.mg, B), 3);
+	CHECK(!has(&e, A, MR_PG_REFERENCED | MR_PG_WORKINGSET | MR_PG_ACTIVE));
+	CHECK_EQ_U64(stat0(&e, MR_VM_PGACTIVATE), 0);
+	env_close(&e);
+}
+
+/*
+ * kernel=6.12 tiers in sort_folio() (6.12 mm/vmscan.c:4336-4345) and
+ * lru_gen_eviction() (mm/workingset.c:241-254): refs = counter + PG_workingset; a
+ * folio with refs 4 is protected even at the fresh tier_idx 3, goes to the *tail* of
+ * min_seq + 1 with LRU_REFS_MASK | LRU_REFS_FLAGS cleared, and is counted in 6.12's
+ * protected[tier - 1] (the model's [tier], tier 3). [7.2] would count nothing (fully
+ * referenced) and put it at the head. An unreferenced folio is evicted in tier 0 with
+ * a shadow without the workingset bit.
+ */
+static void test_kernel_612_tiers(void)
+{
+	struct env e;
+	enum { F, W, Z };
+
+	env_open(&e, 3, 1);
+	CHECK_EQ_U64(pm_policy_set(e.p, "kernel", KERNEL_6_12), 0);
+	CHECK_EQ_U64(pm_policy_set(e.p, "lru_gen_stats", 1), 0); /* keep protected[] */
+	env_init(&e);
+	CHECK_EQ_U64(e.mg->nr_hist_gens, 4);
+	place(&e, W, PM_FILE, 1);
+	place(&e, F, PM_FILE, 0);
+	place(&e, Z, PM_FILE, 0); /* tail: scanned first */
+	folio(&e, F)->flags |= MR_PG_REFERENCED | MR_PG_WORKINGSET;
+	e.mg->pages[F].refs = LRU_REFS_MAX;
+	CHECK_EQ_U64(folio_lru_refs_612(e.mg, F), 4);
+	CHECK_EQ_U64(lru_tier_from_refs_612(4), 3);
+	CHECK_EQ_U64(lru_tier_from_refs_612(3), 2);
+	CHECK_EQ_U64(lru_tier_from_refs_612(1), 1);
+	CHECK_EQ_U64(lru_tier_from_refs_612(0), 0);
+
+	evict_once(&e, 64, 0);
+	CHECK_EQ_U64(folio_lru_gen(e.mg, F), 1);
+	CHECK_LIST(&e, 1, FILE_T, W, F);
+	CHECK(!has(&e, F, MR_PG_REFERENCED | MR_PG_WORKINGSET));
+	CHECK_EQ_U64(mglru_folio_refs(e.p, F), 0);
+	CHECK_EQ_U64(e.lv->lrugen.protected[0][FILE_T][3], 1);
+	CHECK_EQ_U64(e.lv->lrugen.protected[0][FILE_T][0], 0);
+	CHECK_EQ_U64(e.mg->stat.sorted_protected, 1);
+	/* Z: tier 0, counted at the min_seq (1) of when it is freed (spec issue 7) */
+	CHECK(!has(&e, Z, MR_PG_RESIDENT));
+	CHECK_EQ_U64(e.lv->lrugen.min_seq[FILE_T], 1);
+	CHECK_EQ_U64(e.lv->lrugen.evicted[1][FILE_T][0], 1);
+	env_close(&e);
+}
+
+/* kernel=6.12 folio_inc_refs() (6.12 mm/swap.c:414): PG_referenced, then PG_workingset,
+ * then the counter to 3 ([7.2]: PG_referenced, counter 1..3, then PG_workingset). */
+static void test_kernel_612_inc_refs(void)
+{
+	struct env e;
+	int i;
+	enum { F };
+
+	env_start_set(&e, 1, "kernel", KERNEL_6_12);
+	place(&e, F, PM_FILE, 0);
+	folio_mark_accessed(e.mg, F);
+	CHECK(has(&e, F, MR_PG_REFERENCED) && !has(&e, F, MR_PG_WORKINGSET));
+	CHECK_EQ_U64(mglru_folio_refs(e.p, F), 0);
+	folio_mark_accessed(e.mg, F);
+	CHECK(has(&e, F, MR_PG_REFERENCED | MR_PG_WORKINGSET));
+	CHECK(has(&e, F, MR_PG_WORKINGSET));
+	CHECK_EQ_U64(mglru_folio_refs(e.p, F), 0);
+	CHECK_EQ_U64(folio_lru_refs_612(e.mg, F), 1);
+	for (i = 1; i <= 4; i++) {
+		folio_mark_accessed(e.mg, F);
+		CHECK_EQ_U64(mglru_folio_refs(e.p, F), i < 3 ? i : 3);
+	}
+	CHECK_EQ_U64(folio_lru_refs_612(e.mg, F), 4);
 	env_close(&e);
 }
 
@@ -2437,6 +2546,9 @@ int main(void)
 	test_scenario_6();
 	test_scenario_7();
 	test_scenario_8();
+	test_kernel_612_keep_locked();
+	test_kernel_612_tiers();
+	test_kernel_612_inc_refs();
 	test_kernel_612_check_references();
 	test_scenario_9();
 	test_scenario_10();
@@ -2481,6 +2593,7 @@ int main(void)
 	test_s002_params();
 	test_s002_identical();
 	test_stress(NULL);
+	test_stress((const struct toggle[]){ { "kernel", KERNEL_6_12 }, { NULL, 0 } });
 	test_stress((const struct toggle[]){ { "inc_min_seq", INC_MIN_SEQ_V3 }, { NULL, 0 } });
 	test_stress((const struct toggle[]){ { "inc_min_seq", INC_MIN_SEQ_V3 },
 					     { "ra_placement", RA_PLACEMENT_B },
