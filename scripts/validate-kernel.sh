@@ -18,6 +18,7 @@
 #   KERNEL_LAB the kernel-lab folder (default ../shared/kernel-lab beside this repository)
 #   POLICIES   policies to replay (default "mglru lru opt"); specs may carry parameters,
 #              e.g. "mglru mglru:kernel=6.12 lru opt" (a ratio column per mglru spec)
+#   MEMREPLAY  the memreplay binary (default build/memreplay)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -25,7 +26,7 @@ OUT=${1:-$ROOT/build/validate}
 SCENARIOS=${SCENARIOS:-"r192:anon:192:3:rand:7:128M rp192:anon:192:3:randpass:7:128M s192:anon:192:2:seq:1:128M"}
 KERNEL_LAB=${KERNEL_LAB:-$ROOT/../shared/kernel-lab}
 POLICIES=${POLICIES:-"mglru lru opt"}
-MR=$ROOT/build/memreplay
+MR=${MEMREPLAY:-$ROOT/build/memreplay}
 mkdir -p "$OUT"
 
 [ -x "$MR" ] || scripts/build.sh

@@ -1,0 +1,47 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# test_validation.sh MEMREPLAY SRC_DIR
+#
+# The mglru model in 6.12 mode against the real 6.12 kernel's counters shipped in
+# traces/kernel-lab (docs/validation.md): on the repeated random walk and the sequential
+# walk of 192 MiB in a 128M cgroup, the model's anon refaults and activations are within
+# 5 % of the kernel's and, like the kernel, it counts no pgactivate. A model change that
+# moves these fails here; if it is deliberate, re-run scripts/validate-kernel.sh and
+# update docs/validation.md with the new comparison.
+set -u
+MR=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+SRC=$2
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail=0
+check() { # NAME CONDITION-COMMAND...
+	local name=$1
+	shift
+	if "$@"; then pass=$((pass + 1)); echo "ok   $name"; else fail=$((fail + 1)); echo "FAIL $name"; fi
+}
+MEMREPLAY=$MR KLAB_OUT=$SRC/traces/kernel-lab/2026-11-30-a \
+	SCENARIOS="r192:anon:192:3:rand:7:128M s192:anon:192:2:seq:1:128M" \
+	POLICIES="mglru:kernel=6.12" "$SRC/scripts/validate-kernel.sh" "$T" >"$T/out.txt" 2>"$T/err.txt"
+check "validate-kernel.sh runs on the shipped kernel results" [ $? = 0 ]
+cat "$T/out.txt"
+# row: counter kernel model ratio
+within() { # SCENARIO COUNTER LO HI
+	awk -v s="$1" -v c="$2" -v lo="$3" -v hi="$4" '
+		/^== / { cur = $2; sub(":", "", cur) }
+		cur == s && $1 == c { found = 1; ok = ($4 + 0 >= lo && $4 + 0 <= hi) }
+		END { exit !(found && ok) }' "$T/out.txt"
+}
+model_is() { # SCENARIO COUNTER VALUE
+	awk -v s="$1" -v c="$2" -v v="$3" '
+		/^== / { cur = $2; sub(":", "", cur) }
+		cur == s && $1 == c { found = 1; ok = ($3 == v) }
+		END { exit !(found && ok) }' "$T/out.txt"
+}
+for s in r192 s192; do
+	check "$s: refaults within 5 % of the kernel's" within $s workingset_refault_anon 0.95 1.05
+	check "$s: activations within 5 % of the kernel's" within $s workingset_activate_anon 0.95 1.05
+	check "$s: no pgactivate, as in the kernel" model_is $s pgactivate 0
+done
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
