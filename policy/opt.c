@@ -20,15 +20,19 @@
  * (key, page) and leaves the old one behind; an entry is valid while its page is in the
  * queue with that key. Entries of keys below a threshold sit unordered in buckets by key
  * range (key >> shift; the range doubles, merging neighbours, when a key does not fit);
- * the buckets above it, and "never", form an open region kept as a binary heap. Taking
- * the maximum pops the heap, skipping invalid entries; when the heap is empty the
- * highest non-empty bucket is opened into it. Buckets the trace position has passed
- * (known from the old keys of accessed pages: a page's key is the position of its next
- * use) hold almost only invalid entries and are purged. So an access costs one write to
- * its page's state and one append, instead of pointer surgery in a heap whose nodes are
- * all over memory. Per page: 8 bytes (key and state); entries live in fixed blocks from
- * a pool sized at init (twice the pages, compacted when it runs low) and in each
- * lruvec's heap array (reserved at init, touched as used): no allocation after init.
+ * the buckets above it form an open region kept as a binary heap. Folios keyed "never"
+ * all rank first, lowest page id first, so they have their own min-heap of page ids:
+ * at the end of a trace that is nearly every resident folio, at 4 bytes each. Taking
+ * the maximum pops the never-heap, then the heap, skipping invalid entries; when the
+ * heap is empty the highest non-empty bucket is opened into it. Buckets the trace
+ * position has passed (known from the old keys of accessed pages: a page's key is the
+ * position of its next use) hold almost only invalid entries and are purged. So an
+ * access costs one write to its page's state and one append, instead of pointer surgery
+ * in a heap whose nodes are all over memory. Per page: 8 bytes (key and state). Bucket
+ * entries (8 bytes: the low 32 bits of the key, and the page) live in fixed blocks from
+ * a pool sized at init (twice the pages, compacted when it runs low); heap entries (16
+ * bytes, whole keys) and never-entries (4 bytes) in each lruvec's arrays (reserved at
+ * init, touched as used): no allocation after init.
  * A folio_add() leaves the folio keyed "never" without an entry until its access() or
  * the next reclaim, so the usual add-then-access pair costs one entry.
  *
@@ -73,11 +77,18 @@ struct opt_page {
 	uint64_t v;
 };
 
-/* A queue entry: valid while page is in the queue (OPT_HEAP) with this key. */
+/* A heap entry: valid while page is in the queue (OPT_HEAP) with this key. */
 struct opt_ent {
 	uint64_t key;
 	uint32_t page;
 	uint32_t pad;
+};
+
+/* A bucket entry: the low 32 bits of the key (its bucket holds the rest when the trace
+ * has fewer than 2^32 references; see bent_valid for longer ones). */
+struct opt_bent {
+	uint32_t lo;
+	uint32_t page;
 };
 
 #ifndef OPT_BLK
@@ -88,7 +99,7 @@ struct opt_ent {
 struct opt_block {
 	uint32_t next;
 	uint32_t n;
-	struct opt_ent e[OPT_BLK];
+	struct opt_bent e[OPT_BLK];
 };
 
 struct opt_bucket {
@@ -99,15 +110,20 @@ struct opt_lruvec {
 	uint64_t nr;           /* folios in the queue */
 	struct opt_ent *heap;  /* the open region: a binary max-heap, [heap_cap] reserved */
 	uint32_t heap_n, heap_cap;
-	struct opt_bucket *bk; /* [nb + 1]: by key >> shift; bk[nb] holds "never" */
-	uint32_t nb;           /* finite buckets, a power of two */
+	uint32_t *never;       /* folios keyed "never": a min-heap of page ids, [never_cap] */
+	uint32_t never_n, never_cap;
+	struct opt_bucket *bk; /* [nb]: finite keys by key >> shift */
+	uint32_t nb;           /* buckets, a power of two */
 	uint32_t shift;
-	uint32_t open;         /* buckets >= open are in the heap (nb + 1: none) */
+	uint32_t open;         /* buckets >= open are in the heap (nb: none) */
 	uint32_t purged;       /* buckets below it hold no entries the trace has passed */
+	uint64_t stale;        /* entries of bucket `purged` made invalid since its last trim */
+	uint64_t trim_at;      /* stale count that trims it (buckets_trim) */
 	uint32_t split_at;     /* heap size that makes heap_split() close its lower part */
 };
 
 #define OPT_PENDING_MAX 64
+#define OPT_TRIM_MIN 4096   /* invalid entries in the current bucket that start a trim */
 #define OPT_NB_MAX 1024     /* finite buckets per lruvec, at most */
 #ifndef OPT_HEAP_SPLIT /* (tests build with small values) */
 #define OPT_HEAP_SPLIT 4096 /* open region size (entries) that starts a split */
@@ -124,7 +140,7 @@ struct opt_priv {
 	uint64_t now;               /* trace position known to be reached (see access) */
 	uint32_t pending[OPT_PENDING_MAX]; /* folios added without an entry yet */
 	uint32_t nr_pending;
-	uint32_t hist[OPT_NB_MAX + 1];     /* heap_split() scratch */
+	uint32_t hist[OPT_NB_MAX];         /* heap_split() scratch */
 };
 
 /* GCC drops __builtin_prefetch in some loops as dead code; a volatile asm stays. */
@@ -192,10 +208,27 @@ static int ent_valid(struct mr_policy *p, const struct opt_ent *e)
 	return node_state(n) == OPT_HEAP && node_key(n) == e->key;
 }
 
-/* The bucket of a key; the caller has widened the buckets for it (queue_push). */
+/*
+ * A bucket entry of bucket b is valid while its page is in the queue with a finite key
+ * of that bucket whose low 32 bits it holds. Below 2^32 references that is the key
+ * itself; beyond, two keys of one bucket may share their low bits, and the entry then
+ * stands for the page's current key: a duplicate at worst, which the queue tolerates,
+ * as bucket_open() takes keys from the pages.
+ */
+static int bent_valid(struct mr_policy *p, const struct opt_lruvec *lv, uint32_t b,
+		      const struct opt_bent *e)
+{
+	const struct opt_page *n = node(p, e->page);
+	uint64_t key = node_key(n);
+
+	return node_state(n) == OPT_HEAP && (uint32_t)key == e->lo && key != OPT_NEVER &&
+	       (key >> lv->shift) == b;
+}
+
+/* The bucket of a finite key; the caller has widened the buckets for it (queue_push). */
 static uint32_t bucket_of(const struct opt_lruvec *lv, uint64_t key)
 {
-	return key == OPT_NEVER ? lv->nb : (uint32_t)(key >> lv->shift);
+	return (uint32_t)(key >> lv->shift);
 }
 
 /* ---- the open region: a binary max-heap of entries ---- */
@@ -246,7 +279,8 @@ static void heap_make(struct opt_ent *h, uint32_t n)
 		heap_sift_down(h, n, i);
 }
 
-static void bucket_append(struct mr_policy *p, struct opt_bucket *b, const struct opt_ent *e);
+static void bucket_append(struct mr_policy *p, struct opt_bucket *b, uint64_t key,
+			  uint32_t page);
 
 /*
  * The open region got large (keys reached it faster than reclaim took them): drop its
@@ -262,7 +296,7 @@ static void heap_split(struct mr_policy *p, struct opt_lruvec *lv, int compact_o
 	uint32_t *cnt = pr->hist, w = 0, b, keep = OPT_HEAP_SPLIT / 4, k;
 	uint64_t acc = 0;
 
-	memset(cnt, 0, (lv->nb + 1) * sizeof(*cnt));
+	memset(cnt, 0, lv->nb * sizeof(*cnt));
 	for (uint32_t i = 0; i < lv->heap_n; i++) {
 		struct opt_page *n;
 
@@ -279,7 +313,7 @@ static void heap_split(struct mr_policy *p, struct opt_lruvec *lv, int compact_o
 		node(p, lv->heap[i].page)->v &= ~mark;
 	lv->heap_n = w;
 	/* the highest buckets with about `keep` entries stay open */
-	for (b = lv->nb + 1; b > lv->open && (acc < keep || !acc);) {
+	for (b = lv->nb; b > lv->open && (acc < keep || !acc);) {
 		b--;
 		acc += cnt[b];
 	}
@@ -291,7 +325,7 @@ static void heap_split(struct mr_policy *p, struct opt_lruvec *lv, int compact_o
 			if (eb >= b)
 				lv->heap[w++] = lv->heap[k];
 			else
-				bucket_append(p, &lv->bk[eb], &lv->heap[k]);
+				bucket_append(p, &lv->bk[eb], lv->heap[k].key, lv->heap[k].page);
 		}
 		lv->heap_n = w;
 	}
@@ -375,7 +409,8 @@ static uint32_t block_get(struct mr_policy *p)
 	return i;
 }
 
-static void bucket_append(struct mr_policy *p, struct opt_bucket *b, const struct opt_ent *e)
+static void bucket_append(struct mr_policy *p, struct opt_bucket *b, uint64_t key,
+			  uint32_t page)
 {
 	struct opt_priv *pr = opt_priv(p);
 	uint32_t t = b->tail;
@@ -396,28 +431,31 @@ static void bucket_append(struct mr_policy *p, struct opt_bucket *b, const struc
 			b->tail = t = nb;
 		}
 	}
-	blk(pr, t)->e[blk(pr, t)->n++] = *e;
+	blk(pr, t)->e[blk(pr, t)->n++] = (struct opt_bent){ .lo = (uint32_t)key, .page = page };
 }
 
-/* Keep only the valid entries of b (and, with dedup, one per page), in order; blocks
- * emptied go back to the pool. Entries are read ahead so that the page states they
- * name load in parallel. */
-static void bucket_filter(struct mr_policy *p, struct opt_bucket *b, int dedup)
+/* Keep only the valid entries of bucket bi (and, with dedup, one per page), in order;
+ * blocks emptied go back to the pool. Entries are read ahead so that the page states
+ * they name load in parallel. Returns the entries kept. */
+static uint64_t bucket_filter(struct mr_policy *p, struct opt_lruvec *lv, uint32_t bi,
+			      int dedup)
 {
 	struct opt_priv *pr = opt_priv(p);
+	struct opt_bucket *b = &lv->bk[bi];
 	uint32_t rb = b->head, wb = b->head, wn = 0;
+	uint64_t kept = 0;
 
 	while (rb != MR_NONE) {
 		struct opt_block *r = blk(pr, rb);
 		uint32_t next = r->next;
 
 		for (uint32_t i = 0; i < r->n; i++) {
-			struct opt_ent *e = &r->e[i];
+			struct opt_bent *e = &r->e[i];
 			struct opt_page *n;
 
 			if (i + 8 < r->n)
 				prefetch(node(p, r->e[i + 8].page));
-			if (!ent_valid(p, e))
+			if (!bent_valid(p, lv, bi, e))
 				continue;
 			n = node(p, e->page);
 			if (dedup) {
@@ -431,11 +469,12 @@ static void bucket_filter(struct mr_policy *p, struct opt_bucket *b, int dedup)
 				wn = 0;
 			}
 			blk(pr, wb)->e[wn++] = *e;
+			kept++;
 		}
 		rb = next;
 	}
 	if (wb == MR_NONE)
-		return;
+		return 0;
 	/* free the blocks after the last written one */
 	rb = blk(pr, wb)->next;
 	while (rb != MR_NONE) {
@@ -452,6 +491,7 @@ static void bucket_filter(struct mr_policy *p, struct opt_bucket *b, int dedup)
 	} else {
 		b->tail = wb;
 	}
+	return kept;
 }
 
 /* Clear the marks bucket_filter(dedup) set on the entries of b. */
@@ -478,7 +518,7 @@ static void bucket_open(struct mr_policy *p, struct opt_lruvec *lv, uint32_t b)
 		for (uint32_t k = 0; k < r->n; k++) {
 			if (k + 8 < r->n)
 				prefetch(node(p, r->e[k + 8].page));
-			if (!ent_valid(p, &r->e[k]))
+			if (!bent_valid(p, lv, b, &r->e[k]))
 				continue;
 			if (lv->heap_n == lv->heap_cap) {
 				heap_make(lv->heap, lv->heap_n);
@@ -486,7 +526,8 @@ static void bucket_open(struct mr_policy *p, struct opt_lruvec *lv, uint32_t b)
 					continue;
 				was = lv->heap_n;
 			}
-			lv->heap[lv->heap_n++] = r->e[k];
+			lv->heap[lv->heap_n++] = (struct opt_ent){
+				.key = node_key(node(p, r->e[k].page)), .page = r->e[k].page };
 		}
 		block_put(pr, i);
 		i = next;
@@ -508,7 +549,6 @@ static void buckets_widen(struct mr_policy *p, struct opt_lruvec *lv)
 
 	if (lv->open < lv->nb && (lv->open & 1))
 		bucket_open(p, lv, --lv->open); /* keep the open boundary on a pair */
-	/* bk[nb], "never", stays where it is */
 	for (uint32_t i = 0; i < lv->nb / 2; i++) {
 		struct opt_bucket a = lv->bk[2 * i], b = lv->bk[2 * i + 1];
 
@@ -541,16 +581,126 @@ static void buckets_purge(struct mr_policy *p, struct opt_lruvec *lv)
 		upto = lv->nb;
 	for (; lv->purged < upto; lv->purged++)
 		if (lv->bk[lv->purged].head != MR_NONE)
-			bucket_filter(p, &lv->bk[lv->purged], 0);
+			bucket_filter(p, lv, lv->purged, 0);
+	lv->stale = 0;
+}
+
+/*
+ * The bucket the trace position is in collects an invalid entry per access of a folio
+ * keyed in it, as many as the accesses its key range spans, which grows with the trace
+ * (the range is the trace length over nb). Drop them when they outnumber both the
+ * entries kept by the last trim and an eighth of the folios: at most two checks per
+ * such access, and a bound on them that does not depend on the trace length.
+ */
+static void buckets_trim(struct mr_policy *p, struct opt_lruvec *lv)
+{
+	uint64_t kept = bucket_filter(p, lv, lv->purged, 0);
+
+	lv->stale = 0;
+	lv->trim_at = kept > lv->nr / 8 ? kept : lv->nr / 8;
+	if (lv->trim_at < OPT_TRIM_MIN)
+		lv->trim_at = OPT_TRIM_MIN;
+}
+
+/* ---- "never": folios not used again, taken lowest page id first ---- */
+
+static int never_valid(struct mr_policy *p, uint32_t page)
+{
+	const struct opt_page *n = node(p, page);
+
+	return node_state(n) == OPT_HEAP && node_key(n) == OPT_NEVER;
+}
+
+static void never_sift_down(uint32_t *h, uint32_t n, uint32_t i)
+{
+	uint32_t x = h[i];
+
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && h[c + 1] < h[c])
+			c++;
+		if (h[c] >= x)
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = x;
+}
+
+/*
+ * Room for one more "never" entry: drop the invalid entries and duplicates; when more
+ * than half stay, grow (only when lruvecs were assigned after init, or after many
+ * re-adds). Returns 0 when there is room.
+ */
+static int never_room(struct mr_policy *p, struct opt_lruvec *lv)
+{
+	const uint64_t mark = (uint64_t)OPT_MARK << OPT_KEY_BITS;
+	uint32_t w = 0, *nh;
+
+	for (uint32_t i = 0; i < lv->never_n; i++) {
+		struct opt_page *n = node(p, lv->never[i]);
+
+		if (!never_valid(p, lv->never[i]) || (n->v & mark))
+			continue;
+		n->v |= mark;
+		lv->never[w++] = lv->never[i];
+	}
+	for (uint32_t i = 0; i < w; i++)
+		node(p, lv->never[i])->v &= ~mark;
+	lv->never_n = w;
+	for (uint32_t i = w / 2; i-- > 0;)
+		never_sift_down(lv->never, w, i);
+	if (w <= lv->never_cap / 2)
+		return 0;
+	nh = realloc(lv->never, 2 * (size_t)lv->never_cap * sizeof(*nh));
+	if (MR_WARN_ON_ONCE(!nh))
+		return w < lv->never_cap ? 0 : -1;
+	lv->never = nh;
+	lv->never_cap *= 2;
+	return 0;
+}
+
+static void never_push(struct mr_policy *p, struct opt_lruvec *lv, uint32_t page)
+{
+	uint32_t *h = lv->never, i;
+
+	if (lv->never_n == lv->never_cap) {
+		if (never_room(p, lv))
+			return;
+		h = lv->never;
+	}
+	for (i = lv->never_n++; i && h[(i - 1) / 2] > page; i = (i - 1) / 2)
+		h[i] = h[(i - 1) / 2];
+	h[i] = page;
+}
+
+/* The valid "never" folio of lv with the lowest page id, taken out; MR_NONE if none. */
+static uint32_t never_pop(struct mr_policy *p, struct opt_lruvec *lv)
+{
+	while (lv->never_n) {
+		uint32_t page = lv->never[0];
+
+		lv->never[0] = lv->never[--lv->never_n];
+		never_sift_down(lv->never, lv->never_n, 0);
+		if (never_valid(p, page))
+			return page;
+	}
+	return MR_NONE;
 }
 
 /* Enter (key, page) for a folio in the queue. */
 static void queue_push(struct mr_policy *p, struct opt_lruvec *lv, uint64_t key, uint32_t page)
 {
-	struct opt_ent e = { .key = key, .page = page };
 	uint32_t b;
 
-	while (key != OPT_NEVER && (key >> lv->shift) >= lv->nb)
+	if (key == OPT_NEVER) {
+		never_push(p, lv, page);
+		return;
+	}
+	while ((key >> lv->shift) >= lv->nb)
 		buckets_widen(p, lv);
 	b = bucket_of(lv, key);
 	if (b >= lv->open && lv->heap_n == lv->heap_cap && heap_room(p, lv, 0))
@@ -558,7 +708,7 @@ static void queue_push(struct mr_policy *p, struct opt_lruvec *lv, uint64_t key,
 	if (b >= lv->open) /* (making room may have moved the boundary) */
 		heap_push(p, lv, key, page);
 	else
-		bucket_append(p, &lv->bk[b], &e);
+		bucket_append(p, &lv->bk[b], key, page);
 }
 
 /* Pool ran out: drop invalid entries and duplicates everywhere. */
@@ -569,10 +719,10 @@ static void compact_all(struct mr_policy *p)
 	for (uint32_t l = 0; l < pr->nr_lruvecs; l++) {
 		struct opt_lruvec *lv = &pr->lruvecs[l];
 
-		for (uint32_t b = 0; b < lv->open && b <= lv->nb; b++)
+		for (uint32_t b = 0; b < lv->open; b++)
 			if (lv->bk[b].head != MR_NONE)
-				bucket_filter(p, &lv->bk[b], 1);
-		for (uint32_t b = 0; b < lv->open && b <= lv->nb; b++)
+				bucket_filter(p, lv, b, 1);
+		for (uint32_t b = 0; b < lv->open; b++)
 			bucket_unmark(p, &lv->bk[b]);
 	}
 }
@@ -603,6 +753,13 @@ static void flush_pending(struct mr_policy *p)
 /* The folio of lruvec lv with the farthest next use, taken out of the queue. */
 static uint32_t queue_pop(struct mr_policy *p, struct opt_lruvec *lv)
 {
+	uint32_t page = never_pop(p, lv);
+
+	if (page != MR_NONE) {
+		node_set(node(p, page), OPT_NEVER, OPT_NONE);
+		lv->nr--;
+		return page;
+	}
 	for (;;) {
 		while (lv->heap_n) {
 			struct opt_ent top = lv->heap[0];
@@ -618,7 +775,7 @@ static uint32_t queue_pop(struct mr_policy *p, struct opt_lruvec *lv)
 		/* The heap is empty: every valid entry is in a bucket. Close the open region
 		 * again (its buckets are empty: their keys went to the heap) and open the
 		 * highest bucket holding entries. */
-		lv->open = lv->nb + 1;
+		lv->open = lv->nb;
 		while (lv->open > 0 && lv->bk[lv->open - 1].head == MR_NONE)
 			lv->open--;
 		if (!lv->open)
@@ -697,6 +854,10 @@ static void opt_access(struct mr_policy *p, uint32_t page, uint64_t next_use)
 	node_set(n, key, OPT_HEAP);
 	if (key != old || (fl & OPT_PENDING))
 		queue_push(p, lv, key, page);
+	/* its entry of the old key, if in the current bucket, is now invalid */
+	if (old != OPT_NEVER && key != old && (old >> lv->shift) == lv->purged &&
+	    lv->purged < lv->open && ++lv->stale >= lv->trim_at)
+		buckets_trim(p, lv);
 }
 
 /* folio_mark_accessed(): opt already saw the access through access(). */
@@ -804,6 +965,7 @@ static void opt_fini(struct mr_policy *p)
 
 	for (uint32_t i = 0; pr->lruvecs && i < pr->nr_lruvecs; i++) {
 		free(pr->lruvecs[i].heap);
+		free(pr->lruvecs[i].never);
 		free(pr->lruvecs[i].bk);
 	}
 	free(pr->lruvecs);
@@ -842,16 +1004,19 @@ static int opt_init(struct mr_policy *p, struct mr_error *err)
 		while (nb < OPT_NB_MAX && nb < pages_of[i] / 64)
 			nb *= 2;
 		lv->nb = nb;
-		lv->open = nb + 1;
+		lv->open = nb;
 		lv->split_at = OPT_HEAP_SPLIT;
+		lv->trim_at = OPT_TRIM_MIN;
 		lv->heap_cap = (uint32_t)(2 * pages_of[i] + 64);
 		lv->heap = calloc(lv->heap_cap, sizeof(*lv->heap));
-		lv->bk = malloc((nb + 1) * sizeof(*lv->bk));
-		if (!lv->heap || !lv->bk)
+		lv->never_cap = (uint32_t)(2 * pages_of[i] + 64);
+		lv->never = calloc(lv->never_cap, sizeof(*lv->never));
+		lv->bk = malloc(nb * sizeof(*lv->bk));
+		if (!lv->heap || !lv->never || !lv->bk)
 			goto nomem;
-		for (uint32_t b = 0; b <= nb; b++)
+		for (uint32_t b = 0; b < nb; b++)
 			lv->bk[b].head = lv->bk[b].tail = MR_NONE;
-		blocks += nb + 1;
+		blocks += nb;
 	}
 	if (blocks > UINT32_MAX - 1)
 		blocks = UINT32_MAX - 1;
@@ -868,9 +1033,9 @@ nomem:
 }
 
 /*
- * Every folio in the queue has a valid entry where its key belongs (a bucket below the
- * open region, by key range, or the heap), or is pending; the heap is ordered; counts
- * match. Marks pages through OPT_MARK and clears them again.
+ * Every folio in the queue has a valid entry where its key belongs (the never-heap; a
+ * bucket below the open region, by key range; or the heap), or is pending; the heaps
+ * are ordered; counts match. Marks pages through OPT_MARK and clears them again.
  */
 static unsigned opt_check(struct mr_policy *p)
 {
@@ -885,7 +1050,18 @@ static unsigned opt_check(struct mr_policy *p)
 		struct opt_lruvec *lv = &pr->lruvecs[i];
 		uint64_t nr = 0;
 
-		BAD(lv->heap_n > lv->heap_cap || lv->open > lv->nb + 1 || lv->purged > lv->nb + 1);
+		BAD(lv->heap_n > lv->heap_cap || lv->open > lv->nb || lv->purged > lv->nb);
+		BAD(lv->never_n > lv->never_cap);
+		for (uint32_t k = 1; k < lv->never_n; k++)
+			BAD(lv->never[k] < lv->never[(k - 1) / 2]);
+		for (uint32_t k = 0; k < lv->never_n; k++) {
+			if (BAD(lv->never[k] >= m->nr_pages))
+				continue;
+			if (never_valid(p, lv->never[k])) {
+				BAD(m->folios[lv->never[k]].lruvec != i);
+				node(p, lv->never[k])->v |= mark;
+			}
+		}
 		for (uint32_t k = 1; k < lv->heap_n; k++)
 			BAD(ent_greater(&lv->heap[k], &lv->heap[(k - 1) / 2]));
 		for (uint32_t k = 0; k < lv->heap_n; k++) {
@@ -895,11 +1071,11 @@ static unsigned opt_check(struct mr_policy *p)
 				continue;
 			if (ent_valid(p, e)) {
 				BAD(m->folios[e->page].lruvec != i);
-				BAD(bucket_of(lv, e->key) < lv->open);
+				BAD(e->key == OPT_NEVER || bucket_of(lv, e->key) < lv->open);
 				node(p, e->page)->v |= mark;
 			}
 		}
-		for (uint32_t b = 0; b <= lv->nb; b++) {
+		for (uint32_t b = 0; b < lv->nb; b++) {
 			uint64_t n = 0;
 
 			BAD(b >= lv->open && lv->bk[b].head != MR_NONE);
@@ -912,10 +1088,9 @@ static unsigned opt_check(struct mr_policy *p)
 				for (uint32_t e = 0; e < bl->n && e < OPT_BLK; e++) {
 					if (BAD(bl->e[e].page >= m->nr_pages))
 						continue;
-					if (!ent_valid(p, &bl->e[e]))
+					if (!bent_valid(p, lv, b, &bl->e[e]))
 						continue;
 					BAD(m->folios[bl->e[e].page].lruvec != i);
-					BAD(bucket_of(lv, bl->e[e].key) != b);
 					node(p, bl->e[e].page)->v |= mark;
 				}
 			}

@@ -1091,8 +1091,10 @@ static uint64_t next_use(const uint32_t *refs, uint32_t n, uint32_t t)
 }
 
 /* Replay refs through opt with room for `frames` pages, demand paging (reclaim one
- * page when full); returns the number of faults. */
-static uint32_t run_opt(const uint32_t *refs, uint32_t n, uint32_t frames, uint32_t nr_pages)
+ * page when full), reporting trace position t as t * scale (scale > 1 stands for a
+ * trace of more than 2^32 references); returns the number of faults. */
+static uint32_t run_opt_scaled(const uint32_t *refs, uint32_t n, uint32_t frames,
+			       uint32_t nr_pages, uint64_t scale)
 {
 	struct pm_machine *pm = machine(nr_pages);
 	struct mr_policy *p = policy(pm, "opt");
@@ -1102,6 +1104,8 @@ static uint32_t run_opt(const uint32_t *refs, uint32_t n, uint32_t frames, uint3
 		uint32_t page = refs[t];
 		uint64_t nu = next_use(refs, n, t);
 
+		if (nu != UINT64_MAX)
+			nu *= scale;
 		if (!resident(pm, page)) {
 			if (nres == frames) {
 				struct mr_scan_control sc = sc_make(1, MR_DEF_PRIORITY);
@@ -1123,6 +1127,11 @@ static uint32_t run_opt(const uint32_t *refs, uint32_t n, uint32_t frames, uint3
 	pm_policy_free(p);
 	pm_destroy(pm);
 	return faults;
+}
+
+static uint32_t run_opt(const uint32_t *refs, uint32_t n, uint32_t frames, uint32_t nr_pages)
+{
+	return run_opt_scaled(refs, n, frames, nr_pages, 1);
 }
 
 /* Belady's MIN the obvious way: on a miss with memory full, scan ahead for the resident
@@ -1201,6 +1210,87 @@ static void test_opt_random(void)
 	}
 }
 
+static void run_opt_heap(uint64_t scale);
+
+/* Positions beyond 2^32 (a trace of more references): bucket entries keep only the low
+ * 32 bits of a key, which here are the same for every key (scale 2^33) or collide
+ * often (2^32 + 1); the choices must still be MIN's. */
+static void test_opt_wide_keys(void)
+{
+	static const uint64_t scales[] = { UINT64_C(1) << 33, (UINT64_C(1) << 32) + 1 };
+	uint64_t seed = test_seed ^ 0x5bd1e995ull, st = seed;
+	uint32_t refs[300];
+	int round;
+
+	for (round = 0; round < 100; round++) {
+		uint32_t n = 50 + (uint32_t)(mr_test_rand(&st) % 250);
+		uint32_t pages = 2 + (uint32_t)(mr_test_rand(&st) % 14);
+		uint32_t frames = 1 + (uint32_t)(mr_test_rand(&st) % pages);
+		uint32_t t, a, b;
+
+		for (t = 0; t < n; t++)
+			refs[t] = (uint32_t)(mr_test_rand(&st) % (1 + mr_test_rand(&st) % pages));
+		a = run_opt_scaled(refs, n, frames, pages, scales[round & 1]);
+		b = naive_min(refs, n, frames);
+		CHECK_EQ_U64(a, b);
+		if (a != b) {
+			fprintf(stderr, "  seed %llu round %d: %u pages, %u frames\n",
+				(unsigned long long)seed, round, pages, frames);
+			break;
+		}
+	}
+	/* keys that go down as well as up: entries whose low bits match a key of another
+	 * bucket */
+	run_opt_heap(scales[0]);
+	/* the same, reclaiming one folio at a time: always the farthest (never first, then
+	 * the highest key; lower page id on ties) */
+	{
+		struct pm_machine *pm = machine(64);
+		struct mr_policy *p = policy(pm, "opt");
+		uint64_t key[64], st2 = seed + 1;
+		int i, fails = mr_test_failures;
+
+		for (i = 0; i < 20000 && mr_test_failures == fails; i++) {
+			uint32_t page = (uint32_t)(mr_test_rand(&st2) % 64), q, want = MR_NONE;
+			unsigned op = (unsigned)(mr_test_rand(&st2) % 16);
+			struct mr_scan_control sc = sc_make(1, MR_DEF_PRIORITY);
+
+			if (op < 3) {
+				for (q = 0; q < 64; q++)
+					if (resident(pm, q) && (want == MR_NONE || key[q] > key[want]))
+						want = q;
+				if (want == MR_NONE)
+					continue;
+				p->ops->shrink_lruvec(p, 0, &sc);
+				CHECK_EQ_U64(sc.nr_reclaimed, 1);
+				CHECK(!resident(pm, want));
+			} else if (!resident(pm, page)) {
+				pm_folio(pm, page, PM_FILE, 0, 0);
+				p->ops->folio_add(p, page, 0);
+				key[page] = UINT64_MAX;
+				if (op & 1) { /* a fault: the access follows */
+					key[page] = mr_test_rand(&st2) % 1000 * scales[0];
+					p->ops->access(p, page, key[page]);
+				}
+			} else if (op == 3) {
+				p->ops->folio_del(p, page);
+				pm->m.folios[page].flags = 0;
+			} else {
+				key[page] = op == 4 ? UINT64_MAX : mr_test_rand(&st2) % 1000 * scales[0];
+				p->ops->access(p, page, key[page]);
+			}
+			if (i % 97 == 0)
+				CHECK(p->ops->check(p) == 0);
+		}
+		CHECK(p->ops->check(p) == 0);
+		if (mr_test_failures != fails)
+			fprintf(stderr, "  test_opt_wide_keys reclaim seed %llu step %d\n",
+				(unsigned long long)seed, i);
+		pm_policy_free(p);
+		pm_destroy(pm);
+	}
+}
+
 /* The farthest folio is dirty (file) or anon: it is written back, not freed, and the
  * next farthest goes instead; after writeback it is the first victim. */
 static void test_opt_dirty(void)
@@ -1251,8 +1341,9 @@ static void test_opt_dirty(void)
 	pm_destroy(pm);
 }
 
-/* Heap invariants under random adds, key changes and deletions; lruvecs separate. */
-static void test_opt_heap(void)
+/* Heap invariants under random adds, key changes (keys scaled by scale) and deletions;
+ * lruvecs separate. */
+static void run_opt_heap(uint64_t scale)
 {
 	struct pm_machine *pm = pm_create(&(struct pm_config){ .nr_pages = 64, .nr_memcgs = 2 });
 	struct mr_policy *p = policy(pm, "opt");
@@ -1270,7 +1361,7 @@ static void test_opt_heap(void)
 			p->ops->folio_del(p, page);
 			pm->m.folios[page].flags = 0;
 		} else {
-			p->ops->access(p, page, mr_test_rand(&st) % 1000);
+			p->ops->access(p, page, mr_test_rand(&st) % 1000 * scale);
 		}
 		if (i % 97 == 0)
 			CHECK(p->ops->check(p) == 0);
@@ -1290,9 +1381,15 @@ static void test_opt_heap(void)
 	}
 	CHECK(p->ops->check(p) == 0);
 	if (mr_test_failures != fails)
-		fprintf(stderr, "  test_opt_heap seed %llu\n", (unsigned long long)seed);
+		fprintf(stderr, "  test_opt_heap seed %llu scale %llu\n", (unsigned long long)seed,
+			(unsigned long long)scale);
 	pm_policy_free(p);
 	pm_destroy(pm);
+}
+
+static void test_opt_heap(void)
+{
+	run_opt_heap(1);
 }
 
 int main(int argc, char **argv)
@@ -1321,6 +1418,7 @@ int main(int argc, char **argv)
 	test_lru_random();
 	test_opt_textbook();
 	test_opt_random();
+	test_opt_wide_keys();
 	test_opt_dirty();
 	test_opt_heap();
 	return mr_test_done("test_policy");
