@@ -28,5 +28,7 @@ int cli_fail(const char *cmd, const struct mr_error *err);
 /* Print "memreplay CMD: " + formatted message + newline; return exit status 2 (usage). */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 const struct mr_cmd *cli_find(const char *name);
+/* Print s to stdout as a JSON string literal (quotes, backslashes, control characters escaped). */
+void cli_json_string(const char *s);
 
 #endif

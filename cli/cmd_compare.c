@@ -127,32 +127,18 @@ static void print_csv(const struct mr_compare *c)
 	}
 }
 
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			printf("\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			printf("\\u%04x", *s);
-		else
-			putchar(*s);
-	}
-	putchar('"');
-}
-
 static void print_json(const struct mr_compare *c)
 {
 	printf("{\"baseline\": %lld, \"runs\": [", (long long)c->run_id[c->baseline]);
 	for (size_t i = 0; i < c->nruns; i++) {
 		printf("%s{\"id\": %lld, \"spec\": ", i ? ", " : "", (long long)c->run_id[i]);
-		json_str(c->spec[i]);
+		cli_json_string(c->spec[i]);
 		printf("}");
 	}
 	printf("], \"counters\": [");
 	for (size_t k = 0; k < c->nrows; k++) {
 		printf("%s\n  {\"name\": ", k ? "," : "");
-		json_str(c->rows[k].name);
+		cli_json_string(c->rows[k].name);
 		printf(", \"model\": %s, \"values\": [", c->rows[k].model ? "true" : "false");
 		for (size_t i = 0; i < c->nruns; i++) {
 			char v[64];

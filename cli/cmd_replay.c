@@ -164,20 +164,6 @@ static void warn_coarse(const struct mr_replay *r)
 			more ? " (and " : "", more, more ? " more runs; see the notes table)" : "");
 }
 
-static void json_string(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			printf("\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			printf("\\u%04x", *s);
-		else
-			putchar(*s);
-	}
-	putchar('"');
-}
-
 static void csv_string(const char *s)
 {
 	putchar('"');
@@ -227,9 +213,9 @@ static void print_runs(const struct mr_replay *r, const char *const *policies, s
 			if (mr_replay_summary(r, i, &s))
 				continue;
 			printf("%s\n  {\"policy\": ", i ? "," : "");
-			json_string(i < npol ? policies[i] : s.spec);
+			cli_json_string(i < npol ? policies[i] : s.spec);
 			printf(", \"spec\": ");
-			json_string(s.spec);
+			cli_json_string(s.spec);
 			printf(", \"events\": %llu, \"pgfault\": %llu, \"pgmajfault\": %llu, "
 			       "\"misses\": %llu, \"refaults\": %llu, \"evictions\": %llu, "
 			       "\"pswpin\": %llu, \"pswpout\": %llu, \"oom\": %llu, \"usage_max\": %llu",
@@ -240,7 +226,7 @@ static void print_runs(const struct mr_replay *r, const char *const *policies, s
 			       (unsigned long long)s.oom, (unsigned long long)s.usage_max);
 			printf(", \"note\": ");
 			if (note)
-				json_string(note);
+				cli_json_string(note);
 			else
 				printf("null");
 			if (timing)
@@ -250,7 +236,7 @@ static void print_runs(const struct mr_replay *r, const char *const *policies, s
 		printf("\n]");
 		if (out) {
 			printf(", \"results\": ");
-			json_string(out);
+			cli_json_string(out);
 		}
 		if (timing)
 			printf(", \"wall_s\": %.6f", wall);

@@ -57,6 +57,20 @@ int cli_fail(const char *cmd, const struct mr_error *err)
 	return 1;
 }
 
+void cli_json_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			printf("\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			printf("\\u%04x", *s);
+		else
+			putchar(*s);
+	}
+	putchar('"');
+}
+
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
 	const struct mr_cmd *c = cli_find(cmd);
