@@ -74,11 +74,10 @@ static bool test_bit64(const uint64_t *map, unsigned bit)
 	return (map[bit / 64] >> (bit % 64)) & 1;
 }
 
-/* mm/vmscan.c:test_bloom_filter(): a filter not allocated yet says "maybe" to all. */
-bool test_bloom_filter(const struct lru_gen_mm_state *mm_state, uint64_t seq, uint64_t item)
+/* The two bits of item in one filter; a filter not allocated yet says "maybe" to all. */
+static bool bloom_test(const uint64_t *filter, uint64_t item)
 {
 	unsigned key[2];
-	const uint64_t *filter = mm_state->filters[filter_gen_from_seq(seq)];
 
 	if (!filter)
 		return true;
@@ -86,17 +85,27 @@ bool test_bloom_filter(const struct lru_gen_mm_state *mm_state, uint64_t seq, ui
 	return test_bit64(filter, key[0]) && test_bit64(filter, key[1]);
 }
 
-/* mm/vmscan.c:update_bloom_filter() */
-void update_bloom_filter(struct lru_gen_mm_state *mm_state, uint64_t seq, uint64_t item)
+static void bloom_set(uint64_t *filter, uint64_t item)
 {
 	unsigned key[2];
-	uint64_t *filter = mm_state->filters[filter_gen_from_seq(seq)];
 
 	if (!filter)
 		return;
 	get_item_key(item, key);
 	filter[key[0] / 64] |= 1ull << (key[0] % 64);
 	filter[key[1] / 64] |= 1ull << (key[1] % 64);
+}
+
+/* mm/vmscan.c:test_bloom_filter() */
+bool test_bloom_filter(const struct lru_gen_mm_state *mm_state, uint64_t seq, uint64_t item)
+{
+	return bloom_test(mm_state->filters[filter_gen_from_seq(seq)], item);
+}
+
+/* mm/vmscan.c:update_bloom_filter() */
+void update_bloom_filter(struct lru_gen_mm_state *mm_state, uint64_t seq, uint64_t item)
+{
+	bloom_set(mm_state->filters[filter_gen_from_seq(seq)], item);
 }
 
 /* mm/vmscan.c:reset_bloom_filter(): clear it, allocating it the first time (from the
@@ -123,25 +132,12 @@ void reset_bloom_filter(struct mglru *mg, struct lruvec *lv, uint64_t seq)
 /* S001: test_bloom_filter() / update_bloom_filter() of the PUD level */
 bool test_bloom_filter_pud(const struct lru_gen_mm_state *mm_state, uint64_t seq, uint64_t item)
 {
-	unsigned key[2];
-	const uint64_t *filter = mm_state->pud_filters[filter_gen_from_seq(seq)];
-
-	if (!filter)
-		return true;
-	get_item_key(item, key);
-	return test_bit64(filter, key[0]) && test_bit64(filter, key[1]);
+	return bloom_test(mm_state->pud_filters[filter_gen_from_seq(seq)], item);
 }
 
 void update_bloom_filter_pud(struct lru_gen_mm_state *mm_state, uint64_t seq, uint64_t item)
 {
-	unsigned key[2];
-	uint64_t *filter = mm_state->pud_filters[filter_gen_from_seq(seq)];
-
-	if (!filter)
-		return;
-	get_item_key(item, key);
-	filter[key[0] / 64] |= 1ull << (key[0] % 64);
-	filter[key[1] / 64] |= 1ull << (key[1] % 64);
+	bloom_set(mm_state->pud_filters[filter_gen_from_seq(seq)], item);
 }
 
 /* ---- mm_struct list ---- */
