@@ -27,25 +27,15 @@ static int agetest_run(const struct mr_gen_values *v, struct mr_writer *w, struc
 	uint64_t size = v->v[P_SIZE].u, idle = v->v[P_IDLE].u * GEN_NS_PER_MS;
 	uint64_t nmk = v->v[P_MARKERS].u, every, t0;
 	struct gen_vma a = { 0 };
-	uint32_t cg, mm, task;
+	uint32_t task;
 	struct gen_ctx c;
 	int rc;
 
 	rc = gen_begin(&c, "agetest", v, w, err, 1);
 	if (rc)
 		return rc;
-	rc = gen_add_cgroup(&c, "/system.slice/agetest.scope", v->v[P_MAX].u, &cg);
-	if (!rc)
-		rc = gen_add_mm(&c, 1300, "agetest", &mm);
-	if (!rc)
-		rc = gen_add_task(&c, 1300, 1300, mm, cg, "agetest", 0, 0, &task);
-	if (!rc)
-		rc = gen_vma_init(&c, &a, mm, 0x72c1b5a00000ull, size, MR_VMA_READ | MR_VMA_WRITE,
-				  NULL, 0, cg, 0);
-	if (!rc)
-		rc = gen_vma_row(&c, &a);
-	if (!rc)
-		rc = gen_vma_map(&c, &a, task, 0);
+	rc = gen_single_anon(&c, "/system.slice/agetest.scope", v->v[P_MAX].u, 1300, "agetest",
+			     0x72c1b5a00000ull, size, &a, &task);
 	if (rc)
 		goto out;
 	for (uint64_t pg = 0; pg < size; pg++) {

@@ -889,3 +889,23 @@ out:
 	free(live);
 	return rc;
 }
+
+int gen_single_anon(struct gen_ctx *c, const char *cg_path, uint64_t memory_max, int32_t pid,
+		    const char *comm, uint64_t start, uint64_t pages, struct gen_vma *v,
+		    uint32_t *task)
+{
+	uint32_t cg, mm;
+	int rc = gen_add_cgroup(c, cg_path, memory_max, &cg);
+
+	if (!rc)
+		rc = gen_add_mm(c, pid, comm, &mm);
+	if (!rc)
+		rc = gen_add_task(c, pid, pid, mm, cg, comm, 0, 0, task);
+	if (!rc)
+		rc = gen_vma_init(c, v, mm, start, pages, MR_VMA_READ | MR_VMA_WRITE, NULL, 0, cg, 0);
+	if (!rc)
+		rc = gen_vma_row(c, v);
+	if (!rc)
+		rc = gen_vma_map(c, v, *task, 0);
+	return rc;
+}

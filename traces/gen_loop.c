@@ -19,25 +19,15 @@ static int loop_run(const struct mr_gen_values *v, struct mr_writer *w, struct m
 {
 	uint64_t size = v->v[P_SIZE].u;
 	struct gen_vma a = { 0 };
-	uint32_t cg, mm, task;
+	uint32_t task;
 	struct gen_ctx c;
 	int rc;
 
 	rc = gen_begin(&c, "loop", v, w, err, 1);
 	if (rc)
 		return rc;
-	rc = gen_add_cgroup(&c, "/loop", 0, &cg);
-	if (!rc)
-		rc = gen_add_mm(&c, 1200, "loop", &mm);
-	if (!rc)
-		rc = gen_add_task(&c, 1200, 1200, mm, cg, "loop", 0, 0, &task);
-	if (!rc)
-		rc = gen_vma_init(&c, &a, mm, 0x7f0000000000ull, size, MR_VMA_READ | MR_VMA_WRITE,
-				  NULL, 0, cg, 0);
-	if (!rc)
-		rc = gen_vma_row(&c, &a);
-	if (!rc)
-		rc = gen_vma_map(&c, &a, task, 0);
+	rc = gen_single_anon(&c, "/loop", 0, 1200, "loop", 0x7f0000000000ull, size, &a,
+			     &task);
 	if (rc)
 		goto out;
 	for (uint64_t pass = 0; pass < v->v[P_PASSES].u; pass++) {

@@ -69,7 +69,7 @@ static int memwalk_run(const struct mr_gen_values *v, struct mr_writer *w, struc
 	uint64_t n = v->v[P_SIZE].u, passes = v->v[P_PASSES].u, pat = v->v[P_PATTERN].u;
 	uint64_t hot_n = n * v->v[P_HOT_PCT].u / 100, hot_k = v->v[P_HOT_PCT].u ? v->v[P_HOT_K].u : 0;
 	struct gen_vma a = { 0 };
-	uint32_t cg, mm, task, *idx;
+	uint32_t task, *idx;
 	struct gen_ctx c;
 	int rc;
 
@@ -82,18 +82,8 @@ static int memwalk_run(const struct mr_gen_values *v, struct mr_writer *w, struc
 		free(idx);
 		return rc;
 	}
-	rc = gen_add_cgroup(&c, "/memwalk", 0, &cg);
-	if (!rc)
-		rc = gen_add_mm(&c, 1300, "memwalk", &mm);
-	if (!rc)
-		rc = gen_add_task(&c, 1300, 1300, mm, cg, "memwalk", 0, 0, &task);
-	if (!rc)
-		rc = gen_vma_init(&c, &a, mm, 0x7f0000000000ull, n, MR_VMA_READ | MR_VMA_WRITE,
-				  NULL, 0, cg, 0);
-	if (!rc)
-		rc = gen_vma_row(&c, &a);
-	if (!rc)
-		rc = gen_vma_map(&c, &a, task, 0);
+	rc = gen_single_anon(&c, "/memwalk", 0, 1300, "memwalk", 0x7f0000000000ull, n, &a,
+			     &task);
 	if (rc)
 		goto out;
 	if (pat == PAT_RAND)

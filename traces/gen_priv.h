@@ -238,6 +238,14 @@ void gen_vma_release(struct gen_vma *v);
 
 /* MAP event for v. */
 int gen_vma_map(struct gen_ctx *c, const struct gen_vma *v, uint32_t task, uint16_t cpu);
+/*
+ * One process of one task in cgroup cg_path (memory.max in pages, 0 = none), mapping an
+ * anonymous read-write region of pages at start, mapped at time 0 on CPU 0: the whole
+ * setup of the single-region generators (loop, agetest, memwalk). *task gets the task.
+ */
+int gen_single_anon(struct gen_ctx *c, const char *cg_path, uint64_t memory_max, int32_t pid,
+		    const char *comm, uint64_t start, uint64_t pages, struct gen_vma *v,
+		    uint32_t *task);
 /* Touch page pg of v with MR_ACC_* bits rwx. First touch in this mapping: for a file
  * page not cached, in-fault readahead (READAHEAD + PC_INSERT, IN_FAULT) then a major
  * FAULT; else a minor FAULT; then ACCESS(source FAULT). The first touch of an anon page
