@@ -17,31 +17,9 @@
 #include "mr_replay.h"
 #include "mr_test.h"
 
-/* test_replay_trace.c */
-struct tb;
-struct tb *tb_create(const char *path, unsigned nodes);
-void tb_cgroup(struct tb *b, uint32_t id, const char *path);
-void tb_mm(struct tb *b, uint32_t id);
-void tb_task(struct tb *b, uint32_t id, uint32_t mm, uint32_t cgroup);
-void tb_vma(struct tb *b, uint32_t id, uint32_t mm, uint64_t start, uint64_t npages,
-	    uint32_t flags, uint32_t file, uint64_t pgoff);
-void tb_page_anon(struct tb *b, uint32_t id, uint32_t mm, uint64_t vpage, uint32_t cgroup,
-		  int node);
-void tb_ev(struct tb *b, uint64_t time, unsigned kind, uint32_t page, uint32_t task,
-	   unsigned flags, uint32_t size, uint64_t arg);
-int tb_finish(struct tb *b);
+#include "test_replay_trace.h"
 
 #define ANON_BASE 0x10000000ull
-
-static char *path_in(const char *name)
-{
-	static char buf[16][1024];
-	static int k;
-	char *p = buf[k++ % 16];
-
-	snprintf(p, 1024, "%s/%s", mr_test_tmpdir(), name);
-	return p;
-}
 
 struct run {
 	const char *trace;
@@ -78,53 +56,6 @@ static struct mr_replay *replay(const struct run *ro)
 		return NULL;
 	}
 	return r;
-}
-
-static uint64_t ctr(const struct mr_replay *r, size_t run, const char *name)
-{
-	uint64_t v = UINT64_MAX;
-
-	if (mr_replay_counter(r, run, name, -1, &v))
-		fprintf(stderr, "no counter %s\n", name);
-	return v;
-}
-
-static int64_t sql_int(const char *db, const char *sql)
-{
-	sqlite3 *h = NULL;
-	sqlite3_stmt *st = NULL;
-	int64_t v = -1;
-
-	if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
-	    sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int64(st, 0);
-	else
-		fprintf(stderr, "sql failed: %s: %s\n", sql, h ? sqlite3_errmsg(h) : "?");
-	sqlite3_finalize(st);
-	sqlite3_close(h);
-	return v;
-}
-
-static int same_file(const char *a, const char *b)
-{
-	FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
-	int same = fa && fb, ca, cb;
-	long n = 0;
-
-	while (same) {
-		ca = fgetc(fa);
-		cb = fgetc(fb);
-		if (ca != cb)
-			same = 0;
-		if (ca == EOF || cb == EOF)
-			break;
-		n++;
-	}
-	if (fa)
-		fclose(fa);
-	if (fb)
-		fclose(fb);
-	return same && n > 0;
 }
 
 /* ---- watermarks ---- */

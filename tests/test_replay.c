@@ -20,33 +20,7 @@
 #include "mr_policy.h"
 #include "mr_replay.h"
 
-/* test_replay_trace.c */
-struct tb;
-struct tb *tb_create(const char *path, unsigned nodes);
-void tb_cgroup(struct tb *b, uint32_t id, const char *path);
-void tb_mm(struct tb *b, uint32_t id);
-void tb_task(struct tb *b, uint32_t id, uint32_t mm, uint32_t cgroup);
-void tb_file(struct tb *b, uint32_t id, uint64_t npages);
-void tb_vma(struct tb *b, uint32_t id, uint32_t mm, uint64_t start, uint64_t npages,
-	    uint32_t flags, uint32_t file, uint64_t pgoff);
-void tb_page_anon(struct tb *b, uint32_t id, uint32_t mm, uint64_t vpage, uint32_t cgroup,
-		  int node);
-void tb_page_file(struct tb *b, uint32_t id, uint32_t file, uint64_t index, uint32_t cgroup,
-		  int exec);
-void tb_marker(struct tb *b, uint32_t id, uint64_t t);
-void tb_ev(struct tb *b, uint64_t time, unsigned kind, uint32_t page, uint32_t task,
-	   unsigned flags, uint32_t size, uint64_t arg);
-int tb_finish(struct tb *b);
-
-static char *path_in(const char *name)
-{
-	static char buf[16][1024];
-	static int i;
-
-	i = (i + 1) % 16;
-	snprintf(buf[i], sizeof(buf[i]), "%s/%s", mr_test_tmpdir(), name);
-	return buf[i];
-}
+#include "test_replay_trace.h"
 
 /* ================= the FIFO test policy ================= */
 
@@ -430,15 +404,6 @@ static struct mr_replay *replay(const struct run_opts *ro, struct mr_error *err)
 	return r;
 }
 
-static uint64_t ctr(const struct mr_replay *r, size_t run, const char *name)
-{
-	uint64_t v = UINT64_MAX;
-
-	if (mr_replay_counter(r, run, name, -1, &v))
-		fprintf(stderr, "no counter %s\n", name);
-	return v;
-}
-
 static uint64_t ctr_cg(const struct mr_replay *r, size_t run, const char *name, int64_t cg)
 {
 	uint64_t v = UINT64_MAX;
@@ -458,55 +423,6 @@ static void check_balance(const struct mr_replay *r, size_t run)
 	CHECK_EQ_U64(ctr(r, run, "mr_check_problems"), 0);
 	CHECK_EQ_U64(ctr(r, run, "mr_bad_events"), 0);
 	CHECK_EQ_U64(ctr(r, run, "mr_swap_unwritten"), 0);
-}
-
-static int file_bytes(const char *path, unsigned char **buf, size_t *n)
-{
-	FILE *f = fopen(path, "rb");
-	long len;
-
-	if (!f)
-		return -1;
-	fseek(f, 0, SEEK_END);
-	len = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	*buf = malloc((size_t)len + 1);
-	*n = fread(*buf, 1, (size_t)len, f);
-	fclose(f);
-	return 0;
-}
-
-static int same_file(const char *a, const char *b)
-{
-	unsigned char *x = NULL, *y = NULL;
-	size_t nx = 0, ny = 0;
-	int same;
-
-	if (file_bytes(a, &x, &nx) || file_bytes(b, &y, &ny)) {
-		free(x);
-		free(y);
-		return 0;
-	}
-	same = nx == ny && nx > 0 && !memcmp(x, y, nx);
-	free(x);
-	free(y);
-	return same;
-}
-
-static int64_t sql_int(const char *db, const char *sql)
-{
-	sqlite3 *h = NULL;
-	sqlite3_stmt *st = NULL;
-	int64_t v = -1;
-
-	if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
-	    sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int64(st, 0);
-	else
-		fprintf(stderr, "sql failed: %s: %s\n", sql, h ? sqlite3_errmsg(h) : "?");
-	sqlite3_finalize(st);
-	sqlite3_close(h);
-	return v;
 }
 
 #define T(i) ((uint64_t)(i) * 1000)
