@@ -258,9 +258,27 @@ static void test_threads_fork(void)
 }
 
 /* Read, fadvise(DONTNEED), re-read: PC insert/delete for every page, refaults matched. */
+/* A file of bytes bytes of fill, synced; dropped from the page cache when drop. */
+static void write_test_file(const char *path, long bytes, int fill, int drop)
+{
+	char buf[65536];
+	int fd = open(path, O_CREAT | O_TRUNC | O_RDWR, 0600);
+
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	memset(buf, fill, sizeof(buf));
+	for (long i = 0; i < bytes / (long)sizeof(buf); i++)
+		CHECK(write(fd, buf, sizeof(buf)) == (ssize_t)sizeof(buf));
+	CHECK(fsync(fd) == 0);
+	if (drop)
+		CHECK(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) == 0);
+	close(fd);
+}
+
 static void test_pagecache(void)
 {
-	char db[512], file[512], wl[512], sql[512], buf[65536];
+	char db[512], file[512], wl[512], sql[512];
 	char *argv[] = { wl, file, NULL };
 	const int npages = 64;
 	struct mr_record_stats st;
@@ -269,18 +287,12 @@ static void test_pagecache(void)
 	uint64_t kref = 0, keyref = 0;
 	struct stat sb;
 	size_t nev;
-	int fd, tp_on = 0;
+	int tp_on = 0;
 
 	snprintf(file, sizeof(file), "%s/data.bin", mr_test_tmpdir());
 	snprintf(db, sizeof(db), "%s/pc.db", mr_test_tmpdir());
 	wl_path(wl, sizeof(wl), "wl_file");
-	fd = open(file, O_CREAT | O_TRUNC | O_WRONLY, 0600);
-	CHECK(fd >= 0);
-	memset(buf, 0x5a, sizeof(buf));
-	for (int i = 0; i < npages * psize / (long)sizeof(buf); i++)
-		CHECK(write(fd, buf, sizeof(buf)) == (ssize_t)sizeof(buf));
-	CHECK(fsync(fd) == 0);
-	close(fd);
+	write_test_file(file, (long)npages * psize, 0x5a, 0);
 	CHECK(stat(file, &sb) == 0);
 
 	CHECK(record(argv, 0, 0, db, &st) == 0);
@@ -692,7 +704,7 @@ static long long memcg_stat(const char *cg, const char *key)
  */
 static void test_refault_memcg(void)
 {
-	char db[512], file[512], wl[512], cg[256], path[512], buf[65536];
+	char db[512], file[512], wl[512], cg[256], path[512];
 	char *argv[] = { wl, file, "2", NULL };
 	const long npages = 12288; /* 48 MiB through a 16 MiB cgroup */
 	struct cg_cmd c = { 0 };
@@ -720,14 +732,7 @@ static void test_refault_memcg(void)
 	snprintf(file, sizeof(file), "%s/rf.bin", mr_test_tmpdir());
 	snprintf(db, sizeof(db), "%s/rf.db", mr_test_tmpdir());
 	wl_path(wl, sizeof(wl), "wl_file");
-	fd = open(file, O_CREAT | O_TRUNC | O_RDWR, 0600);
-	CHECK(fd >= 0);
-	memset(buf, 0x3c, sizeof(buf));
-	for (long i = 0; i < npages * psize / (long)sizeof(buf); i++)
-		CHECK(write(fd, buf, sizeof(buf)) == (ssize_t)sizeof(buf));
-	CHECK(fsync(fd) == 0);
-	CHECK(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) == 0); /* not charged to us */
-	close(fd);
+	write_test_file(file, (long)npages * psize, 0x3c, 1); /* dropped: not charged to us */
 	ws0 = memcg_stat(cg, "workingset_refault_file");
 	o.output = db;
 	CHECK(mr_record_run(&o, &st, &err) == 0);
