@@ -525,11 +525,9 @@ static inline void prefetchw_prev2_lru_folio(const struct mglru *mg, uint32_t pa
 {
 	uint32_t prev = mg->pages[page].prev;
 
-	if (prev != MR_NONE) {
-		__builtin_prefetch(&mg->pages[prev], 1);
-		__builtin_prefetch(&mg->m->folios[prev], 1);
+	prefetchw_prev_lru_folio(mg, page);
+	if (prev != MR_NONE)
 		prefetchw_prev_lru_folio(mg, prev);
-	}
 }
 
 /* S004: is_exec_file_folio(), when exec_promote is on. */
