@@ -924,6 +924,36 @@ static void get_scan_count(struct mr_policy *p, uint32_t lruvec, struct lru_sc *
 	}
 }
 
+/*
+ * mm/vmscan.c:kswapd_age_node() with lru_gen off: before each kswapd_shrink_node() of
+ * balance_pgdat(), when the node's whole anon LRU (the root lruvec, whose counts are
+ * hierarchical) has too few inactive pages, deactivate SWAP_CLUSTER_MAX from the tail of
+ * every memcg's active anon list. This is how kswapd keeps the inactive anon list from
+ * running dry when anon is not being scanned (file-only reclaim), so that a later anon
+ * scan finds aged pages. Flat memcgs: the root lruvec's counts are the sums over them.
+ */
+static void kswapd_age_node(struct mr_policy *p, uint32_t node, struct mr_scan_control *sc)
+{
+	struct lru_priv *pr = lru_priv(p);
+	uint32_t nodes = p->m->nr_nodes ? p->m->nr_nodes : 1;
+	uint64_t inactive = 0, active = 0, gb, ratio;
+	struct lru_sc s = { .sc = sc };
+
+	if (p->m->swap_free == 0) /* can_age_anon_pages() */
+		return;
+	for (uint32_t lv = node; lv < pr->nr_lruvecs; lv += nodes) {
+		inactive += pr->lruvecs[lv].lists[LRU_INACTIVE_ANON].nr;
+		active += pr->lruvecs[lv].lists[LRU_ACTIVE_ANON].nr;
+	}
+	/* inactive_is_low() on the sums */
+	gb = (inactive + active) >> (30 - MR_PAGE_SHIFT);
+	ratio = gb ? int_sqrt(10 * gb) : 1;
+	if (inactive * ratio >= active)
+		return;
+	for (uint32_t lv = node; lv < pr->nr_lruvecs; lv += nodes)
+		shrink_active_list(p, MR_SWAP_CLUSTER_MAX, lv, &s, LRU_ACTIVE_ANON);
+}
+
 /* shrink_lruvec() */
 static void lru_shrink_lruvec(struct mr_policy *p, uint32_t lruvec, struct mr_scan_control *sc)
 {
@@ -936,6 +966,10 @@ static void lru_shrink_lruvec(struct mr_policy *p, uint32_t lruvec, struct mr_sc
 
 	if (WARN_IF(lruvec >= lru_priv(p)->nr_lruvecs))
 		return;
+	/* balance_pgdat() runs kswapd_age_node() once per step, before shrinking the
+	 * node's memcgs: the machine calls kswapd's step from the first memcg */
+	if (sc->kswapd && lruvec < (p->m->nr_nodes ? p->m->nr_nodes : 1))
+		kswapd_age_node(p, lruvec, sc);
 	prepare_scan_control(p, lruvec, &s);
 	get_scan_count(p, lruvec, &s, nr);
 	/* Record the original scan target for proportional adjustments later */

@@ -805,6 +805,57 @@ static void test_lru_second_chance(void)
 	pm_destroy(pm);
 }
 
+/*
+ * kswapd_age_node(): kswapd deactivates anon in every memcg of the node when the node's
+ * whole anon LRU is short of inactive pages, even in a memcg whose own lists are
+ * balanced; memcg reclaim only rebalances the lruvec it shrank (shrink_lruvec's tail).
+ */
+static void test_lru_kswapd_age_node(void)
+{
+	struct pm_machine *pm = pm_create(&(struct pm_config){ .nr_pages = 16, .nr_memcgs = 2 });
+	struct mr_policy *p = policy(pm, "lru");
+	struct mr_scan_control sc = sc_make(0, MR_DEF_PRIORITY);
+
+	for (uint32_t i = 0; i < 15; i++) {
+		pm_folio(pm, i, PM_ANON, i < 8 ? 0 : 1, 0);
+		p->ops->folio_add(p, i, 0);
+		if (i < 8 || i >= 12) { /* memcg 0: 8 active; memcg 1: 4 inactive, 3 active */
+			p->ops->mark_accessed(p, i);
+			p->ops->mark_accessed(p, i);
+		}
+	}
+	CHECK(has(pm, 0, MR_PG_ACTIVE) && has(pm, 12, MR_PG_ACTIVE) && !has(pm, 8, MR_PG_ACTIVE));
+
+	/* memcg 1 alone (4 inactive >= 3 active): nothing to rebalance */
+	sc.kswapd = 0;
+	sc.memcg_reclaim = 1;
+	sc.memcg = 1;
+	p->ops->shrink_lruvec(p, 1, &sc);
+	CHECK_EQ_U64(pm_vmstat(pm, MR_VM_PGDEACTIVATE), 0);
+	CHECK(has(pm, 12, MR_PG_ACTIVE) && has(pm, 14, MR_PG_ACTIVE));
+
+	/* kswapd at the node's first memcg: the node has 4 inactive, 11 active anon */
+	sc = sc_make(0, MR_DEF_PRIORITY);
+	p->ops->shrink_lruvec(p, 0, &sc);
+	CHECK_EQ_U64(pm_vmstat(pm, MR_VM_PGDEACTIVATE), 11);
+	for (uint32_t i = 0; i < 15; i++)
+		CHECK(!has(pm, i, MR_PG_ACTIVE) && resident(pm, i));
+	CHECK(has(pm, 12, MR_PG_WORKINGSET) && !has(pm, 8, MR_PG_WORKINGSET));
+	CHECK_EQ_U64(pm_vmstat(pm, MR_VM_NR_ACTIVE_ANON), 0);
+
+	/* without swap, anon is not aged (can_age_anon_pages) */
+	for (uint32_t i = 0; i < 8; i++) {
+		p->ops->mark_accessed(p, i);
+		p->ops->mark_accessed(p, i);
+	}
+	pm->m.swap_free = 0;
+	p->ops->shrink_lruvec(p, 0, &sc);
+	CHECK_EQ_U64(pm_vmstat(pm, MR_VM_PGDEACTIVATE), 11);
+	CHECK(p->ops->check(p) == 0);
+	pm_policy_free(p);
+	pm_destroy(pm);
+}
+
 /* Executable file folios are activated on first use; anon ones are not. */
 static void test_lru_exec(void)
 {
@@ -1413,6 +1464,7 @@ int main(int argc, char **argv)
 	test_folio_referenced();
 	test_lru_second_chance();
 	test_lru_exec();
+	test_lru_kswapd_age_node();
 	test_lru_writeback();
 	test_lru_refault();
 	test_lru_random();
