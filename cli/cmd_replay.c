@@ -134,6 +134,10 @@ static void usage_help(void)
 	       "  --threads N            worker threads (default: one per policy, up to the CPUs;\n"
 	       "                         0 = all on one thread); results do not depend on it\n"
 	       "  --tmpdir DIR           temporary next-use files for opt (default /tmp)\n"
+	       "  --nextuse-cache DIR    keep opt's next-use times per trace there for later\n"
+	       "                         replays (default $MEMREPLAY_CACHE, else\n"
+	       "                         $XDG_CACHE_HOME/memreplay or ~/.cache/memreplay;\n"
+	       "                         at most 8 GiB, least recently used first); off: none\n"
 	       "  --check                run the policies' invariant checks after every reclaim\n"
 	       "  --record-timing        add wall times to the results (not deterministic)\n"
 	       "  --plugin SO            load a policy plugin first (repeatable)\n"
@@ -276,7 +280,7 @@ static void print_runs(const struct mr_replay *r, const char *const *policies, s
 int cmd_replay(int argc, char **argv)
 {
 	enum { O_POLICY = 256, O_MEMORY, O_SWAP, O_SCRIPT, O_INTERVAL, O_SNAP, O_WBDELAY,
-	       O_THREADS, O_TMPDIR, O_CHECK, O_TIMING, O_PLUGIN, O_LIST, O_HELP, O_VARIANTS,
+	       O_THREADS, O_TMPDIR, O_NUCACHE, O_CHECK, O_TIMING, O_PLUGIN, O_LIST, O_HELP, O_VARIANTS,
 	       O_RECLAIM, O_FORMAT, O_CSV, O_JSON, O_NOTIMING };
 	static const struct option opts[] = {
 		{ "policy", required_argument, NULL, O_POLICY },
@@ -295,6 +299,7 @@ int cmd_replay(int argc, char **argv)
 		{ "writeback-delay", required_argument, NULL, O_WBDELAY },
 		{ "threads", required_argument, NULL, O_THREADS },
 		{ "tmpdir", required_argument, NULL, O_TMPDIR },
+		{ "nextuse-cache", required_argument, NULL, O_NUCACHE },
 		{ "check", no_argument, NULL, O_CHECK },
 		{ "record-timing", no_argument, NULL, O_TIMING },
 		{ "plugin", required_argument, NULL, O_PLUGIN },
@@ -311,7 +316,8 @@ int cmd_replay(int argc, char **argv)
 	struct mr_error err = { 0 };
 	struct mr_replay *r = NULL;
 	char memspec[512] = "";
-	const char *out = NULL, *format = "table";
+	const char *out = NULL, *format = "table", *nu_cache = NULL;
+	char nu_buf[1024];
 	int list = 0, quiet = 0, timing = 1, c, rc;
 	double t0;
 
@@ -421,6 +427,11 @@ int cmd_replay(int argc, char **argv)
 		case O_TMPDIR:
 			o.tmpdir = optarg;
 			break;
+		case O_NUCACHE:
+			if (!*optarg)
+				return cli_usage_error("replay", "--nextuse-cache '': give a directory, or off");
+			nu_cache = optarg;
+			break;
 		case O_CHECK:
 			o.check = 1;
 			break;
@@ -467,6 +478,9 @@ int cmd_replay(int argc, char **argv)
 	o.memory_spec = memspec;
 	if (!o.tmpdir)
 		o.tmpdir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	if (!nu_cache)
+		nu_cache = mr_replay_default_cache_dir(nu_buf, sizeof(nu_buf));
+	o.nextuse_cache = nu_cache && strcmp(nu_cache, "off") ? nu_cache : NULL;
 	pr.on = !quiet && isatty(STDERR_FILENO);
 	o.progress = on_progress;
 	o.progress_arg = &pr;
@@ -484,6 +498,8 @@ int cmd_replay(int argc, char **argv)
 		return cli_fail("replay", &err);
 	}
 	warn_coarse(r);
+	if (!quiet && mr_replay_nextuse_note(r))
+		fprintf(stderr, "memreplay replay: %s\n", mr_replay_nextuse_note(r));
 	print_runs(r, policies, npol, format, timing, mono() - t0, out);
 	mr_replay_destroy(r);
 	return 0;

@@ -212,6 +212,9 @@ struct mr_replay_opts {
 	int threads;                       /* worker threads; 0 = none (all on the caller's);
 					    * MR_REPLAY_THREADS_AUTO = min(policies, CPUs) */
 	const char *tmpdir;                /* next-use temporary files; NULL = /tmp */
+	const char *nextuse_cache;         /* directory keeping next-use times per trace
+					    * for later replays (opt); NULL = none.
+					    * mr_replay_default_cache_dir() is the CLI's */
 	int check;                         /* run policy->check after every reclaim */
 	int record_timing;                 /* add the (non-deterministic) timing table */
 	void (*progress)(void *arg, const struct mr_replay_progress *p);
@@ -238,6 +241,21 @@ size_t mr_replay_nruns(const struct mr_replay *r);
  * The results database keeps the same notes (table notes).
  */
 const char *mr_replay_coarse_note(const struct mr_replay *r, size_t run);
+
+/*
+ * After mr_replay_run(): one line about the next-use times (policies that need them,
+ * like opt), e.g. "next-use times reused from PATH" or "... computed in 3.1 s and kept
+ * in PATH (197 MiB) for later replays of this trace"; NULL when no policy needed them.
+ * Owned by r. Not part of the results: they do not depend on the cache.
+ */
+const char *mr_replay_nextuse_note(const struct mr_replay *r);
+
+/*
+ * The default next-use cache directory: $MEMREPLAY_CACHE ("off" = none), else
+ * $XDG_CACHE_HOME/memreplay, else $HOME/.cache/memreplay; NULL when none applies.
+ * Writes into buf (cap bytes).
+ */
+const char *mr_replay_default_cache_dir(char *buf, size_t cap);
 
 /* Is a policy of that name registered (built in or from a plugin)? */
 int mr_replay_policy_exists(const char *name);

@@ -33,6 +33,8 @@ struct mr_replay {
 	char script_sha[80];
 	char trace_path[1024];
 	char tmpdir[1024];
+	char nu_cache[1024];      /* "" = no next-use cache */
+	char nu_note[2000];       /* mr_replay_nextuse_note() */
 	char memory_spec[512];
 	uint64_t memory_pages, swap_pages, wb_delay, interval, snap_every;
 	int threads, record_timing, reclaim;
@@ -195,6 +197,7 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 		return mr_error_set(err, MR_ENOMEM, "out of memory");
 	snprintf(r->trace_path, sizeof(r->trace_path), "%s", o->trace);
 	snprintf(r->tmpdir, sizeof(r->tmpdir), "%s", o->tmpdir ? o->tmpdir : "/tmp");
+	snprintf(r->nu_cache, sizeof(r->nu_cache), "%s", o->nextuse_cache ? o->nextuse_cache : "");
 	snprintf(r->memory_spec, sizeof(r->memory_spec), "%s", o->memory_spec ? o->memory_spec : "");
 	if (o->reclaim != MR_RECLAIM_MEMCG && o->reclaim != MR_RECLAIM_NODE) {
 		free(r);
@@ -451,6 +454,52 @@ static void report(struct mr_replay *r, int phase, uint64_t done, double t0)
 		r->progress(r->progress_arg, &pr);
 }
 
+static void nextuse_note(struct mr_replay *r, const struct rp_nextuse_info *in, double secs)
+{
+	switch (in->cache) {
+	case RP_NU_HIT:
+		snprintf(r->nu_note, sizeof(r->nu_note), "next-use times reused from %s", in->path);
+		break;
+	case RP_NU_BUILT:
+	case RP_NU_REBUILT:
+		snprintf(r->nu_note, sizeof(r->nu_note),
+			 "next-use times computed in %.1f s and kept in %s (%.0f MiB) for later replays of this trace%s",
+			 secs, in->path, (double)in->bytes / 1048576.0,
+			 in->cache == RP_NU_REBUILT ? "; the file there before was another build's or damaged" : "");
+		break;
+	default:
+		if (*r->nu_cache)
+			snprintf(r->nu_note, sizeof(r->nu_note),
+				 "next-use times computed in %.1f s, not kept (%s)", secs, in->why);
+		else
+			snprintf(r->nu_note, sizeof(r->nu_note), "next-use times computed in %.1f s", secs);
+	}
+}
+
+const char *mr_replay_nextuse_note(const struct mr_replay *r)
+{
+	return *r->nu_note ? r->nu_note : NULL;
+}
+
+const char *mr_replay_default_cache_dir(char *buf, size_t cap)
+{
+	const char *env = getenv("MEMREPLAY_CACHE"), *xdg = getenv("XDG_CACHE_HOME"),
+		   *home = getenv("HOME");
+
+	if (env && *env) {
+		if (!strcmp(env, "off"))
+			return NULL;
+		snprintf(buf, cap, "%s", env);
+	} else if (xdg && *xdg == '/') {
+		snprintf(buf, cap, "%s/memreplay", xdg);
+	} else if (home && *home == '/') {
+		snprintf(buf, cap, "%s/.cache/memreplay", home);
+	} else {
+		return NULL;
+	}
+	return buf;
+}
+
 int mr_replay_run(struct mr_replay *r, struct mr_error *err)
 {
 	struct rp_nextuse *nu = NULL;
@@ -471,10 +520,12 @@ int mr_replay_run(struct mr_replay *r, struct mr_error *err)
 	if (want_nu) {
 		t0 = now_s();
 		report(r, 0, 0, t0);
-		rc = rp_nextuse_build(r->trace_path, r->t->nr_pages, r->tmpdir, &nu, err);
+		rc = rp_nextuse_build(r->trace_path, r->t->nr_pages, r->t->identity, r->nu_cache,
+				      r->tmpdir, &nu, err);
 		if (rc)
 			return rc;
 		report(r, 0, r->t->n_events, t0);
+		nextuse_note(r, rp_nextuse_info(nu), now_s() - t0);
 	}
 	rc = rp_source_open(r->trace_path, &src, err);
 	if (rc)
@@ -580,6 +631,8 @@ int mr_replay_run(struct mr_replay *r, struct mr_error *err)
 		*err = derr;
 		rc = rc_dec;
 	}
+	if (!rc && nu)
+		rc = rp_nextuse_finish(nu, err);
 	for (size_t i = 0; !rc && i < r->nruns; i++) {
 		if (rp_machine_finish(r->mach[i])) {
 			*err = *rp_machine_error(r->mach[i]);

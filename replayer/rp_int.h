@@ -173,13 +173,30 @@ static inline int rp_event_is_use(const struct mr_event *ev)
 	return ev->kind == MR_EV_ACCESS || ev->kind == MR_EV_FD_ACCESS;
 }
 
-/* nextuse.c: the backward pass. Files live in tmpdir, unlinked at creation. */
+/*
+ * nextuse.c: the backward pass, and its cache. With cache_dir (NULL or "" = none), the
+ * values are kept there per trace identity and reused; else they go to an unlinked
+ * temporary file in tmpdir.
+ */
 struct rp_nextuse;
-int rp_nextuse_build(const char *trace_path, uint32_t nr_pages, const char *tmpdir,
-		     struct rp_nextuse **out, struct mr_error *err);
+enum rp_nextuse_cache { RP_NU_UNCACHED, RP_NU_HIT, RP_NU_BUILT, RP_NU_REBUILT };
+struct rp_nextuse_info {
+	int cache;         /* enum rp_nextuse_cache */
+	char path[1200];   /* the cache file (HIT, BUILT, REBUILT) */
+	uint64_t bytes;    /* its size when BUILT or REBUILT */
+	char why[600];     /* UNCACHED with a cache directory: why it was not used */
+};
+int rp_nextuse_build(const char *trace_path, uint32_t nr_pages, const char *identity,
+		     const char *cache_dir, const char *tmpdir, struct rp_nextuse **out,
+		     struct mr_error *err);
 /* Read the next n next-use values (forward, in reference order). */
 int rp_nextuse_read(struct rp_nextuse *nu, uint64_t *out, size_t n, struct mr_error *err);
+/* After the replay: every value was read (else the trace changed). */
+int rp_nextuse_finish(const struct rp_nextuse *nu, struct mr_error *err);
+const struct rp_nextuse_info *rp_nextuse_info(const struct rp_nextuse *nu);
 uint64_t rp_nextuse_total(const struct rp_nextuse *nu);
+/* Tests: references per block (0 = the default, 2^20), to cover many blocks cheaply. */
+void rp_nextuse_set_block(uint32_t refs);
 void rp_nextuse_close(struct rp_nextuse *nu);
 
 /* script.c */

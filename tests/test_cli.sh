@@ -5,6 +5,8 @@
 set -u
 MR=$1
 T=$(mktemp -d)
+# opt's next-use times are cached per trace: here, not in the user's ~/.cache
+export MEMREPLAY_CACHE="$T/cache"
 trap 'rm -rf "$T"' EXIT
 pass=0
 fail=0
@@ -69,6 +71,16 @@ expect 1 "No such file" -- "$MR" compare "$T/none.db"
 expect 0 "pswpout" -- "$MR" query "$T/r.db" "SELECT name FROM counters WHERE run = 1"
 "$MR" replay "$T/a.db" --policy lru --policy opt --memory 1M -q -o "$T/r2.db" >/dev/null 2>&1
 if cmp -s "$T/r.db" "$T/r2.db"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: replay results not byte-identical"; fi
+# opt's next-use times: computed and kept by the first replay, reused by the second (the
+# results above are byte-identical across the two); --nextuse-cache off keeps nothing.
+expect 0 "next-use times reused from $T/cache/nextuse-" -- "$MR" replay "$T/a.db" --policy opt --memory 1M --no-timing
+expect 0 "kept in $T/c2/nextuse-" -- "$MR" replay "$T/a.db" --policy opt --memory 1M --nextuse-cache "$T/c2"
+expect 0 "next-use times computed in" -- "$MR" replay "$T/a.db" --policy opt --memory 1M --nextuse-cache off
+expect 0 "not kept (cannot write to $T/a.db" -- "$MR" replay "$T/a.db" --policy opt --memory 1M --nextuse-cache "$T/a.db"
+expect 2 "give a directory, or off" -- "$MR" replay "$T/a.db" --policy opt --memory 1M --nextuse-cache ""
+a=$("$MR" replay "$T/a.db" --policy opt --memory 1M --no-timing -q --nextuse-cache off)
+b=$("$MR" replay "$T/a.db" --policy opt --memory 1M --no-timing -q)
+if [ "$a" = "$b" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: opt differs with the next-use cache"; fi
 
 # A future format version is refused with a message that says so.
 cp "$T/a.db" "$T/future.db"

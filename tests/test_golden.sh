@@ -14,6 +14,8 @@ GOLD=$2
 UPDATE=${3:-}
 [ "${MR_GOLDEN_UPDATE:-0}" = 1 ] && UPDATE=--update
 T=$(mktemp -d)
+# opt's next-use times are cached per trace: here, not in the user's ~/.cache
+export MEMREPLAY_CACHE="$T/cache"
 trap 'rm -rf "$T"' EXIT
 pass=0
 fail=0

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mr_gen.h"
 #include "mr_test.h"
@@ -21,6 +22,7 @@
 #include "mr_replay.h"
 
 #include "test_replay_trace.h"
+#include "rp_int.h" /* rp_nextuse_set_block */
 
 /* ================= the FIFO test policy ================= */
 
@@ -679,19 +681,80 @@ static void test_file_cache(void)
 }
 
 /* Next-use positions against a brute-force answer. */
-static void test_nextuse(void)
+/* Is every next-use value handed to the access hook the true one (refs from the trace)? */
+static int nextuse_exact(const uint32_t *refp, const uint8_t *refuse, size_t nref)
 {
-	const char *trace = path_in("nu.db");
-	struct tb *b = tb_create(trace, 1);
-	struct run_opts ro = { .trace = trace, .pol = { "fifonu:tag=5" }, .npol = 1, .memory = 1000 };
-	struct mr_error err = { 0 };
-	struct mr_replay *r;
-	uint64_t seed = mr_test_seed(), st = seed;
-	/* reference list: page and whether it is a use */
-	uint32_t refp[600];
-	uint8_t refuse[600];
+	size_t k = 0;
+	int bad = 0;
+	uint8_t resident[32] = { 0 };
+
+	for (size_t i = 0; i < nref; i++) {
+		uint64_t want = UINT64_MAX;
+
+		if (!refuse[i] && resident[refp[i]])
+			continue; /* already cached: no insertion, no call */
+		resident[refp[i]] = 1;
+		for (size_t j = i + 1; j < nref; j++) {
+			if (refp[j] == refp[i] && refuse[j]) {
+				want = j;
+				break;
+			}
+		}
+		if (k >= stats[5].nacc || stats[5].acc_page[k] != refp[i] ||
+		    stats[5].acc_nu[k] != want) {
+			if (!bad)
+				fprintf(stderr, "next-use mismatch at call %zu (ref %zu page %u): got page %u nu %llu, want %llu\n",
+					k, i, refp[i], k < stats[5].nacc ? stats[5].acc_page[k] : 0,
+					k < stats[5].nacc ? (unsigned long long)stats[5].acc_nu[k] : 0ull,
+					(unsigned long long)want);
+			bad = 1;
+		}
+		k++;
+	}
+	return !bad && stats[5].nacc == k;
+}
+
+/* Flip one byte of a file at off. */
+static void flip_byte(const char *path, long off)
+{
+	FILE *f = fopen(path, "r+b");
+	int c;
+
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fseek(f, off, SEEK_SET);
+	c = fgetc(f);
+	fseek(f, off, SEEK_SET);
+	fputc(c ^ 0x40, f);
+	fclose(f);
+}
+
+/* The one cache file in dir (its path into buf), or NULL. */
+static const char *cache_file(const char *dir, char *buf, size_t cap)
+{
+	char cmd[1200];
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "ls %s/nextuse-*.mrnu 2>/dev/null", dir);
+	p = popen(cmd, "r");
+	if (!p)
+		return NULL;
+	if (!fgets(buf, (int)cap, p))
+		*buf = 0;
+	pclose(p);
+	buf[strcspn(buf, "\n")] = 0;
+	return *buf ? buf : NULL;
+}
+
+/* A trace of ACCESS, FD_ACCESS and READAHEAD events from seed; its reference list
+ * (page, is it a use) into refp/refuse. */
+static void write_nu_trace(const char *path, uint64_t seed, uint32_t *refp, uint8_t *refuse,
+			   size_t *nref_out)
+{
+	struct tb *b = tb_create(path, 1);
+	uint64_t st = seed, t = 1;
 	size_t nref = 0, ev = 0;
-	uint64_t t = 1;
 
 	tb_cgroup(b, 1, "/test");
 	tb_mm(b, 1);
@@ -723,44 +786,93 @@ static void test_nextuse(void)
 		}
 	}
 	CHECK(tb_finish(b) == 0);
+	*nref_out = nref;
+}
 
-	r = replay(&ro, &err);
-	CHECK(r != NULL);
-	if (!r)
-		return;
-	/* access() is called for every use and for every page an insertion brings in */
-	{
-		size_t k = 0;
-		int bad = 0;
-		uint8_t resident[32] = { 0 };
+/*
+ * Next-use values are exact: in one block and in many (tiny blocks), computed or taken
+ * from the cache; a damaged or foreign cache file is rebuilt, never used; two traces
+ * keep two files.
+ */
+static void test_nextuse(void)
+{
+	const char *trace = path_in("nu.db"), *trace2 = path_in("nu2.db");
+	const char *cache = path_in("nucache");
+	struct mr_error err = { 0 };
+	uint64_t seed = mr_test_seed();
+	uint32_t refp[600], refp2[600];
+	uint8_t refuse[600], refuse2[600];
+	size_t nref = 0, nref2 = 0;
+	char path[1200];
+	struct {
+		int trace2;
+		uint32_t block;
+		const char *cache;
+		const char *note; /* expected in mr_replay_nextuse_note() */
+		int damage;       /* before the run: 1 = flip a value byte, 2 = truncate */
+	} runs[] = {
+		{ 0, 0, NULL, "computed in", 0 },
+		{ 0, 7, NULL, "computed in", 0 },
+		{ 0, 7, cache, "kept in", 0 },
+		{ 0, 7, cache, "reused from", 0 },
+		{ 0, 7, cache, "another build's or damaged", 1 },
+		{ 0, 7, cache, "reused from", 0 },
+		{ 0, 7, cache, "another build's or damaged", 2 },
+		{ 0, 64, cache, "another build's or damaged", 0 }, /* another block size */
+		{ 0, 64, path_in("nu.db"), "not kept", 0 },        /* a file, not a directory */
+		{ 1, 64, cache, "kept in", 0 },
+		{ 1, 64, cache, "reused from", 0 },
+		{ 0, 64, cache, "reused from", 0 },
+	};
 
-		for (size_t i = 0; i < nref; i++) {
-			uint64_t want = UINT64_MAX;
+	write_nu_trace(trace, seed, refp, refuse, &nref);
+	write_nu_trace(trace2, seed + 1, refp2, refuse2, &nref2);
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		const char *pol[1] = { "fifonu:tag=5" };
+		struct mr_replay_opts o = {
+			.trace = runs[i].trace2 ? trace2 : trace, .policies = pol, .npolicies = 1,
+			.memory_pages = 1000, .tmpdir = mr_test_tmpdir(), .check = 1,
+			.nextuse_cache = runs[i].cache,
+		};
+		const char *note;
+		struct mr_replay *r = NULL;
 
-			if (!refuse[i] && resident[refp[i]])
-				continue; /* already cached: no insertion, no call */
-			resident[refp[i]] = 1;
-			for (size_t j = i + 1; j < nref; j++) {
-				if (refp[j] == refp[i] && refuse[j]) {
-					want = j;
-					break;
-				}
-			}
-			if (k >= stats[5].nacc || stats[5].acc_page[k] != refp[i] ||
-			    stats[5].acc_nu[k] != want) {
-				if (!bad)
-					fprintf(stderr, "next-use mismatch at call %zu (ref %zu page %u): got page %u nu %llu, want %llu\n",
-						k, i, refp[i], k < stats[5].nacc ? stats[5].acc_page[k] : 0,
-						k < stats[5].nacc ? (unsigned long long)stats[5].acc_nu[k] : 0ull,
-						(unsigned long long)want);
-				bad = 1;
-			}
-			k++;
+		if (runs[i].damage && cache_file(cache, path, sizeof(path))) {
+			if (runs[i].damage == 1)
+				flip_byte(path, 128 + 4 * 300); /* a value in block 300 / 7 */
+			else
+				CHECK(truncate(path, 200) == 0);
 		}
-		CHECK(!bad);
-		CHECK_EQ_U64(stats[5].nacc, k);
+		rp_nextuse_set_block(runs[i].block);
+		CHECK(mr_replay_create(&o, &r, &err) == 0 && mr_replay_run(r, &err) == 0);
+		rp_nextuse_set_block(0);
+		if (!r)
+			continue;
+		if (runs[i].trace2)
+			CHECK(nextuse_exact(refp2, refuse2, nref2));
+		else
+			CHECK(nextuse_exact(refp, refuse, nref));
+		note = mr_replay_nextuse_note(r);
+		CHECK(note && strstr(note, runs[i].note));
+		if (note && !strstr(note, runs[i].note))
+			fprintf(stderr, "  nextuse run %zu: %s\n", i, note);
+		mr_replay_destroy(r);
 	}
-	mr_replay_destroy(r);
+	/* both traces' files are kept side by side, under their own names */
+	{
+		char cmd[1200];
+		FILE *p;
+		int n = 0;
+
+		snprintf(cmd, sizeof(cmd), "ls %s | grep -c '^nextuse-[0-9a-f]*\\.mrnu$'", cache);
+		p = popen(cmd, "r");
+		if (p) {
+			if (fscanf(p, "%d", &n) != 1)
+				n = 0;
+			pclose(p);
+		}
+		CHECK_EQ_U64(n, 2);
+	}
 }
 
 /* Script commands at times and markers reach the policy in order, errors are logged. */
