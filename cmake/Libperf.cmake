@@ -6,6 +6,9 @@
 #   include(Libperf)
 #   target_link_libraries(foo PRIVATE Libperf::perf)
 #
+# The build adds one function to libperf, perf_evsel__set_cgroup_fd() (see the script);
+# MR_LIBPERF_CGROUP_FD=1 is defined for users when the installed header has it.
+#
 # Imported targets:
 #   Libperf::perf  libperf.a; its interface links Libperf::api after it and adds the
 #                  include directory with perf/*.h and the matching linux/perf_event.h
@@ -107,6 +110,18 @@ else()
   set(_libperf_defs MR_LIBPERF_EVSEL_DELETE_LEAKS_MAPS=1)
 endif()
 unset(_libperf_evsel_c)
+
+# perf_evsel__set_cgroup_fd(): scripts/build-libperf.sh patches it into libperf (for
+# `record --cgroup` filtering in the kernel) when the patch applies to the tree; without
+# it the recorder filters --cgroup in user space and says so.
+file(READ "${_libperf_install}/include/perf/evsel.h" _libperf_evsel_h)
+if(_libperf_evsel_h MATCHES "perf_evsel__set_cgroup_fd")
+  list(APPEND _libperf_defs MR_LIBPERF_CGROUP_FD=1)
+else()
+  message(STATUS "libperf: no perf_evsel__set_cgroup_fd() (patch did not apply, see "
+                 "${_libperf_dir}/build.log): record --cgroup filters in user space")
+endif()
+unset(_libperf_evsel_h)
 
 if(NOT TARGET Libperf::api)
   add_library(Libperf::api STATIC IMPORTED)

@@ -431,6 +431,18 @@ static void pmap_free(struct rec_pmap *pm)
 	memset(pm, 0, sizeof(*pm));
 }
 
+uint32_t rec_file_find(const struct rec *r, uint64_t dev, uint64_t ino)
+{
+	uint32_t v = htab_find(&r->file_ix, dev, ino);
+
+	return v == MR_PAGE_NONE ? 0 : v;
+}
+
+uint32_t rec_page_find(struct rec *r, int type, uint32_t owner, uint64_t key)
+{
+	return pmap_find(&r->page_map, ((uint64_t)type << 32) | owner, key);
+}
+
 uint32_t rec_page_get(struct rec *r, int type, uint32_t owner, uint64_t key)
 {
 	uint32_t *slot = pmap_block(&r->page_map, ((uint64_t)type << 32) | owner, key, 1);

@@ -166,9 +166,13 @@ enum mr_young_mode {
 enum mr_record_target {
 	MR_TARGET_COMMAND = 0,	/* fork + exec argv, follow it and its children */
 	MR_TARGET_PIDS,		/* existing processes (all their threads, later children) */
-	MR_TARGET_CGROUP,	/* tasks of a cgroup directory (v1 memory or v2) and below:
-				 * every CPU, filtered per task in user space (libperf
-				 * opens with flags 0, so no PERF_FLAG_PID_CGROUP) */
+	MR_TARGET_CGROUP,	/* tasks of a cgroup directory (any mounted v1 hierarchy or
+				 * v2) and below, on every CPU. In the hierarchy of the
+				 * perf_event controller the kernel filters the streams that
+				 * fire in the tasks' own context (PERF_FLAG_PID_CGROUP);
+				 * page-cache deletions, and every stream in another
+				 * hierarchy (v1 memory), are filtered per task in user
+				 * space. Source "cgroup" and meta cgroup.filter say which */
 	MR_TARGET_SYSTEM,	/* every CPU, every task (-a) */
 };
 
@@ -197,7 +201,7 @@ struct mr_record_opts {
 struct mr_record_source_state {
 	const char *name;	/* static */
 	int on;
-	char why[160];		/* "" when on, else the reason and the fix */
+	char why[256];		/* "" when on, else the reason and the fix */
 };
 
 #define MR_RECORD_NSOURCES 12
@@ -242,6 +246,8 @@ enum mr_bench_record_mode {
 	MR_BENCH_ALONE = 0,	/* the workload, nothing else */
 	MR_BENCH_RAW_PERF,	/* the recorder's fault events, rings drained and counted only */
 	MR_BENCH_RECORD,	/* mr_record_run() with default settings */
+	MR_BENCH_PERF_TOOL,	/* the perf tool: perf record -e page-faults -c 1 -d -o FILE
+				 * -- workload (what a user would run instead) */
 };
 
 struct mr_bench_record_opts {
@@ -253,6 +259,9 @@ struct mr_bench_record_opts {
 	uint64_t pages;		/* pages the fault-bound case touches; 0 = 262144 (1 GiB) */
 	int runs;		/* runs per mode, the median is reported; 0 = 3 */
 	int no_faults, no_build;
+	const char *perf;	/* the perf tool for the MR_BENCH_PERF_TOOL baseline (fault-
+				 * bound case); NULL = not run. Not found or failing: the
+				 * row says why (runs = 0) and the rest goes on */
 	int keep;		/* keep the temporary directory (stores, logs, build script) */
 	const volatile int *stop; /* polled; non-zero stops, kills the children, MR_EIO */
 	void (*note)(void *arg, const char *line); /* progress lines, may be NULL */
@@ -280,17 +289,33 @@ struct mr_bench_record_case {
 	double chunk_bytes_per_event;	/* stored (LZ4) chunk bytes / events */
 	double payload_bytes_per_event;	/* chunks.payload_bytes (columns before LZ4) / events */
 	double file_bytes_per_event;	/* whole store file / events */
+	/* perf tool: chunk and payload = perf.data's data section (its records), file =
+	 * perf.data, per fault sample */
+	char why[200];		/* runs = 0: why this mode was skipped; else "" */
 };
 
 /*
  * Measure the recorder's cost (see bench_record.c): for the fault-bound program and for
  * a build, each mode opts->runs times, interleaved. Fills out[0..*n) (cap rows at most;
- * 5 suffice). Every run happens in child processes in their own process group, killed
+ * 6 suffice). Every run happens in child processes in their own process group, killed
  * on failure or *opts->stop. Never prints.
  * Returns 0; MR_EPERM when not root (message names perf_event_paranoid and the fix);
  * MR_EINVAL for missing paths; MR_EIO when a child or workload fails or on stop.
  */
 int mr_bench_record(const struct mr_bench_record_opts *opts, struct mr_bench_record_case *out,
 		    size_t cap, size_t *n, struct mr_error *err);
+
+/* A buffer of this size always holds mr_bench_record_format()'s report of 8 rows. */
+#define MR_BENCH_RECORD_REPORT_MAX 8192
+
+/*
+ * Write the benchmark's report for rows c[0..n) into buf (capacity cap, NUL-terminated
+ * when cap > 0): the table, what the columns mean, and the targets, the fault-bound one
+ * against both baselines (the ring drainer and the perf tool) when they ran. Returns the
+ * length without the NUL, MR_ENOSPC when it did not fit (buf holds a truncated report),
+ * or MR_EINVAL.
+ */
+int mr_bench_record_format(const struct mr_bench_record_case *c, size_t n, char *buf,
+			   size_t cap);
 
 #endif /* MR_RECORDER_H */

@@ -159,9 +159,20 @@ struct rec {
 	/* streams: one per ring, then young */
 	uint32_t *ring_stream; uint64_t *ring_last; int nrings;
 	struct rec_pending *pend;	/* [nrings] */
-	/* --cgroup: system-wide events kept only for tasks in this cgroup (or below) */
+	/*
+	 * --cgroup: events kept only for tasks in this cgroup (or below). cg_kernel: the
+	 * streams that fire in the tasks' own context are scoped by the kernel
+	 * (PERF_FLAG_PID_CGROUP on cg_fd, see record.c:set_cgroup()); the others, and all
+	 * of them when the kernel cannot filter this hierarchy, are CPU-wide and filtered
+	 * here per task (scope_ix).
+	 */
 	char cg_want[512];	/* path inside its hierarchy, "" = no filter */
-	int cg_v1;		/* cg_want is in the v1 memory hierarchy, else v2 */
+	int cg_v1;		/* cg_want is in a v1 hierarchy (cg_field), else v2 */
+	char cg_field[128];	/* v1: the hierarchy's controllers as /proc/PID/cgroup
+				 * names them ("memory", "cpu,cpuacct", "name=x") */
+	int cg_kernel;		/* filter in the kernel (perf_event controller here) */
+	int cg_fd;		/* the cgroup directory while opening, else -1 */
+	char cg_how[704];	/* which filter and why, for stderr and the metadata */
 	struct rec_htab scope_ix; /* tid -> 1 in scope, 2 not */
 	uint32_t young_stream; uint64_t young_last;
 	uint64_t young_seq, young_partial, young_skipped;
@@ -182,6 +193,10 @@ uint32_t rec_mm_new(struct rec *r, int32_t tgid, uint32_t copy_from);
 /* Move task to mm (exec); the old mm's ntasks drops. Returns the old mm. */
 uint32_t rec_task_set_mm(struct rec *r, uint32_t task, uint32_t mm);
 uint32_t rec_file_get(struct rec *r, uint64_t dev, uint64_t ino, const char *path);
+/* Lookups that create nothing: the file's id (0 when unknown), the page's id
+ * (MR_PAGE_NONE when unknown). */
+uint32_t rec_file_find(const struct rec *r, uint64_t dev, uint64_t ino);
+uint32_t rec_page_find(struct rec *r, int type, uint32_t owner, uint64_t key);
 /* Dense page id, created on first use; MR_PAGE_NONE on ENOMEM. */
 uint32_t rec_page_get(struct rec *r, int type, uint32_t owner, uint64_t key);
 /* Add a VMA to mm (replacing overlapped ones, which get UNMAP events on stream). */

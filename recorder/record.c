@@ -79,13 +79,45 @@ int perf_evsel__apply_filter(struct perf_evsel *evsel, const char *filter);
 #define X86_PF_INSTR 0x10u
 #define PFE_PENDING 0x80000000u /* rec_task.pf_err: a page_fault_user waits for its fault */
 
+/*
+ * The tracepoints. cpu_wide: under --cgroup this one stays CPU-wide even when the kernel
+ * can scope events to the cgroup (PERF_FLAG_PID_CGROUP matches the task running on the
+ * CPU when the event fires, so it is right only for events that fire in the context of
+ * the task they are about). Per stream, from where the kernel fires it (mm/, 6.12):
+ *
+ *   faults, MMAP2/COMM/FORK/EXIT     the faulting / mapping / forking / exiting task
+ *   mm_filemap_add_to_page_cache     __filemap_add_folio(): the task that reads, faults or
+ *                                    reads ahead (readahead is submitted synchronously by
+ *                                    that task); the insert is charged to its memcg
+ *   mm_filemap_get_pages             filemap_read() of the reading task
+ *   page_cache_sync_ra / _async_ra   the reading or faulting task
+ *   mod_memcg_lruvec_state           WORKINGSET_REFAULT/ACTIVATE/RESTORE_* change only in
+ *     (WORKINGSET_* items only)      mm/workingset.c:workingset_refault(), called from
+ *                                    filemap_add_folio() and the swap-in paths of the task
+ *                                    that brings the page back (vmscan only reads them);
+ *                                    on_memcg() pairs them with that task's insert
+ *   sys_enter_munmap                 the calling task
+ *   exit_mmap                        the task dropping the last mm reference: the exiting
+ *                                    task (still in its cgroup: cgroup_exit() comes after
+ *                                    exit_mm()) or an exec; a /proc reader holding the last
+ *                                    reference is missed either way (on_mm_tracepoint()
+ *                                    attributes it to the firing task)
+ *   page_fault_user                  the faulting task
+ *   mm_filemap_delete_from_page_cache  CPU-WIDE: eviction runs in kswapd, in whichever
+ *                                    task does direct reclaim, in a memory.reclaim writer,
+ *                                    in a DAMON kdamond (this platform's reclaim), and
+ *                                    truncation in whoever truncates. on_tracepoint()
+ *                                    keeps a deletion when the deleting task is in the
+ *                                    cgroup or when the trace knows a page of the folio.
+ */
 static const struct {
 	const char *sys, *name;
 	unsigned int source, need;
+	int cpu_wide;
 } tp_names[RTP_NR] = {
 	[RTP_ADD] = { "filemap", "mm_filemap_add_to_page_cache", MR_RSRC_PAGECACHE, TPF_FILE },
 	[RTP_DELETE] = { "filemap", "mm_filemap_delete_from_page_cache", MR_RSRC_PAGECACHE,
-			 TPF_FILE },
+			 TPF_FILE, 1 },
 	[RTP_GET_PAGES] = { "filemap", "mm_filemap_get_pages", MR_RSRC_PAGECACHE, TPF_FILE },
 	[RTP_RA_SYNC] = { "readahead", "page_cache_sync_ra", MR_RSRC_READAHEAD, TPF_FILE },
 	[RTP_RA_ASYNC] = { "readahead", "page_cache_async_ra", MR_RSRC_READAHEAD, TPF_FILE },
@@ -282,6 +314,12 @@ static int open_perf(struct rec *r, struct perf_state *ps, int with_tp, const ch
 		if ((rc = add_evsel(ps, &a, RK_TP_BASE + t)))
 			return rc;
 	}
+#ifdef MR_LIBPERF_CGROUP_FD
+	/* --cgroup in the kernel: every stream but the CPU-wide ones (tp_names[]) */
+	for (int e = 0; r->cg_kernel && e < ps->nevsel; e++)
+		if (ps->kind[e] < RK_TP_BASE || !tp_names[ps->kind[e] - RK_TP_BASE].cpu_wide)
+			perf_evsel__set_cgroup_fd(ps->evsel[e], r->cg_fd);
+#endif
 	perf_evlist__set_maps(ps->evlist, ps->cpus, ps->threads);
 	rc = perf_evlist__open(ps->evlist);
 	if (rc < 0) {
@@ -343,6 +381,7 @@ static void mark_exec(struct rec *r, uint32_t page)
 static void tid_cgroup(const struct rec *r, int32_t tid, char *buf, size_t cap)
 {
 	char path[64], line[1024];
+	size_t nf = strlen(r->cg_field);
 	FILE *f;
 
 	buf[0] = '\0';
@@ -351,15 +390,15 @@ static void tid_cgroup(const struct rec *r, int32_t tid, char *buf, size_t cap)
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
-		char *m = r->cg_v1 ? strstr(line, ":memory:") : NULL;
+		/* "ID:CONTROLLERS:PATH"; v2 is "0::PATH" */
+		char *a = strchr(line, ':'), *b = a ? strchr(a + 1, ':') : NULL;
 
 		line[strcspn(line, "\n")] = '\0';
-		if (m) {
-			snprintf(buf, cap, "%s", m + 8);
-			break;
-		}
-		if (!r->cg_v1 && !strncmp(line, "0::", 3)) {
-			snprintf(buf, cap, "%s", line + 3);
+		if (!b)
+			continue;
+		if (r->cg_v1 ? (size_t)(b - a - 1) == nf && !strncmp(a + 1, r->cg_field, nf) :
+			       !strncmp(line, "0::", 3)) {
+			snprintf(buf, cap, "%s", b + 1);
 			break;
 		}
 	}
@@ -404,33 +443,177 @@ static void scope_inherit(struct rec *r, int32_t parent, int32_t child)
 		h->val = in_scope(r, parent) ? 1 : 2;
 }
 
-/* --cgroup PATH: a directory under the v1 memory or the v2 hierarchy. */
+/*
+ * The cgroup mount holding real (the longest mount point that is a prefix): its mount
+ * point, root (not "/" inside a cgroup namespace or a bind mount), whether it is cgroup2,
+ * and its super options (v1: the controllers). Returns 0 or -ENOENT.
+ */
+static int cgroup_mount(const char *real, char *mnt, size_t mcap, char *root, size_t rcap,
+			int *v2, char *opts, size_t ocap)
+{
+	char line[4096];
+	size_t best = 0;
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+
+	if (!f)
+		return -ENOENT;
+	while (fgets(line, sizeof(line), f)) {
+		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS [OPTIONAL...] - FSTYPE SOURCE SUPER */
+		char r_[1024], m_[1024], fs[32], so[1024];
+		char *dash = strstr(line, " - ");
+		size_t n;
+
+		if (!dash || sscanf(line, "%*s %*s %*s %1023s %1023s", r_, m_) != 2 ||
+		    sscanf(dash + 3, "%31s %*s %1023s", fs, so) != 2 ||
+		    (strcmp(fs, "cgroup") && strcmp(fs, "cgroup2")))
+			continue;
+		n = strlen(m_);
+		if (n < best || strncmp(real, m_, n) || (real[n] && real[n] != '/'))
+			continue;
+		best = n;
+		snprintf(mnt, mcap, "%s", m_);
+		snprintf(root, rcap, "%s", r_);
+		snprintf(opts, ocap, "%s", so);
+		*v2 = !strcmp(fs, "cgroup2");
+	}
+	fclose(f);
+	return best ? 0 : -ENOENT;
+}
+
+/* /proc/cgroups: the hierarchy of controller name (0 = cgroup2) and whether it is
+ * enabled; -1 when the kernel has no such controller. */
+static int cgroup_hierarchy(const char *name, int *enabled)
+{
+	char line[256], nm[64];
+	int h, e, found = -1;
+	FILE *f = fopen("/proc/cgroups", "re");
+
+	*enabled = 0;
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %d %*d %d", nm, &h, &e) == 3 && !strcmp(nm, name)) {
+			found = h;
+			*enabled = e;
+		}
+	fclose(f);
+	return found;
+}
+
+/* v1 super options ("rw,cpu,cpuacct,xattr") -> the controllers field of
+ * /proc/PID/cgroup ("cpu,cpuacct"): the known controllers and name=, in order. */
+static void v1_field(const char *opts, char *field, size_t cap)
+{
+	char buf[1024], *tok, *save = NULL;
+	size_t n = 0;
+	int en;
+
+	field[0] = '\0';
+	snprintf(buf, sizeof(buf), "%s", opts);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		if ((!strncmp(tok, "name=", 5) || cgroup_hierarchy(tok, &en) > 0) && n < cap)
+			n += (size_t)snprintf(field + n, cap - n, "%s%s", n ? "," : "", tok);
+}
+
+/*
+ * --cgroup PATH: a directory of a mounted cgroup hierarchy (v1 or v2). Decides where the
+ * filter runs. perf_event_open(PERF_FLAG_PID_CGROUP) takes a directory of the hierarchy
+ * the perf_event controller is attached to: cgroup2 when /proc/cgroups says hierarchy 0,
+ * else the v1 mount with perf_event among its controllers. Anything else (the v1 memory
+ * hierarchy on hosts like this one) is filtered in user space: every CPU's events come
+ * in and on_*() keep those of tasks whose /proc/TID/cgroup lies under PATH. r->cg_how
+ * says which and why.
+ */
 static int set_cgroup(struct rec *r, const char *path, struct mr_error *err)
 {
-	static const struct {
-		const char *mount;
-		int v1;
-	} roots[] = { { "/sys/fs/cgroup/memory", 1 }, { "/sys/fs/cgroup/unified", 0 },
-		      { "/sys/fs/cgroup", 0 } };
-	char real[4096];
+	char real[4096], mnt[1024], root[1024], opts[1024], why[160] = "";
+	int v2 = 0, en = 0, pe;
 	struct stat sb;
+	size_t n;
 
+	r->cg_fd = -1;
+	errno = 0;
 	if (!path || !realpath(path, real) || stat(real, &sb) || !S_ISDIR(sb.st_mode))
 		return mr_error_set(err, MR_EINVAL, "--cgroup %s: not a directory%s%s",
 				    path ? path : "(null)", errno ? ": " : "",
 				    errno ? strerror(errno) : "");
-	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
-		size_t n = strlen(roots[i].mount);
-
-		if (strncmp(real, roots[i].mount, n) || (real[n] && real[n] != '/'))
-			continue;
-		snprintf(r->cg_want, sizeof(r->cg_want), "%s", real[n] ? real + n : "/");
-		r->cg_v1 = roots[i].v1;
-		return 0;
+	if (cgroup_mount(real, mnt, sizeof(mnt), root, sizeof(root), &v2, opts, sizeof(opts)))
+		return mr_error_set(err, MR_EINVAL, "--cgroup %s: not in a mounted cgroup "
+				    "hierarchy (none in /proc/self/mountinfo holds it); fix: give "
+				    "a cgroup's directory, e.g. under /sys/fs/cgroup", path);
+	n = strlen(mnt);
+	if (strlen(root) + strlen(real + n) + 2 > sizeof(r->cg_want))
+		return mr_error_set(err, MR_EINVAL, "--cgroup %s: path longer than %zu bytes",
+				    path, sizeof(r->cg_want) - 2);
+	/* the path inside the hierarchy, as /proc/PID/cgroup shows it (length checked) */
+	strcpy(r->cg_want, strcmp(root, "/") ? root : "");
+	strcat(r->cg_want, real[n] ? real + n : (strcmp(root, "/") ? "" : "/"));
+	r->cg_v1 = !v2;
+	if (!v2) {
+		v1_field(opts, r->cg_field, sizeof(r->cg_field));
+		if (!r->cg_field[0])
+			return mr_error_set(err, MR_EINVAL, "--cgroup %s: cannot tell which "
+					    "v1 hierarchy %s is (super options \"%s\")", path, mnt,
+					    opts);
 	}
-	return mr_error_set(err, MR_EINVAL, "--cgroup %s: not under /sys/fs/cgroup/memory "
-			    "(v1) or /sys/fs/cgroup/unified (v2); fix: give the cgroup's "
-			    "directory", path);
+
+	pe = cgroup_hierarchy("perf_event", &en);
+	if (pe < 0 || !en)
+		snprintf(why, sizeof(why), "the perf_event cgroup controller is %s",
+			 pe < 0 ? "not in this kernel (CONFIG_CGROUP_PERF)" : "disabled");
+	else if (v2 && pe != 0)
+		snprintf(why, sizeof(why), "%s is cgroup2 but perf_event is on v1 hierarchy %d",
+			 mnt, pe);
+	else if (!v2 && !strstr(opts, "perf_event"))
+		snprintf(why, sizeof(why), "%s is v1 '%s'; perf_event is on %s", mnt,
+			 r->cg_field, pe ? "another v1 hierarchy" : "cgroup2");
+#ifndef MR_LIBPERF_CGROUP_FD
+	else
+		snprintf(why, sizeof(why), "libperf lacks perf_evsel__set_cgroup_fd() (its patch "
+			 "did not apply: see build/_deps/libperf/build.log)");
+#endif
+	if (!why[0]) {
+		r->cg_fd = open(real, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (r->cg_fd < 0)
+			snprintf(why, sizeof(why), "cannot open %.80s: %s", real, strerror(errno));
+	}
+	r->cg_kernel = !why[0];
+	if (r->cg_kernel) /* (cg_how[] holds the longest cg_want) */
+		snprintf(r->cg_how, sizeof(r->cg_how), "in the kernel (PERF_FLAG_PID_CGROUP, "
+			 "%s %s); page-cache deletions CPU-wide, kept for its tasks and known "
+			 "pages", v2 ? "cgroup2" : "v1 perf_event", r->cg_want);
+	else
+		snprintf(r->cg_how, sizeof(r->cg_how), "in user space (every task sampled): %s",
+			 why);
+	return 0;
+}
+
+/*
+ * Is a record of this stream (enum rec_tp, or -1 for faults and side band) from tid
+ * in scope? Streams scoped by the kernel are by construction; the others are asked
+ * in_scope(). Always 1 without --cgroup.
+ */
+static int stream_in_scope(struct rec *r, int t, int32_t tid)
+{
+	if (r->cg_kernel && (t < 0 || !tp_names[t].cpu_wide))
+		return 1;
+	return in_scope(r, tid);
+}
+
+/*
+ * A page-cache deletion by a task outside the cgroup (kswapd, another cgroup's direct
+ * reclaim, kdamond, a truncation): the cgroup's when the trace knows a page of the
+ * folio (faulted, inserted or read by its tasks during the recording).
+ */
+static int delete_is_ours(struct rec *r, uint64_t dev, uint64_t ino, uint64_t index,
+			  uint64_t n)
+{
+	uint32_t file = rec_file_find(r, dev, ino);
+
+	for (uint64_t i = 0; file && i < n; i++)
+		if (rec_page_find(r, MR_PAGE_FILE, file, index + i) != MR_PAGE_NONE)
+			return 1;
+	return 0;
 }
 
 static int on_fault(struct rec *r, int ring, const unsigned char *p, int major)
@@ -448,7 +631,7 @@ static int on_fault(struct rec *r, int ring, const unsigned char *p, int major)
 	memcpy(&time, p + 24, 8);
 	memcpy(&addr, p + 32, 8);
 	memcpy(&cpu, p + 40, 4);
-	if (!in_scope(r, (int32_t)tid))
+	if (!stream_in_scope(r, -1, (int32_t)tid))
 		return 0;
 	task = rec_task_get(r, (int32_t)pid, (int32_t)tid, rel_time(r, time));
 	mm = task ? r->tasks[task].mm : 0;
@@ -687,7 +870,7 @@ static int on_tracepoint(struct rec *r, int ring, int t, const unsigned char *p,
 	uint32_t pid, tid, cpu, rawlen, file, task;
 	const unsigned char *raw;
 	struct mr_event ev = { .kind = MR_EV_PC_INSERT };
-	int order = 0, rc;
+	int order = 0, rc, ours;
 
 	if (len < SAMPLE_FIXED + 4)
 		return 0;
@@ -699,7 +882,8 @@ static int on_tracepoint(struct rec *r, int ring, int t, const unsigned char *p,
 	if (SAMPLE_FIXED + 4 + (uint64_t)rawlen > len)
 		return 0;
 	raw = p + SAMPLE_FIXED + 4;
-	if (!in_scope(r, (int32_t)tid))
+	ours = stream_in_scope(r, t, (int32_t)tid);
+	if (!ours && t != RTP_DELETE)
 		return 0;
 	if (t >= RTP_MEMCG) {
 		task = (pid || tid) ? rec_task_get(r, (int32_t)pid, (int32_t)tid,
@@ -715,8 +899,15 @@ static int on_tracepoint(struct rec *r, int ring, int t, const unsigned char *p,
 	dev = rec_tp_get(raw, rawlen, &tp->dev);
 	/* kernel dev_t (MAJOR << 20 | MINOR) -> (major << 32 | minor), as in the maps */
 	dev = ((dev >> 20) << 32) | (dev & 0xfffff);
+	if (!ours) {
+		/* a deletion by a task outside --cgroup (see tp_names[]); no task */
+		order = (int)rec_tp_get(raw, rawlen, &tp->order);
+		if (!delete_is_ours(r, dev, ino, index, 1ull << (order > 12 ? 12 : order)))
+			return 0;
+	}
 	file = rec_file_get(r, dev, ino, NULL);
-	task = (pid || tid) ? rec_task_get(r, (int32_t)pid, (int32_t)tid, rel_time(r, time)) : 0;
+	task = ours && (pid || tid) ? rec_task_get(r, (int32_t)pid, (int32_t)tid,
+						   rel_time(r, time)) : 0;
 	ev.time = rel_time(r, time);
 	ev.task = task;
 	ev.cpu = (uint16_t)cpu;
@@ -832,7 +1023,7 @@ static int on_side(struct rec *r, int ring, const union perf_event *e, uint32_t 
 		uint32_t flags = 0, file = 0;
 
 		if (e->header.size < sizeof(*m) - sizeof(m->filename) + SIDE_TRAILER ||
-		    !in_scope(r, (int32_t)m->tid))
+		    !stream_in_scope(r, -1, (int32_t)m->tid))
 			return 0;
 		task = ring_stream_task(r, m->pid, m->tid, t);
 		mm = task ? r->tasks[task].mm : 0;
@@ -859,7 +1050,7 @@ static int on_side(struct rec *r, int ring, const union perf_event *e, uint32_t 
 				   file, flags, t, r->ring_stream[ring], &r->ring_last[ring], task);
 	}
 	case PERF_RECORD_COMM:
-		if (!in_scope(r, (int32_t)e->comm.tid))
+		if (!stream_in_scope(r, -1, (int32_t)e->comm.tid))
 			return 0;
 		task = ring_stream_task(r, e->comm.pid, e->comm.tid, t);
 		if (!task)
@@ -882,8 +1073,9 @@ static int on_side(struct rec *r, int ring, const union perf_event *e, uint32_t 
 	case PERF_RECORD_FORK: {
 		uint32_t parent;
 
-		scope_inherit(r, (int32_t)e->fork.ptid, (int32_t)e->fork.tid);
-		if (!in_scope(r, (int32_t)e->fork.tid))
+		if (!r->cg_kernel)
+			scope_inherit(r, (int32_t)e->fork.ptid, (int32_t)e->fork.tid);
+		if (!stream_in_scope(r, -1, (int32_t)e->fork.tid))
 			return 0;
 		parent = ring_stream_task(r, e->fork.ppid, e->fork.ptid, t);
 
@@ -907,7 +1099,7 @@ static int on_side(struct rec *r, int ring, const union perf_event *e, uint32_t 
 		return 0;
 	}
 	case PERF_RECORD_EXIT:
-		if (!in_scope(r, (int32_t)e->fork.tid))
+		if (!stream_in_scope(r, -1, (int32_t)e->fork.tid))
 			return 0;
 		task = ring_stream_task(r, e->fork.pid, e->fork.tid, t);
 		if (!task)
@@ -1279,6 +1471,7 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 		return mr_error_set(err, MR_EINVAL, "no command to run (-- COMMAND ARGS...)");
 	if (o.target == MR_TARGET_PIDS && (!o.pids || o.n_pids <= 0))
 		return mr_error_set(err, MR_EINVAL, "no process ids (-p PID)");
+	r.cg_fd = -1;
 	if (o.target == MR_TARGET_CGROUP && set_cgroup(&r, o.cgroup, err))
 		return MR_EINVAL;
 	r.o = &o;
@@ -1374,6 +1567,27 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 	}
 
 	rc = open_perf(&r, &ps, with_tp, &step);
+	if (rc < 0 && r.cg_kernel) {
+		/* the kernel refused the cgroup scope (a LSM, an odd cgroup): filter in user
+		 * space when the same events open without it; else the error is another */
+		const char *cg_step = step;
+		int cg_rc = rc;
+
+		delete_evlist(ps.evlist);
+		ps.evlist = NULL;
+		r.cg_kernel = 0;
+		rc = open_perf(&r, &ps, with_tp, &step);
+		if (rc == 0) {
+			snprintf(r.cg_how, sizeof(r.cg_how), "in user space (every task sampled): "
+				 "perf_event_open(PERF_FLAG_PID_CGROUP) failed: %s at %s",
+				 strerror(-cg_rc), cg_step);
+		} else {
+			delete_evlist(ps.evlist);
+			ps.evlist = NULL;
+			r.cg_kernel = 1;
+			rc = open_perf(&r, &ps, with_tp, &step);
+		}
+	}
 	if (rc == 0 && with_tp && apply_filters(&r, &ps, filter_why, sizeof(filter_why))) {
 		/* the refault labels without their filter would be every memcg stat update */
 		delete_evlist(ps.evlist);
@@ -1395,6 +1609,10 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 		for (int t = 0; t < RTP_NR; t++)
 			r.tp[t].present = 0;
 		rc = open_perf(&r, &ps, 0, &step);
+	}
+	if (r.cg_fd >= 0) {
+		close(r.cg_fd); /* the events hold the cgroup now */
+		r.cg_fd = -1;
 	}
 	if (rc < 0) {
 		if (rc == -EACCES || rc == -EPERM)
@@ -1541,6 +1759,13 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 		src_set(stats, "numa", 1, "move_pages on up to 4096 anon pages per interval");
 	else
 		src_set(stats, "numa", 0, "not asked for (--sources)");
+	if (o.target == MR_TARGET_CGROUP) {
+		/* said once: the CLI prints the sources, the metadata keeps them */
+		src_set(stats, "cgroup", 1, "%s: filter %s", o.cgroup, r.cg_how);
+		mr_writer_set_meta(r.w, "cgroup.path", o.anonymize ? "(anonymized)" : r.cg_want);
+		mr_writer_set_meta(r.w, "cgroup.filter", r.cg_kernel ? "kernel" : "user");
+		mr_writer_set_meta(r.w, "cgroup.filter_why", r.cg_how);
+	}
 
 	meta_host(&r);
 	meta_options(&r);
@@ -1751,6 +1976,8 @@ out:
 		close(go_fd);
 	if (ex_fd >= 0)
 		close(ex_fd);
+	if (r.cg_fd >= 0)
+		close(r.cg_fd);
 	if (r.w) {
 		struct mr_writer_stats ws;
 

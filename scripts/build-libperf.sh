@@ -18,6 +18,20 @@
 #                                        copies a whole struct from the caller's pointer
 #   OUT/install/lib/libperf.a, libapi.a  link in this order
 #
+# One local change to libperf (the here-document below, applied with patch(1) before
+# make): perf_evsel__set_cgroup_fd(). libperf's perf_evsel__open() passes the thread
+# map's pid and flags 0 to perf_event_open(), so an event cannot be scoped to a cgroup
+# (PERF_FLAG_PID_CGROUP with a cgroup directory fd as the pid). The recorder needs that
+# for `record --cgroup` (kernel-side filtering). Patching is the smallest way to keep every
+# fd in libperf's hands: the per-CPU rings, PERF_EVENT_IOC_SET_OUTPUT between the events
+# of a CPU, enable/disable, read and close all stay libperf's. The alternatives were
+# opening those fds in the recorder and writing them into libperf's private evsel->fd
+# array (compiling against its internal headers and tools/include, tied to the struct
+# layout of one tree) or a second ring reader of our own. When the patch does not apply
+# to another tree, the build goes on without it (a warning in build.log); the recorder
+# then filters --cgroup in user space and says why (cmake/Libperf.cmake defines
+# MR_LIBPERF_CGROUP_FD only when the installed header declares the function).
+#
 # Usage: build-libperf.sh TARBALL OUT [CC]
 # Exit status 0 only when every file above is in place; the caller (cmake/Libperf.cmake)
 # keeps the stamp that says so.
@@ -93,6 +107,71 @@ for need in lib/perf/Makefile lib/api/Makefile include/uapi/linux/perf_event.h; 
 		exit 1
 	fi
 done
+
+# perf_evsel__set_cgroup_fd() (see the top of this file).
+cat > "$out/cgroup-fd.patch" <<'EOF'
+--- a/tools/lib/perf/evsel.c
++++ b/tools/lib/perf/evsel.c
+@@ -110,6 +110,12 @@
+ 	return 0;
+ }
+ 
++void perf_evsel__set_cgroup_fd(struct perf_evsel *evsel, int cgroup_fd)
++{
++	evsel->has_cgroup_fd = cgroup_fd >= 0;
++	evsel->cgroup_fd = cgroup_fd;
++}
++
+ int perf_evsel__open(struct perf_evsel *evsel, struct perf_cpu_map *cpus,
+ 		     struct perf_thread_map *threads)
+ {
+@@ -159,8 +165,9 @@
+ 				goto out;
+ 
+ 			fd = sys_perf_event_open(&evsel->attr,
+-						 threads->map[thread].pid,
+-						 cpu, group_fd, 0);
++						 evsel->has_cgroup_fd ? evsel->cgroup_fd :
++						 threads->map[thread].pid, cpu, group_fd,
++						 evsel->has_cgroup_fd ? PERF_FLAG_PID_CGROUP : 0);
+ 
+ 			if (fd < 0) {
+ 				err = -errno;
+--- a/tools/lib/perf/include/internal/evsel.h
++++ b/tools/lib/perf/include/internal/evsel.h
+@@ -75,6 +75,9 @@
+ 	/** Is the PMU for the event a core one? Effects the handling of own_cpus. */
+ 	bool			 is_pmu_core;
+ 	int			 idx;
++	/* memreplay: perf_evsel__set_cgroup_fd(); has_cgroup_fd false = thread map pids */
++	bool			 has_cgroup_fd;
++	int			 cgroup_fd;
+ };
+ 
+ void perf_evsel__init(struct perf_evsel *evsel, struct perf_event_attr *attr,
+--- a/tools/lib/perf/include/perf/evsel.h
++++ b/tools/lib/perf/include/perf/evsel.h
+@@ -29,6 +29,10 @@
+ LIBPERF_API void perf_evsel__delete(struct perf_evsel *evsel);
+ LIBPERF_API int perf_evsel__open(struct perf_evsel *evsel, struct perf_cpu_map *cpus,
+ 				 struct perf_thread_map *threads);
++/* memreplay: open on a cgroup (PERF_FLAG_PID_CGROUP, cgroup_fd as the pid argument,
++ * every CPU of the map) instead of the thread map's pids; -1 turns it off. The fd must
++ * stay open until perf_evsel__open() returns. */
++LIBPERF_API void perf_evsel__set_cgroup_fd(struct perf_evsel *evsel, int cgroup_fd);
+ LIBPERF_API void perf_evsel__close(struct perf_evsel *evsel);
+ LIBPERF_API void perf_evsel__close_cpu(struct perf_evsel *evsel, int cpu_map_idx);
+ LIBPERF_API int perf_evsel__mmap(struct perf_evsel *evsel, int pages);
+EOF
+if command -v patch >/dev/null 2>&1 &&
+   patch -d "$out/src" -p1 -N --dry-run --silent < "$out/cgroup-fd.patch" >/dev/null 2>&1
+then
+	patch -d "$out/src" -p1 -N --silent < "$out/cgroup-fd.patch"
+	echo "build-libperf: applied perf_evsel__set_cgroup_fd()"
+else
+	echo "build-libperf: warning: the perf_evsel__set_cgroup_fd() patch does not apply" \
+		"to this tree (or patch(1) is missing); record --cgroup will filter in user space"
+fi
 
 # libperf's makefile appends its include paths, -fPIC and -Werror to CFLAGS from the
 # environment; libapi's makefile sets its own CFLAGS (with -fPIC) and honours WERROR=0.
