@@ -35,7 +35,8 @@ static const struct mr_cmd commands[] = {
 	  "memreplay bench store [--events N] [--pages SIZE] [--keep]\n"
 	  "       memreplay bench replay [--events N] [--pages SIZE] [--policy SPEC ...]\n"
 	  "       memreplay bench record [--size SIZE] [--runs N] [--no-build] [--no-faults]\n"
-	  "                              [--src DIR] [--workload PATH] [--dir DIR] [--keep]" },
+	  "                              [--src DIR] [--workload PATH] [--dir DIR] [--keep]\n"
+	  "                              [--perf PATH | --no-perf]" },
 	{ "host", cmd_host, "what this host lets the recorder see (perf, tracepoints, young bits)",
 	  "memreplay host" },
 	{ "help", cmd_help, "show help for a subcommand", "memreplay help [SUBCOMMAND]" },

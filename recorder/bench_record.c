@@ -15,6 +15,15 @@
  *             that only drains the rings and counts samples: the floor any perf-based
  *             recorder pays (faults only)
  *   record    mr_record_run() with default settings on the workload
+ *   perf record  (faults only, when opts->perf is given) the perf tool as a user would
+ *             run it instead: perf record -e page-faults -c 1 -d -o FILE -- workload,
+ *             perf's defaults otherwise (its ring size, no compression). The workload
+ *             is started through /bin/sh -c '...; exec "$@"' so that it can report its
+ *             pid and wait for our go like in the other modes; perf therefore also
+ *             samples that shell's few faults (about a hundred) before the exec.
+ *             Workload CPU = the runner's children minus perf's own (utime + stime of
+ *             /proc/PERF/stat, read while perf is a zombie); events = fault samples in
+ *             perf.data; bytes per event = its data section and the whole file.
  *
  * Process layout of one run: this process forks a runner (own process group, killed
  * with the group on stop or failure; PDEATHSIG if we die); the runner forks the workload
@@ -65,12 +74,13 @@
 #define POLL_MS 50	/* = record.c's POLL_MS */
 #define DEFAULT_PAGES 262144ull /* 1 GiB of 4 KiB pages */
 #define MAX_RUNS 64
-#define NMODES 3
+#define NMODES 4
 
 /* libperf (6.12) frees PERF_FORMAT_ID ids only here (see record.c). */
 void perf_evsel__free_id(struct perf_evsel *evsel);
 
-static const char *const mode_name[NMODES] = { "alone", "raw perf", "record" };
+static const char *const mode_name[NMODES] = { "alone", "raw perf", "record",
+					       "perf record" };
 
 /* What a runner sends back when it is done. */
 struct run_result {
@@ -81,6 +91,7 @@ struct run_result {
 	double rec_cpu_s;	/* the recorder's / drainer's own CPU */
 	double session_s;	/* recorder wall time */
 	uint64_t events, faults, lost;
+	uint64_t data_bytes, file_bytes; /* perf tool: perf.data's data section, file */
 };
 
 /* One measured run, in the parent. */
@@ -399,6 +410,194 @@ static void run_record(const struct mr_bench_record_opts *o, char *const *argv,
 	res->lost = st.lost;
 }
 
+/*
+ * Count the records of a perf.data file (the perf tool's format: tools/perf/util/header.h,
+ * struct perf_file_header): samples, and samples lost per PERF_RECORD_LOST and
+ * PERF_RECORD_LOST_SAMPLES. 0, or -errno (-EPROTO when it is not a finished perf.data).
+ */
+static int perf_data_count(const char *path, uint64_t *samples, uint64_t *lost,
+			   uint64_t *data_bytes)
+{
+	unsigned char h[56];
+	uint64_t off, size, pos = 0;
+	unsigned char *d = NULL;
+	int rc = 0;
+	FILE *f = fopen(path, "re");
+
+	*samples = *lost = *data_bytes = 0;
+	if (!f)
+		return -errno;
+	/* magic, header size, attr size, attrs {offset, size}, data {offset, size} */
+	if (fread(h, 1, sizeof(h), f) != sizeof(h) || memcmp(h, "PERFILE2", 8)) {
+		rc = -EPROTO;
+		goto out;
+	}
+	memcpy(&off, h + 40, 8);
+	memcpy(&size, h + 48, 8);
+	if (size > (1ull << 32) || !(d = malloc(size ? size : 1)) ||
+	    fseeko(f, (off_t)off, SEEK_SET) || fread(d, 1, size, f) != size) {
+		rc = d ? -EPROTO : -ENOMEM;
+		goto out;
+	}
+	*data_bytes = size;
+	while (pos + 8 <= size) {
+		uint32_t type;
+		uint16_t len;
+		uint64_t v;
+
+		memcpy(&type, d + pos, 4);
+		memcpy(&len, d + pos + 6, 2);
+		if (len < 8 || pos + len > size)
+			break;
+		if (type == PERF_RECORD_SAMPLE)
+			(*samples)++;
+		else if (type == PERF_RECORD_LOST && len >= 24) {
+			memcpy(&v, d + pos + 16, 8);
+			*lost += v;
+		} else if (type == PERF_RECORD_LOST_SAMPLES && len >= 16) {
+			memcpy(&v, d + pos + 8, 8);
+			*lost += v;
+		}
+		pos += len;
+	}
+out:
+	free(d);
+	fclose(f);
+	return rc;
+}
+
+/* utime + stime of a process (not its children) from /proc/PID/stat; -1 on failure. */
+static double proc_cpu_s(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long ut, st;
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')'); /* comm may hold spaces */
+	/* ") S ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime" */
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+			 &ut, &st) != 2)
+		return -1;
+	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+static void run_perf_tool(const struct mr_bench_record_opts *o, char *const *argv,
+			  const char *data, const struct handshake *h, struct run_result *res)
+{
+	/* fd 4: the workload's pid out; fd 3: our go in; then the workload itself */
+	static const char stub[] = "echo $$ >&4; exec 4>&-; read go <&3 || exit 126; "
+				   "exec 3<&-; exec \"$@\"";
+	char *args[64];
+	int pid_p[2] = { -1, -1 }, go_p[2] = { -1, -1 }, na = 0, eof;
+	double cpu_perf = 0, t0 = mono();
+	pid_t perf, wpid = 0;
+	siginfo_t si;
+	struct stat sb;
+	size_t got = 0;
+
+	args[na++] = (char *)o->perf;
+	args[na++] = "record";
+	args[na++] = "-e";
+	args[na++] = "page-faults";
+	args[na++] = "-c";
+	args[na++] = "1";
+	args[na++] = "-d";
+	args[na++] = "-o";
+	args[na++] = (char *)data;
+	args[na++] = "--";
+	args[na++] = "/bin/sh";
+	args[na++] = "-c";
+	args[na++] = (char *)stub;
+	args[na++] = "sh";
+	for (int i = 0; argv[i] && na < 63; i++)
+		args[na++] = argv[i];
+	args[na] = NULL;
+	if (pipe2(pid_p, O_CLOEXEC) || pipe2(go_p, O_CLOEXEC)) {
+		res->rc = MR_EIO;
+		snprintf(res->msg, sizeof(res->msg), "pipe: %s", strerror(errno));
+		return;
+	}
+	perf = fork();
+	if (perf == 0) {
+		/* dup2 clears FD_CLOEXEC: fds 3 and 4 reach perf's workload */
+		if (dup2(go_p[0], 3) < 0 || dup2(pid_p[1], 4) < 0)
+			_exit(126);
+		execv(o->perf, args);
+		fprintf(stderr, "bench record: cannot run %s: %s\n", o->perf, strerror(errno));
+		_exit(127);
+	}
+	close(pid_p[1]);
+	close(go_p[0]);
+	if (perf < 0) {
+		res->rc = MR_EIO;
+		snprintf(res->msg, sizeof(res->msg), "fork: %s", strerror(errno));
+		close(pid_p[0]);
+		close(go_p[1]);
+		return;
+	}
+	/* "PID\n" from the shell once perf has set up and exec'd it */
+	for (char buf[32]; got < sizeof(buf) - 1;) {
+		ssize_t n = read(pid_p[0], buf + got, sizeof(buf) - 1 - got);
+
+		if (n < 0 && errno == EINTR && !stopped(o))
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+		buf[got] = '\0';
+		if (strchr(buf, '\n')) {
+			wpid = (pid_t)atoi(buf);
+			break;
+		}
+	}
+	close(pid_p[0]);
+	eof = wpid <= 0;
+	if (eof || announce(h, wpid) || write(go_p[1], "g\n", 2) != 2)
+		kill(perf, SIGKILL);
+	close(go_p[1]);
+	/* perf's own CPU while it is a zombie (WNOWAIT), then reap it */
+	for (;;) {
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_PID, (id_t)perf, &si, WEXITED | WNOWAIT) == 0)
+			break;
+		if (errno != EINTR)
+			break;
+		if (stopped(o))
+			kill(perf, SIGKILL);
+	}
+	cpu_perf = proc_cpu_s(perf);
+	while (waitpid(perf, &res->status, 0) < 0 && errno == EINTR)
+		;
+	res->session_s = mono() - t0;
+	res->work_cpu_s = ru_cpu(RUSAGE_CHILDREN) - (cpu_perf > 0 ? cpu_perf : 0);
+	res->rec_cpu_s = cpu_perf > 0 ? cpu_perf : 0;
+	if (eof) {
+		res->rc = MR_EIO;
+		snprintf(res->msg, sizeof(res->msg), "perf record did not start the workload "
+			 "(perf %s); see the log", WIFEXITED(res->status) ? "exited" : "died");
+		return;
+	}
+	if (res->status != 0)
+		return; /* run_once reports the exit status */
+	if (perf_data_count(data, &res->events, &res->lost, &res->data_bytes)) {
+		res->rc = MR_EIO;
+		snprintf(res->msg, sizeof(res->msg), "%.200s: not a finished perf.data file",
+			 data);
+		return;
+	}
+	res->faults = res->events;
+	if (stat(data, &sb) == 0)
+		res->file_bytes = (uint64_t)sb.st_size;
+}
+
 /* ---- parent side ---- */
 
 static int read_full(const struct mr_bench_record_opts *o, int fd, void *buf, size_t len,
@@ -511,6 +710,8 @@ static int run_once(const struct mr_bench_record_opts *o, int mode, char *const 
 			run_alone(o, argv, &h, &r);
 		else if (mode == MR_BENCH_RAW_PERF)
 			run_raw_perf(o, argv, &h, &r);
+		else if (mode == MR_BENCH_PERF_TOOL)
+			run_perf_tool(o, argv, store, &h, &r);
 		else
 			run_record(o, argv, store, &h, &r);
 		if (write(res_p[1], &r, sizeof(r)) != (ssize_t)sizeof(r))
@@ -582,6 +783,10 @@ static int run_once(const struct mr_bench_record_opts *o, int mode, char *const 
 			run->store_events = sum.n_events;
 		}
 		mr_store_close(s);
+	} else if (mode == MR_BENCH_PERF_TOOL) {
+		run->stored_bytes = run->payload_bytes = run->r.data_bytes;
+		run->file_bytes = run->r.file_bytes;
+		run->store_events = run->r.events;
 	}
 	goto out;
 kill:
@@ -629,7 +834,7 @@ static void summarize(struct run *runs, int n, const char *name, int mode,
 	c->wall_max_s = by[n - 1]->wall_s;
 	c->work_cpu_s = m->r.work_cpu_s;
 	c->rec_cpu_s = mode == MR_BENCH_ALONE ? 0 : m->r.rec_cpu_s;
-	c->session_s = mode == MR_BENCH_RECORD ? m->r.session_s : 0;
+	c->session_s = mode == MR_BENCH_RECORD || mode == MR_BENCH_PERF_TOOL ? m->r.session_s : 0;
 	c->events = m->r.events;
 	c->faults = m->r.faults;
 	c->events_per_s = m->wall_s > 0 ? (double)c->events / m->wall_s : 0;
@@ -637,7 +842,7 @@ static void summarize(struct run *runs, int n, const char *name, int mode,
 	for (int i = 0; i < n; i++)
 		if (runs[i].r.lost > c->lost)
 			c->lost = runs[i].r.lost;
-	if (mode == MR_BENCH_RECORD && m->store_events) {
+	if ((mode == MR_BENCH_RECORD || mode == MR_BENCH_PERF_TOOL) && m->store_events) {
 		double ev = (double)m->store_events;
 
 		c->chunk_bytes_per_event = (double)m->stored_bytes / ev;
@@ -654,10 +859,23 @@ static int bench_workload(const struct mr_bench_record_opts *o, const char *name
 {
 	int runs = o->runs > 0 ? (o->runs > MAX_RUNS ? MAX_RUNS : o->runs) : 3;
 	struct run *r = calloc((size_t)(NMODES * runs), sizeof(*r));
-	char log[1100], store[1100];
+	char log[1100], store[1100], skip[200] = "";
 	struct run warm;
+	struct stat sb;
 	int rc;
 
+	/* The perf tool baseline is a comparison, not the subject: when perf is missing or
+	 * fails, its row says why and the other modes go on. */
+	for (int k = 0; k < nmodes; k++) {
+		errno = 0;
+		if (modes[k] == MR_BENCH_PERF_TOOL &&
+		    (stat(o->perf, &sb) || !S_ISREG(sb.st_mode) || access(o->perf, X_OK)))
+			snprintf(skip, sizeof(skip), "%.100s: %s; fix: install perf (Debian: "
+				 "apt-get install linux-perf)", o->perf, errno ? strerror(errno) :
+				 "not an executable file");
+	}
+	if (skip[0])
+		note(o, "%s: perf record baseline skipped: %s", name, skip);
 	if (!r)
 		return mr_error_set(err, MR_ENOMEM, "out of memory");
 	if (*n + (size_t)nmodes > cap) {
@@ -674,12 +892,27 @@ static int bench_workload(const struct mr_bench_record_opts *o, const char *name
 			int m = modes[k];
 			struct run *x = &r[m * runs + i];
 
-			snprintf(store, sizeof(store), "%s/%s-%d.db", dir, tag, i);
+			if (m == MR_BENCH_PERF_TOOL && skip[0])
+				continue;
+			snprintf(store, sizeof(store), "%s/%s-%d.%s", dir, tag, i,
+				 m == MR_BENCH_PERF_TOOL ? "perf.data" : "db");
 			note(o, "%s: run %d/%d %s ...", name, i + 1, runs, mode_name[m]);
 			rc = run_once(o, m, argv, store, log, x, err);
 			if (!rc)
 				note(o, "%s: run %d/%d %s: %.3f s", name, i + 1, runs,
 				     mode_name[m], x->wall_s);
+			if (rc && m == MR_BENCH_PERF_TOOL && !stopped(o)) {
+				snprintf(skip, sizeof(skip), "%.199s", err && err->msg[0] ?
+					 err->msg : "perf record failed");
+				note(o, "%s: perf record baseline dropped: %s", name, skip);
+				rc = 0;
+				if (err) {
+					err->code = 0;
+					err->msg[0] = '\0';
+				}
+			}
+			if (!rc && m == MR_BENCH_PERF_TOOL && !o->keep)
+				unlink(store);
 			if (!rc && m == MR_BENCH_RECORD && !o->keep) {
 				char side[1200];
 
@@ -696,6 +929,13 @@ static int bench_workload(const struct mr_bench_record_opts *o, const char *name
 		for (int k = 0; k < nmodes; k++) {
 			struct mr_bench_record_case *c = &out[*n + (size_t)k];
 
+			if (modes[k] == MR_BENCH_PERF_TOOL && skip[0]) {
+				memset(c, 0, sizeof(*c));
+				snprintf(c->name, sizeof(c->name), "%s", name);
+				c->mode = MR_BENCH_PERF_TOOL;
+				snprintf(c->why, sizeof(c->why), "%s", skip);
+				continue;
+			}
 			summarize(&r[modes[k] * runs], runs, name, modes[k], c);
 			if (modes[k] != MR_BENCH_ALONE && alone->wall_s > 0) {
 				c->overhead = (c->wall_s - alone->wall_s) / alone->wall_s;
@@ -797,7 +1037,8 @@ static int check_root(struct mr_error *err)
 int mr_bench_record(const struct mr_bench_record_opts *o, struct mr_bench_record_case *out,
 		    size_t cap, size_t *n, struct mr_error *err)
 {
-	static const int fault_modes[] = { MR_BENCH_ALONE, MR_BENCH_RAW_PERF, MR_BENCH_RECORD };
+	static const int fault_modes[] = { MR_BENCH_ALONE, MR_BENCH_RAW_PERF, MR_BENCH_RECORD,
+					   MR_BENCH_PERF_TOOL };
 	static const int build_modes[] = { MR_BENCH_ALONE, MR_BENCH_RECORD };
 	uint64_t pages = o->pages ? o->pages : DEFAULT_PAGES;
 	char dir[1024], name[48], size[32], npages[32], script[1100];
@@ -828,7 +1069,8 @@ int mr_bench_record(const struct mr_bench_record_opts *o, struct mr_bench_record
 		snprintf(npages, sizeof(npages), "%llu", (unsigned long long)pages);
 		mr_format_bytes(pages * (uint64_t)sysconf(_SC_PAGESIZE), size, sizeof(size));
 		snprintf(name, sizeof(name), "faults %s", size);
-		rc = bench_workload(o, name, argv, fault_modes, 3, dir, "faults", out, cap, n, err);
+		rc = bench_workload(o, name, argv, fault_modes, o->perf ? 4 : 3, dir, "faults",
+				    out, cap, n, err);
 	}
 	if (!rc && !o->no_build) {
 		char *argv[] = { "/bin/sh", script, NULL };
@@ -845,4 +1087,177 @@ int mr_bench_record(const struct mr_bench_record_opts *o, struct mr_bench_record
 	else if (!o->keep)
 		nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 	return rc;
+}
+
+/* ---- the report ---- */
+
+struct fmt {
+	char *buf;
+	size_t cap, len;	/* len may pass cap: then the report was truncated */
+};
+
+static void put(struct fmt *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(struct fmt *f, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(f->len < f->cap ? f->buf + f->len : NULL,
+		      f->len < f->cap ? f->cap - f->len : 0, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		f->len += (size_t)n;
+}
+
+static const char *mode_label(int m)
+{
+	return m >= 0 && m < NMODES ? mode_name[m] : "?";
+}
+
+static const struct mr_bench_record_case *find_row(const struct mr_bench_record_case *c,
+						   size_t n, const char *prefix, int mode)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((int)c[i].mode == mode && !strncmp(c[i].name, prefix, strlen(prefix)))
+			return &c[i];
+	return NULL;
+}
+
+/* "  12.3" or "-" for figures a row does not have. */
+static const char *fig(char *b, size_t cap, int have, const char *fmt, double v)
+{
+	if (have)
+		snprintf(b, cap, fmt, v);
+	else
+		snprintf(b, cap, "-");
+	return b;
+}
+
+/*
+ * One target line: the recorder against a baseline on the fault-bound workload, by wall
+ * overhead (the issue's criterion; met within noise when the excess is inside half the
+ * run-to-run range of both) with the CPU figures beside it.
+ */
+static void put_vs(struct fmt *f, const struct mr_bench_record_case *rec,
+		   const struct mr_bench_record_case *base, const char *label, const char *who)
+{
+	double noise, excess;
+
+	if (!base) {
+		put(f, "  faults, record no worse than %-13s not run\n", label);
+		return;
+	}
+	if (!base->runs) {
+		put(f, "  faults, record no worse than %-13s not run: %s\n", label, base->why);
+		return;
+	}
+	noise = (base->wall_max_s - base->wall_min_s + rec->wall_max_s - rec->wall_min_s) / 2;
+	excess = rec->wall_s - base->wall_s;
+	put(f, "  faults, record no worse than %-13s wall %+.1f %% vs %+.1f %%, CPU %+.1f %% "
+	    "vs %+.1f %%, recorder %.2f vs %s %.2f us/event   %s\n", label,
+	    100 * rec->overhead, 100 * base->overhead, 100 * rec->cpu_overhead,
+	    100 * base->cpu_overhead, rec->rec_us_per_event, who, base->rec_us_per_event,
+	    excess <= 0 ? "met" : excess <= noise ? "met within run-to-run noise" : "NOT met");
+}
+
+int mr_bench_record_format(const struct mr_bench_record_case *c, size_t n, char *buf,
+			   size_t cap)
+{
+	struct fmt f = { .buf = buf, .cap = cap };
+	const struct mr_bench_record_case *b, *raw, *tool, *rec;
+	int runs = 0;
+
+	if ((!c && n) || (!buf && cap))
+		return MR_EINVAL;
+	if (cap)
+		buf[0] = '\0';
+	put(&f, "%-18s %-11s %7s %6s %8s %8s %8s %8s %10s %10s %7s %6s %6s %6s %7s\n", "case",
+	    "mode", "wall s", "spread", "work CPU", "rec CPU", "wall ovh", "CPU ovh", "events",
+	    "events/s", "us/ev", "lost", "B/ev", "col/ev", "file/ev");
+	for (size_t i = 0; i < n; i++) {
+		const struct mr_bench_record_case *k = &c[i];
+		int alone = k->mode == MR_BENCH_ALONE;
+		int stored = k->mode == MR_BENCH_RECORD || k->mode == MR_BENCH_PERF_TOOL;
+		char t[11][24];
+
+		if (!k->runs) {
+			put(&f, "%-18s %-11s skipped: %s\n", k->name, mode_label(k->mode), k->why);
+			continue;
+		}
+		if (k->runs > runs)
+			runs = k->runs;
+		put(&f, "%-18s %-11s %7.3f %5.1f%% %8.3f %8s %8s %8s %10s %10s %7s %6s %6s %6s "
+		    "%7s\n", k->name, mode_label(k->mode), k->wall_s,
+		    k->wall_s > 0 ? 50.0 * (k->wall_max_s - k->wall_min_s) / k->wall_s : 0.0,
+		    k->work_cpu_s, fig(t[0], 24, !alone, "%.3f", k->rec_cpu_s),
+		    fig(t[1], 24, !alone, "%+.1f%%", 100 * k->overhead),
+		    fig(t[2], 24, !alone, "%+.1f%%", 100 * k->cpu_overhead),
+		    fig(t[3], 24, !alone, "%.0f", (double)k->events),
+		    fig(t[4], 24, !alone, "%.3g", k->events_per_s),
+		    fig(t[5], 24, !alone, "%.2f", k->rec_us_per_event),
+		    fig(t[6], 24, !alone, "%.0f", (double)k->lost),
+		    fig(t[7], 24, stored, "%.3f", k->chunk_bytes_per_event),
+		    fig(t[8], 24, stored, "%.2f", k->payload_bytes_per_event),
+		    fig(t[9], 24, stored, "%.2f", k->file_bytes_per_event));
+	}
+	put(&f, "wall = workload exec to exit, median of %d run%s (spread = half the min-max "
+	    "range); work CPU = the\n"
+	    "workload's user+sys; rec CPU = the recorder's (record), ring drainer's (raw perf) "
+	    "or perf tool's (perf record)\n"
+	    "own CPU; wall/CPU ovh = against alone (CPU: work + rec CPU over alone work CPU); "
+	    "us/ev = rec CPU per event;\n"
+	    "events = stored events (record: FAULT + ACCESS per fault, plus mmap/page-cache/"
+	    "young) or fault samples\n"
+	    "(raw perf, perf record); lost = worst run (PERF_FORMAT_LOST; perf record: its "
+	    "LOST records); B/ev = stored\n"
+	    "(LZ4) chunk bytes per event, col/ev = chunks.payload_bytes (columns before LZ4), "
+	    "file/ev = whole store file;\n"
+	    "perf record: B/ev and col/ev = perf.data's records, file/ev = perf.data, per "
+	    "sample. raw perf = the recorder's\n"
+	    "fault events drained and counted only; perf record = perf record -e page-faults "
+	    "-c 1 -d. On a 2-CPU machine\n"
+	    "the recorder and the workload compete.\n", runs, runs == 1 ? "" : "s");
+
+	b = find_row(c, n, "build", MR_BENCH_RECORD);
+	raw = find_row(c, n, "faults", MR_BENCH_RAW_PERF);
+	tool = find_row(c, n, "faults", MR_BENCH_PERF_TOOL);
+	rec = find_row(c, n, "faults", MR_BENCH_RECORD);
+	put(&f, "targets:\n");
+	if (b)
+		put(&f, "  build, wall overhead <= %.0f %%:                   %+.1f %% (CPU %+.1f %%)"
+		    "   %s\n", 100 * MR_BENCH_RECORD_MAX_OVERHEAD, 100 * b->overhead,
+		    100 * b->cpu_overhead,
+		    b->overhead <= MR_BENCH_RECORD_MAX_OVERHEAD ? "met" : "NOT met");
+	else
+		put(&f, "  build, wall overhead <= %.0f %%:                   not run (--no-build)\n",
+		    100 * MR_BENCH_RECORD_MAX_OVERHEAD);
+	if (rec) {
+		double per_fault = rec->faults ? rec->chunk_bytes_per_event * (double)rec->events /
+						 (double)rec->faults : 0.0;
+
+		put_vs(&f, rec, raw, "raw perf:", "drainer");
+		put_vs(&f, rec, tool, "perf record:", "perf");
+		put(&f, "  faults, stored <= %.0f byte/event:                  %.3f B/event "
+		    "(%.3f B per fault)   %s\n", MR_BENCH_RECORD_MAX_BYTES_PER_EVENT,
+		    rec->chunk_bytes_per_event, per_fault,
+		    rec->chunk_bytes_per_event <= MR_BENCH_RECORD_MAX_BYTES_PER_EVENT ? "met" :
+		    "NOT met");
+		if (tool && tool->runs)
+			put(&f, "  faults, bytes per fault:                      record %.3f (store "
+			    "file %.2f), perf.data %.1f\n", per_fault, rec->faults ?
+			    rec->file_bytes_per_event * (double)rec->events / (double)rec->faults :
+			    0.0, tool->file_bytes_per_event);
+		if (rec->lost || (raw && raw->lost) || (tool && tool->lost))
+			put(&f, "  loss: %llu samples lost by the recorder, %llu by raw perf, %llu "
+			    "by perf record (events/s is then not sustained)\n",
+			    (unsigned long long)rec->lost,
+			    (unsigned long long)(raw ? raw->lost : 0),
+			    (unsigned long long)(tool ? tool->lost : 0));
+	} else {
+		put(&f, "  faults targets:                                  not run (--no-faults)\n");
+	}
+	if (f.len >= cap)
+		return MR_ENOSPC;
+	return (int)f.len;
 }

@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # test_bench_record.sh - `memreplay bench record` smoke test: a small fault-bound run
 # (16 MiB, one run, no build) prints the alone / raw perf / record rows and the targets
-# footer. Without root it must fail naming perf_event_paranoid and root, then skips (77).
+# footer. Where the CLI runs the perf tool baseline (a "perf record" row: perf found, or
+# "skipped: <why>" when not), that row and its target line are checked too; with
+# --perf /nonexistent the row must say why it was skipped and the rest still run.
+# Without root it must fail naming perf_event_paranoid and root, then skips (77).
 #   test_bench_record.sh MEMREPLAY
 set -u
 MR=$1
@@ -40,6 +43,27 @@ check "no build row with --no-build" sh -c "! grep -q '^build' '$T/out'"
 check "targets footer" grep -q "^targets:" "$T/out"
 check "byte/event target line" grep -q "byte/event" "$T/out"
 check "raw perf target line" grep -q "no worse than raw perf" "$T/out"
+if grep -q "^faults 16.0 MiB  *perf record " "$T/out"; then
+	if grep -q "^faults 16.0 MiB  *perf record  *skipped: " "$T/out"; then
+		echo "note: the perf tool baseline was skipped: $(grep -o 'skipped: .*' "$T/out")"
+		check "perf record target line says not run" \
+			grep -q "no worse than perf record: *not run: " "$T/out"
+	else
+		check "perf record row has figures and bytes/event" \
+			grep -Eq "^faults 16.0 MiB  *perf record  *[0-9]+\.[0-9]+ .* [0-9]+\.[0-9]+ +[0-9]+\.[0-9]+ +[0-9]+\.[0-9]+$" "$T/out"
+		check "perf record target line" \
+			grep -Eq "no worse than perf record: +wall .* (met|NOT met)" "$T/out"
+		check "no perf.data left behind" sh -c "! ls '$T'/memreplay-bench-record.*/*.perf.data 2>/dev/null"
+	fi
+	"$MR" bench record --size 4M --runs 1 --no-build --dir "$T" --perf /nonexistent/perf \
+		>"$T/out2" 2>"$T/err2"
+	check "--perf /nonexistent: still exit 0" [ $? = 0 ]
+	check "--perf /nonexistent: the row says why" \
+		grep -q "^faults 4.0 MiB  *perf record  *skipped: /nonexistent/perf: " "$T/out2"
+	check "--perf /nonexistent: the record row is there" grep -q "^faults 4.0 MiB  *record " "$T/out2"
+else
+	echo "note: this memreplay's CLI does not run the perf tool baseline (no 'perf record' row)"
+fi
 check "temporary directory removed" sh -c "! ls -d '$T'/memreplay-bench-record.* 2>/dev/null"
 check "no workload left running" sh -c "! pgrep -x wl_faultbench >/dev/null"
 
