@@ -21,13 +21,22 @@
 #   POLICIES   policies to replay (default "mglru lru opt"); specs may carry parameters,
 #              e.g. "mglru mglru:kernel=6.12 lru opt" (a ratio column per mglru spec)
 #   MEMREPLAY  the memreplay binary (default build/memreplay)
+#   KERNEL_LRU mglru (default) or classic: boot with MGLRU switched off before the walks
+#              (scripts/kernel-lab/classic-lru-hook.sh runs them after a 1 MiB warm-up
+#              scenario), for the `lru` model; POLICIES then defaults to "lru" and the
+#              ratio columns are for the lru specs
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 OUT=${1:-$ROOT/build/validate}
 SCENARIOS=${SCENARIOS:-"r192:anon:192:3:rand:7:128M rp192:anon:192:3:randpass:7:128M s192:anon:192:2:seq:1:128M"}
 KERNEL_LAB=${KERNEL_LAB:-$ROOT/../shared/kernel-lab}
-POLICIES=${POLICIES:-"mglru lru opt"}
+KERNEL_LRU=${KERNEL_LRU:-mglru}
+case $KERNEL_LRU in
+mglru) POLICIES=${POLICIES:-"mglru lru opt"}; RATIO=mglru ;;
+classic) POLICIES=${POLICIES:-"lru"}; RATIO=lru ;;
+*) echo "validate-kernel: KERNEL_LRU=$KERNEL_LRU: use mglru or classic" >&2; exit 1 ;;
+esac
 MR=${MEMREPLAY:-$ROOT/build/memreplay}
 mkdir -p "$OUT"
 
@@ -37,9 +46,22 @@ if [ -z "${KLAB_OUT:-}" ]; then
 	[ -x "$KERNEL_LAB/run-guest.sh" ] || {
 		echo "validate-kernel: no kernel-lab at $KERNEL_LAB (set KERNEL_LAB)" >&2; exit 1; }
 	KLAB_OUT=$OUT/kernel
-	echo "== booting the MGLRU kernel (kernel-lab; 2-5 minutes) -> $KLAB_OUT" >&2
-	OUT=$KLAB_OUT SCENARIOS="$SCENARIOS" EXTRAS=0 "$KERNEL_LAB/run-guest.sh" >"$OUT/kernel-lab.log" 2>&1 || {
-		echo "validate-kernel: kernel-lab failed; see $OUT/kernel-lab.log" >&2; exit 1; }
+	if [ "$KERNEL_LRU" = classic ]; then
+		# kernel-lab's own scenarios run with MGLRU on: only a 1 MiB warm-up there; the
+		# hook switches MGLRU off and runs ours
+		extra=$OUT/classic-extra
+		rm -rf "$extra" && mkdir -p "$extra"
+		cp scripts/kernel-lab/classic-lru-hook.sh "$extra/hook.sh"
+		for sc in $SCENARIOS; do echo "$sc"; done >"$extra/scenarios"
+		echo "== booting the 6.12 kernel, MGLRU off (kernel-lab; 2-5 minutes) -> $KLAB_OUT" >&2
+		OUT=$KLAB_OUT SCENARIOS="warm:anon:1:1:seq:1:64M" EXTRAS=0 GUEST_EXTRA=$extra \
+			"$KERNEL_LAB/run-guest.sh" >"$OUT/kernel-lab.log" 2>&1 || {
+			echo "validate-kernel: kernel-lab failed; see $OUT/kernel-lab.log" >&2; exit 1; }
+	else
+		echo "== booting the MGLRU kernel (kernel-lab; 2-5 minutes) -> $KLAB_OUT" >&2
+		OUT=$KLAB_OUT SCENARIOS="$SCENARIOS" EXTRAS=0 "$KERNEL_LAB/run-guest.sh" >"$OUT/kernel-lab.log" 2>&1 || {
+			echo "validate-kernel: kernel-lab failed; see $OUT/kernel-lab.log" >&2; exit 1; }
+	fi
 fi
 RES=$KLAB_OUT/results.txt
 [ -s "$RES" ] || { echo "validate-kernel: no $RES" >&2; exit 1; }
@@ -69,8 +91,8 @@ for sc in $SCENARIOS; do
 	# no such commands. Take their reclaim back out of pgscan, pgsteal and pswpout: the
 	# difference between the memory.stat line printed after the commands and the one of
 	# the last pass's snapshot (each page they stole was written to swap).
-	last=$(section "lru_gen:$name:pass$((passes - 1))" | grep '^memory.stat:')
-	after=$(section "lru_gen_debugfs_cmds:$name" | grep '^memory.stat:' | tail -1)
+	last=$(section "lru_gen:$name:pass$((passes - 1))" | grep '^memory.stat:' || true)
+	after=$(section "lru_gen_debugfs_cmds:$name" | { grep '^memory.stat:' || true; } | tail -1)
 	if [ -n "$last" ] && [ -n "$after" ]; then
 		awk -v last="$last" -v after="$after" '
 			function get(line, key,   n, i, f) {
@@ -98,8 +120,9 @@ for sc in $SCENARIOS; do
 	echo "== $name: memwalk anon ${size} MiB, $passes passes, $pat, seed $seed, memory.max $mmax"
 	printf '%-26s %12s' counter kernel
 	for p in $POLICIES; do printf ' %12s' "$p"; done
-	# one ratio column per mglru spec (e.g. "mglru mglru:kernel=6.12")
-	for p in $POLICIES; do case $p in mglru*) printf ' %9s' "${p#mglru}/k" ;; esac; done
+	# one ratio column per mglru spec (e.g. "mglru mglru:kernel=6.12"), or per lru spec
+	# against a classic-LRU kernel
+	for p in $POLICIES; do case $p in $RATIO|$RATIO:*) printf ' %9s' "${p#"$RATIO"}/k" ;; esac; done
 	printf '\n'
 	for c in $COUNTERS; do
 		k=$(awk -v c="$c" '$1==c{print $2}' "$OUT/$name.kernel.stat")
@@ -114,7 +137,7 @@ for sc in $SCENARIOS; do
 				q="SELECT coalesce(sum(value),0) FROM counters WHERE run=$i AND memcg IS NULL AND name='$c'"
 			fi
 			v=$("$MR" query "$OUT/$name.results.db" --csv "$q" | tail -1)
-			case $p in mglru*) mg+=("$v") ;; esac
+			case $p in $RATIO|$RATIO:*) mg+=("$v") ;; esac
 			printf ' %12s' "$v"
 		done
 		for v in "${mg[@]}"; do
