@@ -404,7 +404,7 @@ static void prune(const char *dir, const char *keep)
 			f = nf;
 			cap = cap ? 2 * cap : 16;
 		}
-		snprintf(f[n].name, sizeof(f[n].name), "%s", de->d_name);
+		memcpy(f[n].name, de->d_name, l + 1); /* l < sizeof(name), checked above */
 		f[n].mtime = st.st_mtime;
 		f[n].size = (uint64_t)st.st_size;
 		sum += f[n].size;
