@@ -96,6 +96,12 @@ static void print_summary(const char *out, const struct mr_record_stats *st)
 		if (st->by_kind[k])
 			fprintf(stderr, "    %-12s %llu\n", mr_event_kind_name(k),
 				(unsigned long long)st->by_kind[k]);
+	if (st->hw_samples)
+		fprintf(stderr, "  hwsample     %llu samples: %llu accesses, %llu without a data "
+			"address, %llu with a kernel one (dropped)\n",
+			(unsigned long long)st->hw_samples, (unsigned long long)st->hw_accesses,
+			(unsigned long long)st->hw_no_addr,
+			(unsigned long long)st->hw_kernel_addr);
 	fprintf(stderr, "  lost         %llu%s\n", (unsigned long long)st->lost,
 		st->lost ? " (counted exactly per ring; try a larger --ring-size)" : "");
 	fprintf(stderr, "  tables       %llu pages, %llu tasks, %llu files, %llu vmas\n",
@@ -125,7 +131,7 @@ static void print_summary(const char *out, const struct mr_record_stats *st)
 int cmd_record(int argc, char **argv)
 {
 	enum { O_CGROUP = 256, O_DURATION, O_SOURCES, O_YOUNG, O_YINT, O_RING, O_ANON, O_FORCE,
-	       O_QUIET };
+	       O_QUIET, O_HW_EVENT, O_HW_PERIOD };
 	static const struct option lo[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "pid", required_argument, NULL, 'p' },
@@ -136,6 +142,8 @@ int cmd_record(int argc, char **argv)
 		{ "young-scan", required_argument, NULL, O_YOUNG },
 		{ "young-interval", required_argument, NULL, O_YINT },
 		{ "ring-size", required_argument, NULL, O_RING },
+		{ "hw-event", required_argument, NULL, O_HW_EVENT },
+		{ "hw-period", required_argument, NULL, O_HW_PERIOD },
 		{ "anonymize", no_argument, NULL, O_ANON },
 		{ "force", no_argument, NULL, O_FORCE },
 		{ "quiet", no_argument, NULL, O_QUIET },
@@ -214,6 +222,23 @@ int cmd_record(int argc, char **argv)
 						       "two number of pages (4K, 8K, ... 2M)", optarg);
 			o.ring_pages = (uint32_t)pages;
 			break;
+		case O_HW_EVENT:
+			if (!optarg[0])
+				return cli_usage_error("record", "--hw-event: empty event list");
+			o.hw_events = optarg;
+			break;
+		case O_HW_PERIOD: {
+			char *end;
+			unsigned long long v;
+
+			errno = 0;
+			v = strtoull(optarg, &end, 10);
+			if (errno || *end || !v || optarg[0] == '-')
+				return cli_usage_error("record", "bad --hw-period '%s' (a positive "
+						       "number of events per sample)", optarg);
+			o.hw_period = v;
+			break;
+		}
 		case O_ANON:
 			o.anonymize = 1;
 			break;
@@ -236,6 +261,9 @@ int cmd_record(int argc, char **argv)
 	if ((optind < argc) + (npids > 0) + all + (cg != NULL) != 1)
 		return cli_usage_error("record", "give exactly one of: -- COMMAND, -p PID, "
 				       "--cgroup PATH, -a");
+	if ((o.hw_events || o.hw_period) && o.sources && !(o.sources & MR_RSRC_HWSAMPLE))
+		return cli_usage_error("record", "--hw-event / --hw-period need hwsample in "
+				       "--sources");
 	if (npids) {
 		o.target = MR_TARGET_PIDS;
 		o.pids = pids;
@@ -257,8 +285,17 @@ int cmd_record(int argc, char **argv)
 	rc = mr_record_run(&o, &st, &err);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
-	if (!quiet || rc)
+	/* a failure before the rings existed has nothing to summarise */
+	if (rc ? st.nrings > 0 : !quiet) {
 		print_summary(o.output, &st);
+	} else if (!rc) {
+		/* --quiet still says once that hardware sampling asked for fell back */
+		for (int i = 0; i < st.nsrc; i++)
+			if (!strcmp(st.src[i].name, "hwsample") && !st.src[i].on &&
+			    (o.hw_events || o.hw_period || (o.sources & MR_RSRC_HWSAMPLE)))
+				fprintf(stderr, "memreplay record: hwsample off: %s\n",
+					st.src[i].why);
+	}
 	if (rc)
 		return cli_fail("record", &err);
 	return 0;

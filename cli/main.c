@@ -19,6 +19,7 @@ static const struct mr_cmd commands[] = {
 	{ "record", cmd_record, "record what memory a command, processes or the host touch",
 	  "memreplay record -o TRACE.db [--duration T] [--sources LIST] [--young-scan MODE]\n"
 	  "       [--young-interval T] [--ring-size SIZE] [--anonymize] [--force] [--quiet]\n"
+	  "       [--hw-event NAME[,NAME...]] [--hw-period N]\n"
 	  "       (-- COMMAND ARGS... | -p PID[,PID...] | --cgroup PATH | -a)" },
 	{ "replay", cmd_replay, "replay a trace through reclaim policies into a results database",
 	  "memreplay replay TRACE.db --policy SPEC [--policy SPEC ...] --memory SIZE [-o RESULTS.db]\n"

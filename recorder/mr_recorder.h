@@ -143,7 +143,8 @@ enum mr_record_source {
 	MR_RSRC_PAGECACHE = 1u << 2,	/* filemap tracepoints (PC_INSERT/DELETE, FD_ACCESS) */
 	MR_RSRC_READAHEAD = 1u << 3,	/* readahead tracepoints */
 	MR_RSRC_YOUNG = 1u << 4,	/* young-bit scans */
-	MR_RSRC_HWSAMPLE = 1u << 5,	/* hardware data-address sampling (libpfm4) */
+	MR_RSRC_HWSAMPLE = 1u << 5,	/* hardware data-address sampling (libpfm4 / IBS):
+					 * ACCESS events with source MR_SRC_HWSAMPLE */
 	MR_RSRC_NUMA = 1u << 6,		/* NUMA node of sampled pages (move_pages) */
 	/*
 	 * W and X bits of faults from exceptions:page_fault_user. Not in the default set:
@@ -190,6 +191,16 @@ struct mr_record_opts {
 	uint64_t young_interval_ns;	/* 0 = 1 s */
 	uint32_t ring_pages;		/* per-CPU ring data pages (power of two); 0 = 2048 (8 MiB) */
 	int anonymize;			/* keyed hashes for addresses, paths, task names */
+	/*
+	 * MR_RSRC_HWSAMPLE: comma list of libpfm4 event names ("MEM_INST_RETIRED.ALL_LOADS",
+	 * "perf::PERF_COUNT_SW_PAGE_FAULTS", libpfm4 modifiers allowed) or "ibs_op", at most
+	 * 8; NULL = this CPU vendor's list (Intel: MEM_INST_RETIRED.ALL_LOADS and .ALL_STORES
+	 * with PEBS; AMD: ibs_op). Events that do not open are left out, and when none opens
+	 * the source is off with the errno of each (stats src "hwsample", metadata).
+	 */
+	const char *hw_events;
+	uint64_t hw_period;		/* one sample every hw_period events; 0 = 100003 (a
+					 * ":period=N" modifier of a name stands then) */
 	const volatile int *stop;	/* polled; non-zero stops the recording (signal flag) */
 	/* Called once after the events are enabled (and before exec for a command);
 	 * may be NULL. cmd_pid is the command's pid or 0. */
@@ -217,6 +228,9 @@ struct mr_record_stats {
 	uint64_t cpu_ns;		/* recorder's own CPU time (user + sys) */
 	uint64_t pages, tasks, files, vmas;
 	uint64_t young_scans;
+	/* hardware samples read, those that became ACCESS events, and those dropped
+	 * without a data address or with a kernel one */
+	uint64_t hw_samples, hw_accesses, hw_no_addr, hw_kernel_addr;
 	int cmd_status;			/* wait status of the command, -1 if none */
 	int nrings;
 	struct mr_record_source_state src[MR_RECORD_NSOURCES];
@@ -229,7 +243,7 @@ struct mr_record_stats {
  * *stats (may be NULL) even on failure, with whatever was recorded.
  * Returns 0; MR_EPERM without privileges (message names perf_event_paranoid, CAP_PERFMON
  * and the fix); MR_EINVAL for bad options (also a --cgroup that is not a cgroup
- * directory); MR_EIO / MR_ENOSPC
+ * directory, more than 8 hw_events); MR_EIO / MR_ENOSPC
  * when writing fails (every chunk committed before stays readable).
  */
 int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *stats,

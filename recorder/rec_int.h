@@ -2,7 +2,8 @@
 /*
  * rec_int.h - the recorder's private state, shared by record.c (perf rings and the main
  * loop), ids.c (dense ids for tasks, mms, files, pages; VMAs per mm), tp.c (tracefs
- * formats), young.c (clear_refs scans, NUMA nodes) and hwsample.c (libpfm4 attempt).
+ * formats), young.c (clear_refs scans, NUMA nodes) and hwsample.c (hardware sampling
+ * events: libpfm4 or sysfs encoding, which open here).
  */
 #ifndef MR_REC_INT_H
 #define MR_REC_INT_H
@@ -115,8 +116,42 @@ struct tp_info {
 	char layout[256]; /* "name@off:size,..." for the metadata */
 };
 
-/* What an event id (PERF_SAMPLE_IDENTIFIER) belongs to. */
-enum rec_kind { RK_FAULT_MIN, RK_FAULT_MAJ, RK_TP_BASE };
+/* What an event id (PERF_SAMPLE_IDENTIFIER) belongs to: RK_TP_BASE + enum rec_tp, then
+ * RK_HW_BASE + index into rec_hw.ev[]. */
+enum rec_kind { RK_FAULT_MIN, RK_FAULT_MAJ, RK_TP_BASE, RK_HW_BASE = RK_TP_BASE + RTP_NR };
+
+/*
+ * Hardware data-address sampling (hwsample.c). One rec_hw_event per name asked for
+ * (--hw-event, or the vendor's default list): how it was encoded, whether it opened, and
+ * what its samples gave. The perf_event_attr fields are kept as plain values so that this
+ * header does not depend on which <linux/perf_event.h> a includer sees.
+ */
+#define REC_HW_MAX 8
+struct rec_hw_event {
+	char name[64];		/* as asked for */
+	char how[160];		/* what it was encoded to (libpfm4's string, or sysfs PMU) */
+	uint32_t type;		/* perf_event_attr.type */
+	uint64_t config, config1, config2;
+	uint64_t period;	/* sample_period used */
+	uint8_t precise_ip;
+	uint8_t exclude_user, exclude_kernel, exclude_hv, exclude_host, exclude_guest;
+	uint8_t rwx;		/* MR_ACC_WRITE / MR_ACC_READ when the name says stores /
+				 * loads, else 0 (then the sample's data_src, else READ) */
+	int opened;		/* opened on its own (rec_hw_setup) and kept */
+	int err;		/* errno of the failed open; 0 when encoding failed or none */
+	char why[200];		/* why not opened ("ENOENT (...): hint", or libpfm4's
+				 * error), "" when opened */
+	/* counted by the ring reader */
+	uint64_t samples, accesses, no_addr, kernel_addr, lost;
+};
+
+struct rec_hw {
+	struct rec_hw_event ev[REC_HW_MAX];
+	int n;			/* names asked for */
+	int nopen;		/* of them opened */
+	char vendor[16];	/* from /proc/cpuinfo, for the default list */
+	int defaults;		/* the names are the vendor's defaults */
+};
 
 /* Records copied out of one ring, waiting to be merged by time with the other rings. */
 struct rec_pending {
@@ -150,6 +185,8 @@ struct rec {
 
 	struct tp_info tp[RTP_NR];
 	struct rec_ring_state *rs;	/* [nrings] */
+	struct rec_hw hw;		/* hardware sampling events (--sources hwsample) */
+	int hw_on;			/* open_perf() adds the hw events that opened alone */
 	int64_t ws_item[RWS_NR];	/* enum node_stat_item values, -1 = unknown */
 	int refault_on, pf_user_on;
 	/* counters kept in the metadata */
@@ -236,7 +273,26 @@ int rec_btf_enum_file(const char *path, const char *enum_name, const char *const
 /* young.c */
 int rec_young_scan(struct rec *r, uint64_t t);
 void rec_numa_sample(struct rec *r);
-/* hwsample.c: try a hardware data-address sampling event; fill why (always). */
-int rec_hw_try(char *why, size_t cap);
+/* hwsample.c */
+struct perf_event_attr;
+/* Default period of hardware events (--hw-period 0). */
+#define REC_HW_DEFAULT_PERIOD 100003
+/*
+ * Encode names (comma list of libpfm4 event names or "ibs_op"; NULL = the vendor's
+ * default list) with period (0 = REC_HW_DEFAULT_PERIOD) and open each one alone on the
+ * calling thread with *base's sample layout (not inherited), closing it again, to learn
+ * which open here. Fills *hw (zeroed first). Returns the number that opened (0..n), or
+ * MR_EINVAL for more than REC_HW_MAX names or a name longer than 63 bytes (why says).
+ * Never prints; nothing stays open.
+ */
+int rec_hw_setup(struct rec_hw *hw, const char *names, uint64_t period,
+		 const struct perf_event_attr *base, char *why, size_t cap);
+/* Copy e's encoding (type, config*, exclude bits, precise_ip, period) into *a. */
+void rec_hw_attr(const struct rec_hw_event *e, struct perf_event_attr *a);
+/* One line for the summary and metadata: what opened and what failed with which errno
+ * (or "" when nothing was asked for). */
+void rec_hw_describe(const struct rec_hw *hw, char *buf, size_t cap);
+/* Access bits of one sample of e from its PERF_SAMPLE_DATA_SRC value. */
+uint8_t rec_hw_rwx(const struct rec_hw_event *e, uint64_t data_src);
 
 #endif /* MR_REC_INT_H */

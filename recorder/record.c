@@ -12,6 +12,9 @@
  *            to the WORKINGSET_* items), syscalls:sys_enter_munmap and mmap:exit_mmap
  *            (UNMAP / FREE), exceptions:page_fault_user (filtered to write and
  *            instruction-fetch faults: the W / X bits of FAULT events)
+ *   then     the hardware sampling events of hwsample.c that open here (--sources
+ *            hwsample): IP|TID|TIME|ADDR|CPU|DATA_SRC, user-space data addresses become
+ *            ACCESS events with source hwsample (on_hwsample())
  *
  * Every evsel uses PERF_SAMPLE_IDENTIFIER (the id says which evsel a sample came from,
  * also for inherited children) and PERF_FORMAT_ID|PERF_FORMAT_LOST (exact loss per ring).
@@ -59,6 +62,9 @@ _Static_assert(sizeof(struct perf_event_attr) >= PERF_ATTR_SIZE_VER8,
 		     PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU)
 /* id, ip, pid/tid, time, addr, cpu/res */
 #define SAMPLE_FIXED (6 * 8)
+/* hardware events: the same, then data_src (its mem_op says load or store) */
+#define HW_SAMPLE_TYPE (SAMPLE_TYPE | PERF_SAMPLE_DATA_SRC)
+#define HW_SAMPLE_FIXED (SAMPLE_FIXED + 8)
 /* sample_id_all trailer: pid/tid, time, cpu/res, identifier */
 #define SIDE_TRAILER (4 * 8)
 #define MAX_RANGE (1u << 16)
@@ -144,8 +150,8 @@ struct perf_state {
 	struct perf_cpu_map *cpus;
 	struct perf_thread_map *threads;
 	struct perf_evlist *evlist;
-	struct perf_evsel *evsel[2 + RTP_NR];
-	int kind[2 + RTP_NR];
+	struct perf_evsel *evsel[2 + RTP_NR + REC_HW_MAX];
+	int kind[2 + RTP_NR + REC_HW_MAX];
 	int nevsel;
 	struct idmap *ids;
 	int nids;
@@ -314,10 +320,23 @@ static int open_perf(struct rec *r, struct perf_state *ps, int with_tp, const ch
 		if ((rc = add_evsel(ps, &a, RK_TP_BASE + t)))
 			return rc;
 	}
+	/* hardware samples are taken in the context of the task that ran the access: scoped
+	 * like the faults (cgroup included) */
+	for (int i = 0; r->hw_on && i < r->hw.n; i++) {
+		if (!r->hw.ev[i].opened)
+			continue;
+		base_attr(&a, o);
+		a.wakeup_watermark = (uint32_t)(pages * r->psize / 2);
+		a.sample_type = HW_SAMPLE_TYPE;
+		rec_hw_attr(&r->hw.ev[i], &a);
+		if ((rc = add_evsel(ps, &a, RK_HW_BASE + i)))
+			return rc;
+	}
 #ifdef MR_LIBPERF_CGROUP_FD
 	/* --cgroup in the kernel: every stream but the CPU-wide ones (tp_names[]) */
 	for (int e = 0; r->cg_kernel && e < ps->nevsel; e++)
-		if (ps->kind[e] < RK_TP_BASE || !tp_names[ps->kind[e] - RK_TP_BASE].cpu_wide)
+		if (ps->kind[e] < RK_TP_BASE || ps->kind[e] >= RK_HW_BASE ||
+		    !tp_names[ps->kind[e] - RK_TP_BASE].cpu_wide)
 			perf_evsel__set_cgroup_fd(ps->evsel[e], r->cg_fd);
 #endif
 	perf_evlist__set_maps(ps->evlist, ps->cpus, ps->threads);
@@ -562,10 +581,10 @@ static int set_cgroup(struct rec *r, const char *path, struct mr_error *err)
 		snprintf(why, sizeof(why), "the perf_event cgroup controller is %s",
 			 pe < 0 ? "not in this kernel (CONFIG_CGROUP_PERF)" : "disabled");
 	else if (v2 && pe != 0)
-		snprintf(why, sizeof(why), "%s is cgroup2 but perf_event is on v1 hierarchy %d",
+		snprintf(why, sizeof(why), "%.80s is cgroup2 but perf_event is on v1 hierarchy %d",
 			 mnt, pe);
 	else if (!v2 && !strstr(opts, "perf_event"))
-		snprintf(why, sizeof(why), "%s is v1 '%s'; perf_event is on %s", mnt,
+		snprintf(why, sizeof(why), "%.60s is v1 '%.40s'; perf_event is on %s", mnt,
 			 r->cg_field, pe ? "another v1 hierarchy" : "cgroup2");
 #ifndef MR_LIBPERF_CGROUP_FD
 	else
@@ -616,6 +635,28 @@ static int delete_is_ours(struct rec *r, uint64_t dev, uint64_t ino, uint64_t in
 	return 0;
 }
 
+/*
+ * The page of user address addr in mm (VMA v, NULL when unknown): a page of the VMA's
+ * file, else an anon page of mm (marked mapped: munmap / exit_mmap free it). A page of an
+ * executable VMA is marked exec. Faults and hardware samples resolve alike.
+ */
+static uint32_t addr_page(struct rec *r, uint32_t mm, const struct rec_vma *v, uint64_t addr)
+{
+	uint32_t page;
+
+	if (v && v->file && !(v->flags & MR_VMA_SHARED && !(v->flags & MR_VMA_FILE))) {
+		page = rec_page_get(r, MR_PAGE_FILE, v->file,
+				    v->pgoff + ((addr - v->start) >> r->pshift));
+	} else {
+		page = rec_page_get(r, MR_PAGE_ANON, mm, addr >> r->pshift);
+		if (page != MR_PAGE_NONE)
+			r->pflags[page] |= PF_ANON_MAPPED;
+	}
+	if (v && (v->flags & MR_VMA_EXEC))
+		mark_exec(r, page);
+	return page;
+}
+
 static int on_fault(struct rec *r, int ring, const unsigned char *p, int major)
 {
 	uint64_t ip, time, addr;
@@ -658,16 +699,7 @@ static int on_fault(struct rec *r, int ring, const unsigned char *p, int major)
 		rwx = MR_ACC_EXEC;
 		fflags |= MR_ACC_EXEC;
 	}
-	if (v && v->file && !(v->flags & MR_VMA_SHARED && !(v->flags & MR_VMA_FILE))) {
-		page = rec_page_get(r, MR_PAGE_FILE, v->file,
-				    v->pgoff + ((addr - v->start) >> r->pshift));
-	} else {
-		page = rec_page_get(r, MR_PAGE_ANON, mm, addr >> r->pshift);
-		if (page != MR_PAGE_NONE)
-			r->pflags[page] |= PF_ANON_MAPPED;
-	}
-	if (v && (v->flags & MR_VMA_EXEC))
-		mark_exec(r, page);
+	page = addr_page(r, mm, v, addr);
 	ev = (struct mr_event){ .time = rel_time(r, time), .kind = MR_EV_FAULT, .page = page,
 				.task = task, .cpu = (uint16_t)cpu, .flags = fflags,
 				.arg = r->o->anonymize ? rec_hash(r, addr) : addr };
@@ -677,6 +709,48 @@ static int on_fault(struct rec *r, int ring, const unsigned char *p, int major)
 	ev.kind = MR_EV_ACCESS;
 	ev.arg = 0;
 	ev.flags = MR_ACC_FLAGS(rwx, MR_SRC_FAULT);
+	return rec_emit(r, r->ring_stream[ring], &r->ring_last[ring], &ev);
+}
+
+/*
+ * A hardware sample (hwsample.c event i): an ACCESS with source hwsample on the page of
+ * its data address, R / W / X from its data_src (else from the event's name). Samples
+ * without a data address (an IBS op that was no load or store, an event that has none)
+ * or with a kernel one (IBS cannot exclude the kernel) are counted and dropped.
+ */
+static int on_hwsample(struct rec *r, int ring, int i, const unsigned char *p, uint32_t len)
+{
+	struct rec_hw_event *he = &r->hw.ev[i];
+	uint64_t time, addr, data_src;
+	uint32_t pid, tid, cpu, task, mm, page;
+	struct mr_event ev;
+
+	if (len < HW_SAMPLE_FIXED)
+		return 0;
+	memcpy(&pid, p + 16, 4);
+	memcpy(&tid, p + 20, 4);
+	memcpy(&time, p + 24, 8);
+	memcpy(&addr, p + 32, 8);
+	memcpy(&cpu, p + 40, 4);
+	memcpy(&data_src, p + SAMPLE_FIXED, 8);
+	if (!stream_in_scope(r, -1, (int32_t)tid))
+		return 0;
+	he->samples++;
+	if (addr < (uint64_t)r->psize) { /* 0: none (and page 0 is never mapped) */
+		he->no_addr++;
+		return 0;
+	}
+	if ((int64_t)addr < 0) { /* x86-64, arm64: the kernel is the upper half */
+		he->kernel_addr++;
+		return 0;
+	}
+	task = rec_task_get(r, (int32_t)pid, (int32_t)tid, rel_time(r, time));
+	mm = task ? r->tasks[task].mm : 0;
+	page = addr_page(r, mm, mm ? rec_vma_find(&r->mms[mm], addr) : NULL, addr);
+	he->accesses++;
+	ev = (struct mr_event){ .time = rel_time(r, time), .kind = MR_EV_ACCESS, .page = page,
+				.task = task, .cpu = (uint16_t)cpu,
+				.flags = MR_ACC_FLAGS(rec_hw_rwx(he, data_src), MR_SRC_HWSAMPLE) };
 	return rec_emit(r, r->ring_stream[ring], &r->ring_last[ring], &ev);
 }
 
@@ -1157,6 +1231,9 @@ static int process(struct rec *r, struct perf_state *ps, int ring, const union p
 		}
 		if (k == RK_FAULT_MIN || k == RK_FAULT_MAJ)
 			return on_fault(r, ring, p, k == RK_FAULT_MAJ);
+		if (k >= RK_HW_BASE)
+			return on_hwsample(r, ring, k - RK_HW_BASE, p,
+					   e->header.size - sizeof(e->header));
 		if (k >= RK_TP_BASE)
 			return on_tracepoint(r, ring, k - RK_TP_BASE, p,
 					     e->header.size - sizeof(e->header), ids);
@@ -1271,6 +1348,86 @@ static uint64_t ring_lost(struct perf_state *ps, int ring)
 				lost += cv.lost;
 		}
 	return lost;
+}
+
+/* Samples of evsel e lost on every ring (PERF_FORMAT_LOST). */
+static uint64_t evsel_lost(struct perf_state *ps, int e)
+{
+	int ncpu = perf_cpu_map__nr(ps->cpus), nthr = perf_thread_map__nr(ps->threads);
+	uint64_t lost = 0;
+
+	for (int c = 0; c < ncpu; c++)
+		for (int t = 0; t < nthr; t++) {
+			struct perf_counts_values cv = { 0 };
+
+			if (perf_evsel__read(ps->evsel[e], c, t, &cv) == 0)
+				lost += cv.lost;
+		}
+	return lost;
+}
+
+/* hwsample: what was asked for, what opened (encoding, period) and why the rest did not. */
+static void meta_hw(struct rec *r)
+{
+	char key[64], buf[512];
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; r->hw_on && i < r->hw.n; i++)
+		if (r->hw.ev[i].opened && n < sizeof(buf))
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", n ? "," : "",
+					      r->hw.ev[i].name);
+	mr_writer_set_meta(r->w, "hwsample.events", buf);
+	mr_writer_set_meta(r->w, "hwsample.vendor", r->hw.vendor);
+	mr_writer_set_meta(r->w, "hwsample.list", r->hw.defaults ? "vendor default" :
+			   "--hw-event");
+	for (int i = 0; i < r->hw.n; i++) {
+		const struct rec_hw_event *e = &r->hw.ev[i];
+
+		snprintf(key, sizeof(key), "hwsample.event%d", i);
+		mr_writer_set_meta(r->w, key, e->name);
+		snprintf(key, sizeof(key), "hwsample.event%d.opened", i);
+		mr_writer_set_meta_u64(r->w, key, (uint64_t)(e->opened && r->hw_on));
+		snprintf(key, sizeof(key), "hwsample.event%d.encoding", i);
+		mr_writer_set_meta(r->w, key, e->how);
+		if (e->opened) {
+			snprintf(key, sizeof(key), "hwsample.event%d.period", i);
+			mr_writer_set_meta_u64(r->w, key, e->period);
+			snprintf(key, sizeof(key), "hwsample.event%d.precise_ip", i);
+			mr_writer_set_meta_u64(r->w, key, e->precise_ip);
+		} else {
+			snprintf(key, sizeof(key), "hwsample.event%d.error", i);
+			mr_writer_set_meta(r->w, key, e->why);
+		}
+	}
+}
+
+/* hwsample counters at the end, per event and in the stats. */
+static void meta_hw_counts(struct rec *r, struct perf_state *ps)
+{
+	static const char *const what[] = { "samples", "accesses", "no_addr", "kernel_addr",
+					    "lost" };
+	char key[64];
+
+	for (int e = 0; e < ps->nevsel; e++)
+		if (ps->kind[e] >= RK_HW_BASE)
+			r->hw.ev[ps->kind[e] - RK_HW_BASE].lost = evsel_lost(ps, e);
+	for (int i = 0; r->hw_on && i < r->hw.n; i++) {
+		struct rec_hw_event *e = &r->hw.ev[i];
+		const uint64_t v[] = { e->samples, e->accesses, e->no_addr, e->kernel_addr,
+				       e->lost };
+
+		if (!e->opened)
+			continue;
+		for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
+			snprintf(key, sizeof(key), "hwsample.event%d.%s", i, what[k]);
+			mr_writer_set_meta_u64(r->w, key, v[k]);
+		}
+		r->st->hw_samples += e->samples;
+		r->st->hw_accesses += e->accesses;
+		r->st->hw_no_addr += e->no_addr;
+		r->st->hw_kernel_addr += e->kernel_addr;
+	}
 }
 
 static void meta_host(struct rec *r)
@@ -1451,6 +1608,7 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 	uint64_t t_end, next_young;
 	const char *step = "";
 	char tracefs_why[160] = "", refault_why[160] = "", filter_why[160] = "";
+	char hw_why[256] = "", hw_open_why[256] = "";
 	int tp_why[RTP_NR] = { 0 };
 
 	if (!stats)
@@ -1503,6 +1661,20 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 		}
 	}
 	refault_setup(&r, refault_why, sizeof(refault_why));
+
+	/* Hardware sampling: which events open here, each alone on this thread (an
+	 * option error stops before the store is created). */
+	if (o.sources & MR_RSRC_HWSAMPLE) {
+		struct perf_event_attr ha;
+
+		base_attr(&ha, &o);
+		ha.sample_type = HW_SAMPLE_TYPE;
+		rc = rec_hw_setup(&r.hw, o.hw_events, o.hw_period, &ha, hw_why, sizeof(hw_why));
+		if (rc < 0)
+			return mr_error_set(err, rc, "%s", hw_why);
+		r.hw_on = rc > 0;
+		rc = 0;
+	}
 
 	rc = mr_store_create(o.output, o.overwrite, &r.store, err);
 	if (rc)
@@ -1567,6 +1739,30 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 	}
 
 	rc = open_perf(&r, &ps, with_tp, &step);
+	if (rc < 0 && r.hw_on) {
+		/* the hardware events opened alone; with the rest (inherit, the cgroup
+		 * scope, the shared rings) they may not: record without them when that is
+		 * what failed, else put them back and try the fallbacks below */
+		const char *hw_step = step;
+		int hw_rc = rc;
+
+		delete_evlist(ps.evlist);
+		ps.evlist = NULL;
+		r.hw_on = 0;
+		rc = open_perf(&r, &ps, with_tp, &step);
+		if (rc == 0) {
+			snprintf(hw_open_why, sizeof(hw_open_why), "the hardware events open "
+				 "alone but not with the other streams: %s at %s (%s); the "
+				 "software sources continue", strerrorname_np(-hw_rc) ?
+				 strerrorname_np(-hw_rc) : "?", hw_step, strerror(-hw_rc));
+		} else {
+			delete_evlist(ps.evlist);
+			ps.evlist = NULL;
+			r.hw_on = 1;
+			rc = hw_rc;
+			step = hw_step;
+		}
+	}
 	if (rc < 0 && r.cg_kernel) {
 		/* the kernel refused the cgroup scope (a LSM, an odd cgroup): filter in user
 		 * space when the same events open without it; else the error is another */
@@ -1711,14 +1907,19 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 	if (!(o.sources & MR_RSRC_HWSAMPLE)) {
 		src_set(stats, "hwsample", 0, "not asked for (--sources)");
 	} else {
-		char why[160];
+		char why[512], meta[520];
 
-		char meta[200];
-		int on = rec_hw_try(why, sizeof(why)) == 0;
-
-		src_set(stats, "hwsample", on, "%s", why);
-		snprintf(meta, sizeof(meta), "%s: %s", on ? "on" : "off", why);
+		if (hw_open_why[0])
+			snprintf(why, sizeof(why), "%s", hw_open_why);
+		else if (r.hw.n)
+			rec_hw_describe(&r.hw, why, sizeof(why));
+		else
+			snprintf(why, sizeof(why), "%s; the software sources continue", hw_why);
+		/* said once: the CLI prints the sources, the metadata keeps them */
+		src_set(stats, "hwsample", r.hw_on, "%s", why);
+		snprintf(meta, sizeof(meta), "%s: %s", r.hw_on ? "on" : "off", why);
 		mr_writer_set_meta(r.w, "hwsample", meta);
+		meta_hw(&r);
 	}
 	{
 		int y = o.young;
@@ -1945,6 +2146,8 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 		mr_writer_set_meta_u64(r.w, "munmap.calls", r.munmaps);
 		mr_writer_set_meta_u64(r.w, "exit_mmap.calls", r.exit_mmaps);
 		mr_writer_set_meta_u64(r.w, "mm.ends_at_last_exit", r.mm_ends);
+		if (o.sources & MR_RSRC_HWSAMPLE)
+			meta_hw_counts(&r, &ps);
 		for (int i = 0; i < stats->nsrc; i++) {
 			char key[64];
 

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # test_record.sh - `memreplay record` from the command line: a recorded command gives a
 # store that `info` and `replay` accept; SIGINT stops cleanly (exit 0, store complete);
-# bad arguments exit 2 naming the problem; --cgroup checks its directory and records.
+# bad arguments exit 2 naming the problem; --cgroup checks its directory and records;
+# --hw-event records through a libpfm4-encoded event, and the default hardware events fall
+# back with one line when there is no PMU.
 # Skips (77) when not root or when this memreplay has no `record` subcommand yet.
 #   test_record.sh MEMREPLAY WORKLOAD_DIR
 set -u
@@ -48,6 +50,23 @@ check "--cgroup that does not exist: exit 1" [ $? = 1 ]
 check "--cgroup that does not exist: says so" grep -q "not a directory" "$T/cg.log"
 "$MR" record -o "$T/cg2.db" --quiet --duration 300ms --cgroup /sys/fs/cgroup/memory >"$T/cg2.log" 2>&1
 check "--cgroup of the v1 memory root with --duration: exit 0" [ $? = 0 ]
+
+# Hardware sampling: a libpfm4-encoded software event stands in for the PMU these VMs lack.
+"$MR" record -o "$T/hw.db" --quiet --sources mmap,hwsample --hw-event perf::PERF_COUNT_SW_PAGE_FAULTS \
+	--hw-period 1 -- "$WL/wl_anon" 500 "$T/hw.out" >"$T/hw.log" 2>&1
+check "--hw-event perf::PERF_COUNT_SW_PAGE_FAULTS --hw-period 1: exit 0" [ $? = 0 ]
+"$MR" query "$T/hw.db" "SELECT value FROM meta WHERE key = 'hwsample.events'" >"$T/hwq.log" 2>&1
+check "--hw-event: the metadata names the event" grep -q "^perf::PERF_COUNT_SW_PAGE_FAULTS$" "$T/hwq.log"
+"$MR" record -o "$T/x.db" --hw-period 0 -- true >"$T/usage4.log" 2>&1
+check "--hw-period 0: usage error (2)" [ $? = 2 ]
+"$MR" record -o "$T/x.db" --sources faults --hw-event perf::PAGE-FAULTS -- true >"$T/usage5.log" 2>&1
+check "--hw-event without hwsample in --sources: usage error (2)" [ $? = 2 ]
+if [ ! -e /sys/bus/event_source/devices/cpu ] && [ ! -e /sys/bus/event_source/devices/ibs_op ]; then
+	"$MR" record -o "$T/hwfb.db" --quiet --sources faults,hwsample -- true >"$T/hwfb.log" 2>&1
+	check "no PMU: the default hardware events fall back, exit 0" [ $? = 0 ]
+	check "no PMU: --quiet still says so once, with the errno" \
+		[ "$(grep -c 'hwsample off: hardware event .*ENOENT' "$T/hwfb.log")" = 1 ]
+fi
 
 [ $fail = 0 ] && rm -rf "$T"
 exit $fail
