@@ -354,6 +354,25 @@ static int open_perf(struct rec *r, struct perf_state *ps, int with_tp, const ch
 	return 0;
 }
 
+/*
+ * open_perf() failed with a feature on (*feature = 1): try again without it. Returns 0 when
+ * that opens (the feature stays off); else the feature is put back on and the events are
+ * opened once more, so that the error and the state are those of the feature on.
+ */
+static int open_perf_without(struct rec *r, struct perf_state *ps, int with_tp,
+			     const char **step, int *feature)
+{
+	delete_evlist(ps->evlist);
+	ps->evlist = NULL;
+	*feature = 0;
+	if (open_perf(r, ps, with_tp, step) == 0)
+		return 0;
+	delete_evlist(ps->evlist);
+	ps->evlist = NULL;
+	*feature = 1;
+	return open_perf(r, ps, with_tp, step);
+}
+
 /* id -> evsel kind for every (evsel, cpu, thread). */
 static int read_ids(struct perf_state *ps)
 {
@@ -1742,26 +1761,16 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 	if (rc < 0 && r.hw_on) {
 		/* the hardware events opened alone; with the rest (inherit, the cgroup
 		 * scope, the shared rings) they may not: record without them when that is
-		 * what failed, else put them back and try the fallbacks below */
+		 * what failed */
 		const char *hw_step = step;
 		int hw_rc = rc;
 
-		delete_evlist(ps.evlist);
-		ps.evlist = NULL;
-		r.hw_on = 0;
-		rc = open_perf(&r, &ps, with_tp, &step);
-		if (rc == 0) {
+		rc = open_perf_without(&r, &ps, with_tp, &step, &r.hw_on);
+		if (rc == 0)
 			snprintf(hw_open_why, sizeof(hw_open_why), "the hardware events open "
 				 "alone but not with the other streams: %s at %s (%s); the "
 				 "software sources continue", strerrorname_np(-hw_rc) ?
 				 strerrorname_np(-hw_rc) : "?", hw_step, strerror(-hw_rc));
-		} else {
-			delete_evlist(ps.evlist);
-			ps.evlist = NULL;
-			r.hw_on = 1;
-			rc = hw_rc;
-			step = hw_step;
-		}
 	}
 	if (rc < 0 && r.cg_kernel) {
 		/* the kernel refused the cgroup scope (a LSM, an odd cgroup): filter in user
@@ -1769,20 +1778,11 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 		const char *cg_step = step;
 		int cg_rc = rc;
 
-		delete_evlist(ps.evlist);
-		ps.evlist = NULL;
-		r.cg_kernel = 0;
-		rc = open_perf(&r, &ps, with_tp, &step);
-		if (rc == 0) {
+		rc = open_perf_without(&r, &ps, with_tp, &step, &r.cg_kernel);
+		if (rc == 0)
 			snprintf(r.cg_how, sizeof(r.cg_how), "in user space (every task sampled): "
 				 "perf_event_open(PERF_FLAG_PID_CGROUP) failed: %s at %s",
 				 strerror(-cg_rc), cg_step);
-		} else {
-			delete_evlist(ps.evlist);
-			ps.evlist = NULL;
-			r.cg_kernel = 1;
-			rc = open_perf(&r, &ps, with_tp, &step);
-		}
 	}
 	if (rc == 0 && with_tp && apply_filters(&r, &ps, filter_why, sizeof(filter_why))) {
 		/* the refault labels without their filter would be every memcg stat update */
