@@ -64,6 +64,13 @@ struct rec_task {
 	 * sample (pf_err bit 0: pending) */
 	uint64_t pf_addr;
 	uint32_t pf_err;
+	/* WORKINGSET_*_ANON labels of this task's swap-in, waiting for the major fault
+	 * sample that ends it (record.c:on_memcg(), claim_swapin()) */
+	uint32_t sw_labels;	/* WORKINGSET_REFAULT_ANON labels since then */
+	uint32_t sw_pages;	/* their pages */
+	uint32_t sw_nr;		/* pages of the last one */
+	uint8_t sw_flags;	/* its REFAULT flags: KERNEL, + WORKINGSET with RESTORE_ANON */
+	uint8_t sw_activate;	/* ACTIVATE_ANON came with it */
 };
 
 /* Per ring (CPU): what the kernel's refault labels attach to. */
@@ -192,6 +199,8 @@ struct rec {
 	/* counters kept in the metadata */
 	uint64_t rf_labels, rf_unpaired, rf_pages, rf_anon_pages, pf_paired, munmaps, exit_mmaps,
 		 mm_ends;
+	/* anon label pages by what became of them (they sum to rf_anon_pages) */
+	uint64_t rf_anon_attached, rf_anon_readahead, rf_anon_unattached;
 
 	/* streams: one per ring, then young */
 	uint32_t *ring_stream; uint64_t *ring_last; int nrings;

@@ -102,6 +102,7 @@ int perf_evsel__apply_filter(struct perf_evsel *evsel, const char *filter);
  *                                    filemap_add_folio() and the swap-in paths of the task
  *                                    that brings the page back (vmscan only reads them);
  *                                    on_memcg() pairs them with that task's insert
+ *                                    (file) or its major fault (anon: claim_swapin())
  *   sys_enter_munmap                 the calling task
  *   exit_mmap                        the task dropping the last mm reference: the exiting
  *                                    task (still in its cgroup: cgroup_exit() comes after
@@ -676,6 +677,83 @@ static uint32_t addr_page(struct rec *r, uint32_t mm, const struct rec_vma *v, u
 	return page;
 }
 
+/*
+ * The WORKINGSET_*_ANON labels a task collected (on_memcg()) that no major fault of it
+ * claims: counted in the metadata only. Called when the task's next sample says its
+ * labels were not those of a swap-in fault (a minor fault, a page-cache insert or read,
+ * munmap, a fault entry, exec, exit) and at the end of the recording.
+ */
+static void drop_swapin(struct rec *r, uint32_t task)
+{
+	struct rec_task *tk = &r->tasks[task];
+
+	r->rf_anon_unattached += tk->sw_pages;
+	tk->sw_labels = 0;
+	tk->sw_pages = 0;
+}
+
+/*
+ * A major fault of a task that collected anon refault labels since its last sample: the
+ * swap-in of that fault labelled them (mm/memory.c:do_swap_page() calls
+ * workingset_refault() before mm_account_fault() samples PERF_COUNT_SW_PAGE_FAULTS_MAJ;
+ * a swap-in that waited for its read ends as a retried fault, which is major too).
+ * One label: the folio of the faulting page, REFAULT (KERNEL, + WORKINGSET when
+ * RESTORE_ANON came with it) then ACTIVATE (KERNEL) for each of its pages, at the
+ * fault's time, task and CPU (ev: the fault's ACCESS). An order-0 label sits on the
+ * fault's page; a large folio (mTHP swap-in, SWP_SYNCHRONOUS_IO devices) on the
+ * naturally aligned virtual range around it when that is private anon memory inside the
+ * VMA (do_swap_page() maps it there), else it is counted only. Several labels: swap
+ * readahead read neighbours too (swap_vma_readahead() / swap_cluster_readahead(), in
+ * address or swap-slot order) and which label is the faulting page's is unknown, so
+ * all are counted only.
+ */
+static int claim_swapin(struct rec *r, int ring, const struct mr_event *ev, uint32_t mm,
+			const struct rec_vma *v, uint64_t addr)
+{
+	struct rec_task *tk = &r->tasks[ev->task];
+	uint32_t nr = tk->sw_nr, page = ev->page;
+	uint64_t base = 0;
+	int rc = 0;
+
+	if (tk->sw_labels > 1) {
+		r->rf_anon_readahead += tk->sw_pages;
+		goto out;
+	}
+	if (nr > 1) {
+		base = (addr >> r->pshift) & ~((uint64_t)nr - 1);
+		if ((nr & (nr - 1)) || !v || v->file || (v->flags & MR_VMA_SHARED) ||
+		    (base << r->pshift) < v->start || ((base + nr) << r->pshift) > v->end) {
+			r->rf_anon_unattached += tk->sw_pages;
+			goto out;
+		}
+	} else if (page == MR_PAGE_NONE) {
+		r->rf_anon_unattached += tk->sw_pages;
+		goto out;
+	}
+	for (int pass = 0; pass < 1 + tk->sw_activate && !rc; pass++)
+		for (uint32_t i = 0; i < nr && !rc; i++) {
+			struct mr_event e = {
+				.time = ev->time, .task = ev->task, .cpu = ev->cpu,
+				.kind = pass ? MR_EV_ACTIVATE : MR_EV_REFAULT,
+				.flags = pass ? MR_REFAULT_KERNEL : tk->sw_flags,
+				.page = nr > 1 ? rec_page_get(r, MR_PAGE_ANON, mm, base + i) : page,
+			};
+
+			if (e.page == MR_PAGE_NONE) {
+				r->rf_anon_unattached += !pass;
+				continue;
+			}
+			if (nr > 1)
+				r->pflags[e.page] |= PF_ANON_MAPPED;
+			r->rf_anon_attached += !pass;
+			rc = rec_emit(r, r->ring_stream[ring], &r->ring_last[ring], &e);
+		}
+out:
+	tk->sw_labels = 0;
+	tk->sw_pages = 0;
+	return rc;
+}
+
 static int on_fault(struct rec *r, int ring, const unsigned char *p, int major)
 {
 	uint64_t ip, time, addr;
@@ -728,7 +806,14 @@ static int on_fault(struct rec *r, int ring, const unsigned char *p, int major)
 	ev.kind = MR_EV_ACCESS;
 	ev.arg = 0;
 	ev.flags = MR_ACC_FLAGS(rwx, MR_SRC_FAULT);
-	return rec_emit(r, r->ring_stream[ring], &r->ring_last[ring], &ev);
+	rc = rec_emit(r, r->ring_stream[ring], &r->ring_last[ring], &ev);
+	if (rc || !task || !r->tasks[task].sw_labels)
+		return rc;
+	if (!major) {
+		drop_swapin(r, task);
+		return 0;
+	}
+	return claim_swapin(r, ring, &ev, mm, v, addr);
 }
 
 /*
@@ -857,9 +942,12 @@ static int flush_refault(struct rec *r, int ring)
  * memcg:mod_memcg_lruvec_state, WORKINGSET_* items only (kernel filter). mm/workingset.c:
  * workingset_refault() adds REFAULT_<type>, then ACTIVATE_<type> when the refault distance
  * says recent, then RESTORE_<type> when the folio was in the workingset before eviction,
- * each with nr = folio pages, right after filemap_add_folio() inserted it on this CPU in
- * this task. A file label attaches to the last PC_INSERT of this ring when its task and
- * size agree; anon labels (swap-in) have no PC_INSERT and are only counted.
+ * each with nr = folio pages. A file label comes right after filemap_add_folio()
+ * inserted the folio on this CPU in this task and attaches to the last PC_INSERT of this
+ * ring when its task and size agree. An anon label (swap-in: the swap cache, or the
+ * SWP_SYNCHRONOUS_IO path of do_swap_page(); shmem too, whose folios are not on the file
+ * LRU) comes before the fault sample that ends the swap-in, possibly on another CPU (the
+ * task sleeps on the read): it waits in the task until claim_swapin() or drop_swapin().
  */
 static int on_memcg(struct rec *r, int ring, uint32_t task, uint64_t time, uint16_t cpu,
 		    const unsigned char *raw, uint32_t rawlen)
@@ -868,6 +956,7 @@ static int on_memcg(struct rec *r, int ring, uint32_t task, uint64_t time, uint1
 	struct rec_ring_state *q = &r->rs[ring];
 	int64_t item = (int32_t)rec_tp_get(raw, rawlen, &tp->item);
 	int32_t val = (int32_t)rec_tp_get(raw, rawlen, &tp->val);
+	struct rec_task *tk = &r->tasks[task];
 	int k, rc;
 
 	for (k = 0; k < RWS_NR && r->ws_item[k] != item; k++)
@@ -907,7 +996,21 @@ static int on_memcg(struct rec *r, int ring, uint32_t task, uint64_t time, uint1
 		return 0;
 	case RWS_REFAULT_ANON:
 		r->rf_anon_pages += (uint64_t)val;
-		/* fall through */
+		tk->sw_labels++;
+		tk->sw_pages += (uint32_t)val;
+		tk->sw_nr = (uint32_t)val;
+		tk->sw_flags = MR_REFAULT_KERNEL;
+		tk->sw_activate = 0;
+		return flush_refault(r, ring);
+	case RWS_ACTIVATE_ANON:
+	case RWS_RESTORE_ANON:
+		if (!tk->sw_labels || tk->sw_nr != (uint32_t)val)
+			r->rf_unpaired++;
+		else if (k == RWS_ACTIVATE_ANON)
+			tk->sw_activate = 1;
+		else
+			tk->sw_flags |= MR_REFAULT_WORKINGSET;
+		return flush_refault(r, ring);
 	default:
 		return flush_refault(r, ring);
 	}
@@ -984,6 +1087,8 @@ static int on_tracepoint(struct rec *r, int ring, int t, const unsigned char *p,
 		if (t == RTP_MEMCG)
 			return task ? on_memcg(r, ring, task, rel_time(r, time), (uint16_t)cpu,
 					       raw, rawlen) : 0;
+		if (task && r->tasks[task].sw_labels)
+			drop_swapin(r, task);
 		return on_mm_tracepoint(r, ring, t, task, rel_time(r, time), (uint16_t)cpu, raw,
 					rawlen, ids);
 	}
@@ -1004,6 +1109,10 @@ static int on_tracepoint(struct rec *r, int ring, int t, const unsigned char *p,
 	ev.time = rel_time(r, time);
 	ev.task = task;
 	ev.cpu = (uint16_t)cpu;
+	/* a task's insert or read ends any swap-in labels it had (deletions do not: the
+	 * direct reclaim of a charge during swap readahead deletes between labels) */
+	if (task && t != RTP_DELETE && r->tasks[task].sw_labels)
+		drop_swapin(r, task);
 
 	switch (t) {
 	case RTP_ADD:
@@ -1148,6 +1257,8 @@ static int on_side(struct rec *r, int ring, const union perf_event *e, uint32_t 
 		task = ring_stream_task(r, e->comm.pid, e->comm.tid, t);
 		if (!task)
 			return 0;
+		if (r->tasks[task].sw_labels)
+			drop_swapin(r, task);
 		if (e->header.misc & PERF_RECORD_MISC_COMM_EXEC) {
 			/* exec: a new address space for the process */
 			uint32_t nm = rec_mm_new(r, e->comm.pid, 0);
@@ -1197,6 +1308,8 @@ static int on_side(struct rec *r, int ring, const union perf_event *e, uint32_t 
 		task = ring_stream_task(r, e->fork.pid, e->fork.tid, t);
 		if (!task)
 			return 0;
+		if (r->tasks[task].sw_labels)
+			drop_swapin(r, task);
 		if (!r->tasks[task].end_ns) {
 			int rc;
 
@@ -2110,6 +2223,11 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 				  mr_strerror(rc));
 	}
 
+	/* anon refault labels no major fault claimed before the end */
+	for (uint32_t t = 1; t < r.ntasks; t++)
+		if (r.tasks[t].sw_labels)
+			drop_swapin(&r, t);
+
 	/* Loss per ring, exact (PERF_FORMAT_LOST). */
 	for (int i = 0; i < r.nrings; i++) {
 		uint64_t lost = ring_lost(&ps, i);
@@ -2141,6 +2259,10 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 		mr_writer_set_meta_u64(r.w, "refault.kernel_labels", r.rf_labels);
 		mr_writer_set_meta_u64(r.w, "refault.kernel_file_pages", r.rf_pages);
 		mr_writer_set_meta_u64(r.w, "refault.kernel_anon_pages", r.rf_anon_pages);
+		mr_writer_set_meta_u64(r.w, "refault.kernel_anon_attached", r.rf_anon_attached);
+		mr_writer_set_meta_u64(r.w, "refault.kernel_anon_readahead", r.rf_anon_readahead);
+		mr_writer_set_meta_u64(r.w, "refault.kernel_anon_unattached",
+				       r.rf_anon_unattached);
 		mr_writer_set_meta_u64(r.w, "refault.kernel_unpaired", r.rf_unpaired);
 		mr_writer_set_meta_u64(r.w, "fault_rw.paired", r.pf_paired);
 		mr_writer_set_meta_u64(r.w, "munmap.calls", r.munmaps);

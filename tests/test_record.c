@@ -7,7 +7,9 @@
  *   test_record WORKLOAD_DIR MEMREPLAY_BINARY
  *
  * tracefs: when /sys/kernel/tracing is not mounted, it is mounted in a private mount
- * namespace of this test (unshare), so the host is left as it was.
+ * namespace of this test (unshare), so the host is left as it was. The swap part
+ * (test_swap_refault) adds a swapfile and sets vm.page-cluster for about a second, and
+ * puts both back (see SWAP_STATE).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -19,8 +21,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/swap.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1076,15 +1080,14 @@ static void cg_cmd_start(void *ctx, int cmd_pid)
 		close(fd);
 }
 
-static long long memcg_stat(const char *cg, const char *key)
+/* The value of "KEY VALUE" line key of path (memory.stat, /proc/vmstat); -1 if none. */
+static long long stat_value(const char *path, const char *key)
 {
-	char path[512], line[256];
+	char line[256];
 	size_t n = strlen(key);
 	long long v = -1;
-	FILE *f;
+	FILE *f = fopen(path, "r");
 
-	snprintf(path, sizeof(path), "%s/memory.stat", cg);
-	f = fopen(path, "r");
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f))
@@ -1092,6 +1095,74 @@ static long long memcg_stat(const char *cg, const char *key)
 			v = atoll(line + n + 1);
 	fclose(f);
 	return v;
+}
+
+static long long memcg_stat(const char *cg, const char *key)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/memory.stat", cg);
+	return stat_value(path, key);
+}
+
+/* /proc/vmstat's key after folding the per-CPU deltas in (vm.stat_refresh). */
+static long long vmstat(const char *key)
+{
+	int fd = open("/proc/sys/vm/stat_refresh", O_WRONLY);
+
+	if (fd >= 0) {
+		if (write(fd, "1", 1) != 1)
+			fprintf(stderr, "note: vm.stat_refresh: %s\n", strerror(errno));
+		close(fd);
+	}
+	return stat_value("/proc/vmstat", key);
+}
+
+/*
+ * memory.stat's key of cg minus base once it equals want: memcg stats are flushed lazily
+ * (rstat, every 2 s at the latest), so wait up to 3 s for it. Returns the last delta.
+ */
+static long long memcg_stat_delta(const char *cg, const char *key, long long base,
+				  long long want)
+{
+	long long v = -1;
+
+	for (int i = 0; i < 30; i++) {
+		v = memcg_stat(cg, key);
+		if (v - base == want)
+			break;
+		usleep(100000);
+	}
+	return v - base;
+}
+
+/*
+ * A private v1 memory cgroup /sys/fs/cgroup/memory/<name>-<pid> limited to limit bytes,
+ * its path in cg. Returns 0, or -1 after printing why the test part is skipped (nothing
+ * left behind).
+ */
+static int memcg_create(const char *part, const char *name, const char *limit, char *cg,
+			size_t cap)
+{
+	char path[512];
+	int fd, ok;
+
+	snprintf(cg, cap, "/sys/fs/cgroup/memory/%s-%d", name, getpid());
+	if (mkdir(cg, 0755)) {
+		printf("SKIP %s part: mkdir %s: %s\n", part, cg, strerror(errno));
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/memory.limit_in_bytes", cg);
+	fd = open(path, O_WRONLY);
+	ok = fd >= 0 && write(fd, limit, strlen(limit)) == (ssize_t)strlen(limit);
+	if (fd >= 0)
+		close(fd);
+	CHECK(ok);
+	if (!ok) {
+		rmdir(cg);
+		return -1;
+	}
+	return 0;
 }
 
 /*
@@ -1113,17 +1184,9 @@ static void test_refault_memcg(void)
 	struct mr_error err = { 0 };
 	long long ws0, ws1 = -1;
 	int64_t kpages, keypages, kseen;
-	int fd;
 
-	snprintf(cg, sizeof(cg), "/sys/fs/cgroup/memory/mr-rec-rf-%d", getpid());
-	if (mkdir(cg, 0755)) {
-		printf("SKIP refault part: mkdir %s: %s\n", cg, strerror(errno));
+	if (memcg_create("refault", "mr-rec-rf", "16777216", cg, sizeof(cg)))
 		return;
-	}
-	snprintf(path, sizeof(path), "%s/memory.limit_in_bytes", cg);
-	fd = open(path, O_WRONLY);
-	CHECK(fd >= 0 && write(fd, "16777216", 8) == 8);
-	close(fd);
 	snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
 	c.procs = path;
 	snprintf(file, sizeof(file), "%s/rf.bin", mr_test_tmpdir());
@@ -1171,13 +1234,7 @@ static void test_refault_memcg(void)
 		free(deleted);
 		free(evs);
 	}
-	/* memcg stats are flushed lazily (rstat, every 2 s at the latest) */
-	for (int i = 0; i < 30; i++) {
-		ws1 = memcg_stat(cg, "workingset_refault_file");
-		if (ws1 - ws0 == kpages)
-			break;
-		usleep(100000);
-	}
+	ws1 = ws0 + memcg_stat_delta(cg, "workingset_refault_file", ws0, kpages);
 	printf("refault: %lld pages by the kernel's count, %lld kernel-labelled, %lld "
 	       "key-matched; labels %lld, unpaired %lld\n", ws1 - ws0, (long long)kpages,
 	       (long long)keypages, (long long)sql_int(db, "SELECT CAST(value AS INTEGER) FROM "
@@ -1217,6 +1274,302 @@ static uint8_t *anon_pages_in(const char *db, uint64_t lo, uint64_t hi, int64_t 
 	sqlite3_finalize(q);
 	sqlite3_close(h);
 	return in;
+}
+
+/*
+ * A swapfile of bytes at path, swapped on with priority prio: fallocate, a swap header
+ * as mkswap(8) writes it (version 1, last page; include/linux/swap.h union swap_header),
+ * swapon(2). Returns 0, or -1 with why (the caller skips) and nothing left behind.
+ */
+static int swapfile_on(const char *path, long bytes, int prio, char *why, size_t cap)
+{
+	uint32_t version = 1, last = (uint32_t)(bytes / psize - 1);
+	char *hdr = calloc(1, (size_t)psize);
+	int fd = open(path, O_CREAT | O_EXCL | O_WRONLY, 0600), rc = -1;
+
+	if (fd < 0 || !hdr) {
+		snprintf(why, cap, "create %s: %s", path, strerror(errno));
+		goto out;
+	}
+	if ((errno = posix_fallocate(fd, 0, bytes))) {
+		snprintf(why, cap, "fallocate %ld bytes: %s", bytes, strerror(errno));
+		goto out;
+	}
+	memcpy(hdr + 1024, &version, 4);
+	memcpy(hdr + 1028, &last, 4);
+	memcpy(hdr + psize - 10, "SWAPSPACE2", 10);
+	if (pwrite(fd, hdr, (size_t)psize, 0) != psize || fsync(fd)) {
+		snprintf(why, cap, "write the swap header: %s", strerror(errno));
+		goto out;
+	}
+	if (swapon(path, SWAP_FLAG_PREFER |
+		   ((prio << SWAP_FLAG_PRIO_SHIFT) & SWAP_FLAG_PRIO_MASK))) {
+		snprintf(why, cap, "swapon %s: %s", path, strerror(errno));
+		goto out;
+	}
+	rc = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (rc)
+		unlink(path);
+	free(hdr);
+	return rc;
+}
+
+/* What a recording says about the kernel's anon refault labels. */
+struct anon_labels {
+	int64_t pages;		/* REFAULT KERNEL without FILE */
+	int64_t on_fault;	/* ... on the page of the task's major FAULT just before */
+	int64_t in_map;		/* ... on a page of the workload's mapping */
+	int64_t twice;		/* ... on a page labelled before */
+	int64_t restore;	/* ... with WORKINGSET (WORKINGSET_RESTORE_ANON) */
+	int64_t activate;	/* ACTIVATE KERNEL right after them */
+	int64_t meta_all, meta_attached, meta_readahead, meta_unattached;
+};
+
+static void anon_labels_of(const char *db, const char *out, struct anon_labels *a)
+{
+	struct mr_event *evs, fault = { .kind = MR_EV_NR_KINDS };
+	size_t nev = load_events(db, &evs);
+	unsigned long base = 0, n = 0;
+	int64_t maxp = 0;
+	uint8_t *in, *seen;
+
+	memset(a, 0, sizeof(*a));
+	CHECK(read_file_line(out, "%lx %lu", &base, &n) == 2);
+	in = anon_pages_in(db, base, base + n * (unsigned long)psize, &maxp);
+	seen = calloc((size_t)maxp + 1, 1);
+	CHECK(in && seen);
+	for (size_t i = 0; in && seen && i < nev; i++) {
+		const struct mr_event *e = &evs[i];
+
+		if (e->kind == MR_EV_FAULT) {
+			fault = *e;
+		} else if (e->kind == MR_EV_REFAULT && (e->flags & MR_REFAULT_KERNEL) &&
+			   !(e->flags & MR_REFAULT_FILE)) {
+			a->pages++;
+			a->on_fault += fault.kind == MR_EV_FAULT && fault.page == e->page &&
+				       fault.task == e->task && fault.time == e->time &&
+				       (fault.flags & MR_FAULT_MAJOR);
+			if (e->page <= (uint64_t)maxp) {
+				a->in_map += in[e->page];
+				a->twice += seen[e->page];
+				seen[e->page] = 1;
+			}
+			a->restore += !!(e->flags & MR_REFAULT_WORKINGSET);
+		} else if (e->kind == MR_EV_ACTIVATE && (e->flags & MR_REFAULT_KERNEL) &&
+			   e->page <= (uint64_t)maxp && seen[e->page] &&
+			   fault.page == e->page && fault.time == e->time) {
+			a->activate++;
+		}
+	}
+	free(in);
+	free(seen);
+	free(evs);
+	a->meta_all = sql_int(db, "SELECT CAST(value AS INTEGER) FROM meta WHERE key = "
+			      "'refault.kernel_anon_pages'");
+	a->meta_attached = sql_int(db, "SELECT CAST(value AS INTEGER) FROM meta WHERE key = "
+				   "'refault.kernel_anon_attached'");
+	a->meta_readahead = sql_int(db, "SELECT CAST(value AS INTEGER) FROM meta WHERE key = "
+				    "'refault.kernel_anon_readahead'");
+	a->meta_unattached = sql_int(db, "SELECT CAST(value AS INTEGER) FROM meta WHERE key = "
+				     "'refault.kernel_anon_unattached'");
+}
+
+/*
+ * wl_swap N pages through a memory cgroup of a quarter of that, with swap on: the first
+ * pass swaps out, the second swaps back in. exact (vm.page-cluster 0: no swap readahead,
+ * each swap-in reads only the faulting page): every WORKINGSET_REFAULT_ANON label sits on
+ * the page of the major fault that read it, and labelled pages == the cgroup's
+ * workingset_refault_anon (likewise activate and restore). Else (the host's page-cluster,
+ * a sequential second pass): readahead reads neighbours in the same fault, those labels
+ * are counted only, and attached + readahead + unattached == workingset_refault_anon.
+ * Every label attached sits on the page of the workload's major FAULT just before it.
+ * host_wide: this swapfile is the host's only swap, so /proc/vmstat's anon activate and
+ * restore counts are this workload's (activate and restore labels are compared then).
+ */
+static void swap_case(const char *cg, const char *order, long npages, int exact,
+		      int host_wide)
+{
+	char db[512], out[512], wl[512], n_s[16], procs[512];
+	char *argv[] = { wl, n_s, out, (char *)order, NULL };
+	struct cg_cmd c = { .procs = procs };
+	struct mr_record_opts o = { .overwrite = 1, .target = MR_TARGET_COMMAND, .argv = argv,
+				    .young = MR_YOUNG_OFF, .on_start = cg_cmd_start, .ctx = &c,
+				    .sources = MR_RSRC_FAULTS | MR_RSRC_MMAP |
+					       MR_RSRC_PAGECACHE, .output = db };
+	/* v1 memory.stat has no activate / restore: /proc/vmstat's (the host's, see
+	 * test_swap_refault()) */
+	static const char *const keys[] = { "workingset_refault_anon",
+					    "workingset_activate_anon",
+					    "workingset_restore_anon" };
+	long long ws0[3], ws[3];
+	struct mr_record_stats st;
+	struct mr_error err = { 0 };
+	struct anon_labels a;
+
+	snprintf(n_s, sizeof(n_s), "%ld", npages);
+	snprintf(out, sizeof(out), "%s/swap-%s.out", mr_test_tmpdir(), order);
+	snprintf(db, sizeof(db), "%s/swap-%s.db", mr_test_tmpdir(), order);
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", cg);
+	wl_path(wl, sizeof(wl), "wl_swap");
+	ws0[0] = memcg_stat(cg, keys[0]);
+	ws0[1] = vmstat(keys[1]);
+	ws0[2] = vmstat(keys[2]);
+	CHECK(mr_record_run(&o, &st, &err) == 0);
+	if (err.msg[0])
+		fprintf(stderr, "swap %s: %s\n", order, err.msg);
+	CHECK(!c.failed);
+	CHECK(st.cmd_status == 0);
+	CHECK_EQ_U64(st.lost, 0);
+	if (src_on(&st, "refault") != 1)
+		return;
+	anon_labels_of(db, out, &a);
+	ws[0] = memcg_stat_delta(cg, keys[0], ws0[0], a.meta_all);
+	ws[1] = vmstat(keys[1]) - ws0[1];
+	ws[2] = vmstat(keys[2]) - ws0[2];
+	printf("swap %s%s: workingset_refault_anon +%lld (activate +%lld, restore +%lld); "
+	       "labels: %lld pages, %lld attached (%lld on their major fault, %lld in the "
+	       "mapping, %lld activate, %lld restore), %lld readahead, %lld unattached\n",
+	       order, exact ? " page-cluster 0" : "", ws[0], ws[1], ws[2],
+	       (long long)a.meta_all, (long long)a.pages, (long long)a.on_fault,
+	       (long long)a.in_map, (long long)a.activate, (long long)a.restore,
+	       (long long)a.meta_readahead, (long long)a.meta_unattached);
+	CHECK(ws[0] > npages / 2);
+	CHECK_EQ_U64((uint64_t)a.meta_all, (uint64_t)ws[0]);
+	CHECK_EQ_U64((uint64_t)a.meta_attached, (uint64_t)a.pages);
+	CHECK_EQ_U64((uint64_t)(a.meta_attached + a.meta_readahead + a.meta_unattached),
+		     (uint64_t)a.meta_all);
+	CHECK_EQ_U64((uint64_t)a.on_fault, (uint64_t)a.pages);
+	CHECK_EQ_U64((uint64_t)a.twice, 0);
+	if (exact) {
+		/* the rest are the workload's other swapped pages: stack, COW'd data of
+		 * its binary and libraries */
+		CHECK(a.in_map > npages / 2);
+		CHECK_EQ_U64((uint64_t)a.pages, (uint64_t)ws[0]);
+		if (host_wide) {
+			CHECK_EQ_U64((uint64_t)a.activate, (uint64_t)ws[1]);
+			CHECK_EQ_U64((uint64_t)a.restore, (uint64_t)ws[2]);
+		}
+	} else {
+		CHECK(a.meta_readahead > 0);
+	}
+}
+
+/* Set vm.page-cluster (log2 of the swap readahead window). Returns 0 or -1 (errno). */
+static int set_page_cluster(int v)
+{
+	const char *path = "/proc/sys/vm/page-cluster";
+	char buf[16];
+	int fd, n, ok;
+
+	n = snprintf(buf, sizeof(buf), "%d", v);
+	fd = open(path, O_WRONLY);
+	ok = fd >= 0 && write(fd, buf, (size_t)n) == n;
+	if (fd >= 0)
+		close(fd);
+	return ok ? 0 : -1;
+}
+
+/*
+ * The swap part changes the host (a swap device, vm.page-cluster, a cgroup). SWAP_STATE
+ * serialises it between test processes (flock) and holds, while it runs, what to put
+ * back: "page-cluster\nswapfile\ncgroup\n". A run killed there (SIGKILL, a timeout) leaves
+ * it filled, and the next run puts the host back first; a clean run empties it.
+ */
+#define SWAP_STATE "/tmp/memreplay-test-swap.state"
+
+static void swap_undo(int cluster, const char *swapfile, const char *cg)
+{
+	if (cluster >= 0 && set_page_cluster(cluster))
+		fprintf(stderr, "cannot put vm.page-cluster back to %d: %s\n", cluster,
+			strerror(errno));
+	if (cg[0] && access(cg, F_OK) == 0)
+		cg_remove(cg);
+	if (swapfile[0] && swapoff(swapfile) && errno != EINVAL && errno != ENOENT)
+		fprintf(stderr, "swapoff %s: %s\n", swapfile, strerror(errno));
+	if (swapfile[0] && unlink(swapfile) && errno != ENOENT)
+		fprintf(stderr, "unlink %s: %s\n", swapfile, strerror(errno));
+}
+
+/* Put back what a killed run left in the state file fd, then empty it. */
+static void swap_state_recover(int fd)
+{
+	char buf[2048], swapfile[1024] = "", cg[512] = "";
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+	int cluster = -1;
+
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	if (sscanf(buf, "%d\n%1023[^\n]\n%511[^\n]", &cluster, swapfile, cg) >= 2) {
+		printf("note: putting back what a killed swap test left: page-cluster %d, %s, "
+		       "%s\n", cluster, swapfile, cg);
+		swap_undo(cluster, swapfile, cg);
+	}
+	CHECK(ftruncate(fd, 0) == 0);
+}
+
+/*
+ * Anon refaults: a private swapfile (the host has no swap) and a private v1 memory
+ * cgroup of 8 MiB around wl_swap's 32 MiB. The swapfile, the cgroup and vm.page-cluster
+ * (it only matters for swap-in, and this swapfile is the host's only swap) are put back
+ * at the end whatever the checks said; signals that would stop the test wait until then
+ * (blocked), and SWAP_STATE covers SIGKILL.
+ */
+static void test_swap_refault(void)
+{
+	char swapfile[512], cg[256], why[768], state[1024];
+	const long npages = 8192;
+	int cluster = -1, fd, n, only_swap;
+	sigset_t block, old;
+	char c1;
+
+	fd = open(SWAP_STATE, O_CREAT | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0 || flock(fd, LOCK_EX)) {
+		printf("SKIP swap part: %s: %s\n", SWAP_STATE, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigaddset(&block, SIGQUIT);
+	sigaddset(&block, SIGPIPE);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	swap_state_recover(fd);
+
+	snprintf(swapfile, sizeof(swapfile), "%s/mr-rec-swapfile", mr_test_tmpdir());
+	snprintf(cg, sizeof(cg), "/sys/fs/cgroup/memory/mr-rec-swap-%d", getpid());
+	if (read_file_line("/proc/sys/vm/page-cluster", "%d", &cluster) != 1)
+		cluster = -1;
+	only_swap = read_file_line("/proc/swaps", "%*[^\n]\n%c", &c1) != 2;
+	n = snprintf(state, sizeof(state), "%d\n%s\n%s\n", cluster, swapfile, cg);
+	CHECK(pwrite(fd, state, (size_t)n, 0) == n && fsync(fd) == 0);
+	if (swapfile_on(swapfile, 96l << 20, 10, why, sizeof(why))) {
+		printf("SKIP swap part: %s\n", why);
+		goto out;
+	}
+	if (memcg_create("swap", "mr-rec-swap", "8388608", cg, sizeof(cg)))
+		goto out;
+	if (cluster < 0 || set_page_cluster(0))
+		printf("SKIP swap exact part: cannot set vm.page-cluster to 0: %s\n",
+		       strerror(errno));
+	else
+		swap_case(cg, "scatter", npages, 1, only_swap);
+	if (cluster > 0 && set_page_cluster(cluster) == 0)
+		swap_case(cg, "seq", npages, 0, only_swap);
+	else
+		printf("SKIP swap readahead part: vm.page-cluster is %d here\n", cluster);
+out:
+	swap_undo(cluster, swapfile, cg);
+	CHECK(access(swapfile, F_OK) && access(cg, F_OK));
+	CHECK(ftruncate(fd, 0) == 0);
+	close(fd);
+	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
 /*
@@ -1478,6 +1831,8 @@ int main(int argc, char **argv)
 		test_pagecache();
 	if (!only || strstr(only, "refault"))
 		test_refault_memcg();
+	if (!only || strstr(only, "swap"))
+		test_swap_refault();
 	if (!only || strstr(only, "munmap"))
 		test_munmap();
 	if (!only || strstr(only, "rw"))
