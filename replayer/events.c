@@ -340,11 +340,15 @@ static void step(struct rp_machine *x, const struct mr_event *ev, const uint64_t
 		/* the kernel's own labels (memcg tracepoint) apart from delete->insert key
 		 * matches, which also count invalidations: users compare the two */
 		if (ev->flags & MR_REFAULT_KERNEL) {
+			/* KERNEL without FILE: an anon label (swap-in), see mr_event.h (3) */
+			int file = (ev->flags & MR_REFAULT_FILE) != 0;
+
 			x->c[C_H_WS_REFAULT]++;
-			if (ev->flags & MR_REFAULT_FILE)
-				x->c[C_H_WS_REFAULT_FILE]++;
-			if (ev->flags & MR_REFAULT_WORKINGSET)
+			x->c[file ? C_H_WS_REFAULT_FILE : C_H_WS_REFAULT_ANON]++;
+			if (ev->flags & MR_REFAULT_WORKINGSET) {
 				x->c[C_H_WS_RESTORE]++;
+				x->c[file ? C_H_WS_RESTORE_FILE : C_H_WS_RESTORE_ANON]++;
+			}
 			break;
 		}
 		x->c[C_H_REFAULT]++;
@@ -358,10 +362,16 @@ static void step(struct rp_machine *x, const struct mr_event *ev, const uint64_t
 		x->c[C_H_SWAP_OUT]++;
 		break;
 	case MR_EV_ACTIVATE:
-		if (ev->flags & MR_REFAULT_KERNEL) /* WORKINGSET_ACTIVATE, see mr_event.h */
+		if (ev->flags & MR_REFAULT_KERNEL) { /* WORKINGSET_ACTIVATE, see mr_event.h */
 			x->c[C_H_WS_ACTIVATE]++;
-		else
+			/* its page's type: the recorder puts it on the refaulted page */
+			if (ev->page < x->m.nr_pages &&
+			    (x->t->pages[ev->page].info & RP_PAGE_VALID))
+				x->c[rp_page_type(&x->t->pages[ev->page]) == RP_FILE ?
+				     C_H_WS_ACTIVATE_FILE : C_H_WS_ACTIVATE_ANON]++;
+		} else {
 			x->c[C_H_ACTIVATE]++;
+		}
 		break;
 	case MR_EV_SCAN_END:
 		x->c[C_H_SCANS]++;

@@ -73,8 +73,13 @@
 	X(H_LOST, "host_lost_events") X(H_SCANS, "host_young_scans")                   \
 	X(H_WS_REFAULT, "host_workingset_refault")                                       \
 	X(H_WS_REFAULT_FILE, "host_workingset_refault_file")                             \
+	X(H_WS_REFAULT_ANON, "host_workingset_refault_anon")                             \
 	X(H_WS_RESTORE, "host_workingset_restore")                                       \
+	X(H_WS_RESTORE_FILE, "host_workingset_restore_file")                             \
+	X(H_WS_RESTORE_ANON, "host_workingset_restore_anon")                             \
 	X(H_WS_ACTIVATE, "host_workingset_activate")                                     \
+	X(H_WS_ACTIVATE_FILE, "host_workingset_activate_file")                           \
+	X(H_WS_ACTIVATE_ANON, "host_workingset_activate_anon")                           \
 	X(NODE_PAGES, "mr_node_pages") X(WMARK_MIN, "mr_wmark_min")                      \
 	X(WMARK_LOW, "mr_wmark_low") X(WMARK_HIGH, "mr_wmark_high")                      \
 	X(KSWAPD_WAKEUPS, "mr_kswapd_wakeups") X(KSWAPD_RUNS, "mr_kswapd_runs")          \

@@ -38,13 +38,15 @@
  *     or the last task's EXIT, or an exec) gives UNMAP of every VMA and FREE of its pages.
  * (3) REFAULT without KERNEL: a delete then insert of the same file page (a superset of
  *     refaults: fadvise/drop_caches invalidations match too). With KERNEL: the kernel's
- *     own label (memcg:mod_memcg_lruvec_state WORKINGSET_REFAULT_FILE, item value from
- *     BTF), one event per page of the folio, attached to the PC_INSERT just before it;
- *     FILE is always set (anon refaults have no page-cache insert and are only counted
- *     in the metadata), WORKINGSET when WORKINGSET_RESTORE_FILE came with it (the folio
- *     was in the workingset when evicted). WORKINGSET_ACTIVATE_FILE (a refault recent
- *     enough to activate) becomes ACTIVATE events with flag KERNEL (0x04, the REFAULT
- *     flag's value) right after the REFAULTs; ACTIVATE without KERNEL is the host's
+ *     own label (memcg:mod_memcg_lruvec_state WORKINGSET_REFAULT_*, item values from
+ *     BTF), one event per page of the folio. With FILE: attached to the PC_INSERT just
+ *     before it. Without FILE: an anon refault (swap-in), on the page of the task's
+ *     major FAULT that followed the label, at that fault's time; swap-readahead batches
+ *     the trace cannot place are only counted in the metadata (docs/record.md).
+ *     WORKINGSET when WORKINGSET_RESTORE_* came with it (the folio was in the
+ *     workingset when evicted). WORKINGSET_ACTIVATE_* (a refault recent enough to
+ *     activate) becomes ACTIVATE events with flag KERNEL (0x04, the REFAULT flag's
+ *     value) right after the REFAULTs; ACTIVATE without KERNEL is the host's
  *     mm_lru_activate. Both kinds of REFAULT are in a trace: select on flags & 4.
  *
  * task is the dense task id (tasks table) or 0 when unknown; cpu the CPU that saw it.
