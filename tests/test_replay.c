@@ -875,6 +875,70 @@ static void test_nextuse(void)
 	}
 }
 
+/*
+ * Host ground truth: FAULT, the kernel's refault/restore/activate labels (anon without
+ * FILE, file with it) and key-matched refaults and host activations are counted apart,
+ * each under its own name, and do not drive the replay.
+ */
+static void test_host_counters(void)
+{
+	const char *trace = path_in("host.db");
+	struct tb *b = tb_create(trace, 1);
+	struct run_opts ro = { .trace = trace, .pol = { "fifo:tag=6" }, .npol = 1, .memory = 64 };
+	struct mr_error err = { 0 };
+	struct mr_replay *r;
+	const unsigned k = MR_REFAULT_KERNEL;
+
+	tb_cgroup(b, 1, "/test");
+	tb_mm(b, 1);
+	tb_task(b, 1, 1, 1);
+	tb_file(b, 1, 4);
+	tb_vma(b, 1, 1, ANON_BASE, 4, MR_VMA_READ | MR_VMA_WRITE, 0, 0);
+	for (uint32_t i = 0; i < 4; i++)
+		tb_page_anon(b, i, 1, (ANON_BASE >> 12) + i, 1, 0);
+	for (uint32_t i = 0; i < 4; i++)
+		tb_page_file(b, 4 + i, 1, i, 1, 0);
+	tb_ev(b, T(1), MR_EV_MAP, MR_PAGE_NONE, 1, 0, 0, 1);
+	/* a swap-in: the major fault, its anon label, its activation */
+	tb_ev(b, T(2), MR_EV_FAULT, 0, 1, MR_FAULT_MAJOR, 0, ANON_BASE);
+	tb_ev(b, T(2), MR_EV_REFAULT, 0, 1, k, 0, 0);
+	tb_ev(b, T(2), MR_EV_ACTIVATE, 0, 1, k, 0, 0);
+	tb_ev(b, T(2), MR_EV_ACCESS, 0, 1, MR_ACC_FLAGS(MR_ACC_READ, MR_SRC_FAULT), 0, 0);
+	/* a page-cache refault, restored and activated, and its key match */
+	tb_ev(b, T(3), MR_EV_PC_INSERT, 5, 1, 0, 0, 0);
+	tb_ev(b, T(3), MR_EV_REFAULT, 5, 1, k | MR_REFAULT_FILE | MR_REFAULT_WORKINGSET, 0, 0);
+	tb_ev(b, T(3), MR_EV_ACTIVATE, 5, 1, k, 0, 0);
+	tb_ev(b, T(3), MR_EV_REFAULT, 5, 1, MR_REFAULT_FILE, 0, 0);
+	/* an anon restore, and a host LRU activation */
+	tb_ev(b, T(4), MR_EV_FAULT, 1, 1, MR_FAULT_MAJOR, 0, ANON_BASE + 4096);
+	tb_ev(b, T(4), MR_EV_REFAULT, 1, 1, k | MR_REFAULT_WORKINGSET, 0, 0);
+	tb_ev(b, T(4), MR_EV_ACTIVATE, 6, 1, 0, 0, 0);
+	CHECK(tb_finish(b) == 0);
+
+	r = replay(&ro, &err);
+	CHECK(r != NULL);
+	if (!r)
+		return;
+	CHECK_EQ_U64(ctr(r, 0, "host_pgfault"), 2);
+	CHECK_EQ_U64(ctr(r, 0, "host_pgmajfault"), 2);
+	CHECK_EQ_U64(ctr(r, 0, "host_workingset_refault"), 3);
+	CHECK_EQ_U64(ctr(r, 0, "host_workingset_refault_anon"), 2);
+	CHECK_EQ_U64(ctr(r, 0, "host_workingset_refault_file"), 1);
+	CHECK_EQ_U64(ctr(r, 0, "host_workingset_restore"), 2);
+	CHECK_EQ_U64(ctr(r, 0, "host_workingset_restore_anon"), 1);
+	CHECK_EQ_U64(ctr(r, 0, "host_workingset_restore_file"), 1);
+	CHECK_EQ_U64(ctr(r, 0, "host_workingset_activate"), 2);
+	CHECK_EQ_U64(ctr(r, 0, "host_workingset_activate_anon"), 1);
+	CHECK_EQ_U64(ctr(r, 0, "host_workingset_activate_file"), 1);
+	CHECK_EQ_U64(ctr(r, 0, "host_refault"), 1);
+	CHECK_EQ_U64(ctr(r, 0, "host_refault_file"), 1);
+	CHECK_EQ_U64(ctr(r, 0, "host_pgactivate"), 1);
+	/* the replay itself saw one access and no refault */
+	CHECK_EQ_U64(ctr(r, 0, "workingset_refault_anon"), 0);
+	CHECK_EQ_U64(ctr(r, 0, "pgfault"), 1);
+	mr_replay_destroy(r);
+}
+
 /* Script commands at times and markers reach the policy in order, errors are logged. */
 static void test_script(void)
 {
@@ -1184,6 +1248,7 @@ int main(void)
 	test_unmap_exit();
 	test_shared_file();
 	test_file_cache();
+	test_host_counters();
 	test_nextuse();
 	test_script();
 	test_memcgs_nodes();
