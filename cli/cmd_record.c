@@ -62,21 +62,27 @@ static int parse_sources(const char *s, unsigned int *out)
 		{ "pagecache", MR_RSRC_PAGECACHE }, { "readahead", MR_RSRC_READAHEAD },
 		{ "young", MR_RSRC_YOUNG }, { "hwsample", MR_RSRC_HWSAMPLE },
 		{ "numa", MR_RSRC_NUMA }, { "fault_rw", MR_RSRC_FAULT_RW },
+		{ "refault", MR_RSRC_REFAULT },
 		{ "default", MR_RSRC_DEFAULT }, { "all", MR_RSRC_ALL },
 	};
 	char buf[256], *tok, *save = NULL;
 
 	*out = 0;
 	snprintf(buf, sizeof(buf), "%s", s);
+	/* left to right: NAME adds a set, -NAME takes it away (default,-refault) */
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int minus = tok[0] == '-';
 		size_t i;
 
 		for (i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)
-			if (!strcmp(tab[i].name, tok))
+			if (!strcmp(tab[i].name, tok + minus))
 				break;
 		if (i == sizeof(tab) / sizeof(tab[0]))
 			return -1;
-		*out |= tab[i].bit;
+		if (minus)
+			*out &= ~tab[i].bit;
+		else
+			*out |= tab[i].bit;
 	}
 	return *out ? 0 : -1;
 }
@@ -193,7 +199,9 @@ int cmd_record(int argc, char **argv)
 			if (parse_sources(optarg, &o.sources))
 				return cli_usage_error("record", "bad --sources '%s' (comma list of "
 						       "faults,mmap,pagecache,readahead,young,"
-						       "hwsample,numa,fault_rw,default,all)", optarg);
+						       "hwsample,numa,fault_rw,refault,default,all; "
+						       "-NAME takes one away: default,-refault)",
+						       optarg);
 			break;
 		case O_YOUNG:
 			if (!strcmp(optarg, "auto"))

@@ -128,7 +128,7 @@ static const struct {
 	[RTP_GET_PAGES] = { "filemap", "mm_filemap_get_pages", MR_RSRC_PAGECACHE, TPF_FILE },
 	[RTP_RA_SYNC] = { "readahead", "page_cache_sync_ra", MR_RSRC_READAHEAD, TPF_FILE },
 	[RTP_RA_ASYNC] = { "readahead", "page_cache_async_ra", MR_RSRC_READAHEAD, TPF_FILE },
-	[RTP_MEMCG] = { "memcg", "mod_memcg_lruvec_state", MR_RSRC_PAGECACHE,
+	[RTP_MEMCG] = { "memcg", "mod_memcg_lruvec_state", MR_RSRC_REFAULT,
 			TPF_ITEM | TPF_VAL },
 	[RTP_MUNMAP] = { "syscalls", "sys_enter_munmap", MR_RSRC_MMAP, TPF_ADDR | TPF_LEN },
 	[RTP_EXIT_MMAP] = { "mmap", "exit_mmap", MR_RSRC_MMAP, 0 },
@@ -1645,7 +1645,7 @@ static void refault_setup(struct rec *r, char *why, size_t cap)
 	for (int k = 0; k < RWS_NR; k++)
 		r->ws_item[k] = -1;
 	if (!r->tp[RTP_MEMCG].present) {
-		if (r->o->sources & MR_RSRC_PAGECACHE)
+		if (r->o->sources & MR_RSRC_REFAULT)
 			snprintf(why, cap, "memcg:mod_memcg_lruvec_state %s",
 				 access(TRACEFS "/events", F_OK) ? "unreadable (tracefs)" :
 				 "not in this kernel (added after 6.12)");
@@ -1984,8 +1984,9 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 			"readahead tracepoints not in this kernel (they exist from 6.10 on)");
 	r.refault_on = with_tp && r.tp[RTP_MEMCG].present;
 	r.pf_user_on = with_tp && r.tp[RTP_PF_USER].present;
-	if (!(o.sources & MR_RSRC_PAGECACHE))
-		src_set(stats, "refault", 0, "not asked for (--sources pagecache)");
+	if (!(o.sources & MR_RSRC_REFAULT))
+		src_set(stats, "refault", 0, "not asked for (--sources ...,refault: the "
+			"kernel's labels; key-matched refaults come with pagecache)");
 	else if (r.refault_on)
 		src_set(stats, "refault", 1, "kernel labels: memcg:mod_memcg_lruvec_state "
 			"WORKINGSET_* items (values from BTF)");

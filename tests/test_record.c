@@ -892,7 +892,8 @@ static void cgroup_case(const char *cg, const char *want, uint64_t *limit)
 	char db[512], out_in[512], out_out[512], fa[512], fb[512], wl_a[512], wl_f[512];
 	char sql[512], val[800], n_in[16], n_out[16];
 	struct mr_record_opts o = { .overwrite = 1, .target = MR_TARGET_CGROUP,
-				    .sources = MR_RSRC_FAULTS | MR_RSRC_MMAP | MR_RSRC_PAGECACHE,
+				    .sources = MR_RSRC_FAULTS | MR_RSRC_MMAP | MR_RSRC_PAGECACHE |
+					       MR_RSRC_REFAULT,
 				    .young = MR_YOUNG_OFF };
 	struct mr_record_stats st;
 	struct mr_error err = { 0 };
@@ -1179,7 +1180,7 @@ static void test_refault_memcg(void)
 	struct mr_record_opts o = { .overwrite = 1, .target = MR_TARGET_COMMAND, .argv = argv,
 				    .young = MR_YOUNG_OFF, .on_start = cg_cmd_start, .ctx = &c,
 				    .sources = MR_RSRC_FAULTS | MR_RSRC_MMAP |
-					       MR_RSRC_PAGECACHE };
+					       MR_RSRC_PAGECACHE | MR_RSRC_REFAULT };
 	struct mr_record_stats st;
 	struct mr_error err = { 0 };
 	long long ws0, ws1 = -1;
@@ -1398,7 +1399,7 @@ static void swap_case(const char *cg, const char *order, long npages, int exact,
 	struct mr_record_opts o = { .overwrite = 1, .target = MR_TARGET_COMMAND, .argv = argv,
 				    .young = MR_YOUNG_OFF, .on_start = cg_cmd_start, .ctx = &c,
 				    .sources = MR_RSRC_FAULTS | MR_RSRC_MMAP |
-					       MR_RSRC_PAGECACHE, .output = db };
+					       MR_RSRC_PAGECACHE | MR_RSRC_REFAULT, .output = db };
 	/* v1 memory.stat has no activate / restore: /proc/vmstat's (the host's, see
 	 * test_swap_refault()) */
 	static const char *const keys[] = { "workingset_refault_anon",

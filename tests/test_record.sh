@@ -43,6 +43,14 @@ check "the interrupted store is complete" grep -q 1 "$T/q.log"
 check "no target: usage error (2)" [ $? = 2 ]
 "$MR" record -o "$T/x.db" --sources bogus -- true >"$T/usage2.log" 2>&1
 check "bad --sources: usage error (2)" [ $? = 2 ]
+"$MR" record -o "$T/x.db" --sources default,-bogus -- true >"$T/usage2b.log" 2>&1
+check "bad --sources -NAME: usage error (2)" [ $? = 2 ]
+"$MR" record -o "$T/nr.db" --sources default,-refault -- true >"$T/nr.log" 2>&1
+check "--sources default,-refault: records" [ $? = 0 ]
+check "--sources default,-refault: the kernel labels are off, not asked for" \
+	grep -q "refault    off: not asked for" "$T/nr.log"
+check "--sources default,-refault: the other default sources stay on" \
+	grep -q "pagecache  on" "$T/nr.log"
 "$MR" record -o "$T/x.db" --ring-size 12K -- true >"$T/usage3.log" 2>&1
 check "ring size not a power of two: error" [ $? != 0 ]
 "$MR" record -o "$T/cg.db" --cgroup "$T/no-such-cgroup" >"$T/cg.log" 2>&1
