@@ -21,7 +21,7 @@ static const char *const inc_min_seq_names[] = { "base", "v3" };
 static const char *const ra_placement_names[] = { "A", "B", "C" };
 static const char *const exec_promote_names[] = { "0", "1", "alt" };
 static const char *const stats_layout_names[] = { "before", "after" };
-static const char *const kernel_names[] = { "7.2", "6.12" };
+static const char *const kernel_names[] = { "7.2", "6.12", "6.12.95" };
 
 static const struct mr_param_desc mglru_param_table[] = {
 	{ "swappiness", MR_PARAM_INT, MIN_SWAPPINESS, SWAPPINESS_ANON_ONLY, 60, NULL,
@@ -74,14 +74,16 @@ static const struct mr_param_desc mglru_param_table[] = {
 	  "S002: count reads, writes and cross-CPU transfers of the lines of struct "
 	  "lru_gen_folio on the hot paths (MESI-like, per CPU of the trace event, CPUs mod 64); "
 	  "model counters mglru_cl_*" },
-	{ "kernel", MR_PARAM_ENUM, KERNEL_7_2, KERNEL_6_12, KERNEL_7_2, kernel_names,
+	{ "kernel", MR_PARAM_ENUM, KERNEL_7_2, KERNEL_6_12_95, KERNEL_7_2, kernel_names,
 	  offsetof(struct mglru_params, kernel),
 	  "kernel version modelled: 7.2 (the seed tree) or 6.12 (Debian linux-source-6.12: "
 	  "mapped PG_referenced folios kept by shrink_folio_list(), the classic "
 	  "folio_check_references(), promotion on first sighting, 6.12 insertion, rejected "
 	  "folios to max_seq, exact-min_seq recency, 6.12 tiers and folio_inc_refs(), the "
 	  "6.12 PID controller and isolate_folios(), inc_min_seq()/try_to_inc_min_seq(), "
-	  "should_run_aging() and the shrink loop; see docs/mglru-model.md)" },
+	  "should_run_aging() and the shrink loop; see docs/mglru-model.md) or 6.12.95 "
+	  "(the kernel kernel-lab boots: 6.12 before \"mm/mglru: reset page lru tier bits "
+	  "when activating\", so activated folios keep their tier)" },
 };
 
 /* ---- lists (include/linux/list.h over page ids) ---- */
@@ -204,7 +206,7 @@ uint64_t lru_gen_folio_seq(struct mglru *mg, const struct lruvec *lv, uint32_t p
 	bool ws = folio_test(f, MR_PG_WORKINGSET);
 	uint64_t gen, seq;
 
-	if (mg->kernel == KERNEL_6_12) {
+	if (kernel_612(mg)) {
 		/* [6.12] include/linux/mm_inline.h:252-261 (inside lru_gen_add_folio()) */
 		if (folio_test(f, MR_PG_ACTIVE))
 			return lrugen->max_seq;
@@ -268,8 +270,11 @@ bool lru_gen_add_folio(struct mglru *mg, struct lruvec *lv, uint32_t page, bool 
 		mg->stat.ra_active_inactive++;
 	/* see the comment on MIN_NR_GENS about PG_active */
 	mg->pages[page].gen = (uint8_t)(gen + 1);
-	/* [6.12] mm_inline.h:270: an active folio also loses LRU_REFS_MASK and
-	 * PG_referenced (PG_workingset stays, for PSI) */
+	/* [6.12] mm_inline.h:263-272 (6.12.117): an active folio also loses LRU_REFS_MASK
+	 * and PG_referenced (PG_workingset stays, for PSI): "mm/mglru: reset page lru tier
+	 * bits when activating", in 6.12.y from 6.12.111 on. [6.12.95] clears only
+	 * LRU_GEN_MASK | BIT(PG_active), so a refault restored in a fault (refs 3 +
+	 * PG_workingset) stays tier 3 on the list. */
 	if (mg->kernel == KERNEL_6_12 && folio_test(f, MR_PG_ACTIVE))
 		folio_set_lru_refs_flags(mg, page, false, 0);
 	f->flags &= ~MR_PG_ACTIVE;
@@ -363,7 +368,7 @@ void lru_gen_inc_refs(struct mglru *mg, uint32_t page)
 		return;
 
 	mglru_seen(mg, page);
-	if (mg->kernel == KERNEL_6_12) {
+	if (kernel_612(mg)) {
 		/* [6.12] mm/swap.c:414 folio_inc_refs(): PG_referenced, then
 		 * PG_workingset, then the counter up to LRU_REFS_MASK */
 		if (!folio_test(f, MR_PG_REFERENCED))
@@ -431,7 +436,7 @@ void folio_add_lru(struct mglru *mg, uint32_t page, unsigned ctx)
 	if (!folio_test(f, MR_PG_UNEVICTABLE) && (ctx & MR_ADD_IN_FAULT)) {
 		/* [6.12] mm/swap.c:510: every in-fault folio gets PG_active */
 		if (folio_test(f, MR_PG_WORKINGSET) || mg->ra_placement != RA_PLACEMENT_A ||
-		    mg->kernel == KERNEL_6_12)
+		    kernel_612(mg))
 			f->flags |= MR_PG_ACTIVE;
 		else if (!folio_test(f, MR_PG_REFERENCED))
 			folio_mark_accessed(mg, page);
@@ -551,7 +556,7 @@ uint64_t lru_gen_eviction(struct mglru *mg, uint32_t page)
 	uint64_t token = (min_seq << LRU_REFS_WIDTH) | (uint64_t)(refs > 1 ? refs - 1 : 0);
 	unsigned hist = lru_hist_from_seq(mg, min_seq);
 
-	if (mg->kernel == KERNEL_6_12) {
+	if (kernel_612(mg)) {
 		/* [6.12] mm/workingset.c:241-254: refs = counter + PG_workingset, tier
 		 * order_base_2(refs + 1), token min_seq << 2 | max(refs - 1, 0) */
 		refs = folio_lru_refs_612(mg, page);
@@ -575,7 +580,7 @@ uint64_t lru_gen_eviction(struct mglru *mg, uint32_t page)
 	}
 	/* [6.12] mm/workingset.c:256: the shadow's bit is refs != 0, with 6.12's refs =
 	 * counter + PG_workingset (folio_lru_refs(), mm_inline.h:144) */
-	if (mg->kernel == KERNEL_6_12)
+	if (kernel_612(mg))
 		workingset = refs != 0;
 	return pack_shadow(lv->memcg, lv->node, token, workingset);
 }
@@ -634,7 +639,7 @@ void lru_gen_refault(struct mglru *mg, uint32_t page, uint64_t shadow, unsigned 
 	recent = lru_gen_test_recent(mg, shadow, &lv, &token, &workingset);
 	/* [6.12] mm/workingset.c:263 lru_gen_test_recent(): recent iff the token's seq is
 	 * the current min_seq of the folio's type */
-	if (mg->kernel == KERNEL_6_12 && lv)
+	if (kernel_612(mg) && lv)
 		recent = (token >> LRU_REFS_WIDTH) ==
 			 (lv->lrugen.min_seq[type] & (EVICTION_MASK >> LRU_REFS_WIDTH));
 	if (lv != folio_lruvec(mg, page))
@@ -647,7 +652,7 @@ void lru_gen_refault(struct mglru *mg, uint32_t page, uint64_t shadow, unsigned 
 	if (!recent)
 		return;
 
-	if (mg->kernel == KERNEL_6_12) {
+	if (kernel_612(mg)) {
 		/* [6.12] mm/workingset.c:296-318: refs = counter + workingset bit; activate
 		 * always counted; PG_workingset and a full counter restored in a fault or
 		 * for refs >= 3; refaulted[] of tier order_base_2(refs + 1) (:304). */

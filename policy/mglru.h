@@ -224,7 +224,7 @@ struct mglru_params {
 	int64_t stats_layout;  /* S002: STATS_LAYOUT_BEFORE / _AFTER (cache model only) */
 	int64_t lrugen_base;   /* S002: offset of lrugen modulo 64 (before layout) */
 	int64_t cacheline_model; /* S002: run the cache-line model (off: no cost) */
-	int64_t kernel;        /* KERNEL_7_2 / KERNEL_6_12: the kernel version modelled */
+	int64_t kernel;        /* KERNEL_*: the kernel version modelled */
 };
 
 /* S000: inc_min_seq() order (spec §5.6) */
@@ -238,9 +238,11 @@ enum { EXEC_PROMOTE_OFF, EXEC_PROMOTE_V3, EXEC_PROMOTE_ALT };
 /* S002: struct lru_gen_folio before / after "move lrugen atomic stats off the
  * read-mostly lines" (spec §8) */
 enum { STATS_LAYOUT_BEFORE, STATS_LAYOUT_AFTER };
-/* kernel=: the [7.2] model, or Debian's 6.12 (linux-source-6.12) at the functions where
- * 6.12 differs (docs/mglru-model.md, "kernel=6.12") */
-enum { KERNEL_7_2, KERNEL_6_12 };
+/* kernel=: the [7.2] model, or Debian's 6.12 (linux-source-6.12, 6.12.117) at the
+ * functions where 6.12 differs (docs/mglru-model.md, "kernel=6.12"), or 6.12.95 (the
+ * kernel kernel-lab boots): 6.12 before the 6.12.111 backport of "mm/mglru: reset page
+ * lru tier bits when activating" */
+enum { KERNEL_7_2, KERNEL_6_12, KERNEL_6_12_95 };
 
 /* ---- S002 cache-line model (mglru_cacheline.c) ---- */
 
@@ -371,6 +373,12 @@ struct mglru {
 };
 
 extern const struct mr_policy_ops mr_mglru_ops;
+
+/* Any 6.12 mode (kernel=6.12 or 6.12.95): the 6.12 functions apply. */
+static inline bool kernel_612(const struct mglru *mg)
+{
+	return mg->kernel == KERNEL_6_12 || mg->kernel == KERNEL_6_12_95;
+}
 
 /* ---- small helpers (include/linux/mm_inline.h) ---- */
 

@@ -322,7 +322,7 @@ enum folio_references lru_gen_folio_check_references(struct mr_policy *p, uint32
 	(void)sc;
 	referenced_ptes = mr_folio_referenced(p, page, &vm_flags, lru_gen_look_around);
 
-	if (mglru_of(p)->kernel == KERNEL_6_12)
+	if (kernel_612(mglru_of(p)))
 		return folio_check_references_612(mglru_of(p), page, referenced_ptes, vm_flags);
 
 	if (referenced_ptes == -1)
@@ -390,7 +390,7 @@ static bool sort_folio(struct mglru *mg, struct lruvec *lv, uint32_t page,
 		return true;
 	}
 
-	if (mg->kernel == KERNEL_6_12) {
+	if (kernel_612(mg)) {
 		/* [6.12] mm/vmscan.c:4336-4345: protected if the tier (refs = counter +
 		 * PG_workingset) is above tier_idx or refs is 4; to the tail of min_seq + 1,
 		 * always counted, in protected[tier - 1] (kept at [tier], see mglru.h) */
@@ -460,7 +460,7 @@ static bool isolate_folio(struct mglru *mg, struct lruvec *lv, uint32_t page,
 	bool success;
 
 	/* [6.12] mm/vmscan.c:4362: swap constrained */
-	if (mg->kernel == KERNEL_6_12 && !sc->gfp_io &&
+	if (kernel_612(mg) && !sc->gfp_io &&
 	    ((folio_test(f, MR_PG_DIRTY) && !folio_is_file_lru(f)) ||
 	     (folio_test_anon(f) && !folio_test(f, MR_PG_SWAPCACHE))))
 		return false;
@@ -471,12 +471,12 @@ static bool isolate_folio(struct mglru *mg, struct lruvec *lv, uint32_t page,
 	 * folio_clear_lru_refs() also clears PG_workingset (6.12's LRU_REFS_FLAGS) */
 	if (!folio_test(f, MR_PG_REFERENCED)) {
 		mg->pages[page].refs = 0;
-		if (mg->kernel == KERNEL_6_12)
+		if (kernel_612(mg))
 			f->flags &= ~MR_PG_WORKINGSET;
 	}
 
 	/* [6.12] mm/vmscan.c:4379: for shrink_folio_list() */
-	if (mg->kernel == KERNEL_6_12)
+	if (kernel_612(mg))
 		f->flags &= ~MR_PG_REFERENCED;
 
 	success = lru_gen_del_folio(mg, lv, page, true);
@@ -513,7 +513,7 @@ static uint64_t scan_folios(struct mglru *mg, uint64_t nr_to_scan, struct lruvec
 
 	/* [6.12] mm/vmscan.c:4399: evict_folios() has no nr_to_scan, the budget is
 	 * MAX_LRU_BATCH */
-	if (mg->kernel == KERNEL_6_12)
+	if (kernel_612(mg))
 		remaining = MAX_LRU_BATCH;
 
 	MR_WARN_ON_ONCE(list->n);
@@ -574,7 +574,7 @@ static uint64_t scan_folios(struct mglru *mg, uint64_t nr_to_scan, struct lruvec
 	mglru_count(mg, lv, MR_VM_PGSCAN_ANON + type, (int64_t)isolated);
 	(void)skipped;
 	/* [6.12] mm/vmscan.c:4469: 0 unless something was isolated or the budget ran out */
-	if (mg->kernel == KERNEL_6_12)
+	if (kernel_612(mg))
 		return isolated || !remaining ? scanned : 0;
 	return scanned;
 }
@@ -680,7 +680,7 @@ uint64_t evict_folios(struct mglru *mg, uint64_t nr_to_scan, struct lruvec *lv,
 
 	mg->stat.evict_calls++;
 
-	if (mg->kernel == KERNEL_6_12) {
+	if (kernel_612(mg)) {
 		/* [6.12] mm/vmscan.c:4585-4590 */
 		scanned = isolate_folios_612(mg, lv, sc, swappiness, &type, &list);
 		scanned += try_to_inc_min_seq(mg, lv, swappiness);
@@ -700,7 +700,7 @@ uint64_t evict_folios(struct mglru *mg, uint64_t nr_to_scan, struct lruvec *lv,
 	isolated = list.n;
 retry:
 	reclaimed = mr_shrink_folio_list(mg->p, &list, sc,
-					 mg->kernel == KERNEL_6_12 ? &mglru_shrink_hooks_612 :
+					 kernel_612(mg) ? &mglru_shrink_hooks_612 :
 					 &mglru_shrink_hooks, &stat);
 	sc->nr_reclaimed += reclaimed;
 	reclaimed_total += reclaimed;
@@ -716,7 +716,7 @@ retry:
 			continue;
 		}
 
-		if (mg->kernel == KERNEL_6_12) {
+		if (kernel_612(mg)) {
 			/* [6.12] mm/vmscan.c:4608-4627 */
 			if (folio_test(f, MR_PG_RECLAIM) &&
 			    folio_test(f, MR_PG_DIRTY | MR_PG_WRITEBACK)) {
@@ -788,7 +788,7 @@ retry:
 	}
 
 	/* [6.12] evict_folios() counts no pgrotate_* */
-	if (mg->kernel != KERNEL_6_12)
+	if (!kernel_612(mg))
 		mglru_count(mg, lv, MR_VM_PGROTATE_ANON + type,
 			    (int64_t)(isolated - reclaimed_total));
 	return scanned;
@@ -1001,7 +1001,7 @@ static bool try_to_shrink_lruvec(struct mglru *mg, struct lruvec *lv,
 	int swappiness = get_swappiness(mg, lv, sc);
 	uint64_t nr_to_scan;
 
-	if (mg->kernel == KERNEL_6_12)
+	if (kernel_612(mg))
 		return try_to_shrink_lruvec_612(mg, lv, sc, swappiness);
 
 	nr_to_scan = get_nr_to_scan(lv, sc, swappiness);

@@ -953,6 +953,35 @@ static void test_kernel_612_tiers(void)
 	env_close(&e);
 }
 
+/*
+ * A refault restored in a fault (refs 3 + PG_workingset, workingset.c:320) put at
+ * max_seq by folio_add_lru()'s PG_active: kernel=6.12.95 (the kernel-lab kernel, before
+ * "mm/mglru: reset page lru tier bits when activating") keeps the counter, so it is tier
+ * 3 and sort_folio() protects it at any tier_idx (refs == 4, vmscan.c:4336); kernel=6.12
+ * (6.12.117, mm_inline.h:263-272) clears the counter and keeps PG_workingset: tier 1.
+ */
+static void test_kernel_612_active_add_keeps_refs(void)
+{
+	for (int k = 0; k < 2; k++) {
+		struct env e;
+		enum { F, Z };
+
+		env_start_set(&e, 2, "kernel", k ? KERNEL_6_12 : KERNEL_6_12_95);
+		place(&e, Z, PM_ANON, 0);
+		pm_folio(e.pm, F, PM_ANON, 0, 0);
+		folio(&e, F)->flags &= ~MR_PG_LRU;
+		folio(&e, F)->flags |= MR_PG_WORKINGSET;
+		e.mg->pages[F].refs = LRU_REFS_MAX;
+		folio_add_lru(e.mg, F, MR_ADD_IN_FAULT);
+		CHECK_EQ_U64(folio_lru_gen(e.mg, F), lru_gen_from_seq(e.lv->lrugen.max_seq));
+		CHECK(!has(&e, F, MR_PG_ACTIVE));
+		CHECK(has(&e, F, MR_PG_WORKINGSET));
+		CHECK_EQ_U64(mglru_folio_refs(e.p, F), k ? 0 : LRU_REFS_MAX);
+		CHECK_EQ_U64(lru_tier_from_refs_612(folio_lru_refs_612(e.mg, F)), k ? 1 : 3);
+		env_close(&e);
+	}
+}
+
 /* kernel=6.12 folio_inc_refs() (6.12 mm/swap.c:414): PG_referenced, then PG_workingset,
  * then the counter to 3 ([7.2]: PG_referenced, counter 1..3, then PG_workingset). */
 static void test_kernel_612_inc_refs(void)
@@ -2548,6 +2577,7 @@ int main(void)
 	test_scenario_8();
 	test_kernel_612_keep_locked();
 	test_kernel_612_tiers();
+	test_kernel_612_active_add_keeps_refs();
 	test_kernel_612_inc_refs();
 	test_kernel_612_check_references();
 	test_scenario_9();
@@ -2594,6 +2624,7 @@ int main(void)
 	test_s002_identical();
 	test_stress(NULL);
 	test_stress((const struct toggle[]){ { "kernel", KERNEL_6_12 }, { NULL, 0 } });
+	test_stress((const struct toggle[]){ { "kernel", KERNEL_6_12_95 }, { NULL, 0 } });
 	test_stress((const struct toggle[]){ { "inc_min_seq", INC_MIN_SEQ_V3 }, { NULL, 0 } });
 	test_stress((const struct toggle[]){ { "inc_min_seq", INC_MIN_SEQ_V3 },
 					     { "ra_placement", RA_PLACEMENT_B },
