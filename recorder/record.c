@@ -1802,8 +1802,11 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 		base_attr(&ha, &o);
 		ha.sample_type = HW_SAMPLE_TYPE;
 		rc = rec_hw_setup(&r.hw, o.hw_events, o.hw_period, &ha, hw_why, sizeof(hw_why));
-		if (rc < 0)
+		if (rc < 0) {
+			if (r.cg_fd >= 0) /* set_cgroup() opened it for the perf open */
+				close(r.cg_fd);
 			return mr_error_set(err, rc, "%s", hw_why);
+		}
 		r.hw_on = rc > 0;
 		rc = 0;
 	}

@@ -938,9 +938,12 @@ static void cgroup_case(const char *cg, const char *want, uint64_t *limit)
 	CHECK(mr_record_run(&o, &st, &err) == 0);
 	if (err.msg[0])
 		fprintf(stderr, "cgroup: %s\n", err.msg);
-	pthread_join(th, NULL);
+	/* release the workloads now: if the recorder failed before on_start they still
+	 * wait on their go pipes (read() then returns 0 and they exit), and the waiter
+	 * would wait for them forever */
 	for (int i = 0; i < c.n; i++)
 		close(c.go_fd[i]);
+	pthread_join(th, NULL);
 
 	sql_text(db, "SELECT value FROM meta WHERE key = 'cgroup.filter'", val, sizeof(val));
 	CHECK(!strcmp(val, want));
@@ -1486,12 +1489,29 @@ static void swap_undo(int cluster, const char *swapfile, const char *cg)
 	if (cluster >= 0 && set_page_cluster(cluster))
 		fprintf(stderr, "cannot put vm.page-cluster back to %d: %s\n", cluster,
 			strerror(errno));
-	if (cg[0] && access(cg, F_OK) == 0)
+	if (cg[0] && access(cg, F_OK) == 0) {
+		char procs[600], line[32];
+		FILE *f;
+
+		/* a killed test leaves its workload running in the group */
+		snprintf(procs, sizeof(procs), "%s/cgroup.procs", cg);
+		f = fopen(procs, "r");
+		while (f && fgets(line, sizeof(line), f))
+			kill((pid_t)atoi(line), SIGKILL);
+		if (f)
+			fclose(f);
 		cg_remove(cg);
+	}
 	if (swapfile[0] && swapoff(swapfile) && errno != EINVAL && errno != ENOENT)
 		fprintf(stderr, "swapoff %s: %s\n", swapfile, strerror(errno));
 	if (swapfile[0] && unlink(swapfile) && errno != ENOENT)
 		fprintf(stderr, "unlink %s: %s\n", swapfile, strerror(errno));
+}
+
+/* Is everything swap_undo() had to remove gone? */
+static int swap_undone(const char *swapfile, const char *cg)
+{
+	return (!cg[0] || access(cg, F_OK) != 0) && (!swapfile[0] || access(swapfile, F_OK) != 0);
 }
 
 /* Put back what a killed run left in the state file fd, then empty it. */
@@ -1508,6 +1528,12 @@ static void swap_state_recover(int fd)
 		printf("note: putting back what a killed swap test left: page-cluster %d, %s, "
 		       "%s\n", cluster, swapfile, cg);
 		swap_undo(cluster, swapfile, cg);
+		if (!swap_undone(swapfile, cg)) {
+			/* keep the state: the next run tries again */
+			fprintf(stderr, "note: %s or %s is still there; left in the state file\n",
+				swapfile, cg);
+			return;
+		}
 	}
 	CHECK(ftruncate(fd, 0) == 0);
 }
