@@ -150,6 +150,31 @@ static void usage_help(void)
 }
 
 /* One stderr line when the trace is too coarse for some run (docs/replay.md). */
+/*
+ * The default next-use cache directory: $MEMREPLAY_CACHE ("off" = none), else
+ * $XDG_CACHE_HOME/memreplay, else $HOME/.cache/memreplay; NULL when none applies or the
+ * path does not fit (then the values are computed without a cache).
+ */
+static const char *default_cache_dir(char *buf, size_t cap)
+{
+	const char *env = getenv("MEMREPLAY_CACHE"), *xdg = getenv("XDG_CACHE_HOME"),
+		   *home = getenv("HOME");
+	int n;
+
+	if (env && *env) {
+		if (!strcmp(env, "off"))
+			return NULL;
+		n = snprintf(buf, cap, "%s", env);
+	} else if (xdg && *xdg == '/') {
+		n = snprintf(buf, cap, "%s/memreplay", xdg);
+	} else if (home && *home == '/') {
+		n = snprintf(buf, cap, "%s/.cache/memreplay", home);
+	} else {
+		return NULL;
+	}
+	return n > 0 && (size_t)n < cap ? buf : NULL;
+}
+
 static void warn_coarse(const struct mr_replay *r)
 {
 	const char *first = NULL;
@@ -479,7 +504,7 @@ int cmd_replay(int argc, char **argv)
 	if (!o.tmpdir)
 		o.tmpdir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 	if (!nu_cache)
-		nu_cache = mr_replay_default_cache_dir(nu_buf, sizeof(nu_buf));
+		nu_cache = default_cache_dir(nu_buf, sizeof(nu_buf));
 	o.nextuse_cache = nu_cache && strcmp(nu_cache, "off") ? nu_cache : NULL;
 	pr.on = !quiet && isatty(STDERR_FILENO);
 	o.progress = on_progress;

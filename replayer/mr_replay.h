@@ -213,8 +213,7 @@ struct mr_replay_opts {
 					    * MR_REPLAY_THREADS_AUTO = min(policies, CPUs) */
 	const char *tmpdir;                /* next-use temporary files; NULL = /tmp */
 	const char *nextuse_cache;         /* directory keeping next-use times per trace
-					    * for later replays (opt); NULL = none.
-					    * mr_replay_default_cache_dir() is the CLI's */
+					    * for later replays (opt); NULL = none */
 	int check;                         /* run policy->check after every reclaim */
 	int record_timing;                 /* add the (non-deterministic) timing table */
 	void (*progress)(void *arg, const struct mr_replay_progress *p);
@@ -249,13 +248,6 @@ const char *mr_replay_coarse_note(const struct mr_replay *r, size_t run);
  * Owned by r. Not part of the results: they do not depend on the cache.
  */
 const char *mr_replay_nextuse_note(const struct mr_replay *r);
-
-/*
- * The default next-use cache directory: $MEMREPLAY_CACHE ("off" = none), else
- * $XDG_CACHE_HOME/memreplay, else $HOME/.cache/memreplay; NULL when none applies.
- * Writes into buf (cap bytes).
- */
-const char *mr_replay_default_cache_dir(char *buf, size_t cap);
 
 /* Is a policy of that name registered (built in or from a plugin)? */
 int mr_replay_policy_exists(const char *name);

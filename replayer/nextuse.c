@@ -312,8 +312,10 @@ static int open_cached(struct rp_nextuse *nu, const char *path, uint32_t nr_page
 	uint8_t *tr = NULL;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
+	/* one that cannot be opened (another user's, no fds left) is not removed: the
+	 * values are computed without it */
 	if (fd < 0)
-		return errno == ENOENT ? 1 : -1;
+		return 1;
 	if (fstat(fd, &st) || read_all(fd, h, NU_HDR, 0, &e) || memcmp(h, NU_MAGIC, 8) ||
 	    get32(h + 124) != mr_crc32c(0, h, 124) || get32(h + 8) != NU_VERSION ||
 	    get32(h + 16) != nr_pages || get32(h + 20) != nu_block ||
@@ -431,8 +433,10 @@ static int make_dir(const char *dir)
 	char p[1024];
 	size_t l;
 
-	if (snprintf(p, sizeof(p), "%s", dir) >= (int)sizeof(p))
+	if (snprintf(p, sizeof(p), "%s", dir) >= (int)sizeof(p)) {
+		errno = ENAMETOOLONG;
 		return -1;
+	}
 	l = strlen(p);
 	for (size_t i = 1; i <= l; i++) {
 		if (p[i] != '/' && p[i] != 0)

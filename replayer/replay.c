@@ -197,6 +197,11 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 		return mr_error_set(err, MR_ENOMEM, "out of memory");
 	snprintf(r->trace_path, sizeof(r->trace_path), "%s", o->trace);
 	snprintf(r->tmpdir, sizeof(r->tmpdir), "%s", o->tmpdir ? o->tmpdir : "/tmp");
+	if (o->nextuse_cache && strlen(o->nextuse_cache) >= sizeof(r->nu_cache) - 100) {
+		free(r);
+		return mr_error_set(err, MR_EINVAL, "next-use cache directory '%.60s...' is too long (at most %zu bytes): give a shorter --nextuse-cache",
+				    o->nextuse_cache, sizeof(r->nu_cache) - 101);
+	}
 	snprintf(r->nu_cache, sizeof(r->nu_cache), "%s", o->nextuse_cache ? o->nextuse_cache : "");
 	snprintf(r->memory_spec, sizeof(r->memory_spec), "%s", o->memory_spec ? o->memory_spec : "");
 	if (o->reclaim != MR_RECLAIM_MEMCG && o->reclaim != MR_RECLAIM_NODE) {
@@ -479,25 +484,6 @@ static void nextuse_note(struct mr_replay *r, const struct rp_nextuse_info *in, 
 const char *mr_replay_nextuse_note(const struct mr_replay *r)
 {
 	return *r->nu_note ? r->nu_note : NULL;
-}
-
-const char *mr_replay_default_cache_dir(char *buf, size_t cap)
-{
-	const char *env = getenv("MEMREPLAY_CACHE"), *xdg = getenv("XDG_CACHE_HOME"),
-		   *home = getenv("HOME");
-
-	if (env && *env) {
-		if (!strcmp(env, "off"))
-			return NULL;
-		snprintf(buf, cap, "%s", env);
-	} else if (xdg && *xdg == '/') {
-		snprintf(buf, cap, "%s/memreplay", xdg);
-	} else if (home && *home == '/') {
-		snprintf(buf, cap, "%s/.cache/memreplay", home);
-	} else {
-		return NULL;
-	}
-	return buf;
 }
 
 int mr_replay_run(struct mr_replay *r, struct mr_error *err)
