@@ -299,7 +299,8 @@ static void test_pagecache(void)
 	write_test_file(file, (long)npages * psize, 0x5a, 0);
 	CHECK(stat(file, &sb) == 0);
 
-	CHECK(record(argv, 0, 0, db, &st) == 0);
+	/* the default sources and the kernel's refault labels */
+	CHECK(record(argv, 0, MR_RSRC_DEFAULT | MR_RSRC_REFAULT, db, &st) == 0);
 	CHECK(st.cmd_status == 0);
 	for (int i = 0; i < st.nsrc; i++)
 		if (!strcmp(st.src[i].name, "pagecache")) {

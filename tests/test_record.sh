@@ -45,12 +45,19 @@ check "no target: usage error (2)" [ $? = 2 ]
 check "bad --sources: usage error (2)" [ $? = 2 ]
 "$MR" record -o "$T/x.db" --sources default,-bogus -- true >"$T/usage2b.log" 2>&1
 check "bad --sources -NAME: usage error (2)" [ $? = 2 ]
-"$MR" record -o "$T/nr.db" --sources default,-refault -- true >"$T/nr.log" 2>&1
-check "--sources default,-refault: records" [ $? = 0 ]
-check "--sources default,-refault: the kernel labels are off, not asked for" \
+"$MR" record -o "$T/nr.db" -- true >"$T/nr.log" 2>&1
+check "default sources: records" [ $? = 0 ]
+check "default sources: the kernel refault labels are off, not asked for" \
 	grep -q "refault    off: not asked for" "$T/nr.log"
-check "--sources default,-refault: the other default sources stay on" \
-	grep -q "pagecache  on" "$T/nr.log"
+"$MR" record -o "$T/wr.db" --sources default,refault -- true >"$T/wr.log" 2>&1
+check "--sources default,refault: records" [ $? = 0 ]
+check "--sources default,refault: the kernel labels are on (or say why not)" \
+	grep -qE "refault    (on|off: memcg|off: .*tracepoint|off: cannot)" "$T/wr.log"
+"$MR" record -o "$T/mr.db" --sources default,refault,-refault -- true >"$T/mr.log" 2>&1
+check "--sources default,refault,-refault: -NAME takes it away again" \
+	grep -q "refault    off: not asked for" "$T/mr.log"
+check "--sources ...,-refault: the other default sources stay on" \
+	grep -q "pagecache  on" "$T/mr.log"
 "$MR" record -o "$T/x.db" --ring-size 12K -- true >"$T/usage3.log" 2>&1
 check "ring size not a power of two: error" [ $? != 0 ]
 "$MR" record -o "$T/cg.db" --cgroup "$T/no-such-cgroup" >"$T/cg.log" 2>&1
