@@ -747,6 +747,21 @@ static const char *cache_file(const char *dir, char *buf, size_t cap)
 	return *buf ? buf : NULL;
 }
 
+/* One task (cgroup 1, mm 1) with an anon VMA of n pages at ANON_BASE (pages 0..n-1) and
+ * a file of n pages (pages n..2n-1). */
+static void one_task_anon_file(struct tb *b, uint32_t n)
+{
+	tb_cgroup(b, 1, "/test");
+	tb_mm(b, 1);
+	tb_task(b, 1, 1, 1);
+	tb_file(b, 1, n);
+	tb_vma(b, 1, 1, ANON_BASE, n, MR_VMA_READ | MR_VMA_WRITE, 0, 0);
+	for (uint32_t i = 0; i < n; i++)
+		tb_page_anon(b, i, 1, (ANON_BASE >> 12) + i, 1, 0);
+	for (uint32_t i = 0; i < n; i++)
+		tb_page_file(b, n + i, 1, i, 1, 0);
+}
+
 /* A trace of ACCESS, FD_ACCESS and READAHEAD events from seed; its reference list
  * (page, is it a use) into refp/refuse. */
 static void write_nu_trace(const char *path, uint64_t seed, uint32_t *refp, uint8_t *refuse,
@@ -756,15 +771,7 @@ static void write_nu_trace(const char *path, uint64_t seed, uint32_t *refp, uint
 	uint64_t st = seed, t = 1;
 	size_t nref = 0, ev = 0;
 
-	tb_cgroup(b, 1, "/test");
-	tb_mm(b, 1);
-	tb_task(b, 1, 1, 1);
-	tb_file(b, 1, 16);
-	tb_vma(b, 1, 1, ANON_BASE, 16, MR_VMA_READ | MR_VMA_WRITE, 0, 0);
-	for (uint32_t i = 0; i < 16; i++)
-		tb_page_anon(b, i, 1, (ANON_BASE >> 12) + i, 1, 0);
-	for (uint32_t i = 0; i < 16; i++)
-		tb_page_file(b, 16 + i, 1, i, 1, 0);
+	one_task_anon_file(b, 16);
 	while (nref < 560 && ev < 400) {
 		unsigned k = (unsigned)(mr_test_rand(&st) % 3);
 
@@ -889,15 +896,7 @@ static void test_host_counters(void)
 	struct mr_replay *r;
 	const unsigned k = MR_REFAULT_KERNEL;
 
-	tb_cgroup(b, 1, "/test");
-	tb_mm(b, 1);
-	tb_task(b, 1, 1, 1);
-	tb_file(b, 1, 4);
-	tb_vma(b, 1, 1, ANON_BASE, 4, MR_VMA_READ | MR_VMA_WRITE, 0, 0);
-	for (uint32_t i = 0; i < 4; i++)
-		tb_page_anon(b, i, 1, (ANON_BASE >> 12) + i, 1, 0);
-	for (uint32_t i = 0; i < 4; i++)
-		tb_page_file(b, 4 + i, 1, i, 1, 0);
+	one_task_anon_file(b, 4);
 	tb_ev(b, T(1), MR_EV_MAP, MR_PAGE_NONE, 1, 0, 0, 1);
 	/* a swap-in: the major fault, its anon label, its activation */
 	tb_ev(b, T(2), MR_EV_FAULT, 0, 1, MR_FAULT_MAJOR, 0, ANON_BASE);
