@@ -214,15 +214,6 @@ static void update_lru_size(struct mr_policy *p, uint32_t lruvec, unsigned lru, 
 
 /* ---- lists (include/linux/list.h semantics on rings, see struct lru_head) ---- */
 
-/* GCC drops __builtin_prefetch in some loops as dead code; a volatile asm stays. */
-#if defined(__x86_64__) || defined(__i386__)
-#define prefetch(p) __asm__ volatile("prefetcht0 %0" : : "m"(*(const char *)(p)))
-#define prefetchw(p) __asm__ volatile("prefetchw %0" : : "m"(*(const char *)(p)))
-#else
-#define prefetch(p) __builtin_prefetch(p)
-#define prefetchw(p) __builtin_prefetch(p, 1)
-#endif
-
 static uint32_t ring_at(const struct lru_head *h, uint32_t k)
 {
 	return h->ring[(h->lo + k) & (h->cap - 1)];
@@ -241,8 +232,8 @@ static int prefetch_pte(void *arg, const struct mr_vma *vma, struct mr_pte_table
 {
 	(void)arg;
 	(void)vma;
-	prefetchw(&pt->bits[slot]);
-	prefetchw(&pt->page[slot]);
+	mr_prefetchw(&pt->bits[slot]);
+	mr_prefetchw(&pt->page[slot]);
 	return 0;
 }
 
@@ -252,8 +243,8 @@ static void prefetch_entry(struct mr_policy *p, const struct lru_head *h, uint32
 	uint32_t page = ring_at(h, k);
 
 	if (page != MR_NONE) {
-		prefetchw(&p->m->folios[page]);
-		prefetchw(lru_page(p, page));
+		mr_prefetchw(&p->m->folios[page]);
+		mr_prefetchw(lru_page(p, page));
 	}
 }
 
@@ -288,7 +279,7 @@ static void ring_repack(struct mr_policy *p, struct lru_head *h, uint32_t new_ca
 			uint32_t ahead = h->ring[(h->lo + k + 8) & old_mask];
 
 			if (ahead != MR_NONE)
-				prefetchw(lru_page(p, ahead));
+				mr_prefetchw(lru_page(p, ahead));
 		}
 		if (page == MR_NONE)
 			continue;
@@ -641,25 +632,6 @@ static const struct mr_shrink_hooks lru_hooks = {
 	.eviction_shadow = lru_eviction_shadow,
 };
 
-/* int_sqrt() */
-static uint64_t int_sqrt(uint64_t x)
-{
-	uint64_t r = 0, bit = UINT64_C(1) << 62;
-
-	while (bit > x)
-		bit >>= 2;
-	while (bit) {
-		if (x >= r + bit) {
-			x -= r + bit;
-			r = (r >> 1) + bit;
-		} else {
-			r >>= 1;
-		}
-		bit >>= 2;
-	}
-	return r;
-}
-
 /*
  * inactive_is_low(): the target inactive:active ratio grows with the square root of
  * the list sizes in GB (1 below 1 GB, 3 at 1 GB, 10 at 10 GB).
@@ -670,7 +642,7 @@ static int inactive_is_low(struct mr_policy *p, uint32_t lruvec, unsigned inacti
 	uint64_t inactive = l->lists[inactive_lru].nr;
 	uint64_t active = l->lists[inactive_lru + LRU_ACTIVE].nr;
 	uint64_t gb = (inactive + active) >> (30 - MR_PAGE_SHIFT);
-	uint64_t inactive_ratio = gb ? int_sqrt(10 * gb) : 1;
+	uint64_t inactive_ratio = gb ? mr_int_sqrt(10 * gb) : 1;
 
 	return inactive * inactive_ratio < active;
 }
@@ -947,7 +919,7 @@ static void kswapd_age_node(struct mr_policy *p, uint32_t node, struct mr_scan_c
 	}
 	/* inactive_is_low() on the sums */
 	gb = (inactive + active) >> (30 - MR_PAGE_SHIFT);
-	ratio = gb ? int_sqrt(10 * gb) : 1;
+	ratio = gb ? mr_int_sqrt(10 * gb) : 1;
 	if (inactive * ratio >= active)
 		return;
 	for (uint32_t lv = node; lv < pr->nr_lruvecs; lv += nodes)

@@ -35,6 +35,39 @@
 #define MR_PUD_SHIFT 30
 #define MR_NONE UINT32_MAX
 
+/* ---- helpers shared by the engine and the policies ---- */
+
+/*
+ * Software prefetch of per-page state ahead of use. GCC drops __builtin_prefetch in
+ * some loops as dead code (-ftree-dce); a volatile asm cannot be dropped.
+ */
+#if defined(__x86_64__) || defined(__i386__)
+#define mr_prefetch(p) __asm__ volatile("prefetcht0 %0" : : "m"(*(const char *)(p)))
+#define mr_prefetchw(p) __asm__ volatile("prefetchw %0" : : "m"(*(const char *)(p)))
+#else
+#define mr_prefetch(p) __builtin_prefetch(p)
+#define mr_prefetchw(p) __builtin_prefetch(p, 1)
+#endif
+
+/* lib/math/int_sqrt.c:int_sqrt(): floor of the square root. */
+static inline uint64_t mr_int_sqrt(uint64_t x)
+{
+	uint64_t r = 0, bit = UINT64_C(1) << 62;
+
+	while (bit > x)
+		bit >>= 2;
+	while (bit) {
+		if (x >= r + bit) {
+			x -= r + bit;
+			r = (r >> 1) + bit;
+		} else {
+			r >>= 1;
+		}
+		bit >>= 2;
+	}
+	return r;
+}
+
 /* ---- folios ---- */
 
 /* Folio flags, as the kernel's PG_* (plus engine state). Policies own the reclaim flags

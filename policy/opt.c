@@ -143,13 +143,6 @@ struct opt_priv {
 	uint32_t hist[OPT_NB_MAX];         /* heap_split() scratch */
 };
 
-/* GCC drops __builtin_prefetch in some loops as dead code; a volatile asm stays. */
-#if defined(__x86_64__) || defined(__i386__)
-#define prefetch(p) __asm__ volatile("prefetcht0 %0" : : "m"(*(const char *)(p)))
-#else
-#define prefetch(p) __builtin_prefetch(p)
-#endif
-
 static struct opt_priv *opt_priv(struct mr_policy *p)
 {
 	return p->priv;
@@ -301,7 +294,7 @@ static void heap_split(struct mr_policy *p, struct opt_lruvec *lv, int compact_o
 		struct opt_page *n;
 
 		if (i + 8 < lv->heap_n)
-			prefetch(node(p, lv->heap[i + 8].page));
+			mr_prefetch(node(p, lv->heap[i + 8].page));
 		n = node(p, lv->heap[i].page);
 		if (!ent_valid(p, &lv->heap[i]) || (n->v & mark))
 			continue;
@@ -454,7 +447,7 @@ static uint64_t bucket_filter(struct mr_policy *p, struct opt_lruvec *lv, uint32
 			struct opt_page *n;
 
 			if (i + 8 < r->n)
-				prefetch(node(p, r->e[i + 8].page));
+				mr_prefetch(node(p, r->e[i + 8].page));
 			if (!bent_valid(p, lv, bi, e))
 				continue;
 			n = node(p, e->page);
@@ -517,7 +510,7 @@ static void bucket_open(struct mr_policy *p, struct opt_lruvec *lv, uint32_t b)
 
 		for (uint32_t k = 0; k < r->n; k++) {
 			if (k + 8 < r->n)
-				prefetch(node(p, r->e[k + 8].page));
+				mr_prefetch(node(p, r->e[k + 8].page));
 			if (!bent_valid(p, lv, b, &r->e[k]))
 				continue;
 			if (lv->heap_n == lv->heap_cap) {

@@ -558,7 +558,7 @@ static inline void prefetch_ahead(const struct rp_machine *x, const struct mr_ev
 	uint32_t page;
 
 	if (i + 2 * PF_DIST < n && ev[i + 2 * PF_DIST].page < nr_pages)
-		prefetch(&x->m.folios[ev[i + 2 * PF_DIST].page]);
+		mr_prefetch(&x->m.folios[ev[i + 2 * PF_DIST].page]);
 	if (i + PF_DIST >= n)
 		return;
 	e = &ev[i + PF_DIST];
@@ -567,23 +567,23 @@ static inline void prefetch_ahead(const struct rp_machine *x, const struct mr_ev
 		return;
 	f = &x->m.folios[page];
 	if (e->kind == MR_EV_ACCESS && f->mapcount && LOC_TABLE(f->pte) < x->ntables) {
-		prefetchw(&tbl(x, LOC_TABLE(f->pte))->bits[LOC_SLOT(f->pte)]);
+		mr_prefetchw(&tbl(x, LOC_TABLE(f->pte))->bits[LOC_SLOT(f->pte)]);
 		if (f->type == RP_FILE && !(f->flags & E_HINT)) /* the owner check reads page[] */
-			prefetch(&tbl(x, LOC_TABLE(f->pte))->page[LOC_SLOT(f->pte)]);
+			mr_prefetch(&tbl(x, LOC_TABLE(f->pte))->page[LOC_SLOT(f->pte)]);
 		if (x->ops->access && x->ops->page_priv_size)
-			prefetchw(mr_policy_page(&x->pol, page));
+			mr_prefetchw(mr_policy_page(&x->pol, page));
 		return;
 	}
 	if (x->ops->page_priv_size)
-		prefetchw(mr_policy_page(&x->pol, page));
+		mr_prefetchw(mr_policy_page(&x->pol, page));
 	if (f->flags & MR_PG_RESIDENT)
 		return;
-	prefetch(&x->slot[page]);
+	mr_prefetch(&x->slot[page]);
 	if (e->kind == MR_EV_ACCESS) {
-		prefetch(&x->t->pages[page]);
+		mr_prefetch(&x->t->pages[page]);
 		if (LOC_TABLE(f->pte) < x->ntables) {
-			prefetchw(&tbl(x, LOC_TABLE(f->pte))->page[LOC_SLOT(f->pte)]);
-			prefetchw(&tbl(x, LOC_TABLE(f->pte))->bits[LOC_SLOT(f->pte)]);
+			mr_prefetchw(&tbl(x, LOC_TABLE(f->pte))->page[LOC_SLOT(f->pte)]);
+			mr_prefetchw(&tbl(x, LOC_TABLE(f->pte))->bits[LOC_SLOT(f->pte)]);
 		}
 	}
 }

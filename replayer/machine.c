@@ -275,25 +275,6 @@ out:
 
 /* ---- node reclaim: watermarks, kswapd, direct reclaim (mr_replay.h) ---- */
 
-/* lib/math/int_sqrt.c:int_sqrt(): floor of the square root. */
-static uint64_t int_sqrt(uint64_t x)
-{
-	uint64_t r = 0, bit = 1ull << 62;
-
-	while (bit > x)
-		bit >>= 2;
-	while (bit) {
-		if (x >= r + bit) {
-			x -= r + bit;
-			r = (r >> 1) + bit;
-		} else {
-			r >>= 1;
-		}
-		bit >>= 2;
-	}
-	return r;
-}
-
 /* include/linux/math.h:mult_frac(): x * n / d without overflowing x * n. */
 static uint64_t mult_frac(uint64_t x, uint64_t n, uint64_t d)
 {
@@ -312,7 +293,7 @@ void mr_replay_watermarks(uint64_t node_pages, uint64_t total_pages, struct mr_w
 	/* mm/page_alloc.c:calculate_min_free_kbytes(): sqrt(lowmem_kbytes * 16), clamped
 	 * to [128, 262144]; lowmem = every page here (nr_free_buffer_pages() at boot) */
 	kbytes = total_pages * 4;
-	w->min_free_kbytes = int_sqrt(kbytes * 16);
+	w->min_free_kbytes = mr_int_sqrt(kbytes * 16);
 	if (w->min_free_kbytes < 128)
 		w->min_free_kbytes = 128;
 	if (w->min_free_kbytes > 262144)

@@ -228,16 +228,6 @@ struct rp_machine {
 	char canon[256];
 };
 
-/* GCC 12 drops __builtin_prefetch in loops as dead code (-ftree-dce); a volatile asm
- * cannot be dropped. */
-#if defined(__x86_64__) || defined(__i386__)
-#define prefetch(p) __asm__ volatile("prefetcht0 %0" : : "m"(*(const char *)(p)))
-#define prefetchw(p) __asm__ volatile("prefetchw %0" : : "m"(*(const char *)(p)))
-#else
-#define prefetch(p) __builtin_prefetch(p)
-#define prefetchw(p) __builtin_prefetch(p, 1)
-#endif
-
 static inline struct rp_machine *to_rp(struct mr_machine *m)
 {
 	return (struct rp_machine *)m;

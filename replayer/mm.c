@@ -521,14 +521,14 @@ void rp_prefetch_folio(struct mr_machine *m, uint32_t page)
 	const struct mr_folio *f = &m->folios[page];
 	uint32_t ti = LOC_TABLE(f->pte);
 
-	prefetchw(&x->slot[page]);
+	mr_prefetchw(&x->slot[page]);
 	if (f->mapcount && ti < x->ntables) {
 		struct mr_pte_table *pt = tbl(x, ti);
 		unsigned s = LOC_SLOT(f->pte);
 
-		prefetchw(&pt->page[s]);
-		prefetchw(&pt->bits[s]);
-		prefetchw(&pt->pmd_young);
+		mr_prefetchw(&pt->page[s]);
+		mr_prefetchw(&pt->bits[s]);
+		mr_prefetchw(&pt->pmd_young);
 	}
 }
 
