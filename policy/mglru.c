@@ -8,6 +8,7 @@
  * Every function that follows a kernel function names it; "differs:" marks where the
  * model deliberately does something else (docs/mglru-model.md collects them).
  */
+#include "counters.h"
 #include "mglru.h"
 
 #include <stdlib.h>
@@ -488,7 +489,7 @@ static void folio_rotate_reclaimable(struct mglru *mg, uint32_t page)
 	lruvec_del_folio(mg, lv, page);
 	f->flags &= ~MR_PG_ACTIVE;
 	lruvec_add_folio_tail(mg, lv, page);
-	mglru_count(mg, lv, MR_VM_PGROTATED, 1);
+	count_vm_events(mg->m, MR_VM_PGROTATED, 1); /* __count_vm_events(): no memory.stat field */
 }
 
 /* ---- mm/workingset.c ---- */

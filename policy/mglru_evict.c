@@ -9,6 +9,7 @@
  * "(T)"); where the spec words leave a choice, the choice is said at the function and in
  * docs/mglru-model.md.
  */
+#include "counters.h"
 #include "mglru.h"
 
 /* ---- PID controller ---- */
@@ -495,6 +496,34 @@ static unsigned pgsteal_item(const struct mr_scan_control *sc)
 }
 
 /*
+ * How scan_folios() and evict_folios() count pgscan_{kswapd,direct}, pgsteal_* and
+ * pgrefill (reclaimer) and pgscan/pgsteal_{anon,file} (split). [6.12] vm events: the
+ * reclaimer item reaches /proc/vmstat only outside cgroup reclaim
+ * (`if (!cgroup_reclaim(sc)) __count_vm_events(...)`) and memory.stat always; the split
+ * reaches /proc/vmstat only. [7.2] node stats since "mm: move pgscan, pgsteal, pgrefill to
+ * node stats": mod_lruvec_state(), so both, whoever reclaims.
+ */
+static void count_reclaimer(struct mglru *mg, const struct lruvec *lv,
+			    const struct mr_scan_control *sc, unsigned item, int64_t n)
+{
+	if (!kernel_612(mg)) {
+		mglru_count(mg, lv, item, n);
+		return;
+	}
+	if (!sc->memcg_reclaim)
+		count_vm_events(mg->m, item, (uint64_t)n);
+	count_memcg_events(mg->m, lv->id, item, (uint64_t)n);
+}
+
+static void count_split(struct mglru *mg, const struct lruvec *lv, unsigned item, int64_t n)
+{
+	if (kernel_612(mg))
+		count_vm_events(mg->m, item, (uint64_t)n);
+	else
+		mglru_count(mg, lv, item, n);
+}
+
+/*
  * mm/vmscan.c:scan_folios(): from the tail of the oldest generation of type, sort or
  * isolate folios until MIN_LRU_BATCH are isolated or min(nr_to_scan, MAX_LRU_BATCH)
  * were looked at. Counts pgscan_* (isolated), pgrefill (sorted), pgscan_skip.
@@ -561,7 +590,8 @@ static uint64_t scan_folios(struct mglru *mg, uint64_t nr_to_scan, struct lruvec
 		}
 
 		if (skipped_zone) {
-			mglru_count(mg, lv, MR_VM_PGSCAN_SKIP, (int64_t)skipped_zone);
+			/* __count_zid_vm_events(): /proc/vmstat only */
+			count_vm_events(mg->m, MR_VM_PGSCAN_SKIP, skipped_zone);
 			skipped += skipped_zone;
 		}
 
@@ -569,9 +599,9 @@ static uint64_t scan_folios(struct mglru *mg, uint64_t nr_to_scan, struct lruvec
 			break;
 	}
 
-	mglru_count(mg, lv, pgscan_item(sc), (int64_t)isolated);
-	mglru_count(mg, lv, MR_VM_PGREFILL, (int64_t)sorted);
-	mglru_count(mg, lv, MR_VM_PGSCAN_ANON + type, (int64_t)isolated);
+	count_reclaimer(mg, lv, sc, pgscan_item(sc), (int64_t)isolated);
+	count_reclaimer(mg, lv, sc, MR_VM_PGREFILL, (int64_t)sorted);
+	count_split(mg, lv, MR_VM_PGSCAN_ANON + type, (int64_t)isolated);
 	(void)skipped;
 	/* [6.12] mm/vmscan.c:4469: 0 unless something was isolated or the budget ran out */
 	if (kernel_612(mg))
@@ -776,8 +806,8 @@ retry:
 		reset_batch_size(mg, &mg->walk);
 	}
 
-	mglru_count(mg, lv, pgsteal_item(sc), (int64_t)reclaimed);
-	mglru_count(mg, lv, MR_VM_PGSTEAL_ANON + type, (int64_t)reclaimed);
+	count_reclaimer(mg, lv, sc, pgsteal_item(sc), (int64_t)reclaimed);
+	count_split(mg, lv, MR_VM_PGSTEAL_ANON + type, (int64_t)reclaimed);
 
 	if (clean.n) {
 		for (j = 0; j < clean.n; j++)

@@ -895,7 +895,7 @@ static void test_kernel_612_keep_locked(void)
 	CHECK_EQ_U64(pm_map(e.pm, 0, VA + PG, B, MR_PTE_YOUNG), 0);
 	/* both isolated, gens 0 and 1 empty: min_seq 2, MIN_NR_GENS left -> 0 (4589) */
 	CHECK_EQ_U64(evict_once(&e, 64, 0), 0);
-	CHECK_EQ_U64(stat0(&e, MR_VM_PGSCAN_FILE), 2);
+	CHECK_EQ_U64(pm_vmstat(e.pm, MR_VM_PGSCAN_FILE), 2); /* [6.12] /proc/vmstat only */
 	CHECK_EQ_U64(stat0(&e, MR_VM_PGSTEAL_DIRECT), 0);
 	CHECK(has(&e, A, MR_PG_RESIDENT | MR_PG_LRU));
 	CHECK(has(&e, B, MR_PG_RESIDENT | MR_PG_LRU));
@@ -1032,7 +1032,7 @@ static void test_scenario_9(void)
 	CHECK(!has(&e, D, MR_PG_RECLAIM));
 	CHECK_EQ_U64(folio_lru_gen(e.mg, D), 0);
 	CHECK_LIST(&e, 0, FILE_T, Z, D);
-	CHECK_EQ_U64(stat0(&e, MR_VM_PGROTATED), 1);
+	CHECK_EQ_U64(pm_vmstat(e.pm, MR_VM_PGROTATED), 1); /* no memory.stat field */
 	CHECK_EQ_U64(stat0(&e, MR_VM_NR_ACTIVE_FILE), 0);
 	env_close(&e);
 }
@@ -1812,6 +1812,50 @@ static void test_scenario_16(void)
 	env_close(&e);
 }
 
+/*
+ * Who sees scan_folios()' and evict_folios()' counters under cgroup reclaim. [6.12]
+ * pgscan_direct, pgsteal_direct and pgrefill reach memory.stat, not /proc/vmstat
+ * (!cgroup_reclaim), and pgscan/pgsteal_{anon,file} only /proc/vmstat. [7.2] node stats:
+ * both, whoever reclaims.
+ */
+static void test_reclaim_counters_by_kernel(void)
+{
+	enum { N = 16, V = N - 1 };
+	static const unsigned reclaimer[] = { MR_VM_PGSCAN_DIRECT, MR_VM_PGSTEAL_DIRECT,
+					      MR_VM_PGREFILL };
+	static const unsigned split[] = { MR_VM_PGSCAN_FILE, MR_VM_PGSTEAL_FILE };
+
+	for (int k = 0; k < 2; k++) {
+		struct mr_scan_control sc = { .nr_to_reclaim = 1, .may_writepage = 1,
+					      .may_unmap = 1, .may_swap = 1, .gfp_io = 1,
+					      .memcg_reclaim = 1, .priority = 0 };
+		struct env e;
+		uint32_t i;
+
+		if (k)
+			env_start_set(&e, N, "kernel", KERNEL_6_12);
+		else
+			env_start(&e, N);
+		for (i = 0; i < N; i++)
+			place(&e, i, PM_FILE, 0);
+		for (i = 0; i < 5; i++)
+			e.p->ops->mark_accessed(e.p, V); /* tier 3: sorted, not isolated */
+		e.p->ops->shrink_lruvec(e.p, 0, &sc);
+		CHECK(sc.nr_reclaimed > 0);
+		CHECK(has(&e, V, MR_PG_RESIDENT));
+		for (i = 0; i < 3; i++) {
+			CHECK(stat0(&e, reclaimer[i]) > 0);
+			CHECK_EQ_U64(pm_vmstat(e.pm, reclaimer[i]), (k ? 0 : stat0(&e, reclaimer[i])));
+		}
+		CHECK_EQ_U64(stat0(&e, MR_VM_PGSTEAL_DIRECT), sc.nr_reclaimed);
+		for (i = 0; i < 2; i++) {
+			CHECK_EQ_U64(pm_vmstat(e.pm, split[i]), stat0(&e, reclaimer[i]));
+			CHECK_EQ_U64(stat0(&e, split[i]), (k ? 0 : pm_vmstat(e.pm, split[i])));
+		}
+		env_close(&e);
+	}
+}
+
 /* ---- scenario 17: tiers ---- */
 
 static void test_scenario_17(void)
@@ -1911,7 +1955,7 @@ static void test_folio_del_and_anon_only(void)
 	e.p->ops->rotate(e.p, A);
 	CHECK_EQ_U64(folio_lru_gen(e.mg, A), 2);
 	CHECK(!has(&e, A, MR_PG_RECLAIM));
-	CHECK_EQ_U64(stat0(&e, MR_VM_PGROTATED), 1);
+	CHECK_EQ_U64(pm_vmstat(e.pm, MR_VM_PGROTATED), 1); /* no memory.stat field */
 	env_close(&e);
 }
 
@@ -2576,6 +2620,7 @@ int main(void)
 	test_scenario_7();
 	test_scenario_8();
 	test_kernel_612_keep_locked();
+	test_reclaim_counters_by_kernel();
 	test_kernel_612_tiers();
 	test_kernel_612_active_add_keeps_refs();
 	test_kernel_612_inc_refs();
