@@ -25,8 +25,9 @@
  *    and takes the snapshot left by the end of the previous call.
  *  - anon_cost/file_cost (lru_note_cost) are kept per lruvec without the walk up the
  *    memcg hierarchy: memcgs are flat in this model.
- *  - can_age_anon_pages / can_reclaim_anon_pages use the machine's free swap pages
- *    (total_swap_pages and the memcg swap limit are not known).
+ *  - can_age_anon_pages() asks whether there is swap at all (total_swap_pages), and
+ *    can_reclaim_anon_pages() and workingset_test_recent() whether some is free, both
+ *    machine-wide: memcgs have no swap limit of their own here.
  *  - The lru_add and lru_activate per-CPU batches are not modelled: folios go onto the
  *    lists when the engine adds them. folio_mark_accessed on a folio not yet on an LRU
  *    marks it active, as __lru_cache_activate_folio does for one still in the batch.
@@ -166,6 +167,16 @@ static struct lru_lruvec *lruvec_of(struct mr_policy *p, uint32_t lruvec)
 static int swappiness_of(struct mr_policy *p)
 {
 	return (int)((const struct lru_params *)p->params)->swappiness;
+}
+
+/*
+ * mm/vmscan.c:can_age_anon_pages(): aging anon is worth it if there is swap, full or not
+ * (total_swap_pages > 0; no demotion here). A full swap still gets its anon aged, so that
+ * the inactive list is ready when swap frees up.
+ */
+static int can_age_anon_pages(const struct mr_policy *p)
+{
+	return p->m->swap_total > 0;
 }
 
 static int is_file_lru(unsigned lru)
@@ -911,7 +922,7 @@ static void kswapd_age_node(struct mr_policy *p, uint32_t node, struct mr_scan_c
 	uint64_t inactive = 0, active = 0, gb, ratio;
 	struct lru_sc s = { .sc = sc };
 
-	if (p->m->swap_free == 0) /* can_age_anon_pages() */
+	if (!can_age_anon_pages(p))
 		return;
 	for (uint32_t lv = node; lv < pr->nr_lruvecs; lv += nodes) {
 		inactive += pr->lruvecs[lv].lists[LRU_INACTIVE_ANON].nr;
@@ -1006,9 +1017,9 @@ static void lru_shrink_lruvec(struct mr_policy *p, uint32_t lruvec, struct mr_sc
 
 	/*
 	 * Even if we did not try to evict anon pages at all, we want to rebalance the anon
-	 * lru active/inactive ratio (can_age_anon_pages: swap present).
+	 * lru active/inactive ratio.
 	 */
-	if (p->m->swap_free > 0 && inactive_is_low(p, lruvec, LRU_INACTIVE_ANON))
+	if (can_age_anon_pages(p) && inactive_is_low(p, lruvec, LRU_INACTIVE_ANON))
 		shrink_active_list(p, MR_SWAP_CLUSTER_MAX, lruvec, &s, LRU_ACTIVE_ANON);
 
 	l->refaults_end[0] = lruvec_page_state(p->m, lruvec, MR_VM_WORKINGSET_ACTIVATE_ANON);

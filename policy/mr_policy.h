@@ -283,6 +283,10 @@ struct mr_machine {
 	 * which name memcgs by these ids. */
 	const uint32_t *memcg_id;       /* [nr_memcgs] */
 	const char *const *memcg_path;  /* [nr_memcgs] */
+	/* Swap pages in all, free or not (total_swap_pages; 0 = no swap): whether anon is
+	 * worth aging at all (can_age_anon_pages), where swap_free is whether it can be
+	 * reclaimed now. */
+	uint64_t swap_total;
 };
 
 static inline void mr_count(struct mr_machine *m, uint32_t lruvec, unsigned item, uint64_t n)

@@ -747,6 +747,7 @@ int rp_machine_create(const struct rp_trace *t, const struct rp_machine_opts *o,
 	x->all_nodes = nn >= 64 ? UINT64_MAX : (1ull << nn) - 1;
 	x->swap_total = o->swap_pages ? o->swap_pages : UNLIMITED;
 	x->m.swap_free = o->swap_pages ? o->swap_pages : (UINT64_C(1) << 62);
+	x->m.swap_total = x->m.swap_free;
 	x->wb_delay = o->wb_delay_ns;
 	x->check = o->check;
 #ifdef MR_DEBUG_CHECKS

@@ -193,6 +193,7 @@ struct pm_machine *pm_create(const struct pm_config *cfg)
 	m->nr_memcgs = cfg->nr_memcgs ? cfg->nr_memcgs : 1;
 	m->nr_lruvecs = m->nr_nodes * m->nr_memcgs;
 	m->swap_free = cfg->swap_free ? cfg->swap_free : 1u << 20;
+	m->swap_total = m->swap_free;
 	m->hw_young = 1;
 	m->non_leaf_young = 1;
 	pm->max_tables = cfg->max_tables ? cfg->max_tables : 16;

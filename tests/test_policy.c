@@ -849,8 +849,13 @@ static void test_lru_kswapd_age_node(void)
 		p->ops->mark_accessed(p, i);
 	}
 	pm->m.swap_free = 0;
+	pm->m.swap_total = 0;
 	p->ops->shrink_lruvec(p, 0, &sc);
 	CHECK_EQ_U64(pm_vmstat(pm, MR_VM_PGDEACTIVATE), 11);
+	/* with swap that is full, it is (total_swap_pages, not the free pages) */
+	pm->m.swap_total = 100;
+	p->ops->shrink_lruvec(p, 0, &sc);
+	CHECK(pm_vmstat(pm, MR_VM_PGDEACTIVATE) > 11);
 	CHECK(p->ops->check(p) == 0);
 	pm_policy_free(p);
 	pm_destroy(pm);
