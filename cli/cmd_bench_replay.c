@@ -31,6 +31,7 @@ int cmd_bench_replay(int argc, char **argv)
 	const char *pol[MAX_POLICIES];
 	struct mr_bench_replay_opts o = { .policies = pol, .note = print_note };
 	struct mr_bench_replay_case cases[64];
+	struct mr_bench_memory mem;
 	struct mr_error err = { 0 };
 	size_t n;
 	int c;
@@ -63,8 +64,14 @@ int cmd_bench_replay(int argc, char **argv)
 	}
 	if (!o.dir)
 		o.dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	if (mr_bench_memory(&mem, &err))
+		return cli_fail("bench", &err);
 	if (mr_bench_replay(&o, cases, 64, &n, &err))
 		return cli_fail("bench", &err);
+	printf("memory (%llu MiB, as the per-page arrays are mapped): a random cache-line load costs "
+	       "%.0f ns when\nthe previous load gives its address (a list walk), %.1f ns when "
+	       "the addresses are known ahead\n\n",
+	       (unsigned long long)(mem.bytes >> 20), mem.dependent_ns, mem.independent_ns);
 	printf("%-34s %10s %8s %9s %10s %7s %9s %9s %9s %7s\n", "case", "events", "replay s",
 	       "M ev/s", "machine", "load s", "peak RSS", "floor", "B/page", "ratio");
 	for (size_t i = 0; i < n; i++) {
@@ -90,6 +97,8 @@ int cmd_bench_replay(int argc, char **argv)
 	       "load = reading the trace's tables and sizing the machines; peak RSS of the child\n"
 	       "process that ran the case; floor = peak RSS of the same case on a 4096-page trace\n"
 	       "(program, SQLite, decode buffers); B/page = (peak RSS - floor) / distinct pages;\n"
+	       "@100%%, no reclaim = the first policy with memory for every page: the decode, a\n"
+	       "fault per page and a PTE young bit per access, the ceiling for any memory size;\n"
 	       "ratio = one pass "
 	       "(load + replay) over the same summed for the single runs of those policies;\n"
 	       "\"next-use computed\": the first replay of the trace by a policy that needs next-use\n"

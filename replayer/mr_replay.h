@@ -251,6 +251,9 @@ const char *mr_replay_nextuse_note(const struct mr_replay *r);
 
 /* Is a policy of that name registered (built in or from a plugin)? */
 int mr_replay_policy_exists(const char *name);
+/* Is spec ("name[:k=v,...]") a policy with valid parameters? 0, or the registry's error
+ * (unknown policy or parameter, value out of range) naming what is valid. */
+int mr_replay_check_policy(const char *spec, struct mr_error *err);
 
 /* What `memreplay replay` prints per policy when done. */
 struct mr_replay_summary {
@@ -349,5 +352,18 @@ struct mr_bench_replay_case {
 
 int mr_bench_replay(const struct mr_bench_replay_opts *o, struct mr_bench_replay_case *out,
 		    size_t cap, size_t *n, struct mr_error *err);
+
+/*
+ * What a random cache-line load costs on this machine, over a buffer allocated as the
+ * replay's per-page arrays are (mapped on its own, huge pages where THP allows): the
+ * bound under the replay figures, whose machines touch tens of MiB at random.
+ */
+struct mr_bench_memory {
+	uint64_t bytes;        /* buffer size (64 MiB: past any L3 here) */
+	double dependent_ns;   /* per load whose address the previous load gave (a list walk) */
+	double independent_ns; /* per load when the addresses are known ahead (overlapped) */
+};
+
+int mr_bench_memory(struct mr_bench_memory *out, struct mr_error *err);
 
 #endif /* MR_REPLAY_H */

@@ -178,6 +178,17 @@ static int parse_policy(const char *spec, const struct mr_policy_ops **ops, void
 	return rc;
 }
 
+int mr_replay_check_policy(const char *spec, struct mr_error *err)
+{
+	const struct mr_policy_ops *ops;
+	void *params;
+	char canon[1024];
+	int rc = parse_policy(spec, &ops, &params, canon, sizeof(canon), err);
+
+	free(params);
+	return rc;
+}
+
 int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, struct mr_error *err)
 {
 	struct mr_replay *r;

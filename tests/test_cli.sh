@@ -90,5 +90,24 @@ if command -v sqlite3 >/dev/null; then
 		expect 1 "newer than this memreplay reads" -- "$MR" info "$T/future.db"
 fi
 
+# bench replay on a small trace: the memory probe, the ceiling, each policy and the
+# one-pass rows; it leaves nothing behind, and an unknown policy is an error.
+mkdir "$T/bench"
+out=$("$MR" bench replay --events 100000 --pages 8192 --policy lru --policy opt --dir "$T/bench" 2>&1)
+rc=$?
+for needle in "a random cache-line load costs" "lru @100%, no reclaim" "lru @10%" "opt @10%" \
+	"opt @50%" "2 in one pass, threads @50%"; do
+	if [ "$rc" = 0 ] && grep -qF -- "$needle" <<<"$out"; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: bench replay (exit $rc) printed no '$needle':"
+		sed 's/^/    /' <<<"$out"
+	fi
+done
+if [ -z "$(ls -A "$T/bench")" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: bench replay left $(ls -A "$T/bench")"; fi
+expect 1 "unknown policy 'nope'" -- "$MR" bench replay --events 1000 --pages 4096 --policy nope --dir "$T/bench"
+if [ -z "$(ls -A "$T/bench")" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: a failed bench replay left $(ls -A "$T/bench")"; fi
+
 echo "test_cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]
