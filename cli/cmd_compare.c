@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "mr_policy.h"
 #include "mr_replay.h"
 
 #define MAX_COUNTERS 256
@@ -52,9 +53,15 @@ static void print_table(const struct mr_compare *c)
 
 	if (!w)
 		return;
-	printf("runs (baseline *):\n");
-	for (size_t i = 0; i < c->nruns; i++)
-		printf("  %s#%lld  %s\n", i == c->baseline ? "*" : " ", (long long)c->run_id[i], c->spec[i]);
+	/* short specs: a canonical mglru spec lists thirteen parameters, the reader wants
+	 * the one that differs (CSV and JSON keep the canonical ones) */
+	printf("runs (baseline *; parameters at their defaults not shown):\n");
+	for (size_t i = 0; i < c->nruns; i++) {
+		char spec[512];
+
+		mr_policy_short_spec(c->spec[i], spec, sizeof(spec));
+		printf("  %s#%lld  %s\n", i == c->baseline ? "*" : " ", (long long)c->run_id[i], spec);
+	}
 	printf("\n");
 	for (size_t k = 0; k < c->nrows; k++) {
 		size_t l = strlen(c->rows[k].name) + (c->rows[k].model ? 6 : 0);

@@ -395,6 +395,14 @@ int mr_policy_load_plugin(const char *path, struct mr_error *err);
 int mr_policy_parse(const char *spec, const struct mr_policy_ops **ops, void *params,
 		    size_t params_cap, char *canon, size_t canon_cap, struct mr_error *err);
 
+/*
+ * spec with only the parameters that differ from their defaults, in table order, for
+ * tables meant for people: "mglru:ra_placement=B" for a canonical spec that lists every
+ * parameter, "lru" for lru at its defaults. A spec that does not parse (the policy of a
+ * plugin that is not loaded) is copied as it is. out is always terminated (cap > 0).
+ */
+void mr_policy_short_spec(const char *spec, char *out, size_t cap);
+
 /* Named preset of policy specs (`--variants seeds`: mglru baseline and each seed toggle;
  * `classic`: lru, mglru, opt). MR_EINVAL naming the known presets otherwise. */
 int mr_policy_preset(const char *name, const char *const **specs, size_t *n,

@@ -583,3 +583,44 @@ size_t mr_policy_describe(const struct mr_policy_ops *ops, char *buf, size_t cap
 	}
 	return sb.len;
 }
+
+void mr_policy_short_spec(const char *spec, char *out, size_t cap)
+{
+	const struct mr_policy_ops *ops;
+	struct mr_strbuf sb = { out, cap, 0 };
+	int64_t buf[64]; /* parameters are int64s at their offsets */
+	char canon[1024], name[128];
+	const char *colon;
+	size_t n, shown = 0;
+
+	if (!cap)
+		return;
+	snprintf(out, cap, "%s", spec ? spec : "");
+	if (!spec)
+		return;
+	colon = strchr(spec, ':');
+	n = colon ? (size_t)(colon - spec) : strlen(spec);
+	if (n >= sizeof(name))
+		return;
+	memcpy(name, spec, n);
+	name[n] = '\0';
+	ops = mr_policy_find(name);
+	if (!ops || ops->params_size > sizeof(buf) ||
+	    mr_policy_parse(spec, &ops, buf, sizeof(buf), canon, sizeof(canon), NULL))
+		return;
+	mr_strbuf_printf(&sb, "%s", ops->name);
+	for (size_t i = 0; i < ops->nparams; i++) {
+		const struct mr_param_desc *d = &ops->params[i];
+		int64_t v = mr_param_get(ops, buf, i);
+
+		if (v == d->def)
+			continue;
+		mr_strbuf_printf(&sb, "%c%s=", shown++ ? ',' : ':', d->name);
+		if (d->type == MR_PARAM_ENUM)
+			mr_strbuf_printf(&sb, "%s", d->enum_names[v - d->min]);
+		else
+			mr_strbuf_printf(&sb, "%" PRId64, v);
+	}
+	if (sb.len >= cap) /* cut: the whole spec says more than half of one */
+		snprintf(out, cap, "%s", spec);
+}

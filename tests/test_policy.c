@@ -1448,6 +1448,36 @@ static void test_opt_heap(void)
 	run_opt_heap(1);
 }
 
+/* mr_policy_short_spec(): only the parameters off their defaults, for people */
+static void test_short_spec(void)
+{
+	char out[256], tiny[8];
+
+	mr_policy_short_spec("lru:swappiness=60", out, sizeof(out));
+	CHECK(!strcmp(out, "lru"));
+	mr_policy_short_spec("lru:swappiness=100", out, sizeof(out));
+	CHECK(!strcmp(out, "lru:swappiness=100"));
+	mr_policy_short_spec("opt", out, sizeof(out));
+	CHECK(!strcmp(out, "opt"));
+	/* a canonical spec, two off the defaults: table order, enum names */
+	mr_policy_short_spec("mglru:swappiness=60,min_ttl_ms=0,enabled=7,lru_gen_stats=0,"
+			     "inc_min_seq=base,ra_placement=B,exec_promote=0,probes=0,pud_filter=0,"
+			     "stats_layout=before,lrugen_base=8,cacheline_model=0,kernel=6.12",
+			     out, sizeof(out));
+	CHECK(!strcmp(out, "mglru:ra_placement=B,kernel=6.12"));
+	/* the order given does not matter */
+	mr_policy_short_spec("mglru:kernel=6.12,swappiness=200", out, sizeof(out));
+	CHECK(!strcmp(out, "mglru:swappiness=200,kernel=6.12"));
+	/* what does not parse is copied: an unknown policy, a bad value */
+	mr_policy_short_spec("nosuch:x=1", out, sizeof(out));
+	CHECK(!strcmp(out, "nosuch:x=1"));
+	mr_policy_short_spec("lru:swappiness=999", out, sizeof(out));
+	CHECK(!strcmp(out, "lru:swappiness=999"));
+	/* too small a buffer: cut, terminated */
+	mr_policy_short_spec("lru:swappiness=100", tiny, sizeof(tiny));
+	CHECK(strlen(tiny) == sizeof(tiny) - 1 && !strncmp(tiny, "lru:swa", 7));
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
@@ -1470,6 +1500,7 @@ int main(int argc, char **argv)
 	test_lru_second_chance();
 	test_lru_exec();
 	test_lru_kswapd_age_node();
+	test_short_spec();
 	test_lru_writeback();
 	test_lru_refault();
 	test_lru_random();
