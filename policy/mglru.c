@@ -83,8 +83,10 @@ static const struct mr_param_desc mglru_param_table[] = {
 	  "folios to max_seq, exact-min_seq recency, 6.12 tiers and folio_inc_refs(), the "
 	  "6.12 PID controller and isolate_folios(), inc_min_seq()/try_to_inc_min_seq(), "
 	  "should_run_aging() and the shrink loop; see docs/mglru-model.md) or 6.12.95 "
-	  "(the kernel kernel-lab boots: 6.12 before \"mm/mglru: reset page lru tier bits "
-	  "when activating\", so activated folios keep their tier)" },
+	  "(the kernel kernel-lab boots: 6.12 before the mm/mglru backports of "
+	  "6.12.114, so activated folios keep their tier, sort_folio() culls unevictable "
+	  "folios and moves dirty file and writeback folios to min_seq + 1 with "
+	  "PG_reclaim, and isolate_folio() clears PG_reclaim)" },
 };
 
 /* ---- lists (include/linux/list.h over page ids) ---- */
@@ -273,7 +275,7 @@ bool lru_gen_add_folio(struct mglru *mg, struct lruvec *lv, uint32_t page, bool 
 	mg->pages[page].gen = (uint8_t)(gen + 1);
 	/* [6.12] mm_inline.h:263-272 (6.12.117): an active folio also loses LRU_REFS_MASK
 	 * and PG_referenced (PG_workingset stays, for PSI): "mm/mglru: reset page lru tier
-	 * bits when activating", in 6.12.y from 6.12.111 on. [6.12.95] clears only
+	 * bits when activating", in 6.12.y from 6.12.114 on. [6.12.95] clears only
 	 * LRU_GEN_MASK | BIT(PG_active), so a refault restored in a fault (refs 3 +
 	 * PG_workingset) stays tier 3 on the list. */
 	if (mg->kernel == KERNEL_6_12 && folio_test(f, MR_PG_ACTIVE))

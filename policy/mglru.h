@@ -240,8 +240,10 @@ enum { EXEC_PROMOTE_OFF, EXEC_PROMOTE_V3, EXEC_PROMOTE_ALT };
 enum { STATS_LAYOUT_BEFORE, STATS_LAYOUT_AFTER };
 /* kernel=: the [7.2] model, or Debian's 6.12 (linux-source-6.12, 6.12.117) at the
  * functions where 6.12 differs (docs/mglru-model.md, "kernel=6.12"), or 6.12.95 (the
- * kernel kernel-lab boots): 6.12 before the 6.12.111 backport of "mm/mglru: reset page
- * lru tier bits when activating" */
+ * kernel kernel-lab boots): 6.12 before the three mm/mglru backports of 6.12.114
+ * ("reset page lru tier bits when activating", "use the common routine for
+ * dirty/writeback reactivation", "fix and remove redundant unevictable folio
+ * handling") */
 enum { KERNEL_7_2, KERNEL_6_12, KERNEL_6_12_95 };
 
 /* ---- S002 cache-line model (mglru_cacheline.c) ---- */
@@ -625,7 +627,7 @@ bool test_bloom_filter_pud(const struct lru_gen_mm_state *mm_state, uint64_t seq
 void update_bloom_filter_pud(struct lru_gen_mm_state *mm_state, uint64_t seq, uint64_t item);
 bool suitable_to_scan(int total, int young);
 int folio_update_gen(struct mglru *mg, uint32_t page, unsigned gen, uint32_t vm_flags);
-int folio_inc_gen(struct mglru *mg, struct lruvec *lv, uint32_t page);
+int folio_inc_gen(struct mglru *mg, struct lruvec *lv, uint32_t page, bool reclaiming);
 void reset_batch_size(struct mglru *mg, struct lru_gen_mm_walk *walk);
 void lru_gen_look_around(struct mr_policy *p, const struct mr_vma *vma,
 			 struct mr_pte_table *pt, unsigned slot);

@@ -349,19 +349,26 @@ static int __folio_inc_gen(struct mglru *mg, uint32_t page, int old_gen, bool *i
 /*
  * mm/vmscan.c:folio_inc_gen() [7.2]: move a folio of the oldest generation to the next
  * one, clearing LRU_REFS_FLAGS (PG_workingset stays); a folio the walk already promoted
- * keeps its generation. ([7.0] also took reclaiming to set PG_reclaim; [7.2] leaves
- * dirty folios to shrink_folio_list().) S000 splits it into __folio_inc_gen() (flags
- * only) and this wrapper, which adjusts the sizes; both give the same results.
+ * keeps its generation. reclaiming also sets PG_reclaim, in the same update, so only
+ * when the generation changes ([6.12] mm/vmscan.c:3199-3201): its one user is
+ * [6.12.95]'s "waiting for writeback" rule in sort_folio() ([7.0] had it too); [7.2]
+ * and [6.12] (6.12.117) leave dirty folios to shrink_folio_list(). S000 splits it into
+ * __folio_inc_gen() (flags only) and this wrapper, which adjusts the sizes; both give
+ * the same results.
  */
-int folio_inc_gen(struct mglru *mg, struct lruvec *lv, uint32_t page)
+int folio_inc_gen(struct mglru *mg, struct lruvec *lv, uint32_t page, bool reclaiming)
 {
-	const struct mr_folio *f = &mg->m->folios[page];
+	struct mr_folio *f = &mg->m->folios[page];
 	int old_gen = (int)lru_gen_from_seq(lv->lrugen.min_seq[folio_is_file_lru(f)]);
 	bool increased;
 	int new_gen = __folio_inc_gen(mg, page, old_gen, &increased);
 
-	if (increased)
+	if (increased) {
+		/* for folio_end_writeback() */
+		if (reclaiming)
+			f->flags |= MR_PG_RECLAIM;
 		lru_gen_update_size(mg, lv, page, old_gen, new_gen);
+	}
 	return new_gen;
 }
 
@@ -469,7 +476,7 @@ static void walk_update_folio(struct mglru *mg, struct lru_gen_mm_walk *walk, ui
 		/* [6.12] mm/vmscan.c:4152-4161 (look-around without a walk context):
 		 * folio_clear_lru_refs() (4158) then folio_activate(). [6.12.95]
 		 * folio_activate() alone: the clearing came with "mm/mglru: reset page lru
-		 * tier bits when activating" (6.12.111), see lru_gen_add_folio(). */
+		 * tier bits when activating" (6.12.114), see lru_gen_add_folio(). */
 		old_gen = folio_lru_gen(mg, page);
 		if (old_gen < 0) {
 			f->flags |= MR_PG_REFERENCED;
@@ -1043,7 +1050,7 @@ move:
 						 lrugen_gen_idx(to, type), true);
 				}
 			}
-			new_gen = folio_inc_gen(mg, lv, page);
+			new_gen = folio_inc_gen(mg, lv, page, false);
 			/* list_move_tail() */
 			lru_gen_list_del(mg, lv, page);
 			lru_gen_list_add(mg, lv, page, (unsigned)new_gen, true);

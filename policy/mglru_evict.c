@@ -357,12 +357,18 @@ static const struct mr_shrink_hooks mglru_shrink_hooks_612 = {
 
 /*
  * mm/vmscan.c:sort_folio() [7.2], first match wins:
- *   unevictable        -> false (shrink_folio_list() culls it)
+ *   unevictable        -> false (shrink_folio_list() activates it, evict_folios() culls
+ *                         it); [6.12.95] culls it here
  *   promoted           -> to the head of the generation the walk gave it
  *   protected by tier  -> folio_inc_gen(), head of min_seq + 1; protected[] counts it
  *                         unless fully referenced (the workingset being promoted)
  *   ineligible zone    -> folio_inc_gen(), tail (never: one zone)
- * [7.0]'s dirty/writeback rule is gone in [7.2]: shrink_folio_list() handles them.
+ *   [6.12.95] under writeback or dirty file -> folio_inc_gen() with PG_reclaim, head
+ * [7.0]'s dirty/writeback rule is gone in [7.2] and in [6.12] (6.12.117):
+ * shrink_folio_list() handles them. [6.12.95] is 6.12.117 before the 6.12.114
+ * backports "mm/mglru: fix and remove redundant unevictable folio handling" and
+ * "mm/mglru: use the common routine for dirty/writeback reactivation"; the lines cited
+ * for it are Debian's 6.12.113 (docs/mglru-model.md, "kernel=6.12").
  */
 static bool sort_folio(struct mglru *mg, struct lruvec *lv, uint32_t page,
 		       const struct mr_scan_control *sc, int tier_idx)
@@ -378,9 +384,25 @@ static bool sort_folio(struct mglru *mg, struct lruvec *lv, uint32_t page,
 
 	MR_WARN_ON_ONCE(gen < 0 || gen >= MAX_NR_GENS);
 
-	/* unevictable */
-	if (!folio_evictable(f))
-		return false;
+	/* unevictable: [7.2] and [6.12] (6.12.117 mm/vmscan.c:4325) let it through */
+	if (!folio_evictable(f)) {
+		bool success;
+
+		if (mg->kernel != KERNEL_6_12_95)
+			return false;
+		/*
+		 * [6.12.95] 6.12.113 mm/vmscan.c:4327-4335: culled before isolation, so it
+		 * counts as sorted (pgrefill), not scanned, and shrink_folio_list() never
+		 * activates it. The kernel sets PG_unevictable first; the engine owns that
+		 * flag, and lruvec_add_folio() tests folio_evictable() instead.
+		 * UNEVICTABLE_PGCULLED is not a model counter (lru_add() does not count it
+		 * either).
+		 */
+		success = lru_gen_del_folio(mg, lv, page, true);
+		MR_WARN_ON_ONCE(!success);
+		lruvec_add_folio(mg, lv, page);
+		return true;
+	}
 
 	/* promoted */
 	if (gen != (int)lru_gen_from_seq(lrugen->min_seq[type])) {
@@ -400,7 +422,7 @@ static bool sort_folio(struct mglru *mg, struct lruvec *lv, uint32_t page,
 		if (tier > tier_idx || refs == 1 << LRU_REFS_WIDTH) {
 			unsigned hist = lru_hist_from_seq(mg, lrugen->min_seq[type]);
 
-			gen = folio_inc_gen(mg, lv, page);
+			gen = folio_inc_gen(mg, lv, page, false);
 			lru_gen_list_del(mg, lv, page);
 			lru_gen_list_add(mg, lv, page, (unsigned)gen, true); /* list_move_tail() */
 			lrugen->protected[hist][type][tier] += 1;
@@ -415,7 +437,7 @@ static bool sort_folio(struct mglru *mg, struct lruvec *lv, uint32_t page,
 		if (mg->cl) /* folio_inc_gen(): the sizes of both generations */
 			mglru_cl(mg, lv, CL_SORT, LGF_NR_PAGES, lrugen_gen_idx((unsigned)gen, type),
 				 true);
-		gen = folio_inc_gen(mg, lv, page);
+		gen = folio_inc_gen(mg, lv, page, false);
 		if (mg->cl) {
 			mglru_cl(mg, lv, CL_SORT, LGF_NR_PAGES, lrugen_gen_idx((unsigned)gen, type),
 				 true);
@@ -439,9 +461,27 @@ static bool sort_folio(struct mglru *mg, struct lruvec *lv, uint32_t page,
 
 ineligible:
 	if (zone > sc->reclaim_idx) {
-		gen = folio_inc_gen(mg, lv, page);
+		gen = folio_inc_gen(mg, lv, page, false);
 		lru_gen_list_del(mg, lv, page);
 		lru_gen_list_add(mg, lv, page, (unsigned)gen, true);
+		return true;
+	}
+
+	/*
+	 * [6.12.95] waiting for writeback (6.12.113 mm/vmscan.c:4370-4376): not isolated
+	 * but moved to the head of min_seq + 1 with PG_reclaim, so that
+	 * folio_end_writeback() rotates it to the tail of the oldest generation once
+	 * clean. 6.12.117 isolates it and shrink_folio_list() activates it (to max_seq)
+	 * with PG_reclaim. The kernel also tests folio_test_locked(); the model has no
+	 * folio lock. (The sc->nr.file_taken / unqueued_dirty counts before it came in
+	 * 6.12.104, after 6.12.95, and feed only the flusher wake-up, the engine's.)
+	 */
+	if (mg->kernel == KERNEL_6_12_95 &&
+	    (folio_test(f, MR_PG_WRITEBACK) ||
+	     (type == LRU_GEN_FILE && folio_test(f, MR_PG_DIRTY)))) {
+		gen = folio_inc_gen(mg, lv, page, true);
+		lru_gen_list_del(mg, lv, page);
+		lru_gen_list_add(mg, lv, page, (unsigned)gen, false); /* list_move() */
 		return true;
 	}
 
@@ -450,9 +490,10 @@ ineligible:
 
 /*
  * mm/vmscan.c:isolate_folio() [7.2]: take it off the LRU (PG_lru, gen field, list),
- * dropping the counter if PG_referenced is clear. [6.12]/[7.0] also refused dirty or
- * unswapped anon folios without __GFP_IO and cleared PG_reclaim; [7.2] does neither
- * (shrink_folio_list() keeps what it cannot write).
+ * dropping the counter if PG_referenced is clear. [6.12] also refuses dirty swap-backed
+ * or unswapped anon folios without __GFP_IO ([6.12.95]/[7.0]: any dirty folio), and
+ * [6.12.95]/[7.0] cleared PG_reclaim; [7.2] does neither (shrink_folio_list() keeps
+ * what it cannot write).
  */
 static bool isolate_folio(struct mglru *mg, struct lruvec *lv, uint32_t page,
 			  const struct mr_scan_control *sc)
@@ -460,9 +501,12 @@ static bool isolate_folio(struct mglru *mg, struct lruvec *lv, uint32_t page,
 	struct mr_folio *f = &mg->m->folios[page];
 	bool success;
 
-	/* [6.12] mm/vmscan.c:4362: swap constrained */
+	/* [6.12] mm/vmscan.c:4362: swap constrained. [6.12.95] (6.12.113 vmscan.c:4386)
+	 * refused every dirty folio; the 6.12.114 backports let dirty file folios through.
+	 * That cannot show here: [6.12.95]'s sort_folio() keeps dirty file folios back. */
 	if (kernel_612(mg) && !sc->gfp_io &&
-	    ((folio_test(f, MR_PG_DIRTY) && !folio_is_file_lru(f)) ||
+	    ((folio_test(f, MR_PG_DIRTY) &&
+	      (!folio_is_file_lru(f) || mg->kernel == KERNEL_6_12_95)) ||
 	     (folio_test_anon(f) && !folio_test(f, MR_PG_SWAPCACHE))))
 		return false;
 
@@ -476,9 +520,15 @@ static bool isolate_folio(struct mglru *mg, struct lruvec *lv, uint32_t page,
 			f->flags &= ~MR_PG_WORKINGSET;
 	}
 
-	/* [6.12] mm/vmscan.c:4379: for shrink_folio_list() */
+	/* [6.12] mm/vmscan.c:4379: for shrink_folio_list(); [6.12.95] (6.12.113
+	 * vmscan.c:4406) also cleared PG_reclaim there, so one left from before (e.g.
+	 * by sort_folio()'s writeback rule) never reached shrink_folio_list() or the
+	 * PG_reclaim rule of evict_folios(); "mm/mglru: use the common routine for
+	 * dirty/writeback reactivation" dropped the clearing */
 	if (kernel_612(mg))
 		f->flags &= ~MR_PG_REFERENCED;
+	if (mg->kernel == KERNEL_6_12_95)
+		f->flags &= ~MR_PG_RECLAIM;
 
 	success = lru_gen_del_folio(mg, lv, page, true);
 	MR_WARN_ON_ONCE(!success);
@@ -741,6 +791,9 @@ retry:
 		uint32_t page = list.pages[j];
 		struct mr_folio *f = &mg->m->folios[page];
 
+		/* [6.12.95] (6.12.113 mm/vmscan.c:4629-4633) puts it back here; [6.12]
+		 * (6.12.117, 4605) and [7.2] leave it on the list for move_folios_to_lru(),
+		 * which calls the same folio_putback_lru(): no difference in the model */
 		if (!folio_evictable(f)) {
 			folio_putback_lru(mg, page);
 			continue;

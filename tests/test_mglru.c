@@ -1008,6 +1008,125 @@ static void test_kernel_612_inc_refs(void)
 	env_close(&e);
 }
 
+/*
+ * kernel=6.12.95 sort_folio() culls an unevictable folio before isolation (6.12.113
+ * mm/vmscan.c:4327-4335): F (mlocked, on a gen list, the tail) goes to the unevictable
+ * list as sorted (pgrefill), and only Z is scanned. kernel=6.12 (6.12.117, after "mm/mglru:
+ * fix and remove redundant unevictable folio handling", vmscan.c:4325) isolates F too,
+ * and evict_folios() culls it after shrink_folio_list(): pgscan 2, pgrefill 0.
+ */
+static void test_kernel_61295_unevictable_culled(void)
+{
+	for (int k = 0; k < 2; k++) {
+		struct env e;
+		enum { Z, F };
+
+		env_start_set(&e, 2, "kernel", k ? KERNEL_6_12 : KERNEL_6_12_95);
+		place(&e, Z, PM_FILE, 0);
+		place(&e, F, PM_FILE, 0);
+		/* folio_evictable() false while still on a gen list */
+		folio(&e, F)->flags |= MR_PG_MLOCKED;
+		CHECK_LIST(&e, 0, FILE_T, Z, F);
+		evict_once(&e, 64, 0);
+		CHECK(!has(&e, Z, MR_PG_RESIDENT));
+		CHECK_EQ_U64(folio_lru_gen(e.mg, F), (uint64_t)-1);
+		CHECK_EQ_U64(e.mg->pages[F].list, LRU_GEN_LIST_UNEVICTABLE);
+		CHECK(has(&e, F, MR_PG_LRU));
+		CHECK(!has(&e, F, MR_PG_ACTIVE));
+		CHECK_EQ_U64(stat0(&e, MR_VM_NR_UNEVICTABLE), 1);
+		CHECK_EQ_U64(stat0(&e, MR_VM_NR_INACTIVE_FILE), 0);
+		CHECK_EQ_U64(stat0(&e, MR_VM_PGREFILL), k ? 0 : 1);
+		CHECK_EQ_U64(stat0(&e, MR_VM_PGSCAN_DIRECT), k ? 2 : 1);
+		CHECK_EQ_U64(pm_vmstat(e.pm, MR_VM_PGSCAN_FILE), k ? 2 : 1);
+		CHECK_EQ_U64(stat0(&e, MR_VM_PGSTEAL_DIRECT), 1);
+		env_close(&e);
+	}
+}
+
+/*
+ * kernel=6.12.95 sort_folio()'s "waiting for writeback" (6.12.113 mm/vmscan.c:4370-4376):
+ * W (under writeback) and D (dirty file) are not isolated but folio_inc_gen(reclaiming)
+ * moves each to the head of min_seq + 1 with PG_reclaim and LRU_REFS_FLAGS cleared
+ * (vmscan.c:3199-3201); only Z is scanned. When W's writeback ends,
+ * folio_rotate_reclaimable() moves it to the tail of the oldest generation. kernel=6.12
+ * (6.12.117, after "mm/mglru: use the common routine for dirty/writeback
+ * reactivation") isolates all three, and shrink_folio_list() activates W and D with
+ * PG_reclaim: evict_folios() keeps their flags (vmscan.c:4608) and they go to max_seq.
+ */
+static void test_kernel_61295_writeback_sorted(void)
+{
+	for (int k = 0; k < 2; k++) {
+		struct env e;
+		enum { X, D, W, Z };
+
+		env_start_set(&e, 4, "kernel", k ? KERNEL_6_12 : KERNEL_6_12_95);
+		place(&e, X, PM_FILE, 1);
+		place(&e, D, PM_FILE, 0);
+		place(&e, W, PM_FILE, 0);
+		place(&e, Z, PM_FILE, 0);
+		folio(&e, D)->flags |= MR_PG_DIRTY | MR_PG_REFERENCED;
+		e.mg->pages[D].refs = 1;
+		folio(&e, W)->flags |= MR_PG_WRITEBACK;
+		CHECK_LIST(&e, 0, FILE_T, D, W, Z);
+		evict_once(&e, 64, 0);
+		CHECK(!has(&e, Z, MR_PG_RESIDENT));
+		CHECK(has(&e, D, MR_PG_RECLAIM) && has(&e, D, MR_PG_LRU));
+		CHECK(has(&e, W, MR_PG_RECLAIM) && has(&e, W, MR_PG_LRU));
+		CHECK(!has(&e, D, MR_PG_REFERENCED | MR_PG_ACTIVE));
+		CHECK_EQ_U64(mglru_folio_refs(e.p, D), 0);
+		CHECK_EQ_U64(stat0(&e, MR_VM_PGREFILL), k ? 0 : 2);
+		CHECK_EQ_U64(stat0(&e, MR_VM_PGSCAN_DIRECT), k ? 3 : 1);
+		CHECK_EQ_U64(stat0(&e, MR_VM_PGACTIVATE), k ? 2 : 0);
+		CHECK_EQ_U64(stat0(&e, MR_VM_NR_VMSCAN_IMMEDIATE), k ? 1 : 0);
+		CHECK_EQ_U64(e.lv->lrugen.min_seq[FILE_T], 1);
+		if (k) {
+			CHECK_LIST(&e, 3, FILE_T, D, W); /* max_seq, D put back last */
+			CHECK_LIST(&e, 1, FILE_T, X);
+		} else {
+			CHECK_LIST(&e, 1, FILE_T, D, W, X);
+			CHECK_EMPTY(&e, 3, FILE_T);
+			/* folio_end_writeback(): PG_reclaim -> the tail of min_seq */
+			folio(&e, W)->flags &= ~MR_PG_WRITEBACK;
+			if (has(&e, W, MR_PG_RECLAIM))
+				e.p->ops->rotate(e.p, W);
+			CHECK(!has(&e, W, MR_PG_RECLAIM));
+			CHECK_LIST(&e, 1, FILE_T, D, X, W);
+		}
+		env_close(&e);
+	}
+}
+
+/*
+ * kernel=6.12.95 isolate_folio() clears PG_reclaim "for shrink_folio_list()" (6.12.113
+ * mm/vmscan.c:4406). A: a dirty anon folio in the swap cache with a young PTE and a
+ * PG_reclaim left from before; shrink_folio_list() keeps it (KEEP, PG_referenced).
+ * 6.12.95: no PG_reclaim, so evict_folios()'s rejected rule clears its flags and sets
+ * PG_active: max_seq. kernel=6.12 (6.12.117, the clearing dropped by "mm/mglru: use the
+ * common routine for dirty/writeback reactivation") keeps PG_reclaim: the PG_reclaim
+ * rule (vmscan.c:4608) leaves it as it is, and lru_gen_add_folio() puts a PG_reclaim
+ * dirty folio in max_seq - 1 (mm_inline.h:254-257).
+ */
+static void test_kernel_61295_isolate_clears_reclaim(void)
+{
+	for (int k = 0; k < 2; k++) {
+		struct env e;
+		enum { A };
+
+		env_start_set(&e, 1, "kernel", k ? KERNEL_6_12 : KERNEL_6_12_95);
+		CHECK(pm_add_vma(e.pm, 0, VA, VA + PG, MR_VMA_READ | MR_VMA_WRITE, 0) != NULL);
+		place(&e, A, PM_ANON, 0);
+		CHECK_EQ_U64(pm_map(e.pm, 0, VA, A, MR_PTE_YOUNG), 0);
+		folio(&e, A)->flags |= MR_PG_SWAPCACHE | MR_PG_DIRTY | MR_PG_RECLAIM;
+		evict_once(&e, 64, 200);
+		CHECK(has(&e, A, MR_PG_LRU) && has(&e, A, MR_PG_DIRTY));
+		CHECK_EQ_U64(folio_lru_gen(e.mg, A), k ? 2 : 3);
+		CHECK_EQ_U64(has(&e, A, MR_PG_RECLAIM), k);
+		CHECK_EQ_U64(has(&e, A, MR_PG_REFERENCED), k);
+		CHECK_EQ_U64(e.mg->stat.rejected, k ? 0 : 1);
+		env_close(&e);
+	}
+}
+
 static void test_scenario_9(void)
 {
 	struct env e;
@@ -2625,6 +2744,9 @@ int main(void)
 	test_kernel_612_active_add_keeps_refs();
 	test_kernel_612_inc_refs();
 	test_kernel_612_check_references();
+	test_kernel_61295_unevictable_culled();
+	test_kernel_61295_writeback_sorted();
+	test_kernel_61295_isolate_clears_reclaim();
 	test_scenario_9();
 	test_scenario_10();
 	test_scenario_11();
