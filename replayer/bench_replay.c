@@ -146,6 +146,20 @@ static struct mr_bench_replay_case *next_case(struct mr_bench_replay_case *out, 
 	return &out[(*n)++];
 }
 
+/* The figures of one case from its child's result: policy-events per second of the
+ * machines' own time for npol machines. */
+static void fill_case(struct mr_bench_replay_case *c, const struct child_result *res,
+		      uint64_t peak, size_t npol)
+{
+	c->events = res->events;
+	c->seconds = res->run_s;
+	c->mevps = res->run_s > 0 ? (double)res->events / res->run_s / 1e6 : 0;
+	c->machine_mevps = res->machine_s > 0 ?
+		(double)res->events * (double)npol / res->machine_s / 1e6 : 0;
+	c->load_s = res->load_s;
+	c->peak_rss = peak;
+}
+
 /* Write a Zipf(1.0) trace of events accesses over pages pages, seed 1. */
 static int gen_zipf(const char *path, uint64_t pages, uint64_t events, struct mr_error *err)
 {
@@ -256,13 +270,7 @@ int mr_bench_replay(const struct mr_bench_replay_opts *o, struct mr_bench_replay
 		c = rc ? NULL : next_case(out, cap, n);
 		if (c) {
 			snprintf(c->name, sizeof(c->name), "%s @100%%, no reclaim", pol[0]);
-			c->events = res.events;
-			c->seconds = res.run_s;
-			c->mevps = res.run_s > 0 ? (double)res.events / res.run_s / 1e6 : 0;
-			c->machine_mevps = res.machine_s > 0 ?
-				(double)res.events / res.machine_s / 1e6 : 0;
-			c->load_s = res.load_s;
-			c->peak_rss = peak;
+			fill_case(c, &res, peak, 1);
 		}
 	}
 	for (int pct = 10; !rc && pct <= 50; pct += 40) {
@@ -287,13 +295,7 @@ int mr_bench_replay(const struct mr_bench_replay_opts *o, struct mr_bench_replay
 				if (c) {
 					snprintf(c->name, sizeof(c->name), "%s @%d%%, next-use computed",
 						 pol[i], pct);
-					c->events = res.events;
-					c->seconds = res.run_s;
-					c->mevps = res.run_s > 0 ? (double)res.events / res.run_s / 1e6 : 0;
-					c->machine_mevps = res.machine_s > 0 ?
-						(double)res.events / res.machine_s / 1e6 : 0;
-					c->load_s = res.load_s;
-					c->peak_rss = peak;
+					fill_case(c, &res, peak, 1);
 				}
 				note(o, "%s @%d%%: again, next-use times from the cache ...", pol[i], pct);
 				rc = run_case(trace, dir, nucache, &pol[i], 1, memory, 0, &res, &peak, err);
@@ -311,12 +313,7 @@ int mr_bench_replay(const struct mr_bench_replay_opts *o, struct mr_bench_replay
 			if (!c)
 				continue;
 			snprintf(c->name, sizeof(c->name), "%s @%d%%", pol[i], pct);
-			c->events = res.events;
-			c->seconds = res.run_s;
-			c->mevps = res.run_s > 0 ? (double)res.events / res.run_s / 1e6 : 0;
-			c->machine_mevps = res.machine_s > 0 ? (double)res.events / res.machine_s / 1e6 : 0;
-			c->load_s = res.load_s;
-			c->peak_rss = peak;
+			fill_case(c, &res, peak, 1);
 			c->floor_rss = floor;
 			c->bytes_per_page = per_page(peak, floor, pages);
 		}
@@ -335,14 +332,7 @@ int mr_bench_replay(const struct mr_bench_replay_opts *o, struct mr_bench_replay
 				continue;
 			snprintf(c->name, sizeof(c->name), "%zu in one pass%s @%d%%", npol,
 				 threaded ? ", threads" : "", pct);
-			c->events = res.events;
-			c->seconds = res.run_s;
-			c->mevps = res.run_s > 0 ? (double)res.events / res.run_s / 1e6 : 0;
-			/* machine: policy-events per second of machine time */
-			c->machine_mevps = res.machine_s > 0 ?
-				(double)res.events * (double)npol / res.machine_s / 1e6 : 0;
-			c->load_s = res.load_s;
-			c->peak_rss = peak;
+			fill_case(c, &res, peak, npol);
 			c->floor_rss = floor_all;
 			c->bytes_per_page = per_page(peak, floor_all, pages);
 			c->ratio = sum_wall > 0 ? (res.load_s + res.run_s) / sum_wall : 0;
