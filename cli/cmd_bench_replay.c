@@ -64,9 +64,9 @@ int cmd_bench_replay(int argc, char **argv)
 	}
 	if (!o.dir)
 		o.dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-	if (mr_bench_memory(&mem, &err))
-		return cli_fail("bench", &err);
 	if (mr_bench_replay(&o, cases, 64, &n, &err))
+		return cli_fail("bench", &err);
+	if (mr_bench_memory(&mem, &err))
 		return cli_fail("bench", &err);
 	printf("memory (%llu MiB, as the per-page arrays are mapped): a random cache-line load costs "
 	       "%.0f ns when\nthe previous load gives its address (a list walk), %.1f ns when "

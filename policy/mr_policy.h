@@ -399,9 +399,10 @@ int mr_policy_parse(const char *spec, const struct mr_policy_ops **ops, void *pa
  * spec with only the parameters that differ from their defaults, in table order, for
  * tables meant for people: "mglru:ra_placement=B" for a canonical spec that lists every
  * parameter, "lru" for lru at its defaults. A spec that does not parse (the policy of a
- * plugin that is not loaded) is copied as it is. out is always terminated (cap > 0).
+ * plugin that is not loaded) is copied as it is. Like snprintf: writes at most cap bytes,
+ * terminated when cap > 0, and returns the length the whole text needs.
  */
-void mr_policy_short_spec(const char *spec, char *out, size_t cap);
+size_t mr_policy_short_spec(const char *spec, char *out, size_t cap);
 
 /* Named preset of policy specs (`--variants seeds`: mglru baseline and each seed toggle;
  * `classic`: lru, mglru, opt). MR_EINVAL naming the known presets otherwise. */

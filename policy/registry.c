@@ -584,30 +584,21 @@ size_t mr_policy_describe(const struct mr_policy_ops *ops, char *buf, size_t cap
 	return sb.len;
 }
 
-void mr_policy_short_spec(const char *spec, char *out, size_t cap)
+size_t mr_policy_short_spec(const char *spec, char *out, size_t cap)
 {
-	const struct mr_policy_ops *ops;
+	const struct mr_policy_ops *ops = NULL;
 	struct mr_strbuf sb = { out, cap, 0 };
 	int64_t buf[64]; /* parameters are int64s at their offsets */
-	char canon[1024], name[128];
-	const char *colon;
-	size_t n, shown = 0;
+	size_t shown = 0;
 
-	if (!cap)
-		return;
-	snprintf(out, cap, "%s", spec ? spec : "");
 	if (!spec)
-		return;
-	colon = strchr(spec, ':');
-	n = colon ? (size_t)(colon - spec) : strlen(spec);
-	if (n >= sizeof(name))
-		return;
-	memcpy(name, spec, n);
-	name[n] = '\0';
-	ops = mr_policy_find(name);
-	if (!ops || ops->params_size > sizeof(buf) ||
-	    mr_policy_parse(spec, &ops, buf, sizeof(buf), canon, sizeof(canon), NULL))
-		return;
+		spec = "";
+	/* the registry's lookup, with no canonical text: a spec that does not parse
+	 * (unknown policy, bad value) or whose parameters need more room is copied */
+	if (mr_policy_parse(spec, &ops, buf, sizeof(buf), NULL, 0, NULL)) {
+		mr_strbuf_printf(&sb, "%s", spec);
+		return sb.len;
+	}
 	mr_strbuf_printf(&sb, "%s", ops->name);
 	for (size_t i = 0; i < ops->nparams; i++) {
 		const struct mr_param_desc *d = &ops->params[i];
@@ -621,6 +612,5 @@ void mr_policy_short_spec(const char *spec, char *out, size_t cap)
 		else
 			mr_strbuf_printf(&sb, "%" PRId64, v);
 	}
-	if (sb.len >= cap) /* cut: the whole spec says more than half of one */
-		snprintf(out, cap, "%s", spec);
+	return sb.len;
 }

@@ -364,6 +364,7 @@ struct mr_bench_memory {
 	double independent_ns; /* per load when the addresses are known ahead (overlapped) */
 };
 
+/* 0 with out filled, or MR_ENOMEM (the 64 MiB could not be mapped) with out zeroed. */
 int mr_bench_memory(struct mr_bench_memory *out, struct mr_error *err);
 
 #endif /* MR_REPLAY_H */

@@ -1932,10 +1932,10 @@ static void test_scenario_16(void)
 }
 
 /*
- * Who sees scan_folios()' and evict_folios()' counters under cgroup reclaim. [6.12]
- * pgscan_direct, pgsteal_direct and pgrefill reach memory.stat, not /proc/vmstat
- * (!cgroup_reclaim), and pgscan/pgsteal_{anon,file} only /proc/vmstat. [7.2] node stats:
- * both, whoever reclaims.
+ * Who sees scan_folios()' and evict_folios()' counters. [6.12] (both 6.12 modes)
+ * pgscan_direct, pgsteal_direct and pgrefill reach memory.stat always and /proc/vmstat
+ * only outside cgroup reclaim (!cgroup_reclaim); pgscan/pgsteal_{anon,file} only
+ * /proc/vmstat. [7.2] node stats: both, whoever reclaims.
  */
 static void test_reclaim_counters_by_kernel(void)
 {
@@ -1943,35 +1943,38 @@ static void test_reclaim_counters_by_kernel(void)
 	static const unsigned reclaimer[] = { MR_VM_PGSCAN_DIRECT, MR_VM_PGSTEAL_DIRECT,
 					      MR_VM_PGREFILL };
 	static const unsigned split[] = { MR_VM_PGSCAN_FILE, MR_VM_PGSTEAL_FILE };
+	static const int kernels[] = { KERNEL_7_2, KERNEL_6_12, KERNEL_6_12_95 };
 
-	for (int k = 0; k < 2; k++) {
-		struct mr_scan_control sc = { .nr_to_reclaim = 1, .may_writepage = 1,
-					      .may_unmap = 1, .may_swap = 1, .gfp_io = 1,
-					      .memcg_reclaim = 1, .priority = 0 };
-		struct env e;
-		uint32_t i;
+	for (int k = 0; k < 3; k++) {
+		for (int memcg_reclaim = 0; memcg_reclaim < 2; memcg_reclaim++) {
+			struct mr_scan_control sc = { .nr_to_reclaim = 1, .may_writepage = 1,
+						      .may_unmap = 1, .may_swap = 1, .gfp_io = 1,
+						      .memcg_reclaim = (uint8_t)memcg_reclaim,
+						      .priority = 0 };
+			int k612 = kernels[k] != KERNEL_7_2;
+			struct env e;
+			uint32_t i;
 
-		if (k)
-			env_start_set(&e, N, "kernel", KERNEL_6_12);
-		else
-			env_start(&e, N);
-		for (i = 0; i < N; i++)
-			place(&e, i, PM_FILE, 0);
-		for (i = 0; i < 5; i++)
-			e.p->ops->mark_accessed(e.p, V); /* tier 3: sorted, not isolated */
-		e.p->ops->shrink_lruvec(e.p, 0, &sc);
-		CHECK(sc.nr_reclaimed > 0);
-		CHECK(has(&e, V, MR_PG_RESIDENT));
-		for (i = 0; i < 3; i++) {
-			CHECK(stat0(&e, reclaimer[i]) > 0);
-			CHECK_EQ_U64(pm_vmstat(e.pm, reclaimer[i]), (k ? 0 : stat0(&e, reclaimer[i])));
+			env_start_set(&e, N, "kernel", kernels[k]);
+			for (i = 0; i < N; i++)
+				place(&e, i, PM_FILE, 0);
+			for (i = 0; i < 5; i++)
+				e.p->ops->mark_accessed(e.p, V); /* tier 3: sorted, not isolated */
+			e.p->ops->shrink_lruvec(e.p, 0, &sc);
+			CHECK(sc.nr_reclaimed > 0);
+			CHECK(has(&e, V, MR_PG_RESIDENT));
+			for (i = 0; i < 3; i++) {
+				CHECK(stat0(&e, reclaimer[i]) > 0);
+				CHECK_EQ_U64(pm_vmstat(e.pm, reclaimer[i]),
+					     (k612 && memcg_reclaim ? 0 : stat0(&e, reclaimer[i])));
+			}
+			CHECK_EQ_U64(stat0(&e, MR_VM_PGSTEAL_DIRECT), sc.nr_reclaimed);
+			for (i = 0; i < 2; i++) {
+				CHECK_EQ_U64(pm_vmstat(e.pm, split[i]), stat0(&e, reclaimer[i]));
+				CHECK_EQ_U64(stat0(&e, split[i]), (k612 ? 0 : pm_vmstat(e.pm, split[i])));
+			}
+			env_close(&e);
 		}
-		CHECK_EQ_U64(stat0(&e, MR_VM_PGSTEAL_DIRECT), sc.nr_reclaimed);
-		for (i = 0; i < 2; i++) {
-			CHECK_EQ_U64(pm_vmstat(e.pm, split[i]), stat0(&e, reclaimer[i]));
-			CHECK_EQ_U64(stat0(&e, split[i]), (k ? 0 : pm_vmstat(e.pm, split[i])));
-		}
-		env_close(&e);
 	}
 }
 

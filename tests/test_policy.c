@@ -961,7 +961,7 @@ static void refault_case(int extra, int gone, int inact, int swap, int ws, int e
 	uint64_t shadow;
 	int i;
 
-	pm->m.swap_free = 0;
+	pm->m.swap_free = 0; /* full: workingset_test_recent() leaves anon out */
 	add(pm, p, 0, PM_FILE); /* W */
 	p->ops->mark_accessed(p, 0);
 	p->ops->mark_accessed(p, 0);
@@ -1473,9 +1473,15 @@ static void test_short_spec(void)
 	CHECK(!strcmp(out, "nosuch:x=1"));
 	mr_policy_short_spec("lru:swappiness=999", out, sizeof(out));
 	CHECK(!strcmp(out, "lru:swappiness=999"));
-	/* too small a buffer: cut, terminated */
-	mr_policy_short_spec("lru:swappiness=100", tiny, sizeof(tiny));
-	CHECK(strlen(tiny) == sizeof(tiny) - 1 && !strncmp(tiny, "lru:swa", 7));
+	/* too small a buffer: the short form cut and terminated, its whole length returned */
+	CHECK_EQ_U64(mr_policy_short_spec("mglru:swappiness=60,min_ttl_ms=0,enabled=7,"
+					  "lru_gen_stats=0,inc_min_seq=base,ra_placement=B",
+					  tiny, sizeof(tiny)),
+		     strlen("mglru:ra_placement=B"));
+	CHECK(!strcmp(tiny, "mglru:r"));
+	CHECK_EQ_U64(mr_policy_short_spec("nosuch:x=1", tiny, sizeof(tiny)), strlen("nosuch:x=1"));
+	CHECK(!strcmp(tiny, "nosuch:"));
+	CHECK_EQ_U64(mr_policy_short_spec("opt", NULL, 0), 3);
 }
 
 int main(int argc, char **argv)
