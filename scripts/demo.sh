@@ -28,7 +28,7 @@ echo "== memreplay compare build/default-results.db --baseline 3   (deltas again
 echo
 echo "ra_placement=B puts a folio that reclaim rejected back into the oldest generation (R1/R2"
 echo "in its review). Here the rejected folios are the build's dirty files waiting for the"
-echo "flusher, so reclaim finds them again at once: millions of rescans, and charges fail"
+echo "flusher, so reclaim finds them again at once: 190 million rescans, and charges fail"
 echo "(mr_oom: each failed charge is let through over the limit, which is why its refault"
 echo "and swap-in counts look low). ra_placement=C, the revert, activates far fewer folios"
 echo "than mglru; seeds 000 and 001 change how aging does its work, not what it decides, so"
