@@ -92,7 +92,8 @@ int cmd_bench_replay(int argc, char **argv)
 		       k->load_s, (unsigned long long)(k->peak_rss >> 20),
 		       (unsigned long long)(k->floor_rss >> 20), k->bytes_per_page, ratio);
 	}
-	printf("M ev/s = events / replay wall time (decode included; one thread for single runs);\n"
+	printf("M ev/s = events / replay wall time (decode included; one thread for single runs,\n"
+	       "\"threads\": the decode on a second thread, as `memreplay replay` runs one policy);\n"
 	       "machine = policy-events / the machines' own time (worker time, summed);\n"
 	       "load = reading the trace's tables and sizing the machines; peak RSS of the child\n"
 	       "process that ran the case; floor = peak RSS of the same case on a 4096-page trace\n"

@@ -5,7 +5,8 @@
  * directory) at memory sizes of 10% and 50% of its pages:
  *
  *   - each policy alone, single-threaded (threads = 0: decode and replay on one core):
- *     events/s of the replay phase and of the machine alone, peak RSS;
+ *     events/s of the replay phase and of the machine alone, peak RSS; and again as
+ *     `memreplay replay` runs one policy by default, the decode on a second thread;
  *   - every policy in one pass, single-threaded and with the default worker threads,
  *     against the sum of the single runs (load + replay wall time);
  *   - peak RSS per distinct page: the peak minus the floor (the same case replayed on a
@@ -303,6 +304,16 @@ int mr_bench_replay(const struct mr_bench_replay_opts *o, struct mr_bench_replay
 			fill_case(c, &res, peak, 1);
 			c->floor_rss = floor;
 			c->bytes_per_page = per_page(peak, floor, pages);
+			/* what `memreplay replay` with this one policy does by default: the
+			 * machine on a worker, the decode on the calling thread */
+			note(o, "%s @%d%%: decode on a second thread ...", pol[i], pct);
+			rc = run_case(trace, dir, nucache, &pol[i], 1, memory, MR_REPLAY_THREADS_AUTO,
+				      &res, &peak, err);
+			c = rc ? NULL : next_case(out, cap, n);
+			if (c) {
+				snprintf(c->name, sizeof(c->name), "%s, threads @%d%%", pol[i], pct);
+				fill_case(c, &res, peak, 1);
+			}
 		}
 		if (!rc)
 			rc = run_case(small, dir, nucache, pol, npol, FLOOR_PAGES * (uint64_t)pct / 100,
