@@ -1241,40 +1241,11 @@ static void test_opt_textbook(void)
 	CHECK_EQ_U64(run_opt(refs, n, 1, 8), 20);
 }
 
-static void test_opt_random(void)
+/* 100 random skewed traces (low ids are hot): opt with next-use positions times
+ * scales[round % nscales] evicts exactly as many as naive MIN. */
+static void opt_matches_min(uint64_t seed, const uint64_t *scales, size_t nscales)
 {
-	uint64_t seed = test_seed, st = seed;
-	uint32_t refs[300];
-	int round;
-
-	for (round = 0; round < 100; round++) {
-		uint32_t n = 50 + (uint32_t)(mr_test_rand(&st) % 250);
-		uint32_t pages = 2 + (uint32_t)(mr_test_rand(&st) % 14);
-		uint32_t frames = 1 + (uint32_t)(mr_test_rand(&st) % pages);
-		uint32_t t, a, b;
-
-		for (t = 0; t < n; t++) /* skewed: low ids are hot */
-			refs[t] = (uint32_t)(mr_test_rand(&st) % (1 + mr_test_rand(&st) % pages));
-		a = run_opt(refs, n, frames, pages);
-		b = naive_min(refs, n, frames);
-		CHECK_EQ_U64(a, b);
-		if (a != b) {
-			fprintf(stderr, "  seed %llu round %d: %u pages, %u frames\n",
-				(unsigned long long)seed, round, pages, frames);
-			break;
-		}
-	}
-}
-
-static void run_opt_heap(uint64_t scale);
-
-/* Positions beyond 2^32 (a trace of more references): bucket entries keep only the low
- * 32 bits of a key, which here are the same for every key (scale 2^33) or collide
- * often (2^32 + 1); the choices must still be MIN's. */
-static void test_opt_wide_keys(void)
-{
-	static const uint64_t scales[] = { UINT64_C(1) << 33, (UINT64_C(1) << 32) + 1 };
-	uint64_t seed = test_seed ^ 0x5bd1e995ull, st = seed;
+	uint64_t st = seed;
 	uint32_t refs[300];
 	int round;
 
@@ -1286,7 +1257,7 @@ static void test_opt_wide_keys(void)
 
 		for (t = 0; t < n; t++)
 			refs[t] = (uint32_t)(mr_test_rand(&st) % (1 + mr_test_rand(&st) % pages));
-		a = run_opt_scaled(refs, n, frames, pages, scales[round & 1]);
+		a = run_opt_scaled(refs, n, frames, pages, scales[(size_t)round % nscales]);
 		b = naive_min(refs, n, frames);
 		CHECK_EQ_U64(a, b);
 		if (a != b) {
@@ -1295,6 +1266,26 @@ static void test_opt_wide_keys(void)
 			break;
 		}
 	}
+}
+
+static void test_opt_random(void)
+{
+	static const uint64_t one = 1;
+
+	opt_matches_min(test_seed, &one, 1);
+}
+
+static void run_opt_heap(uint64_t scale);
+
+/* Positions beyond 2^32 (a trace of more references): bucket entries keep only the low
+ * 32 bits of a key, which here are the same for every key (scale 2^33) or collide
+ * often (2^32 + 1); the choices must still be MIN's. */
+static void test_opt_wide_keys(void)
+{
+	static const uint64_t scales[] = { UINT64_C(1) << 33, (UINT64_C(1) << 32) + 1 };
+	uint64_t seed = test_seed ^ 0x5bd1e995ull;
+
+	opt_matches_min(seed, scales, 2);
 	/* keys that go down as well as up: entries whose low bits match a key of another
 	 * bucket */
 	run_opt_heap(scales[0]);
