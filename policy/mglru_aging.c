@@ -1091,32 +1091,49 @@ skip:
 }
 
 /*
+ * The "find the oldest populated generation" loop both versions of
+ * try_to_inc_min_seq() open with: min_seq of type moved past empty generations,
+ * keeping MIN_NR_GENS.
+ */
+static uint64_t oldest_populated_seq(const struct lru_gen_folio *lrugen, int type)
+{
+	uint64_t seq = lrugen->min_seq[type];
+
+	while (seq + MIN_NR_GENS <= lrugen->max_seq) {
+		unsigned gen = lru_gen_from_seq(seq);
+
+		for (int zone = 0; zone < MAX_NR_ZONES; zone++)
+			if (lrugen->folios[gen][type][zone].head != MR_NONE)
+				return seq;
+		seq++;
+	}
+	return seq;
+}
+
+/* ... and the update both close with: the new min_seq, with its PID positions reset. */
+static void set_min_seq(struct mglru *mg, struct lruvec *lv, int type, uint64_t seq)
+{
+	reset_ctrl_pos(mg, lv, type, true);
+	lv->lrugen.min_seq[type] = seq;
+	mglru_cl(mg, lv, CL_AGING, LGF_MIN_SEQ, (unsigned)type, true);
+}
+
+/*
  * [6.12] mm/vmscan.c:3774 try_to_inc_min_seq(): advance min_seq of file (and of anon
  * with can_swap) past empty generations, keeping MIN_NR_GENS; with can_swap, anon may
  * not pass file, and file not fall behind anon.
  */
 static bool try_to_inc_min_seq_612(struct mglru *mg, struct lruvec *lv, bool can_swap)
 {
-	int type, zone;
+	int type;
 	bool success = false;
 	struct lru_gen_folio *lrugen = &lv->lrugen;
 	uint64_t min_seq[ANON_AND_FILE] = { lrugen->min_seq[LRU_GEN_ANON],
 					    lrugen->min_seq[LRU_GEN_FILE] };
 
 	/* find the oldest populated generation */
-	for (type = !can_swap; type < ANON_AND_FILE; type++) {
-		while (min_seq[type] + MIN_NR_GENS <= lrugen->max_seq) {
-			unsigned gen = lru_gen_from_seq(min_seq[type]);
-
-			for (zone = 0; zone < MAX_NR_ZONES; zone++) {
-				if (lrugen->folios[gen][type][zone].head != MR_NONE)
-					goto next;
-			}
-			min_seq[type]++;
-		}
-next:
-		;
-	}
+	for (type = !can_swap; type < ANON_AND_FILE; type++)
+		min_seq[type] = oldest_populated_seq(lrugen, type);
 
 	/* see the comment on lru_gen_folio */
 	if (can_swap) {
@@ -1129,10 +1146,7 @@ next:
 	for (type = !can_swap; type < ANON_AND_FILE; type++) {
 		if (min_seq[type] == lrugen->min_seq[type])
 			continue;
-
-		reset_ctrl_pos(mg, lv, type, true);
-		lrugen->min_seq[type] = min_seq[type];
-		mglru_cl(mg, lv, CL_AGING, LGF_MIN_SEQ, (unsigned)type, true);
+		set_min_seq(mg, lv, type, min_seq[type]);
 		success = true;
 	}
 
@@ -1147,7 +1161,7 @@ next:
  */
 bool try_to_inc_min_seq(struct mglru *mg, struct lruvec *lv, int swappiness)
 {
-	int type, zone;
+	int type;
 	bool success = false;
 	bool seq_inc_flag = false;
 	struct lru_gen_folio *lrugen = &lv->lrugen;
@@ -1159,18 +1173,9 @@ bool try_to_inc_min_seq(struct mglru *mg, struct lruvec *lv, int swappiness)
 
 	/* find the oldest populated generation */
 	for (type = min_type(swappiness); type <= max_type(swappiness); type++) {
-		while (min_seq[type] + MIN_NR_GENS <= lrugen->max_seq) {
-			unsigned gen = lru_gen_from_seq(min_seq[type]);
-
-			for (zone = 0; zone < MAX_NR_ZONES; zone++) {
-				if (lrugen->folios[gen][type][zone].head != MR_NONE)
-					goto next;
-			}
-			min_seq[type]++;
+		min_seq[type] = oldest_populated_seq(lrugen, type);
+		if (min_seq[type] != lrugen->min_seq[type])
 			seq_inc_flag = true;
-		}
-next:
-		;
 	}
 
 	/* If neither min_seq can advance, skip the checks below. */
@@ -1190,10 +1195,7 @@ next:
 	for (type = min_type(swappiness); type <= max_type(swappiness); type++) {
 		if (min_seq[type] <= lrugen->min_seq[type])
 			continue;
-
-		reset_ctrl_pos(mg, lv, type, true);
-		lrugen->min_seq[type] = min_seq[type];
-		mglru_cl(mg, lv, CL_AGING, LGF_MIN_SEQ, (unsigned)type, true);
+		set_min_seq(mg, lv, type, min_seq[type]);
 		success = true;
 	}
 
