@@ -609,33 +609,12 @@ static void lru_rotate(struct mr_policy *p, uint32_t page)
 static enum folio_references lru_check_references(struct mr_policy *p, uint32_t page,
 						 struct mr_scan_control *sc)
 {
-	struct mr_folio *f = &p->m->folios[page];
 	uint32_t vm_flags;
-	int referenced_ptes, referenced_folio;
+	int referenced_ptes;
 
 	(void)sc;
 	referenced_ptes = mr_folio_referenced(p, page, &vm_flags, NULL);
-	referenced_folio = !!(f->flags & MR_PG_REFERENCED);
-	f->flags &= ~MR_PG_REFERENCED;
-
-	if (referenced_ptes) {
-		/*
-		 * All mapped folios start out with page table references from the
-		 * instantiating fault, so look twice: mark it and spare it for another
-		 * trip around the inactive list.
-		 */
-		f->flags |= MR_PG_REFERENCED;
-		if (referenced_folio || referenced_ptes > 1)
-			return FOLIOREF_ACTIVATE;
-		/* Activate file-backed executable folios after first usage. */
-		if ((vm_flags & MR_VMA_EXEC) && mr_folio_is_file_lru(f))
-			return FOLIOREF_ACTIVATE;
-		return FOLIOREF_KEEP;
-	}
-	/* Reclaim if clean, defer dirty folios to writeback */
-	if (referenced_folio && mr_folio_is_file_lru(f))
-		return FOLIOREF_RECLAIM_CLEAN;
-	return FOLIOREF_RECLAIM;
+	return mr_folio_check_references_classic(p, page, referenced_ptes, vm_flags);
 }
 
 static const struct mr_shrink_hooks lru_hooks = {

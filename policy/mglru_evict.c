@@ -270,46 +270,6 @@ bool lru_gen_set_refs(struct mglru *mg, uint32_t page, uint32_t vm_flags)
 }
 
 /*
- * [6.12] mm/vmscan.c:865 folio_check_references(): no lru_gen branch, the classic rule
- * after folio_referenced() (whose lru_gen_look_around() has run): PG_referenced is
- * test-and-cleared (isolate_folio() cleared it, so only look-around of a neighbour can
- * have set it, and shrink_folio_list() keeps such a folio first); a young PTE sets
- * PG_referenced and activates if the folio was referenced or has several young PTEs, or
- * is a file folio mapped VM_EXEC; else KEEP. No young PTE: RECLAIM_CLEAN for a
- * referenced file folio, else RECLAIM.
- */
-static enum folio_references folio_check_references_612(struct mglru *mg, uint32_t page,
-							int referenced_ptes, uint32_t vm_flags)
-{
-	struct mr_folio *f = &mg->m->folios[page];
-	bool referenced_folio = folio_test(f, MR_PG_REFERENCED);
-
-	f->flags &= ~MR_PG_REFERENCED; /* folio_test_clear_referenced() */
-
-	if (referenced_ptes == -1)
-		return FOLIOREF_KEEP;
-
-	if (referenced_ptes) {
-		f->flags |= MR_PG_REFERENCED;
-
-		if (referenced_folio || referenced_ptes > 1)
-			return FOLIOREF_ACTIVATE;
-
-		/* Activate file-backed executable folios after first usage. */
-		if ((vm_flags & MR_VMA_EXEC) && folio_is_file_lru(f))
-			return FOLIOREF_ACTIVATE;
-
-		return FOLIOREF_KEEP;
-	}
-
-	/* Reclaim if clean, defer dirty folios to writeback */
-	if (referenced_folio && folio_is_file_lru(f))
-		return FOLIOREF_RECLAIM_CLEAN;
-
-	return FOLIOREF_RECLAIM;
-}
-
-/*
  * mm/vmscan.c:folio_check_references() with lru_gen [6.14+]: no young PTE -> RECLAIM
  * (PG_referenced from fd accesses does not matter here), else lru_gen_set_refs().
  * Differs: no VM_LOCKED VMAs and no rmap contention (never -1) in the model.
@@ -323,8 +283,12 @@ enum folio_references lru_gen_folio_check_references(struct mr_policy *p, uint32
 	(void)sc;
 	referenced_ptes = mr_folio_referenced(p, page, &vm_flags, lru_gen_look_around);
 
+	/* [6.12] mm/vmscan.c:865: no lru_gen branch, the classic rule after
+	 * folio_referenced() (whose lru_gen_look_around() has run); isolate_folio()
+	 * cleared PG_referenced, so only look-around of a neighbour can have set it, and
+	 * shrink_folio_list() keeps such a folio first */
 	if (kernel_612(mglru_of(p)))
-		return folio_check_references_612(mglru_of(p), page, referenced_ptes, vm_flags);
+		return mr_folio_check_references_classic(p, page, referenced_ptes, vm_flags);
 
 	if (referenced_ptes == -1)
 		return FOLIOREF_KEEP;

@@ -353,3 +353,34 @@ int mr_folio_referenced(struct mr_policy *p, uint32_t page, uint32_t *vm_flags,
 	*vm_flags = ra.vm_flags;
 	return ra.referenced;
 }
+
+enum folio_references mr_folio_check_references_classic(struct mr_policy *p, uint32_t page,
+							int referenced_ptes, uint32_t vm_flags)
+{
+	struct mr_folio *f = &p->m->folios[page];
+	bool referenced_folio = (f->flags & MR_PG_REFERENCED) != 0;
+
+	f->flags &= ~MR_PG_REFERENCED; /* folio_test_clear_referenced() */
+
+	if (referenced_ptes == -1)
+		return FOLIOREF_KEEP;
+
+	if (referenced_ptes) {
+		/*
+		 * All mapped folios start out with page table references from the
+		 * instantiating fault, so look twice: mark it and spare it for another
+		 * trip around the inactive list.
+		 */
+		f->flags |= MR_PG_REFERENCED;
+		if (referenced_folio || referenced_ptes > 1)
+			return FOLIOREF_ACTIVATE;
+		/* Activate file-backed executable folios after first usage. */
+		if ((vm_flags & MR_VMA_EXEC) && mr_folio_is_file_lru(f))
+			return FOLIOREF_ACTIVATE;
+		return FOLIOREF_KEEP;
+	}
+	/* Reclaim if clean, defer dirty folios to writeback */
+	if (referenced_folio && mr_folio_is_file_lru(f))
+		return FOLIOREF_RECLAIM_CLEAN;
+	return FOLIOREF_RECLAIM;
+}

@@ -62,4 +62,15 @@ int mr_folio_referenced(struct mr_policy *p, uint32_t page, uint32_t *vm_flags,
 			void (*look_around)(struct mr_policy *p, const struct mr_vma *vma,
 					    struct mr_pte_table *pt, unsigned slot));
 
+/*
+ * folio_check_references() without lru_gen (the classic LRU's, and 6.12 MGLRU's, which
+ * has no lru_gen branch there), after folio_referenced() returned referenced_ptes and
+ * vm_flags: PG_referenced is test-and-cleared; a young PTE sets PG_referenced and
+ * activates if the folio was referenced or has several young PTEs, or is a file folio
+ * mapped VM_EXEC, else KEEP; no young PTE: RECLAIM_CLEAN for a referenced file folio,
+ * else RECLAIM. (-1, rmap contention, is KEEP; the model never returns it.)
+ */
+enum folio_references mr_folio_check_references_classic(struct mr_policy *p, uint32_t page,
+							int referenced_ptes, uint32_t vm_flags);
+
 #endif /* MR_POLICY_VMSCAN_H */
