@@ -123,20 +123,23 @@ bool positive_ctrl_err(const struct ctrl_pos *sp, const struct ctrl_pos *pv)
  * mm/vmscan.c:get_tier_idx() [6.14+]: the highest tier whose refault rate (gain 3) does
  * not exceed that of tier 0 (gain 2), minus one; folios above it are protected. With no
  * history every tier passes and it returns MAX_NR_TIERS - 1: nothing is protected.
+ * [6.12] the same with gains 1:2.
  */
 int get_tier_idx(struct mglru *mg, struct lruvec *lv, int type)
 {
-	int tier;
-	struct ctrl_pos sp, pv;
-
 	/*
 	 * To leave a margin for fluctuations, use a larger gain factor (2:3).
 	 * This value is chosen because any other tier would have at least twice
-	 * as many refaults as the first tier.
+	 * as many refaults as the first tier. [6.12] mm/vmscan.c:4472: 1:2, with
+	 * the tier totals that include protected[tier - 1] (mm/vmscan.c:3099).
 	 */
-	read_ctrl_pos(mg, lv, type, 0, 2, &sp);
+	int sp_gain = kernel_612(mg) ? 1 : 2, pv_gain = kernel_612(mg) ? 2 : 3;
+	int tier;
+	struct ctrl_pos sp, pv;
+
+	read_ctrl_pos(mg, lv, type, 0, sp_gain, &sp);
 	for (tier = 1; tier < MAX_NR_TIERS; tier++) {
-		read_ctrl_pos(mg, lv, type, tier, 3, &pv);
+		read_ctrl_pos(mg, lv, type, tier, pv_gain, &pv);
 		if (!positive_ctrl_err(&sp, &pv))
 			break;
 	}
@@ -163,25 +166,6 @@ int get_type_to_scan(struct mglru *mg, struct lruvec *lv, int swappiness)
 	read_ctrl_pos(mg, lv, LRU_GEN_FILE, MAX_NR_TIERS, MAX_SWAPPINESS - swappiness, &pv);
 
 	return positive_ctrl_err(&sp, &pv);
-}
-
-/*
- * [6.12] mm/vmscan.c:4472 get_tier_idx(): gains 1:2, tier by tier against tier 0 (the
- * total of tier >= 1 includes protected[tier - 1], mm/vmscan.c:3099).
- */
-static int get_tier_idx_612(struct mglru *mg, struct lruvec *lv, int type)
-{
-	int tier;
-	struct ctrl_pos sp, pv;
-
-	read_ctrl_pos(mg, lv, type, 0, 1, &sp);
-	for (tier = 1; tier < MAX_NR_TIERS; tier++) {
-		read_ctrl_pos(mg, lv, type, tier, 2, &pv);
-		if (!positive_ctrl_err(&sp, &pv))
-			break;
-	}
-
-	return tier - 1;
 }
 
 /*
@@ -653,7 +637,7 @@ static uint64_t isolate_folios_612(struct mglru *mg, struct lruvec *lv,
 
 	for (i = !swappiness; i < ANON_AND_FILE; i++) {
 		if (tier < 0)
-			tier = get_tier_idx_612(mg, lv, type);
+			tier = get_tier_idx(mg, lv, type);
 
 		scanned = scan_folios(mg, MAX_LRU_BATCH, lv, sc, type, tier, list);
 		if (scanned)
