@@ -32,22 +32,44 @@ _Static_assert(MR_VM_PGSCAN_FILE == MR_VM_PGSCAN_ANON + 1 &&
 		       MR_VM_WORKINGSET_RESTORE_FILE == MR_VM_WORKINGSET_RESTORE_ANON + 1,
 	       "counters indexed by ITEM_ANON + file");
 
+/* The kswapd/direct counter of base (MR_VM_PGSCAN_KSWAPD or MR_VM_PGSTEAL_KSWAPD)
+ * for this reclaimer (reclaimer_offset()), and base's anon/file split. */
+static inline unsigned reclaimer_item(const struct mr_scan_control *sc, unsigned base)
+{
+	return base + (sc->kswapd ? 0 : MR_VM_PGSCAN_DIRECT - MR_VM_PGSCAN_KSWAPD);
+}
+
+static inline unsigned reclaim_split_item(unsigned base, int file)
+{
+	return (base == MR_VM_PGSCAN_KSWAPD ? MR_VM_PGSCAN_ANON : MR_VM_PGSTEAL_ANON) +
+	       (unsigned)file;
+}
+
 /*
- * shrink_inactive_list()'s accounting of pgscan/pgsteal: base is MR_VM_PGSCAN_KSWAPD or
- * MR_VM_PGSTEAL_KSWAPD. The kswapd/direct counter goes to vmstat only outside cgroup
- * reclaim and always to memory.stat; the anon/file split is vmstat only.
+ * [6.12] a reclaim event counted as `if (!cgroup_reclaim(sc)) __count_vm_events(item, n);
+ * count_memcg_events(memcg, item, n)`: /proc/vmstat only outside cgroup reclaim,
+ * memory.stat always (pgscan/pgsteal_{kswapd,direct}, pgrefill).
+ */
+static inline void count_reclaimer_events(struct mr_machine *m, uint32_t lruvec,
+					  const struct mr_scan_control *sc, unsigned item,
+					  uint64_t n)
+{
+	if (!sc->memcg_reclaim)
+		count_vm_events(m, item, n);
+	count_memcg_events(m, lruvec, item, n);
+}
+
+/*
+ * [6.12] shrink_inactive_list()'s and MGLRU's accounting of pgscan/pgsteal: base is
+ * MR_VM_PGSCAN_KSWAPD or MR_VM_PGSTEAL_KSWAPD. The kswapd/direct counter as above; the
+ * anon/file split is vmstat only.
  */
 static inline void count_reclaim_events(struct mr_machine *m, uint32_t lruvec,
 					const struct mr_scan_control *sc, unsigned base,
 					int file, uint64_t n)
 {
-	unsigned item = base + (sc->kswapd ? 0 : MR_VM_PGSCAN_DIRECT - MR_VM_PGSCAN_KSWAPD);
-	unsigned split = base == MR_VM_PGSCAN_KSWAPD ? MR_VM_PGSCAN_ANON : MR_VM_PGSTEAL_ANON;
-
-	if (!sc->memcg_reclaim)
-		count_vm_events(m, item, n);
-	count_memcg_events(m, lruvec, item, n);
-	count_vm_events(m, split + (unsigned)file, n);
+	count_reclaimer_events(m, lruvec, sc, reclaimer_item(sc, base), n);
+	count_vm_events(m, reclaim_split_item(base, file), n);
 }
 
 #endif /* MR_POLICY_COUNTERS_H */

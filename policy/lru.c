@@ -740,9 +740,7 @@ static void shrink_active_list(struct mr_policy *p, uint64_t nr_to_scan, uint32_
 	int file = is_file_lru(lru);
 
 	nr_taken = isolate_lru_folios(p, nr_to_scan, lruvec, pr->hold, &nr_scanned, sc, lru);
-	if (!sc->memcg_reclaim)
-		count_vm_events(p->m, MR_VM_PGREFILL, nr_scanned);
-	count_memcg_events(p->m, lruvec, MR_VM_PGREFILL, nr_scanned);
+	count_reclaimer_events(p->m, lruvec, sc, MR_VM_PGREFILL, nr_scanned);
 
 	for (i = 0; i < nr_taken; i++) {
 		uint32_t page = pr->hold[i];

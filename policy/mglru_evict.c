@@ -483,42 +483,30 @@ static bool isolate_folio(struct mglru *mg, struct lruvec *lv, uint32_t page,
 	return true;
 }
 
-static unsigned pgscan_item(const struct mr_scan_control *sc)
-{
-	return sc->kswapd ? MR_VM_PGSCAN_KSWAPD : MR_VM_PGSCAN_DIRECT;
-}
-
-static unsigned pgsteal_item(const struct mr_scan_control *sc)
-{
-	return sc->kswapd ? MR_VM_PGSTEAL_KSWAPD : MR_VM_PGSTEAL_DIRECT;
-}
-
 /*
- * How scan_folios() and evict_folios() count pgscan_{kswapd,direct}, pgsteal_* and
- * pgrefill (reclaimer) and pgscan/pgsteal_{anon,file} (split). [6.12] vm events: the
- * reclaimer item reaches /proc/vmstat only outside cgroup reclaim
- * (`if (!cgroup_reclaim(sc)) __count_vm_events(...)`) and memory.stat always; the split
- * reaches /proc/vmstat only. [7.2] node stats since "mm: move pgscan, pgsteal, pgrefill to
- * node stats": mod_lruvec_state(), so both, whoever reclaims.
+ * How scan_folios() and evict_folios() count pgscan/pgsteal (base MR_VM_PGSCAN_KSWAPD or
+ * MR_VM_PGSTEAL_KSWAPD) and pgrefill. [6.12] vm events, as shrink_inactive_list() counts
+ * them (counters.h). [7.2] node stats since "mm: move pgscan, pgsteal, pgrefill to node
+ * stats": mod_lruvec_state(), so /proc/vmstat and memory.stat, whoever reclaims.
  */
-static void count_reclaimer(struct mglru *mg, const struct lruvec *lv,
-			    const struct mr_scan_control *sc, unsigned item, int64_t n)
+static void count_scan_steal(struct mglru *mg, const struct lruvec *lv,
+			     const struct mr_scan_control *sc, unsigned base, int type, int64_t n)
 {
-	if (!kernel_612(mg)) {
-		mglru_count(mg, lv, item, n);
+	if (kernel_612(mg)) {
+		count_reclaim_events(mg->m, lv->id, sc, base, type, (uint64_t)n);
 		return;
 	}
-	if (!sc->memcg_reclaim)
-		count_vm_events(mg->m, item, (uint64_t)n);
-	count_memcg_events(mg->m, lv->id, item, (uint64_t)n);
+	mglru_count(mg, lv, reclaimer_item(sc, base), n);
+	mglru_count(mg, lv, reclaim_split_item(base, type), n);
 }
 
-static void count_split(struct mglru *mg, const struct lruvec *lv, unsigned item, int64_t n)
+static void count_pgrefill(struct mglru *mg, const struct lruvec *lv,
+			   const struct mr_scan_control *sc, int64_t n)
 {
 	if (kernel_612(mg))
-		count_vm_events(mg->m, item, (uint64_t)n);
+		count_reclaimer_events(mg->m, lv->id, sc, MR_VM_PGREFILL, (uint64_t)n);
 	else
-		mglru_count(mg, lv, item, n);
+		mglru_count(mg, lv, MR_VM_PGREFILL, n);
 }
 
 /*
@@ -597,9 +585,8 @@ static uint64_t scan_folios(struct mglru *mg, uint64_t nr_to_scan, struct lruvec
 			break;
 	}
 
-	count_reclaimer(mg, lv, sc, pgscan_item(sc), (int64_t)isolated);
-	count_reclaimer(mg, lv, sc, MR_VM_PGREFILL, (int64_t)sorted);
-	count_split(mg, lv, MR_VM_PGSCAN_ANON + type, (int64_t)isolated);
+	count_scan_steal(mg, lv, sc, MR_VM_PGSCAN_KSWAPD, type, (int64_t)isolated);
+	count_pgrefill(mg, lv, sc, (int64_t)sorted);
 	(void)skipped;
 	/* [6.12] mm/vmscan.c:4469: 0 unless something was isolated or the budget ran out */
 	if (kernel_612(mg))
@@ -807,8 +794,7 @@ retry:
 		reset_batch_size(mg, &mg->walk);
 	}
 
-	count_reclaimer(mg, lv, sc, pgsteal_item(sc), (int64_t)reclaimed);
-	count_split(mg, lv, MR_VM_PGSTEAL_ANON + type, (int64_t)reclaimed);
+	count_scan_steal(mg, lv, sc, MR_VM_PGSTEAL_KSWAPD, type, (int64_t)reclaimed);
 
 	if (clean.n) {
 		for (j = 0; j < clean.n; j++)
