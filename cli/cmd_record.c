@@ -121,6 +121,8 @@ static void print_summary(const char *out, const struct mr_record_stats *st)
 		"recording, %.2f us per event; the traced tasks also pay the kernel's "
 		"sampling cost per fault\n", cpu, wall > 0 ? 100.0 * cpu / wall : 0.0,
 		st->events ? (double)st->cpu_ns / 1e3 / (double)st->events : 0.0);
+	if (st->tracefs[0])
+		fprintf(stderr, "  tracefs      %s\n", st->tracefs);
 	fprintf(stderr, "  sources:\n");
 	for (int i = 0; i < st->nsrc; i++)
 		fprintf(stderr, "    %-10s %s%s%s\n", st->src[i].name, st->src[i].on ? "on" : "off",

@@ -48,6 +48,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,6 +123,21 @@ static uint8_t name_rwx(const char *name)
 }
 
 /* "ibs_op" (or perf's "ibs_op//"): type from sysfs, config 0, no exclude bits. */
+/* e->why, which MR_RECORD_HW_WHY is sized for: an errno name, its strerror() text and a
+ * hint of open_hint(), or libpfm4's error with a line of ours; never cut in silence. */
+static void set_why(struct rec_hw_event *e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void set_why(struct rec_hw_event *e, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(e->why, sizeof(e->why), fmt, ap);
+	va_end(ap);
+	MR_WARN_ON_ONCE(n < 0 || (size_t)n >= sizeof(e->why));
+}
+
 static int encode_ibs(struct rec_hw_event *e, uint64_t period)
 {
 	char path[128];
@@ -132,7 +148,7 @@ static int encode_ibs(struct rec_hw_event *e, uint64_t period)
 	f = fopen(path, "re");
 	if (!f || fscanf(f, "%u", &type) != 1) {
 		e->err = f ? EIO : errno;
-		snprintf(e->why, sizeof(e->why), "%s (%s): no ibs_op PMU in " SYSFS_PMUS
+		set_why(e, "%s (%s): no ibs_op PMU in " SYSFS_PMUS
 			 ": this CPU or VM has no IBS", errname(e->err), strerror(e->err));
 		if (f)
 			fclose(f);
@@ -162,10 +178,10 @@ static int encode_pfm(struct rec_hw_event *e, uint64_t period, int given_period)
 	rc = pfm_get_os_event_encoding(e->name, PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
 	if (rc != PFM_SUCCESS) {
 		if (rc == PFM_ERR_NOTFOUND)
-			snprintf(e->why, sizeof(e->why), "libpfm4 knows no such event for "
+			set_why(e, "libpfm4 knows no such event for "
 				 "this CPU's PMU (%s)", pfm_strerror(rc));
 		else
-			snprintf(e->why, sizeof(e->why), "libpfm4 cannot encode it: %s",
+			set_why(e, "libpfm4 cannot encode it: %s",
 				 pfm_strerror(rc));
 		free(fstr);
 		return -1;
@@ -230,7 +246,7 @@ static int try_open(struct rec_hw_event *e, const struct perf_event_attr *base)
 			a.precise_ip--;
 			continue;
 		}
-		snprintf(e->why, sizeof(e->why), "%s (%s)%s%s", errname(e->err),
+		set_why(e, "%s (%s)%s%s", errname(e->err),
 			 strerror(e->err), open_hint(e->err)[0] ? ": " : "",
 			 open_hint(e->err));
 		return -1;
@@ -296,7 +312,7 @@ int rec_hw_setup(struct rec_hw *hw, const char *names, uint64_t period,
 		if (!strcmp(e->name, "ibs_op") || !strcmp(e->name, "ibs_op//")) {
 			rc = encode_ibs(e, period);
 		} else if (pfm_ok != PFM_SUCCESS) {
-			snprintf(e->why, sizeof(e->why), "libpfm4 pfm_initialize failed (%s)",
+			set_why(e, "libpfm4 pfm_initialize failed (%s)",
 				 pfm_strerror(pfm_ok));
 			rc = -1;
 		} else {
@@ -317,8 +333,10 @@ void rec_hw_describe(const struct rec_hw *hw, char *buf, size_t cap)
 	size_t n = 0;
 	int k = 0;
 
-#define PUT(...) do { if (n < cap) n += (size_t)snprintf(buf + n, cap - n, __VA_ARGS__); } \
-		 while (0)
+	/* cap is MR_RECORD_WHY_MAX, sized for every event's name and reason: a cut text
+	 * here is a sizing bug */
+#define PUT(...) do { if (n < cap) n += (size_t)snprintf(buf + n, cap - n, __VA_ARGS__); \
+		      MR_WARN_ON_ONCE(n >= cap); } while (0)
 	buf[0] = '\0';
 	if (hw->nopen) {
 		for (int i = 0; i < hw->n; i++)

@@ -89,6 +89,8 @@ struct mr_probe {
 	char tracefs_path[64];		/* mounted tracefs, "" if none found */
 	int tracefs_readable;		/* its events/ directory can be listed */
 	int tracefs_errno;		/* why not readable */
+	int tracefs_private;		/* none mounted on the host; read (as record does)
+					 * through a private mount (tracefs_path "") */
 	enum mr_probe_answer tracepoints[MR_TP_COUNT];
 
 	/* Young-bit sources. */
@@ -217,11 +219,24 @@ struct mr_record_opts {
 	void *ctx;
 };
 
+/*
+ * Reasons are never cut: a cut reason loses its fix. The longest is hwsample's when no
+ * event opens: each of up to MR_RECORD_HW_MAX event names (MR_RECORD_HW_NAME bytes) with
+ * its own reason (MR_RECORD_HW_WHY: errno name, strerror, hint; or libpfm4's error) and
+ * the separators between them, then a fixed tail. MR_RECORD_WHY_MAX is sized from those
+ * parts; the recorder checks that each reason fits (MR_WARN_ON_ONCE) and the tests ask
+ * for the longest one.
+ */
+#define MR_RECORD_HW_MAX 8
+#define MR_RECORD_HW_NAME 64
+#define MR_RECORD_HW_WHY 256
+#define MR_RECORD_WHY_MAX (MR_RECORD_HW_MAX * (MR_RECORD_HW_NAME + MR_RECORD_HW_WHY + 8) + 256)
+
 /* What one source did: on (1) or off with the reason. */
 struct mr_record_source_state {
 	const char *name;	/* static */
 	int on;
-	char why[256];		/* "" when on, else the reason and the fix */
+	char why[MR_RECORD_WHY_MAX]; /* "" when on, else the reason and the fix */
 };
 
 #define MR_RECORD_NSOURCES 12
@@ -244,6 +259,10 @@ struct mr_record_stats {
 	int nrings;
 	struct mr_record_source_state src[MR_RECORD_NSOURCES];
 	int nsrc;
+	/* Where the tracepoint ids and formats were read: the host's mounted tracefs, or
+	 * one this recording mounted in a private mount namespace (the host's mounts are
+	 * left as they were), or why none could be read. Also the trace's "tracefs" meta. */
+	char tracefs[256];
 };
 
 /*

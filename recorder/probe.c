@@ -38,6 +38,7 @@
 
 #include "mr_recorder.h"
 #include "mr_util.h"
+#include "rec_int.h"
 
 /* perf_evsel__new() copies sizeof(struct perf_event_attr) of the tree libperf was built
  * from; this file must see that same struct (cmake/Libperf.cmake installs the header). */
@@ -389,11 +390,11 @@ out:
 	perf_cpu_map__put(cpus);
 }
 
+static void probe_tracepoints(struct mr_probe *p, const char *root);
+
 static void probe_tracefs(struct mr_probe *p)
 {
 	static const char *const where[] = { PATH_TRACEFS, PATH_TRACEFS_DEBUG };
-	char path[256];
-	DIR *dir;
 	size_t i;
 	int t;
 
@@ -411,11 +412,31 @@ static void probe_tracefs(struct mr_probe *p)
 		if (e == EACCES || e == EPERM)
 			p->tracefs_errno = e;
 	}
+	if (!p->tracefs_path[0] && !p->tracefs_errno) {
+		/* none mounted: what `record` sees when it mounts one privately (tp.c) */
+		struct rec_tracefs tf;
+
+		if (rec_tracefs_enter(&tf) == 0) { /* else (not root): "not mounted", the fix */
+			p->tracefs_private = 1;
+			probe_tracepoints(p, tf.path);
+		}
+		rec_tracefs_leave(&tf);
+		return;
+	}
 	if (!p->tracefs_path[0])
 		return;
 	p->tracefs_errno = 0;
+	probe_tracepoints(p, p->tracefs_path);
+}
 
-	snprintf(path, sizeof(path), "%s/events", p->tracefs_path);
+/* Which of tp_table exist under the tracefs at root. */
+static void probe_tracepoints(struct mr_probe *p, const char *root)
+{
+	char path[256];
+	DIR *dir;
+	int t;
+
+	snprintf(path, sizeof(path), "%s/events", root);
 	dir = opendir(path);
 	if (!dir) {
 		p->tracefs_errno = errno;
@@ -428,7 +449,7 @@ static void probe_tracefs(struct mr_probe *p)
 		const char *name = tp_table[t].name;
 		const char *colon = strchr(name, ':');
 
-		snprintf(path, sizeof(path), "%s/events/%.*s/%s/id", p->tracefs_path,
+		snprintf(path, sizeof(path), "%s/events/%.*s/%s/id", root,
 			 (int)(colon - name), name, colon + 1);
 		p->tracepoints[t] = exists(path) ? MR_PROBE_YES : MR_PROBE_NO;
 	}
@@ -680,7 +701,11 @@ static void report_sw_fault(struct mr_strbuf *r, const struct mr_probe *p)
 static void report_tracefs(struct mr_strbuf *r, const struct mr_probe *p)
 {
 	mr_strbuf_printf(r, LABEL, "tracefs:");
-	if (p->tracefs_readable)
+	if (p->tracefs_readable && p->tracefs_private)
+		mr_strbuf_printf(r, "yes: not mounted on the host; record mounts it at %s in a "
+		    "private mount namespace for its setup (the host's mounts stay as they are)\n",
+		    PATH_TRACEFS);
+	else if (p->tracefs_readable)
 		mr_strbuf_printf(r, "yes: %s\n", p->tracefs_path);
 	else if (p->tracefs_path[0]) {
 		mr_strbuf_printf(r, "no: %s is mounted but its events/ cannot be read: ", p->tracefs_path);

@@ -133,9 +133,9 @@ enum rec_kind { RK_FAULT_MIN, RK_FAULT_MAJ, RK_TP_BASE, RK_HW_BASE = RK_TP_BASE 
  * what its samples gave. The perf_event_attr fields are kept as plain values so that this
  * header does not depend on which <linux/perf_event.h> a includer sees.
  */
-#define REC_HW_MAX 8
+#define REC_HW_MAX MR_RECORD_HW_MAX
 struct rec_hw_event {
-	char name[64];		/* as asked for */
+	char name[MR_RECORD_HW_NAME];	/* as asked for */
 	char how[160];		/* what it was encoded to (libpfm4's string, or sysfs PMU) */
 	uint32_t type;		/* perf_event_attr.type */
 	uint64_t config, config1, config2;
@@ -146,7 +146,7 @@ struct rec_hw_event {
 				 * loads, else 0 (then the sample's data_src, else READ) */
 	int opened;		/* opened on its own (rec_hw_setup) and kept */
 	int err;		/* errno of the failed open; 0 when encoding failed or none */
-	char why[200];		/* why not opened ("ENOENT (...): hint", or libpfm4's
+	char why[MR_RECORD_HW_WHY];	/* why not opened ("ENOENT (...): hint", or libpfm4's
 				 * error), "" when opened */
 	/* counted by the ring reader */
 	uint64_t samples, accesses, no_addr, kernel_addr, lost;
@@ -265,6 +265,27 @@ void rec_ids_free(struct rec *r);
 /* Read /proc/PID/maps into mm's VMAs (MAP events at t). */
 int rec_maps_snapshot(struct rec *r, int32_t pid, uint32_t mm, uint64_t t, uint32_t stream,
 		      uint64_t *last);
+
+/*
+ * tp.c: where tracefs is. rec_tracefs_enter() finds the host's (/sys/kernel/tracing, then
+ * /sys/kernel/debug/tracing) or, when none is mounted, mounts one at /sys/kernel/tracing
+ * in a private mount namespace of the calling thread (root only). Returns 0 with path
+ * set, or -errno with how saying why and the fix. how also says, on success, which it
+ * was (for the summary and the "tracefs" meta). rec_tracefs_leave() must follow, on the
+ * same thread, before anything is spawned: it returns the thread to the host's mount
+ * namespace (and its root and cwd); -errno if that failed.
+ */
+struct rec_tracefs {
+	char path[64];		/* "" when none */
+	char how[224];
+	int mounted;		/* we mounted it (privately) */
+	int moved;		/* this thread is in the private namespace */
+	int err;		/* errno of the failure, 0 */
+	int host_ns, root_fd, cwd_fd; /* while mounted: the host's mount namespace, root
+				       * and cwd to go back to; -1 */
+};
+int rec_tracefs_enter(struct rec_tracefs *t);
+int rec_tracefs_leave(struct rec_tracefs *t);
 
 /* tp.c: id and layout of sys:name; -EPROTO when a field of need (TPF_*) is missing. */
 int rec_tp_load(struct tp_info *tp, const char *tracefs, const char *sys, const char *name,

@@ -55,7 +55,6 @@
 _Static_assert(sizeof(struct perf_event_attr) >= PERF_ATTR_SIZE_VER8,
 	       "struct perf_event_attr older than libperf's");
 
-#define TRACEFS "/sys/kernel/tracing"
 #define DEFAULT_RING_PAGES 2048 /* 8 MiB per CPU: 2 MiB lost ~7% of a 1 GiB touch here */
 #define POLL_MS 50
 #define SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
@@ -136,6 +135,15 @@ static const struct {
 			  TPF_ADDRESS | TPF_ERROR_CODE },
 };
 
+/* Whether any source asked for reads a tracepoint (then tracefs is needed). */
+static int tp_wanted(unsigned int sources)
+{
+	for (int t = 0; t < RTP_NR; t++)
+		if (sources & tp_names[t].source)
+			return 1;
+	return 0;
+}
+
 /* enum rec_ws order */
 static const char *const ws_names[RWS_NR] = {
 	"WORKINGSET_REFAULT_ANON", "WORKINGSET_REFAULT_FILE", "WORKINGSET_ACTIVATE_ANON",
@@ -190,9 +198,13 @@ static void src_set(struct mr_record_stats *st, const char *name, int on, const 
 	s->on = on;
 	s->why[0] = '\0';
 	if (fmt) {
+		int n;
+
 		va_start(ap, fmt);
-		vsnprintf(s->why, sizeof(s->why), fmt, ap);
+		n = vsnprintf(s->why, sizeof(s->why), fmt, ap);
 		va_end(ap);
+		/* MR_RECORD_WHY_MAX is sized for the longest reason (mr_recorder.h) */
+		MR_WARN_ON_ONCE(n < 0 || (size_t)n >= sizeof(s->why));
 	}
 }
 
@@ -1501,7 +1513,7 @@ static uint64_t evsel_lost(struct perf_state *ps, int e)
 /* hwsample: what was asked for, what opened (encoding, period) and why the rest did not. */
 static void meta_hw(struct rec *r)
 {
-	char key[64], buf[512];
+	char key[64], buf[REC_HW_MAX * MR_RECORD_HW_NAME];
 	size_t n = 0;
 
 	buf[0] = '\0';
@@ -1638,7 +1650,7 @@ static void meta_options(struct rec *r)
  * to, and this kernel's enum node_stat_item values (BTF). Turns RTP_MEMCG off otherwise,
  * with the reason in why.
  */
-static void refault_setup(struct rec *r, char *why, size_t cap)
+static void refault_setup(struct rec *r, const char *tracefs_why, char *why, size_t cap)
 {
 	char bwhy[160];
 
@@ -1647,7 +1659,7 @@ static void refault_setup(struct rec *r, char *why, size_t cap)
 	if (!r->tp[RTP_MEMCG].present) {
 		if (r->o->sources & MR_RSRC_REFAULT)
 			snprintf(why, cap, "memcg:mod_memcg_lruvec_state %s",
-				 access(TRACEFS "/events", F_OK) ? "unreadable (tracefs)" :
+				 tracefs_why[0] ? "unreadable (tracefs)" :
 				 "not in this kernel (added after 6.12)");
 		return;
 	}
@@ -1739,8 +1751,8 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 	int go_fd = -1, ex_fd = -1, rc = 0, with_tp = 0, exited = 0;
 	uint64_t t_end, next_young;
 	const char *step = "";
-	char tracefs_why[160] = "", refault_why[160] = "", filter_why[160] = "";
-	char hw_why[256] = "", hw_open_why[256] = "";
+	char tracefs_why[sizeof(stats->tracefs)] = "", refault_why[160] = "";
+	char filter_why[160] = "", hw_why[MR_RECORD_HW_WHY] = "", hw_open_why[256] = "";
 	int tp_why[RTP_NR] = { 0 };
 
 	if (!stats)
@@ -1775,24 +1787,29 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 	libperf_init(swallow);
 	getrusage(RUSAGE_SELF, &ru0);
 
-	/* Tracepoints: ids and layouts from tracefs, when mounted and readable. */
-	for (int t = 0; t < RTP_NR; t++) {
-		if (!(o.sources & tp_names[t].source))
-			continue;
-		tp_why[t] = -rec_tp_load(&r.tp[t], TRACEFS, tp_names[t].sys, tp_names[t].name,
-					 tp_names[t].need);
-		with_tp |= r.tp[t].present;
-		if (!with_tp && !tracefs_why[0] && access(TRACEFS "/events", R_OK | X_OK)) {
-			int e = errno;
+	/* Tracepoints: ids and layouts from tracefs (mounted privately for the setup when
+	 * the host has none mounted, see tp.c). */
+	if (tp_wanted(o.sources)) {
+		struct rec_tracefs tf;
 
-			snprintf(tracefs_why, sizeof(tracefs_why),
-				 e == ENOENT ? "tracefs not mounted at " TRACEFS
-				 "; fix: mount -t tracefs nodev " TRACEFS " (as root)" :
-				 "%s/events unreadable: %s; fix: run as root", TRACEFS,
-				 strerror(e));
+		if (rec_tracefs_enter(&tf))
+			snprintf(tracefs_why, sizeof(tracefs_why), "%s", tf.how);
+		for (int t = 0; tf.path[0] && t < RTP_NR; t++) {
+			if (!(o.sources & tp_names[t].source))
+				continue;
+			tp_why[t] = -rec_tp_load(&r.tp[t], tf.path, tp_names[t].sys,
+						 tp_names[t].name, tp_names[t].need);
+			with_tp |= r.tp[t].present;
 		}
+		snprintf(stats->tracefs, sizeof(stats->tracefs), "%s", tf.how);
+		rc = rec_tracefs_leave(&tf);
+		if (rc)
+			return mr_error_set(err, MR_EIO, "returning to the host's mount namespace "
+					    "after reading tracefs failed: %s", strerror(-rc));
+	} else {
+		snprintf(stats->tracefs, sizeof(stats->tracefs), "not needed (--sources)");
 	}
-	refault_setup(&r, refault_why, sizeof(refault_why));
+	refault_setup(&r, tracefs_why, refault_why, sizeof(refault_why));
 
 	/* Hardware sampling: which events open here, each alone on this thread (an
 	 * option error stops before the store is created). */
@@ -2025,7 +2042,7 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 	if (!(o.sources & MR_RSRC_HWSAMPLE)) {
 		src_set(stats, "hwsample", 0, "not asked for (--sources)");
 	} else {
-		char why[512], meta[520];
+		char why[MR_RECORD_WHY_MAX], meta[MR_RECORD_WHY_MAX + 8];
 
 		if (hw_open_why[0])
 			snprintf(why, sizeof(why), "%s", hw_open_why);
@@ -2039,6 +2056,7 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 		mr_writer_set_meta(r.w, "hwsample", meta);
 		meta_hw(&r);
 	}
+	mr_writer_set_meta(r.w, "tracefs", stats->tracefs);
 	{
 		int y = o.young;
 		int pi = access("/sys/kernel/mm/page_idle/bitmap", F_OK) == 0;

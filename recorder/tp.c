@@ -2,12 +2,20 @@
 /*
  * tp.c - tracepoint ids and field layouts read from tracefs at run time
  * (<tracefs>/events/<sys>/<name>/{id,format}), so a kernel that moves a field is read
- * right, and one that lacks a field leaves it absent (off = -1) instead of misread.
+ * right, and one that lacks a field leaves it absent (off = -1) instead of misread; and
+ * finding tracefs, or mounting it for this thread alone when the host has not.
  */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
 
 #include "rec_int.h"
 
@@ -145,4 +153,141 @@ uint64_t rec_tp_get(const void *raw, uint32_t rawlen, const struct tp_field *f)
 		memcpy(&v8, b + f->off, 8);
 		return v8;
 	}
+}
+
+/*
+ * tracefs
+ *
+ * A fresh host has no tracefs mounted (/sys/kernel/tracing is an empty directory), and a
+ * recorder should neither fail there nor leave the host changed. The ids and formats are
+ * only read during setup, and a perf event opened by id does not need the mount, so when
+ * no tracefs is mounted this thread moves to a private copy of its mount namespace
+ * (unshare(CLONE_NEWNS), every mount made private first so nothing propagates back),
+ * mounts tracefs there, and returns to the host's namespace in rec_tracefs_leave(). The
+ * copy, and the mount in it, go away with the last reference. The workload is started
+ * after that, in the host's namespace.
+ */
+#define REC_TRACEFS "/sys/kernel/tracing"
+#define REC_TRACEFS_DEBUG "/sys/kernel/debug/tracing" /* kernels before 4.1, old scripts */
+#ifndef TRACEFS_MAGIC
+#define TRACEFS_MAGIC 0x74726163
+#endif
+
+static int is_tracefs(const char *path)
+{
+	struct statfs sfs;
+
+	return statfs(path, &sfs) == 0 && sfs.f_type == TRACEFS_MAGIC;
+}
+
+static int events_readable(const char *path)
+{
+	char ev[96];
+
+	snprintf(ev, sizeof(ev), "%s/events", path);
+	return access(ev, R_OK | X_OK) == 0 ? 0 : -errno;
+}
+
+/* Back to the host's namespace; setns() moves root and cwd to its root, so both are put
+ * back from the descriptors taken before the move (cwd matters: -o and the command's
+ * relative paths). */
+static int back_to_host(struct rec_tracefs *t)
+{
+	int rc = 0;
+
+	if (t->host_ns < 0)
+		return 0;
+	if (t->moved && setns(t->host_ns, CLONE_NEWNS))
+		rc = -errno;
+	if (t->moved && !rc && t->root_fd >= 0) {
+		struct stat a, b;
+
+		if (fstat(t->root_fd, &a) == 0 && stat("/", &b) == 0 &&
+		    (a.st_dev != b.st_dev || a.st_ino != b.st_ino) &&
+		    (fchdir(t->root_fd) || chroot(".")))
+			rc = -errno;
+	}
+	if (t->moved && !rc && t->cwd_fd >= 0 && fchdir(t->cwd_fd))
+		rc = -errno;
+	close(t->host_ns);
+	t->host_ns = -1;
+	if (t->root_fd >= 0)
+		close(t->root_fd);
+	if (t->cwd_fd >= 0)
+		close(t->cwd_fd);
+	t->root_fd = t->cwd_fd = -1;
+	t->moved = 0;
+	return rc;
+}
+
+int rec_tracefs_enter(struct rec_tracefs *t)
+{
+	static const char *const where[] = { REC_TRACEFS, REC_TRACEFS_DEBUG };
+	const char *step;
+	int e;
+
+	memset(t, 0, sizeof(*t));
+	t->host_ns = t->root_fd = t->cwd_fd = -1;
+	for (size_t i = 0; i < sizeof(where) / sizeof(where[0]); i++) {
+		if (!is_tracefs(where[i]))
+			continue;
+		snprintf(t->path, sizeof(t->path), "%s", where[i]);
+		e = events_readable(where[i]);
+		if (e) {
+			t->err = -e;
+			snprintf(t->how, sizeof(t->how), "%s/events unreadable: %s; fix: run as "
+				 "root", where[i], strerror(-e));
+			t->path[0] = '\0';
+			return e;
+		}
+		snprintf(t->how, sizeof(t->how), "%s", where[i]);
+		return 0;
+	}
+
+	/* none mounted: mount one for this thread */
+	step = "open /proc/self/ns/mnt";
+	t->host_ns = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	if (t->host_ns < 0)
+		goto fail;
+	t->root_fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	t->cwd_fd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	step = "unshare(CLONE_NEWNS)";
+	if (unshare(CLONE_NEWNS))
+		goto fail;
+	t->moved = 1;
+	step = "mount --make-rprivate /";
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		goto fail;
+	step = "mount -t tracefs nodev " REC_TRACEFS;
+	if (mount("nodev", REC_TRACEFS, "tracefs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL))
+		goto fail;
+	e = events_readable(REC_TRACEFS);
+	if (e) {
+		errno = -e;
+		step = REC_TRACEFS "/events";
+		goto fail;
+	}
+	snprintf(t->path, sizeof(t->path), "%s", REC_TRACEFS);
+	t->mounted = 1;
+	snprintf(t->how, sizeof(t->how), "not mounted on the host: mounted at " REC_TRACEFS
+		 " in a private mount namespace while the tracepoint ids and formats were "
+		 "read; the host's mounts are unchanged");
+	return 0;
+
+fail:
+	e = errno;
+	back_to_host(t);
+	t->err = e;
+	snprintf(t->how, sizeof(t->how), "tracefs not mounted at " REC_TRACEFS ", and "
+		 "mounting it privately failed (%s: %s); fix: run as root, or mount -t "
+		 "tracefs nodev " REC_TRACEFS, step, strerror(e));
+	return -e;
+}
+
+int rec_tracefs_leave(struct rec_tracefs *t)
+{
+	int rc = back_to_host(t);
+
+	t->path[0] = '\0';
+	return rc;
 }

@@ -137,8 +137,15 @@ static void test_report(const struct mr_probe *p)
 	CHECK(starts(value_of(report, "page_idle:"), p->page_idle ? "yes" : "no"));
 	CHECK(starts(value_of(report, "DAMON sysfs:"), p->damon_sysfs ? "yes" : "no"));
 	CHECK(starts(value_of(report, "hardware event:"), p->hw_event_ok ? "yes" : "no"));
-	if (!p->tracefs_path[0] && !p->tracefs_errno)
+	/* none mounted: record mounts one privately when it may (root), and then the
+	 * tracepoints are known; else the fix is to mount it */
+	if (p->tracefs_private) {
+		CHECK(!p->tracefs_path[0] && p->tracefs_readable);
+		CHECK(strstr(value_of(report, "tracefs:"), "private mount namespace") != NULL);
+		CHECK(p->tracepoints[0] != MR_PROBE_UNKNOWN);
+	} else if (!p->tracefs_path[0] && !p->tracefs_errno) {
 		CHECK(strstr(report, "mount -t tracefs nodev /sys/kernel/tracing") != NULL);
+	}
 
 	/* Without privilege the report says which is missing and what to do. */
 	if (!p->cap_perfmon && !p->cap_sys_admin) {
