@@ -406,7 +406,7 @@ static void record_sample(struct rp_machine *x, uint64_t t)
 
 static void take_snapshot(struct rp_machine *x, uint64_t t, int full, const char *why)
 {
-	struct rp_snapshot *s;
+	struct mr_result_snapshot *s;
 	size_t n;
 
 	if (!x->ops->lru_gen_show)
@@ -436,7 +436,7 @@ static void take_snapshot(struct rp_machine *x, uint64_t t, int full, const char
 		n = x->showcap - 1;
 	if (x->nsnaps == x->capsnaps) {
 		size_t cap = x->capsnaps ? 2 * x->capsnaps : 16;
-		struct rp_snapshot *ns = realloc(x->snaps, cap * sizeof(*ns));
+		struct mr_result_snapshot *ns = realloc(x->snaps, cap * sizeof(*ns));
 
 		if (!ns)
 			return;
@@ -458,7 +458,7 @@ static void take_snapshot(struct rp_machine *x, uint64_t t, int full, const char
 static void run_script_cmd(struct rp_machine *x, const struct rp_script_cmd *cmd, uint64_t t)
 {
 	struct mr_error e = { 0 };
-	struct rp_script_log *l;
+	struct mr_result_script_log *l;
 	uint64_t saved = x->m.now_ns;
 	int rc;
 
@@ -471,7 +471,7 @@ static void run_script_cmd(struct rp_machine *x, const struct rp_script_cmd *cmd
 		x->c[C_SCRIPT_ERRORS]++;
 	if (x->nlog == x->caplog) {
 		size_t cap = x->caplog ? 2 * x->caplog : 16;
-		struct rp_script_log *nl = realloc(x->log, cap * sizeof(*nl));
+		struct mr_result_script_log *nl = realloc(x->log, cap * sizeof(*nl));
 
 		if (nl) {
 			x->log = nl;
@@ -620,7 +620,7 @@ static void emit_model(void *arg, const char *name, double value)
 
 	if (x->nmodel == x->capmodel) {
 		size_t cap = x->capmodel ? 2 * x->capmodel : 32;
-		struct rp_model_counter *nm = realloc(x->model, cap * sizeof(*nm));
+		struct mr_result_model_counter *nm = realloc(x->model, cap * sizeof(*nm));
 
 		if (!nm)
 			return;

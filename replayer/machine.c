@@ -594,7 +594,7 @@ void rp_insert_page(struct rp_machine *x, uint32_t page, unsigned ctx, int write
 
 /* ---- results ---- */
 
-int rp_machine_result(struct rp_machine *x, struct rp_run_result *r, struct mr_error *err)
+int rp_machine_result(struct rp_machine *x, struct mr_run_result *r, struct mr_error *err)
 {
 	uint32_t nm = x->m.nr_memcgs, nn = x->m.nr_nodes;
 	size_t k = 0, cap = MR_NR_VMSTAT + NR_CTR + (size_t)nm * (MR_NR_VMSTAT + 4);
@@ -605,9 +605,9 @@ int rp_machine_result(struct rp_machine *x, struct rp_run_result *r, struct mr_e
 	if (!x->counters)
 		return mr_error_set(err, MR_ENOMEM, "out of memory");
 	for (unsigned i = 0; i < MR_NR_VMSTAT; i++)
-		x->counters[k++] = (struct rp_counter){ mr_vmstat_name(i), -1, x->vmstat[i] };
+		x->counters[k++] = (struct mr_result_counter){ mr_vmstat_name(i), -1, x->vmstat[i] };
 	for (unsigned i = 0; i < NR_CTR; i++)
-		x->counters[k++] = (struct rp_counter){ rp_ctr_names[i], -1, x->c[i] };
+		x->counters[k++] = (struct mr_result_counter){ rp_ctr_names[i], -1, x->c[i] };
 	for (uint32_t mc = 0; mc < nm; mc++) {
 		int64_t id = x->m.memcg_id[mc];
 
@@ -616,16 +616,30 @@ int rp_machine_result(struct rp_machine *x, struct rp_run_result *r, struct mr_e
 
 			for (uint32_t nd = 0; nd < nn; nd++)
 				v += x->lruvec_stat[((size_t)mc * nn + nd) * MR_NR_VMSTAT + i];
-			x->counters[k++] = (struct rp_counter){ mr_vmstat_name(i), id, v };
+			x->counters[k++] = (struct mr_result_counter){ mr_vmstat_name(i), id, v };
 		}
-		x->counters[k++] = (struct rp_counter){ "mr_usage", id, x->memcg[mc].usage };
-		x->counters[k++] = (struct rp_counter){ "mr_usage_max", id, x->memcg[mc].usage_max };
-		x->counters[k++] = (struct rp_counter){
+		x->counters[k++] = (struct mr_result_counter){ "mr_usage", id, x->memcg[mc].usage };
+		x->counters[k++] = (struct mr_result_counter){ "mr_usage_max", id, x->memcg[mc].usage_max };
+		x->counters[k++] = (struct mr_result_counter){
 			"mr_limit", id, x->memcg[mc].limit == UNLIMITED ? 0 : x->memcg[mc].limit };
-		x->counters[k++] = (struct rp_counter){ "mr_oom", id, x->memcg[mc].oom };
+		x->counters[k++] = (struct mr_result_counter){ "mr_oom", id, x->memcg[mc].oom };
 	}
 	r->counters = x->counters;
 	r->ncounters = k;
+	r->totals = (struct mr_run_totals){
+		.pgfault = x->vmstat[MR_VM_PGFAULT],
+		.pgmajfault = x->vmstat[MR_VM_PGMAJFAULT],
+		.misses = x->c[C_MISSES],
+		.refaults = x->vmstat[MR_VM_WORKINGSET_REFAULT_ANON] +
+			    x->vmstat[MR_VM_WORKINGSET_REFAULT_FILE],
+		.evictions = x->c[C_EVICTIONS],
+		.pswpin = x->vmstat[MR_VM_PSWPIN],
+		.pswpout = x->vmstat[MR_VM_PSWPOUT],
+		.oom = x->c[C_OOM],
+		.usage_max = x->c[C_USAGE_MAX],
+		.reclaim_passes = x->c[C_RECLAIMS] + x->c[C_DIRECT_RECLAIMS] +
+				  x->c[C_KSWAPD_RUNS],
+	};
 	snprintf(r->spec, sizeof(r->spec), "%s", x->canon);
 	snprintf(r->name, sizeof(r->name), "%s", x->ops->name);
 	r->events = x->c[C_EVENTS];

@@ -213,15 +213,15 @@ struct rp_machine {
 	char (*ts_memcg_names)[48];
 	size_t ts_nnames, ts_cap, ts_n;
 	uint64_t *ts_t, *ts_val;
-	struct rp_snapshot *snaps;
+	struct mr_result_snapshot *snaps;
 	size_t nsnaps, capsnaps;
-	struct rp_script_log *log;
+	struct mr_result_script_log *log;
 	size_t nlog, caplog;
 	char *showbuf;
 	size_t showcap;
-	struct rp_model_counter *model;
+	struct mr_result_model_counter *model;
 	size_t nmodel, capmodel;
-	struct rp_counter *counters;
+	struct mr_result_counter *counters;
 	size_t ncounters;
 	uint64_t last_time;
 	double wall_s;
@@ -347,25 +347,6 @@ void rp_folio_free(struct rp_machine *x, uint32_t page);
 void rp_insert_page(struct rp_machine *x, uint32_t page, unsigned ctx, int write);
 void rp_wb_complete_all(struct rp_machine *x);
 void rp_wb_complete_until(struct rp_machine *x, uint64_t t);
-
-/*
- * Node reclaim (--reclaim node): node_pages of memory split over the machine's nodes,
- * zone watermarks, kswapd and direct reclaim (machine.c). Call once after
- * rp_machine_create() (with no global limit), before any event. MR_ENOMEM.
- * Declared here, not in rp_machine.h, only because that header is outside this change.
- */
-int rp_machine_set_node_reclaim(struct rp_machine *x, uint64_t node_pages, struct mr_error *err);
-
-/* ---- results.c: what rp_results_write() does not take (same remark as above) ---- */
-
-struct rp_results_extra {
-	const char *reclaim;        /* "memcg" or "node" */
-	const char *const *notes;   /* [nruns]: a "trace too coarse" note per run, or NULL */
-	const char *note_kind;      /* kind written for every note */
-};
-int rp_results_write_extra(const char *path, const struct rp_results_info *info,
-			   const struct rp_results_extra *extra,
-			   const struct rp_run_result *runs, size_t nruns, struct mr_error *err);
 
 /* ---- events.c ---- */
 

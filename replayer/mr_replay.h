@@ -2,7 +2,7 @@
 /*
  * mr_replay.h - the replay engine: one pass over a trace drives one simulated machine per
  * policy (mr_policy.h), and the results go to a SQLite results database
- * (docs/results-schema.md).
+ * (mr_results.h, docs/results-schema.md).
  *
  * ---- The machine ----
  *
@@ -148,9 +148,7 @@
 #include <stdint.h>
 
 #include "mr_err.h"
-
-#define MR_RESULTS_APP_ID 0x4d525253u /* "MRRS" */
-#define MR_RESULTS_VERSION 1
+#include "mr_results.h" /* the results database the engine writes, and compare */
 
 struct mr_replay;
 
@@ -279,48 +277,6 @@ int mr_replay_counter(const struct mr_replay *r, size_t run, const char *name, i
 /* Write the results database (docs/results-schema.md), replacing path if it is a results
  * database or absent; refuses any other existing file (MR_EINVAL). */
 int mr_replay_write_results(const struct mr_replay *r, const char *path, struct mr_error *err);
-
-/* ---- reading results: `memreplay compare` ---- */
-
-struct mr_results;
-
-int mr_results_open(const char *path, struct mr_results **out, struct mr_error *err);
-void mr_results_close(struct mr_results *r);
-/* The results database (read-only), for SQL queries. Owned by r. */
-struct sqlite3 *mr_results_db(struct mr_results *r);
-
-struct mr_compare_opts {
-	const char *baseline;          /* run id, or policy spec (canonical or as a prefix);
-					* NULL = the first run */
-	const char *const *counters;   /* names to show; NULL = every counter that is
-					* non-zero in some run, then model counters */
-	size_t ncounters;
-};
-
-struct mr_compare_row {
-	char name[96];
-	int model;       /* from model_counters */
-	double *value;   /* [nruns] */
-	uint8_t *present; /* [nruns] */
-};
-
-struct mr_compare {
-	size_t nruns;
-	int64_t *run_id;   /* [nruns] */
-	char (*spec)[256]; /* [nruns] */
-	size_t baseline;   /* index of the baseline run */
-	size_t nrows;
-	struct mr_compare_row *rows;
-};
-
-/* Side-by-side values; MR_ENOENT for an unknown baseline or counter (message lists the
- * valid ones). */
-int mr_results_compare(struct mr_results *r, const struct mr_compare_opts *o,
-		       struct mr_compare **out, struct mr_error *err);
-void mr_compare_free(struct mr_compare *c);
-/* Delta of run i against the baseline in row k: absolute and percent (NaN when the
- * baseline is 0 and the value is not). Returns 0, or -1 when either value is absent. */
-int mr_compare_delta(const struct mr_compare *c, size_t k, size_t i, double *abs, double *pct);
 
 /* ---- benchmark: `memreplay bench replay` ---- */
 

@@ -18,8 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "machine_int.h" /* rp_machine_set_node_reclaim, rp_results_write_extra */
 #include "mr_replay.h"
+#include "rp_machine.h"
 
 #define RP_BATCH 16384 /* events per batch: 512 KiB, a bounded decode buffer */
 #define RP_NBATCH 4
@@ -50,7 +50,7 @@ struct mr_replay {
 	const char **memcg_paths;
 	size_t nruns;
 	struct rp_machine **mach;
-	struct rp_run_result *res;
+	struct mr_run_result *res;
 	int ran;
 	int threads_used;
 };
@@ -654,8 +654,6 @@ out:
 
 /* ---- results ---- */
 
-static uint64_t counter(const struct rp_run_result *res, const char *name);
-
 /*
  * The "trace too coarse" rule (docs/replay.md). R = the run's reclaim passes (memcg
  * reclaims, direct reclaims, kswapd runs), span = the trace's duration, A = its ACCESS
@@ -668,10 +666,9 @@ static uint64_t counter(const struct rp_run_result *res, const char *name);
  */
 static void coarse_check(struct mr_replay *r, size_t i)
 {
-	const struct rp_run_result *res = &r->res[i];
+	const struct mr_run_result *res = &r->res[i];
 	uint64_t span = r->t->t_last > r->t->t_first ? r->t->t_last - r->t->t_first : 0;
-	uint64_t passes = counter(res, "mr_reclaims") + counter(res, "mr_direct_reclaims") +
-			  counter(res, "mr_kswapd_runs");
+	uint64_t passes = res->totals.reclaim_passes;
 	uint64_t young = r->acc_src[MR_SRC_YOUNG], all = 0, scan_ns, pass_ns;
 
 	for (size_t k = 0; k < 8; k++)
@@ -702,18 +699,10 @@ const char *mr_replay_coarse_note(const struct mr_replay *r, size_t run)
 	return r->notes[run];
 }
 
-static uint64_t counter(const struct rp_run_result *res, const char *name)
-{
-	for (size_t i = 0; i < res->ncounters; i++)
-		if (res->counters[i].memcg < 0 && !strcmp(res->counters[i].name, name))
-			return res->counters[i].value;
-	return 0;
-}
-
 int mr_replay_counter(const struct mr_replay *r, size_t run, const char *name, int64_t memcg,
 		      uint64_t *value)
 {
-	const struct rp_run_result *res;
+	const struct mr_run_result *res;
 
 	if (run >= r->nruns || !r->res[run].counters)
 		return MR_ENOENT;
@@ -730,7 +719,7 @@ int mr_replay_counter(const struct mr_replay *r, size_t run, const char *name, i
 
 int mr_replay_summary(const struct mr_replay *r, size_t run, struct mr_replay_summary *s)
 {
-	const struct rp_run_result *res;
+	const struct mr_run_result *res;
 
 	if (run >= r->nruns || !r->res[run].counters)
 		return MR_ENOENT;
@@ -738,23 +727,29 @@ int mr_replay_summary(const struct mr_replay *r, size_t run, struct mr_replay_su
 	memset(s, 0, sizeof(*s));
 	snprintf(s->spec, sizeof(s->spec), "%s", res->spec);
 	s->events = res->events;
-	s->pgfault = counter(res, "pgfault");
-	s->pgmajfault = counter(res, "pgmajfault");
-	s->misses = counter(res, "mr_misses");
-	s->refaults = counter(res, "workingset_refault_anon") + counter(res, "workingset_refault_file");
-	s->evictions = counter(res, "mr_evictions");
-	s->pswpin = counter(res, "pswpin");
-	s->pswpout = counter(res, "pswpout");
-	s->oom = counter(res, "mr_oom");
-	s->usage_max = counter(res, "mr_usage_max");
+	s->pgfault = res->totals.pgfault;
+	s->pgmajfault = res->totals.pgmajfault;
+	s->misses = res->totals.misses;
+	s->refaults = res->totals.refaults;
+	s->evictions = res->totals.evictions;
+	s->pswpin = res->totals.pswpin;
+	s->pswpout = res->totals.pswpout;
+	s->oom = res->totals.oom;
+	s->usage_max = res->totals.usage_max;
 	s->wall_s = res->wall_s;
 	return 0;
 }
 
 int mr_replay_write_results(const struct mr_replay *r, const char *path, struct mr_error *err)
 {
-	struct rp_results_info in = {
-		.t = r->t,
+	struct mr_results_setup in = {
+		.trace_path = r->t->path,
+		.trace_id = r->t->identity,
+		.trace_events = r->t->n_events,
+		.trace_t_first = r->t->t_first,
+		.trace_t_last = r->t->t_last,
+		.nodes = r->t->nodes,
+		.nr_memcgs = r->t->nr_memcgs,
 		.memory_pages = r->memory_pages,
 		.memory_spec = r->memory_spec[0] ? r->memory_spec : NULL,
 		.swap_pages = r->swap_pages,
@@ -763,27 +758,36 @@ int mr_replay_write_results(const struct mr_replay *r, const char *path, struct 
 		.snapshot_every_ns = r->snap_every,
 		.script = r->has_script ? r->script_name : NULL,
 		.script_sha256 = r->has_script ? r->script_sha : NULL,
-		.memcg_limit = r->memcg_limit,
+		.reclaim = r->reclaim == MR_RECLAIM_NODE ? "node" : "memcg",
 		.record_timing = r->record_timing,
 		.threads = r->threads_used,
-	};
-
-	struct rp_results_extra ex = {
-		.reclaim = r->reclaim == MR_RECLAIM_NODE ? "node" : "memcg",
 		.note_kind = "trace_too_coarse",
 	};
+	struct mr_results_memcg *memcgs;
 	const char **notes;
 	int rc;
 
 	if (!r->ran || !r->nruns || !r->res[0].counters)
 		return mr_error_set(err, MR_EINVAL, "nothing to write: the replay has not run");
 	notes = calloc(r->nruns, sizeof(*notes));
-	if (!notes)
+	memcgs = calloc(r->t->nr_memcgs ? r->t->nr_memcgs : 1, sizeof(*memcgs));
+	if (!notes || !memcgs) {
+		free(notes);
+		free(memcgs);
 		return mr_error_set(err, MR_ENOMEM, "out of memory");
+	}
 	for (size_t i = 0; i < r->nruns; i++)
 		notes[i] = mr_replay_coarse_note(r, i);
-	ex.notes = notes;
-	rc = rp_results_write_extra(path, &in, &ex, r->res, r->nruns, err);
+	for (uint32_t i = 0; i < r->t->nr_memcgs; i++)
+		memcgs[i] = (struct mr_results_memcg){
+			.cgroup = r->t->memcgs[i].cgroup,
+			.path = r->t->memcgs[i].path,
+			.limit_pages = r->memcg_limit ? r->memcg_limit[i] : 0,
+		};
+	in.notes = notes;
+	in.memcgs = memcgs;
+	rc = mr_results_write(path, &in, r->res, r->nruns, err);
 	free(notes);
+	free(memcgs);
 	return rc;
 }

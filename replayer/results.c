@@ -14,9 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "machine_int.h" /* rp_results_extra */
-#include "mr_replay.h"
-#include "rp_int.h"
+#include "mr_results.h"
 
 static const char schema_sql[] =
 	"CREATE TABLE meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID;\n"
@@ -125,11 +123,10 @@ static void bind_u64(sqlite3_stmt *st, int i, uint64_t v)
 	sqlite3_bind_int64(st, i, (sqlite3_int64)v);
 }
 
-static int write_run(struct wctx *w, sqlite3_stmt **st, const struct rp_results_info *in,
-		     const struct rp_results_extra *ex, const struct rp_run_result *r, int64_t id)
+static int write_run(struct wctx *w, sqlite3_stmt **st, const struct mr_results_setup *in,
+		     const struct mr_run_result *r, int64_t id)
 {
-	const char *note = ex && ex->notes ? ex->notes[id - 1] : NULL;
-	const struct rp_trace *t = in->t;
+	const char *note = in->notes ? in->notes[id - 1] : NULL;
 	const char *colon = strchr(r->spec, ':');
 	int rc;
 
@@ -138,11 +135,11 @@ static int write_run(struct wctx *w, sqlite3_stmt **st, const struct rp_results_
 	sqlite3_bind_text(st[0], 2, r->name, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st[0], 3, r->spec, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st[0], 4, colon ? colon + 1 : "", -1, SQLITE_STATIC);
-	sqlite3_bind_text(st[0], 5, t->path, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st[0], 6, t->identity, -1, SQLITE_STATIC);
-	bind_u64(st[0], 7, t->n_events);
-	bind_u64(st[0], 8, t->t_first);
-	bind_u64(st[0], 9, t->t_last);
+	sqlite3_bind_text(st[0], 5, in->trace_path, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st[0], 6, in->trace_id, -1, SQLITE_STATIC);
+	bind_u64(st[0], 7, in->trace_events);
+	bind_u64(st[0], 8, in->trace_t_first);
+	bind_u64(st[0], 9, in->trace_t_last);
 	if (in->memory_pages)
 		bind_u64(st[0], 10, in->memory_pages);
 	if (in->memory_spec)
@@ -150,8 +147,8 @@ static int write_run(struct wctx *w, sqlite3_stmt **st, const struct rp_results_
 	if (in->swap_pages)
 		bind_u64(st[0], 12, in->swap_pages);
 	sqlite3_bind_int(st[0], 13, 4096);
-	sqlite3_bind_int(st[0], 14, (int)t->nodes);
-	sqlite3_bind_int(st[0], 15, (int)t->nr_memcgs);
+	sqlite3_bind_int(st[0], 14, (int)in->nodes);
+	sqlite3_bind_int(st[0], 15, (int)in->nr_memcgs);
 	bind_u64(st[0], 16, in->wb_delay_ns);
 	bind_u64(st[0], 17, in->interval_ns);
 	if (in->snapshot_every_ns)
@@ -162,15 +159,15 @@ static int write_run(struct wctx *w, sqlite3_stmt **st, const struct rp_results_
 		sqlite3_bind_text(st[0], 20, in->script_sha256, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st[0], 21, MR_VERSION_STRING, -1, SQLITE_STATIC);
 	bind_u64(st[0], 22, r->events);
-	sqlite3_bind_text(st[0], 23, ex && ex->reclaim ? ex->reclaim : "memcg", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st[0], 23, in->reclaim ? in->reclaim : "memcg", -1, SQLITE_STATIC);
 	rc = step_reset(w, st[0]);
 	/* memcgs */
-	for (uint32_t i = 0; !rc && i < t->nr_memcgs; i++) {
+	for (uint32_t i = 0; !rc && i < in->nr_memcgs; i++) {
 		sqlite3_bind_int64(st[1], 1, id);
-		bind_u64(st[1], 2, t->memcgs[i].cgroup);
-		sqlite3_bind_text(st[1], 3, t->memcgs[i].path, -1, SQLITE_STATIC);
-		if (in->memcg_limit && in->memcg_limit[i])
-			bind_u64(st[1], 4, in->memcg_limit[i]);
+		bind_u64(st[1], 2, in->memcgs[i].cgroup);
+		sqlite3_bind_text(st[1], 3, in->memcgs[i].path, -1, SQLITE_STATIC);
+		if (in->memcgs[i].limit_pages)
+			bind_u64(st[1], 4, in->memcgs[i].limit_pages);
 		rc = step_reset(w, st[1]);
 	}
 	/* counters */
@@ -223,23 +220,15 @@ static int write_run(struct wctx *w, sqlite3_stmt **st, const struct rp_results_
 	}
 	if (!rc && note) {
 		sqlite3_bind_int64(st[8], 1, id);
-		sqlite3_bind_text(st[8], 2, ex->note_kind ? ex->note_kind : "note", -1, SQLITE_STATIC);
+		sqlite3_bind_text(st[8], 2, in->note_kind ? in->note_kind : "note", -1, SQLITE_STATIC);
 		sqlite3_bind_text(st[8], 3, note, -1, SQLITE_STATIC);
 		rc = step_reset(w, st[8]);
 	}
 	return rc;
 }
 
-int rp_results_write(const char *path, const struct rp_results_info *info,
-		     const struct rp_run_result *runs, size_t nruns, struct mr_error *err)
-{
-	return rp_results_write_extra(path, info, NULL, runs, nruns, err);
-}
-
-/* rp_results_write() plus the reclaim mode and the notes (NULL: memcg, none). */
-int rp_results_write_extra(const char *path, const struct rp_results_info *info,
-			   const struct rp_results_extra *extra,
-			   const struct rp_run_result *runs, size_t nruns, struct mr_error *err)
+int mr_results_write(const char *path, const struct mr_results_setup *setup,
+		     const struct mr_run_result *runs, size_t nruns, struct mr_error *err)
 {
 	enum { NINS = 9 };
 	static const char *const ins[NINS] = {
@@ -277,7 +266,7 @@ int rp_results_write_extra(const char *path, const struct rp_results_info *info,
 	for (int i = 0; !rc && i < NINS; i++)
 		rc = prep(&w, ins[i], &st[i]);
 	for (size_t i = 0; !rc && i < nruns; i++)
-		rc = write_run(&w, st, info, extra, &runs[i], (int64_t)i + 1);
+		rc = write_run(&w, st, setup, &runs[i], (int64_t)i + 1);
 	if (!rc)
 		rc = exec(&w, "COMMIT;");
 out:

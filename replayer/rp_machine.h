@@ -8,6 +8,7 @@
 #define MR_RP_MACHINE_H
 
 #include "mr_policy.h"
+#include "mr_results.h"
 #include "rp_int.h"
 
 struct rp_machine;
@@ -31,6 +32,12 @@ struct rp_machine_opts {
 /* Size and initialise the machine and its policy (ops->init). */
 int rp_machine_create(const struct rp_trace *t, const struct rp_machine_opts *o,
 		      struct rp_machine **out, struct mr_error *err);
+/*
+ * Node reclaim (--reclaim node): node_pages of memory split over the machine's nodes,
+ * zone watermarks, kswapd and direct reclaim (machine.c). Call once after
+ * rp_machine_create() (with no global limit), before any event. MR_ENOMEM.
+ */
+int rp_machine_set_node_reclaim(struct rp_machine *x, uint64_t node_pages, struct mr_error *err);
 void rp_machine_destroy(struct rp_machine *x);
 /* Does the policy want next-use positions (an access hook)? */
 int rp_machine_wants_nextuse(const struct rp_machine *x);
@@ -41,7 +48,7 @@ int rp_machine_run(struct rp_machine *x, const struct mr_event *ev, size_t n,
 /* After the last event: remaining script commands, final sample and snapshots. */
 int rp_machine_finish(struct rp_machine *x);
 /* The run's results, pointing into memory the machine owns (valid until destroy). */
-int rp_machine_result(struct rp_machine *x, struct rp_run_result *r, struct mr_error *err);
+int rp_machine_result(struct rp_machine *x, struct mr_run_result *r, struct mr_error *err);
 const struct mr_error *rp_machine_error(const struct rp_machine *x);
 /* Accumulated worker time for this machine. */
 void rp_machine_add_time(struct rp_machine *x, double s);

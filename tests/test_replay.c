@@ -415,6 +415,24 @@ static uint64_t ctr_cg(const struct mr_replay *r, size_t run, const char *name, 
 	return v;
 }
 
+/* The summary's totals (filled by the machine, not looked up) are the named counters. */
+static void check_summary(const struct mr_replay *r, size_t run)
+{
+	struct mr_replay_summary s;
+
+	CHECK(mr_replay_summary(r, run, &s) == 0);
+	CHECK_EQ_U64(s.pgfault, ctr(r, run, "pgfault"));
+	CHECK_EQ_U64(s.pgmajfault, ctr(r, run, "pgmajfault"));
+	CHECK_EQ_U64(s.misses, ctr(r, run, "mr_misses"));
+	CHECK_EQ_U64(s.refaults, ctr(r, run, "workingset_refault_anon") +
+				 ctr(r, run, "workingset_refault_file"));
+	CHECK_EQ_U64(s.evictions, ctr(r, run, "mr_evictions"));
+	CHECK_EQ_U64(s.pswpin, ctr(r, run, "pswpin"));
+	CHECK_EQ_U64(s.pswpout, ctr(r, run, "pswpout"));
+	CHECK_EQ_U64(s.oom, ctr(r, run, "mr_oom"));
+	CHECK_EQ_U64(s.usage_max, ctr(r, run, "mr_usage_max"));
+}
+
 static void check_balance(const struct mr_replay *r, size_t run)
 {
 	/* every page brought in is still resident, was evicted, or was freed */
@@ -425,6 +443,7 @@ static void check_balance(const struct mr_replay *r, size_t run)
 	CHECK_EQ_U64(ctr(r, run, "mr_check_problems"), 0);
 	CHECK_EQ_U64(ctr(r, run, "mr_bad_events"), 0);
 	CHECK_EQ_U64(ctr(r, run, "mr_swap_unwritten"), 0);
+	check_summary(r, run);
 }
 
 #define T(i) ((uint64_t)(i) * 1000)
@@ -1152,6 +1171,60 @@ static void test_determinism(void)
 	}
 }
 
+/*
+ * The results database from plain run results, no engine: what any producer (a test, an
+ * importer) hands mr_results_write() is what the tables and compare give back.
+ */
+static void test_results_plain(void)
+{
+	const char *path = path_in("plain-results.db");
+	const struct mr_result_counter c1[] = { { "pgfault", -1, 100 }, { "pgfault", 7, 60 },
+						{ "mr_evictions", -1, 40 } };
+	const struct mr_result_counter c2[] = { { "pgfault", -1, 150 }, { "pgfault", 7, 90 },
+						{ "mr_evictions", -1, 10 } };
+	const struct mr_result_model_counter m1[] = { { "aging_cost", 2.5 }, { "nan", NAN } };
+	const struct mr_results_memcg cg[] = { { 7, "/a", 256 } };
+	const char *const notes[] = { NULL, "a note" };
+	const struct mr_run_result runs[2] = {
+		{ .spec = "x:k=1", .name = "x", .events = 5, .counters = c1, .ncounters = 3,
+		  .model = m1, .nmodel = 2 },
+		{ .spec = "y", .name = "y", .events = 5, .counters = c2, .ncounters = 3 },
+	};
+	const struct mr_results_setup setup = {
+		.trace_path = "t.db", .trace_id = "id", .trace_events = 5, .trace_t_last = 9,
+		.nodes = 1, .memcgs = cg, .nr_memcgs = 1, .memory_pages = 512,
+		.interval_ns = 1, .notes = notes, .note_kind = "k",
+	};
+	const char *names[1] = { "pgfault" };
+	struct mr_compare_opts co = { .baseline = "y", .counters = names, .ncounters = 1 };
+	struct mr_error err = { 0 };
+	struct mr_results *res = NULL;
+	struct mr_compare *c = NULL;
+	double a = 0, p = 0;
+
+	CHECK(mr_results_write(path, &setup, runs, 2, &err) == 0);
+	CHECK(mr_results_open(path, &res, &err) == 0);
+	if (!res)
+		return;
+	CHECK(sql_int(path, "SELECT count(*) FROM runs WHERE params = 'k=1' AND "
+		      "trace = 't.db' AND memory_pages = 512 AND reclaim = 'memcg'") == 1);
+	CHECK(sql_int(path, "SELECT value FROM memory_stat WHERE run = 2 AND "
+		      "memcg = 7") == 90);
+	CHECK(sql_int(path, "SELECT limit_pages FROM memcgs WHERE cgroup = 7 "
+		      "AND path = '/a'") == 256);
+	CHECK(sql_int(path, "SELECT count(*) FROM model_counters WHERE "
+		      "name = 'nan' AND value IS NULL") == 1);
+	CHECK(sql_int(path, "SELECT run FROM notes WHERE kind = 'k' AND "
+		      "message = 'a note'") == 2);
+	CHECK(mr_results_compare(res, &co, &c, &err) == 0);
+	if (c) {
+		CHECK_EQ_U64(c->baseline, 1);
+		CHECK(mr_compare_delta(c, 0, 0, &a, &p) == 0 && a == -50);
+	}
+	mr_compare_free(c);
+	mr_results_close(res);
+}
+
 /* End to end with the built-in policies: opt is never worse in evictions. */
 static void test_builtin(void)
 {
@@ -1252,6 +1325,7 @@ int main(void)
 	test_script();
 	test_memcgs_nodes();
 	test_determinism();
+	test_results_plain();
 	test_builtin();
 	test_errors();
 	return mr_test_done("test_replay");

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mr_results.h - the results database (docs/results-schema.md): written from plain run
+ * results, read back for `compare`. Nothing here knows the engine: a run result is what
+ * a replay produced (counters by name, model counters, time series, lru_gen snapshots,
+ * script log, a few totals), the setup is what it was run on. The engine (mr_replay.h)
+ * fills these; a test, an importer or another simulator can fill them as well.
+ */
+#ifndef MR_RESULTS_H
+#define MR_RESULTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mr_err.h"
+
+#define MR_RESULTS_APP_ID 0x4d525253u /* "MRRS" */
+#define MR_RESULTS_VERSION 1
+
+/* ---- what one run produced ---- */
+
+/* A final counter: /proc/vmstat names for the machine (memcg -1), memory.stat names per
+ * cgroup, mr_* / host_* engine names (docs/results-schema.md). */
+struct mr_result_counter {
+	const char *name;	/* static, or owned by the producer */
+	int64_t memcg;		/* the trace's cgroup id, or -1 for the whole machine */
+	uint64_t value;
+};
+
+/* A policy's own figure (aging cost, walk stats); NaN is stored as NULL. */
+struct mr_result_model_counter {
+	char name[64];
+	double value;
+};
+
+/* An lru_gen snapshot in the format of /sys/kernel/debug/lru_gen. */
+struct mr_result_snapshot {
+	uint64_t t;
+	int full;
+	const char *why;	/* "end", "script", "every" */
+	char *text;
+};
+
+/* One command of a replay script, as it ran. */
+struct mr_result_script_log {
+	uint64_t t;
+	uint32_t line;
+	int rc;
+	char cmd[128];
+	char msg[160];
+};
+
+/* The figures `replay` prints per run, kept beside the counters so that no reader has
+ * to look them up by name (the machine-wide values of the named counters). */
+struct mr_run_totals {
+	uint64_t pgfault, pgmajfault;
+	uint64_t misses;		/* mr_misses: pages brought into memory */
+	uint64_t refaults;		/* workingset_refault_anon + _file */
+	uint64_t evictions;		/* mr_evictions */
+	uint64_t pswpin, pswpout;
+	uint64_t oom;			/* mr_oom */
+	uint64_t usage_max;		/* mr_usage_max: peak pages charged, all memcgs */
+	uint64_t reclaim_passes;	/* mr_reclaims + mr_direct_reclaims + mr_kswapd_runs */
+};
+
+/* One run: a policy over the trace. The arrays belong to the producer. */
+struct mr_run_result {
+	char spec[256];		/* canonical policy spec */
+	char name[64];		/* policy name */
+	uint64_t events;
+	struct mr_run_totals totals;
+	const struct mr_result_counter *counters;
+	size_t ncounters;
+	const struct mr_result_model_counter *model;
+	size_t nmodel;
+	/* time series: ts_nsamples rows of ts_nnames values */
+	const char *const *ts_names;
+	size_t ts_nnames;
+	const uint64_t *ts_t;
+	const uint64_t *ts_val;
+	size_t ts_nsamples;
+	const struct mr_result_snapshot *snaps;
+	size_t nsnaps;
+	const struct mr_result_script_log *log;
+	size_t nlog;
+	double wall_s;		/* this run's share of worker time (timing table only) */
+};
+
+/* ---- what the runs were run on ---- */
+
+struct mr_results_memcg {
+	uint64_t cgroup;	/* the trace's cgroup id */
+	const char *path;	/* may be NULL */
+	uint64_t limit_pages;	/* 0 = unlimited */
+};
+
+struct mr_results_setup {
+	/* the trace */
+	const char *trace_path;
+	const char *trace_id;		/* the store's identity (docs/results-schema.md) */
+	uint64_t trace_events, trace_t_first, trace_t_last;
+	uint32_t nodes;
+	const struct mr_results_memcg *memcgs;
+	uint32_t nr_memcgs;
+	/* the replay's parameters */
+	uint64_t memory_pages;		/* 0 = none */
+	const char *memory_spec;	/* --memory as given, or NULL */
+	uint64_t swap_pages;		/* 0 = unlimited */
+	uint64_t wb_delay_ns, interval_ns, snapshot_every_ns;
+	const char *script;		/* path or "(inline)", NULL = none */
+	const char *script_sha256;
+	const char *reclaim;		/* "memcg" or "node"; NULL = "memcg" */
+	int record_timing;		/* write the timing table (not deterministic) */
+	int threads;
+	/* notes[nruns]: one note per run (or NULL), all of kind note_kind */
+	const char *const *notes;
+	const char *note_kind;		/* NULL = "note" */
+};
+
+/*
+ * Write the results database at path in one transaction, replacing path if it is a
+ * results database or absent; refuses any other existing file (MR_EINVAL). On failure
+ * nothing is left at path. Byte-identical output for identical input.
+ * Returns 0, MR_EINVAL, MR_EIO.
+ */
+int mr_results_write(const char *path, const struct mr_results_setup *setup,
+		     const struct mr_run_result *runs, size_t nruns, struct mr_error *err);
+
+/* ---- reading results: `memreplay compare` ---- */
+
+struct mr_results;
+
+int mr_results_open(const char *path, struct mr_results **out, struct mr_error *err);
+void mr_results_close(struct mr_results *r);
+/* The results database (read-only), for SQL queries. Owned by r. */
+struct sqlite3 *mr_results_db(struct mr_results *r);
+
+struct mr_compare_opts {
+	const char *baseline;          /* run id, or policy spec (canonical or as a prefix);
+					* NULL = the first run */
+	const char *const *counters;   /* names to show; NULL = every counter that is
+					* non-zero in some run, then model counters */
+	size_t ncounters;
+};
+
+struct mr_compare_row {
+	char name[96];
+	int model;       /* from model_counters */
+	double *value;   /* [nruns] */
+	uint8_t *present; /* [nruns] */
+};
+
+struct mr_compare {
+	size_t nruns;
+	int64_t *run_id;   /* [nruns] */
+	char (*spec)[256]; /* [nruns] */
+	size_t baseline;   /* index of the baseline run */
+	size_t nrows;
+	struct mr_compare_row *rows;
+};
+
+/* Side-by-side values; MR_ENOENT for an unknown baseline or counter (message lists the
+ * valid ones). */
+int mr_results_compare(struct mr_results *r, const struct mr_compare_opts *o,
+		       struct mr_compare **out, struct mr_error *err);
+void mr_compare_free(struct mr_compare *c);
+/* Delta of run i against the baseline in row k: absolute and percent (NaN when the
+ * baseline is 0 and the value is not). Returns 0, or -1 when either value is absent. */
+int mr_compare_delta(const struct mr_compare *c, size_t k, size_t i, double *abs, double *pct);
+
+#endif /* MR_RESULTS_H */
