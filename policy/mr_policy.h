@@ -375,6 +375,27 @@ static inline void *mr_policy_page(const struct mr_policy *p, uint32_t page)
 	return p->pages + (size_t)page * p->ops->page_priv_size;
 }
 
+/* ---- instances (policy/instance.c) ---- */
+
+/*
+ * An instance of ops over machine m, in three steps so that a caller may set parameters
+ * in between: mr_policy_create() allocates its parameters (the table's defaults), its
+ * private state and its per-page state for m->nr_pages pages (zeroed; mapped on its own,
+ * huge pages where THP allows), and names it spec (canonical; NULL = ops->name);
+ * mr_policy_set_params() / mr_policy_set_param() change parameters; mr_policy_start()
+ * runs ops->init. mr_policy_destroy() runs ops->fini when init succeeded and frees all;
+ * NULL is a no-op. Returns 0; MR_ENOMEM (message names spec); set_param: MR_EINVAL for an
+ * unknown name, MR_ERANGE out of its range, MR_EBUSY after start; start: init's error
+ * (the instance is then only to be destroyed).
+ */
+int mr_policy_create(const struct mr_policy_ops *ops, struct mr_machine *m, const char *spec,
+		     struct mr_policy **out, struct mr_error *err);
+/* Copy a parsed params struct (mr_policy_parse(), ops->params_size bytes) in. */
+void mr_policy_set_params(struct mr_policy *p, const void *params);
+int mr_policy_set_param(struct mr_policy *p, const char *name, int64_t value);
+int mr_policy_start(struct mr_policy *p, struct mr_error *err);
+void mr_policy_destroy(struct mr_policy *p);
+
 /* ---- registry and parameter parsing (policy/registry.c) ---- */
 
 /* Built-in policies and those registered by plugins, in registration order. */

@@ -385,7 +385,7 @@ static uint64_t xs64(uint64_t *x)
 int mr_bench_memory(struct mr_bench_memory *out, struct mr_error *err)
 {
 	const uint64_t lines = PROBE_BYTES / PROBE_LINE, mask = lines - 1;
-	uint64_t *buf = rp_big_alloc(PROBE_BYTES), x = 0x9e3779b97f4a7c15ull, sum = 0, at = 0;
+	uint64_t *buf = mr_big_alloc(PROBE_BYTES), x = 0x9e3779b97f4a7c15ull, sum = 0, at = 0;
 	double t0;
 
 	memset(out, 0, sizeof(*out));
@@ -411,7 +411,7 @@ int mr_bench_memory(struct mr_bench_memory *out, struct mr_error *err)
 		sum += buf[(xs64(&x) & mask) * (PROBE_LINE / 8)];
 	out->independent_ns = (mono() - t0) * 1e9 / PROBE_LOADS;
 	out->bytes = PROBE_BYTES;
-	rp_big_free(buf, PROBE_BYTES);
+	mr_big_free(buf, PROBE_BYTES);
 	/* keep the loads: their results feed nothing else */
 	__asm__ volatile("" : : "r"(at), "r"(sum));
 	return 0;

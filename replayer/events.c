@@ -44,7 +44,7 @@ static void access_unmapped(struct rp_machine *x, uint32_t page, int write)
 	if (!(f->flags & MR_PG_RESIDENT))
 		rp_insert_page(x, page, 0, write);
 	if (x->ops->mark_accessed)
-		x->ops->mark_accessed(&x->pol, page);
+		x->ops->mark_accessed(x->pol, page);
 	if (write)
 		f->flags |= MR_PG_DIRTY;
 }
@@ -154,7 +154,7 @@ static void ev_fd_access(struct rp_machine *x, const struct mr_event *ev, const 
 			rp_insert_page(x, page, 0, 0);
 		/* filemap_read() / generic_perform_write(): folio_mark_accessed() */
 		if (x->ops->mark_accessed)
-			x->ops->mark_accessed(&x->pol, page);
+			x->ops->mark_accessed(x->pol, page);
 		if (write)
 			f->flags |= MR_PG_DIRTY;
 		notify_access(x, page, nu ? nu + i : NULL);
@@ -420,7 +420,7 @@ static void take_snapshot(struct rp_machine *x, uint64_t t, int full, const char
 			x->showbuf = nb;
 			x->showcap = 1 << 16;
 		}
-		n = x->ops->lru_gen_show(&x->pol, full, x->showbuf, x->showcap);
+		n = x->ops->lru_gen_show(x->pol, full, x->showbuf, x->showcap);
 		if (n + 1 < x->showcap || x->showcap >= (64u << 20))
 			break;
 		{
@@ -464,7 +464,7 @@ static void run_script_cmd(struct rp_machine *x, const struct rp_script_cmd *cmd
 
 	x->m.now_ns = t;
 	x->c[C_SCRIPT_CMDS]++;
-	rc = x->ops->lru_gen_command ? x->ops->lru_gen_command(&x->pol, cmd->text, &e) : MR_ENOTSUP;
+	rc = x->ops->lru_gen_command ? x->ops->lru_gen_command(x->pol, cmd->text, &e) : MR_ENOTSUP;
 	if (!x->wb_delay)
 		rp_wb_complete_all(x); /* a debugfs eviction is a reclaim invocation too */
 	if (rc)
@@ -571,11 +571,11 @@ static inline void prefetch_ahead(const struct rp_machine *x, const struct mr_ev
 		if (f->type == RP_FILE && !(f->flags & E_HINT)) /* the owner check reads page[] */
 			mr_prefetch(&tbl(x, LOC_TABLE(f->pte))->page[LOC_SLOT(f->pte)]);
 		if (x->ops->access && x->ops->page_priv_size)
-			mr_prefetchw(mr_policy_page(&x->pol, page));
+			mr_prefetchw(mr_policy_page(x->pol, page));
 		return;
 	}
 	if (x->ops->page_priv_size)
-		mr_prefetchw(mr_policy_page(&x->pol, page));
+		mr_prefetchw(mr_policy_page(x->pol, page));
 	if (f->flags & MR_PG_RESIDENT)
 		return;
 	mr_prefetch(&x->slot[page]);
@@ -646,9 +646,9 @@ int rp_machine_finish(struct rp_machine *x)
 	take_snapshot(x, end, 0, "end");
 	take_snapshot(x, end, 1, "end");
 	if (x->ops->model_counters)
-		x->ops->model_counters(&x->pol, emit_model, x);
+		x->ops->model_counters(x->pol, emit_model, x);
 	if (x->ops->check)
-		x->c[C_CHECK] += x->ops->check(&x->pol);
+		x->c[C_CHECK] += x->ops->check(x->pol);
 	return x->failed;
 }
 

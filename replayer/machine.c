@@ -82,7 +82,7 @@ static void end_writeback(struct rp_machine *x, uint32_t page)
 		f->flags &= ~MR_PG_RECLAIM;
 		x->c[C_WB_ROTATE]++;
 		if (x->ops->rotate)
-			x->ops->rotate(&x->pol, page); /* folio_rotate_reclaimable() */
+			x->ops->rotate(x->pol, page); /* folio_rotate_reclaimable() */
 	}
 	f->flags &= ~MR_PG_WRITEBACK;
 }
@@ -167,7 +167,7 @@ void rp_folio_free(struct rp_machine *x, uint32_t page)
 
 	if (f->flags & MR_PG_RESIDENT) {
 		if (x->ops->folio_del)
-			x->ops->folio_del(&x->pol, page);
+			x->ops->folio_del(x->pol, page);
 		rp_unmap_all(x, page);
 		uncharge(x, page);
 		resident_dec(x, page);
@@ -218,7 +218,7 @@ static void shrink_one(struct rp_machine *x, uint32_t memcg, uint32_t node,
 {
 	sc->memcg = memcg;
 	sc->node = node;
-	x->ops->shrink_lruvec(&x->pol, memcg * x->m.nr_nodes + node, sc);
+	x->ops->shrink_lruvec(x->pol, memcg * x->m.nr_nodes + node, sc);
 }
 
 /* After a reclaim invocation: writeback that ends with it, the invariant check. */
@@ -228,7 +228,7 @@ static void reclaim_done(struct rp_machine *x)
 	if (!x->wb_delay)
 		rp_wb_complete_all(x); /* writeback ends with the reclaim invocation */
 	if (x->check && x->ops->check)
-		x->c[C_CHECK] += x->ops->check(&x->pol);
+		x->c[C_CHECK] += x->ops->check(x->pol);
 }
 
 /*
@@ -587,9 +587,9 @@ void rp_insert_page(struct rp_machine *x, uint32_t page, unsigned ctx, int write
 		x->slot[page] = 0;
 		x->c[C_SHADOW_REFAULTS]++;
 		if (x->ops->refault)
-			x->ops->refault(&x->pol, page, shadow, ctx);
+			x->ops->refault(x->pol, page, shadow, ctx);
 	}
-	x->ops->folio_add(&x->pol, page, ctx);
+	x->ops->folio_add(x->pol, page, ctx);
 }
 
 /* ---- results ---- */
@@ -679,16 +679,11 @@ void rp_machine_destroy(struct rp_machine *x)
 {
 	if (!x)
 		return;
-	if (x->pol.ops && x->ops->fini)
-		x->ops->fini(&x->pol);
-	free(x->pol.params);
-	free(x->pol.priv);
-	rp_big_free(x->pol.pages,
-		    (size_t)x->m.nr_pages * (x->ops->page_priv_size ? x->ops->page_priv_size : 1));
-	rp_big_free(x->m.folios, (size_t)x->m.nr_pages * sizeof(struct mr_folio));
+	mr_policy_destroy(x->pol);
+	mr_big_free(x->m.folios, (size_t)x->m.nr_pages * sizeof(struct mr_folio));
 	free(x->m.mms);
 	free(x->lruvec_stat);
-	rp_big_free(x->slot, (size_t)x->m.nr_pages * sizeof(uint64_t));
+	mr_big_free(x->slot, (size_t)x->m.nr_pages * sizeof(uint64_t));
 	free(x->vmas);
 	if (x->mmx)
 		for (uint32_t i = 0; i < x->t->nr_mms; i++)
@@ -699,7 +694,7 @@ void rp_machine_destroy(struct rp_machine *x)
 	free(x->task_exited);
 	for (uint32_t i = x->initial_slabs; i < x->nslabs; i++)
 		free(x->slabs[i]);
-	rp_big_free(x->slab_block, (size_t)x->initial_slabs * TPER * sizeof(struct mr_pte_table));
+	mr_big_free(x->slab_block, (size_t)x->initial_slabs * TPER * sizeof(struct mr_pte_table));
 	free(x->slabs);
 	free(x->tbl_mm);
 	free(x->tbl_addr);
@@ -770,10 +765,10 @@ int rp_machine_create(const struct rp_trace *t, const struct rp_machine_opts *o,
 #endif
 	x->script = o->script && o->script->n ? o->script : NULL;
 
-	x->m.folios = rp_big_alloc((size_t)np * sizeof(struct mr_folio));
+	x->m.folios = mr_big_alloc((size_t)np * sizeof(struct mr_folio));
 	x->m.mms = calloc(t->nr_mms, sizeof(struct mr_mm));
 	x->lruvec_stat = calloc((size_t)nn * nm * MR_NR_VMSTAT, sizeof(uint64_t));
-	x->slot = rp_big_alloc((size_t)np * sizeof(uint64_t));
+	x->slot = mr_big_alloc((size_t)np * sizeof(uint64_t));
 	x->vmas = calloc(t->nr_vmas ? t->nr_vmas : 1, sizeof(*x->vmas));
 	x->mmx = calloc(t->nr_mms, sizeof(*x->mmx));
 	x->imap = calloc(t->nr_files ? t->nr_files : 1, sizeof(*x->imap));
@@ -851,7 +846,7 @@ int rp_machine_create(const struct rp_trace *t, const struct rp_machine_opts *o,
 		goto fail;
 	}
 	/* the initial pool in one huge-page backed block: PTEs are touched at random */
-	x->slab_block = rp_big_alloc((size_t)x->initial_slabs * TPER * sizeof(struct mr_pte_table));
+	x->slab_block = mr_big_alloc((size_t)x->initial_slabs * TPER * sizeof(struct mr_pte_table));
 	if (!x->slab_block) {
 		rc = mr_error_set(err, MR_ENOMEM, "out of memory for %llu page tables",
 				  (unsigned long long)t->pool_tables);
@@ -908,26 +903,13 @@ int rp_machine_create(const struct rp_trace *t, const struct rp_machine_opts *o,
 	rp_set_next_due(x);
 
 	/* the policy */
-	x->pol.ops = NULL;
-	x->pol.m = &x->m;
-	snprintf(x->pol.spec, sizeof(x->pol.spec), "%s", o->canon);
-	x->pol.params = calloc(1, ops->params_size ? ops->params_size : 1);
-	x->pol.priv = calloc(1, ops->priv_size ? ops->priv_size : 1);
-	x->pol.pages = rp_big_alloc((size_t)np * (ops->page_priv_size ? ops->page_priv_size : 1));
-	if (!x->pol.params || !x->pol.priv || !x->pol.pages) {
-		rc = mr_error_set(err, MR_ENOMEM, "out of memory for policy %s state", o->canon);
+	rc = mr_policy_create(ops, &x->m, o->canon, &x->pol, err);
+	if (rc)
 		goto fail;
-	}
-	if (ops->params_size && o->params)
-		memcpy(x->pol.params, o->params, ops->params_size);
-	x->pol.ops = ops;
-	if (ops->init) {
-		rc = ops->init(&x->pol, err);
-		if (rc) {
-			x->pol.ops = NULL; /* no fini after a failed init */
-			goto fail;
-		}
-	}
+	mr_policy_set_params(x->pol, o->params);
+	rc = mr_policy_start(x->pol, err);
+	if (rc)
+		goto fail;
 	*out = x;
 	return 0;
 fail:

@@ -148,7 +148,7 @@ struct rp_machine {
 	struct mr_machine_ops mops;
 	const struct rp_trace *t;
 	const struct mr_policy_ops *ops;
-	struct mr_policy pol;
+	struct mr_policy *pol;
 	struct mr_error err;
 	int failed;
 
@@ -318,7 +318,7 @@ static inline uint32_t task_mm(const struct rp_machine *x, uint32_t task)
 static inline void notify_access(struct rp_machine *x, uint32_t page, const uint64_t *nu)
 {
 	if (nu && x->ops->access)
-		x->ops->access(&x->pol, page, *nu);
+		x->ops->access(x->pol, page, *nu);
 }
 
 /* ---- mm.c: page tables, VMAs, rmap ---- */

@@ -212,7 +212,7 @@ void rp_zap_pte(struct rp_machine *x, const struct mr_vma *vma, struct mr_pte_ta
 		f->flags |= MR_PG_DIRTY;
 	if (explicit && (bits & MR_PTE_YOUNG) && vma && mr_vma_has_recency(vma) &&
 	    x->ops->mark_accessed)
-		x->ops->mark_accessed(&x->pol, page);
+		x->ops->mark_accessed(x->pol, page);
 }
 
 /* Zap the PTEs of [start, end) in mm and free the tables no live VMA covers any more

@@ -14,7 +14,6 @@
  *               memory and reclaim, address spaces, event semantics
  *   replay.c    (mr_policy.h) policies, threads, batches, script, results assembly
  *   bench_replay.c (mr_gen.h) `memreplay bench replay`
- *   mem.c       huge-page backed arrays indexed by page id
  *   results.c   (sqlite3)     the results database: write, read, compare
  *   script.c    (none)        the lru_gen replay script parser
  *   sha256.c    (none)        trace identity
@@ -29,6 +28,7 @@
 
 #include "mr_err.h"
 #include "mr_event.h"
+#include "mr_util.h" /* mr_big_alloc */
 
 /* Page types as storage's enum mr_page_type (kept numerically identical). */
 #define RP_ANON 0
@@ -115,10 +115,6 @@ struct rp_trace {
 
 	uint64_t pool_tables;  /* initial PTE table pool (peak live tables, bounded) */
 };
-
-/* mem.c: zeroed, page-aligned, huge-page backed when large; free with the same size. */
-void *rp_big_alloc(size_t n);
-void rp_big_free(void *p, size_t n);
 
 /* trace.c */
 int rp_trace_load(const char *path, struct rp_trace **out, struct mr_error *err);

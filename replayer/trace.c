@@ -659,7 +659,7 @@ static int load_all(struct load *l)
 	if (mx >= MR_PAGE_NONE)
 		return mr_error_set(l->err, MR_ECORRUPT, "%s: page ids exceed 32 bits", t->path);
 	t->nr_pages = (uint32_t)mx;
-	t->pages = rp_big_alloc((size_t)t->nr_pages * sizeof(*t->pages));
+	t->pages = mr_big_alloc((size_t)t->nr_pages * sizeof(*t->pages));
 	if (!t->pages)
 		return mr_error_set(l->err, MR_ENOMEM, "out of memory for %u page rows", t->nr_pages);
 	rc = mr_store_pages_foreach(l->s, page_row, l, l->err);
@@ -952,7 +952,7 @@ void rp_trace_free(struct rp_trace *t)
 {
 	if (!t)
 		return;
-	rp_big_free(t->pages, (size_t)t->nr_pages * sizeof(*t->pages));
+	mr_big_free(t->pages, (size_t)t->nr_pages * sizeof(*t->pages));
 	free(t->vmas);
 	free(t->vma_by_id);
 	free(t->mm_store_id);

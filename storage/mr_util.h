@@ -35,6 +35,11 @@ struct mr_strbuf {
 void mr_strbuf_printf(struct mr_strbuf *sb, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* Zeroed memory of n bytes for an array indexed by page id, mapped on its own (huge
+ * pages where THP allows); NULL when it cannot be mapped. Free with the same n. */
+void *mr_big_alloc(size_t n);
+void mr_big_free(void *p, size_t n);
+
 /* Format bytes as "1.5 MiB" into buf. Returns buf. */
 char *mr_format_bytes(uint64_t bytes, char *buf, int cap);
 

@@ -357,72 +357,10 @@ uint64_t pm_lruvec_stat(struct pm_machine *pm, uint32_t lruvec, unsigned item)
 
 /* ---- policy instances ---- */
 
-struct pm_policy {
-	struct mr_policy p; /* first */
-	int inited;
-};
-
 struct mr_policy *pm_policy_new(struct pm_machine *pm, const struct mr_policy_ops *ops)
 {
-	struct pm_policy *pp = calloc(1, sizeof(*pp));
-	size_t i;
+	struct mr_policy *p = NULL;
 
-	if (!pp)
-		return NULL;
-	pp->p.ops = ops;
-	pp->p.m = &pm->m;
-	pp->p.params = calloc(1, ops->params_size ? ops->params_size : 1);
-	pp->p.priv = calloc(1, ops->priv_size ? ops->priv_size : 1);
-	pp->p.pages = calloc(pm->m.nr_pages ? pm->m.nr_pages : 1,
-			     ops->page_priv_size ? ops->page_priv_size : 1);
-	if (!pp->p.params || !pp->p.priv || !pp->p.pages) {
-		pm_policy_free(&pp->p);
-		return NULL;
-	}
-	for (i = 0; i < ops->nparams; i++)
-		memcpy((char *)pp->p.params + ops->params[i].offset, &ops->params[i].def,
-		       sizeof(int64_t));
-	strncpy(pp->p.spec, ops->name, sizeof(pp->p.spec) - 1);
-	return &pp->p;
-}
-
-int pm_policy_set(struct mr_policy *p, const char *name, int64_t value)
-{
-	size_t i;
-
-	for (i = 0; i < p->ops->nparams; i++) {
-		const struct mr_param_desc *d = &p->ops->params[i];
-
-		if (strcmp(d->name, name))
-			continue;
-		if (value < d->min || value > d->max)
-			return MR_ERANGE;
-		memcpy((char *)p->params + d->offset, &value, sizeof(value));
-		return 0;
-	}
-	return MR_EINVAL;
-}
-
-int pm_policy_init(struct mr_policy *p, struct mr_error *err)
-{
-	struct pm_policy *pp = (struct pm_policy *)p;
-	int rc = p->ops->init ? p->ops->init(p, err) : 0;
-
-	if (!rc)
-		pp->inited = 1;
-	return rc;
-}
-
-void pm_policy_free(struct mr_policy *p)
-{
-	struct pm_policy *pp = (struct pm_policy *)p;
-
-	if (!p)
-		return;
-	if (pp->inited && p->ops->fini)
-		p->ops->fini(p);
-	free(p->params);
-	free(p->priv);
-	free(p->pages);
-	free(pp);
+	mr_policy_create(ops, &pm->m, NULL, &p, NULL);
+	return p;
 }

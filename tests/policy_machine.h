@@ -16,11 +16,11 @@
  *   pm_folio(pm, 3, PM_FILE, 0, 0);            // resident file folio, memcg 0, node 0
  *   pm_map(pm, 0, 0x400000 + 3 * 4096, 3, MR_PTE_YOUNG);
  *   struct mr_policy *p = pm_policy_new(pm, &mr_mglru_ops);
- *   pm_policy_set(p, "swappiness", 100);
- *   pm_policy_init(p, &err);
+ *   mr_policy_set_param(p, "swappiness", 100);
+ *   mr_policy_start(p, &err);
  *   p->ops->folio_add(p, 3, MR_ADD_IN_FAULT);
  *   ...
- *   pm_policy_free(p);
+ *   mr_policy_destroy(p);
  *   pm_destroy(pm);
  *
  * The rmap and page-table walks scan every table (tests are tiny); remove_mapping()
@@ -95,13 +95,9 @@ uint8_t pm_pte_bits(struct pm_machine *pm, uint32_t mm, uint64_t addr);
 uint64_t pm_vmstat(struct pm_machine *pm, unsigned item);
 uint64_t pm_lruvec_stat(struct pm_machine *pm, uint32_t lruvec, unsigned item);
 
-/* A policy instance on pm's machine: params filled with the table's defaults, priv and
- * per-page state zeroed; not initialised yet. NULL on ENOMEM. */
+/* mr_policy_create() on pm's machine, for tests that set parameters one by one
+ * (mr_policy_set_param) before mr_policy_start(); mr_policy_destroy() frees it. NULL on
+ * ENOMEM. */
 struct mr_policy *pm_policy_new(struct pm_machine *pm, const struct mr_policy_ops *ops);
-/* Set a parameter by name before pm_policy_init(); MR_EINVAL if unknown. */
-int pm_policy_set(struct mr_policy *p, const char *name, int64_t value);
-int pm_policy_init(struct mr_policy *p, struct mr_error *err);
-/* fini (if initialised) and free. */
-void pm_policy_free(struct mr_policy *p);
 
 #endif /* MR_TESTS_POLICY_MACHINE_H */

@@ -41,7 +41,7 @@ static void env_open(struct env *e, uint32_t nr_pages, uint32_t nr_nodes)
 static void env_init(struct env *e)
 {
 	struct mr_error err = { 0 };
-	int rc = pm_policy_init(e->p, &err);
+	int rc = mr_policy_start(e->p, &err);
 
 	if (rc)
 		fprintf(stderr, "init: %s\n", err.msg);
@@ -66,15 +66,15 @@ static void env_start(struct env *e, uint32_t nr_pages)
 static void env_start_stats(struct env *e, uint32_t nr_pages)
 {
 	env_open(e, nr_pages, 1);
-	CHECK_EQ_U64(pm_policy_set(e->p, "lru_gen_stats", 1), 0);
+	CHECK_EQ_U64(mr_policy_set_param(e->p, "lru_gen_stats", 1), 0);
 	env_init(e);
 }
 
-/* Start with one seed toggle set (pm_policy_set() by name). */
+/* Start with one seed toggle set (mr_policy_set_param() by name). */
 static void env_start_set(struct env *e, uint32_t nr_pages, const char *name, int64_t v)
 {
 	env_open(e, nr_pages, 1);
-	CHECK_EQ_U64(pm_policy_set(e->p, name, v), 0);
+	CHECK_EQ_U64(mr_policy_set_param(e->p, name, v), 0);
 	env_init(e);
 }
 
@@ -82,7 +82,7 @@ static void env_start_set(struct env *e, uint32_t nr_pages, const char *name, in
 static void env_close(struct env *e)
 {
 	CHECK_EQ_U64(e->p->ops->check(e->p), 0);
-	pm_policy_free(e->p);
+	mr_policy_destroy(e->p);
 	pm_destroy(e->pm);
 }
 
@@ -359,7 +359,7 @@ static void test_pid(void)
 
 	/* with CONFIG_LRU_GEN_STATS: !carryover clears the slot of max_seq + 1 */
 	env_open(&e, 1, 1);
-	pm_policy_set(e.p, "lru_gen_stats", 1);
+	mr_policy_set_param(e.p, "lru_gen_stats", 1);
 	env_init(&e);
 	g = &e.lv->lrugen;
 	g->evicted[0][FILE_T][0] = 3; /* slot (3 + 1) % 4 = 0 */
@@ -587,9 +587,9 @@ static void test_s000_scenario_1(int stats)
 	enum { A, B, C, X };
 
 	env_open(&e, 4, 1);
-	CHECK_EQ_U64(pm_policy_set(e.p, "inc_min_seq", INC_MIN_SEQ_V3), 0);
+	CHECK_EQ_U64(mr_policy_set_param(e.p, "inc_min_seq", INC_MIN_SEQ_V3), 0);
 	if (stats)
-		CHECK_EQ_U64(pm_policy_set(e.p, "lru_gen_stats", 1), 0);
+		CHECK_EQ_U64(mr_policy_set_param(e.p, "lru_gen_stats", 1), 0);
 	env_init(&e);
 	place(&e, A, PM_FILE, 0);
 	place(&e, B, PM_FILE, 0);
@@ -923,8 +923,8 @@ static void test_kernel_612_tiers(void)
 	enum { F, W, Z };
 
 	env_open(&e, 3, 1);
-	CHECK_EQ_U64(pm_policy_set(e.p, "kernel", KERNEL_6_12), 0);
-	CHECK_EQ_U64(pm_policy_set(e.p, "lru_gen_stats", 1), 0); /* keep protected[] */
+	CHECK_EQ_U64(mr_policy_set_param(e.p, "kernel", KERNEL_6_12), 0);
+	CHECK_EQ_U64(mr_policy_set_param(e.p, "lru_gen_stats", 1), 0); /* keep protected[] */
 	env_init(&e);
 	CHECK_EQ_U64(e.mg->nr_hist_gens, 4);
 	place(&e, W, PM_FILE, 1);
@@ -1258,7 +1258,7 @@ static void test_scenario_13(void)
 	enum { X, Z, A, B };
 
 	env_open(&e, 4, 1);
-	pm_policy_set(e.p, "enabled", 5); /* no mm walk */
+	mr_policy_set_param(e.p, "enabled", 5); /* no mm walk */
 	env_init(&e);
 	place(&e, Z, PM_FILE, 0);
 	mapped_file(&e, X, 0, MR_VMA_READ | MR_VMA_EXEC | MR_VMA_FILE, 0);
@@ -1592,9 +1592,9 @@ static void test_s004_scenario_13(int exec, int mode)
 	unsigned want;
 
 	env_open(&e, 4, 1);
-	CHECK_EQ_U64(pm_policy_set(e.p, "enabled", 5), 0); /* no mm walk */
-	CHECK_EQ_U64(pm_policy_set(e.p, "exec_promote", exec), 0);
-	CHECK_EQ_U64(pm_policy_set(e.p, "ra_placement", mode), 0);
+	CHECK_EQ_U64(mr_policy_set_param(e.p, "enabled", 5), 0); /* no mm walk */
+	CHECK_EQ_U64(mr_policy_set_param(e.p, "exec_promote", exec), 0);
+	CHECK_EQ_U64(mr_policy_set_param(e.p, "ra_placement", mode), 0);
 	env_init(&e);
 	place(&e, Z, PM_FILE, 0);
 	mapped_file(&e, X, 0, MR_VMA_READ | MR_VMA_EXEC | MR_VMA_FILE, 0);
@@ -1646,13 +1646,13 @@ static void test_seed_params(void)
 			 !strcmp(d[i].name, "exec_promote");
 	CHECK_EQ_U64(found, 3);
 	env_open(&e, 1, 1);
-	CHECK_EQ_U64(pm_policy_set(e.p, "ra_placement", 3), MR_ERANGE);
-	CHECK_EQ_U64(pm_policy_set(e.p, "exec_promote", 3), MR_ERANGE);
-	CHECK_EQ_U64(pm_policy_set(e.p, "inc_min_seq", 2), MR_ERANGE);
-	CHECK_EQ_U64(pm_policy_set(e.p, "inc_min_seq", INC_MIN_SEQ_V3), 0);
-	CHECK_EQ_U64(pm_policy_set(e.p, "ra_placement", RA_PLACEMENT_B), 0);
-	CHECK_EQ_U64(pm_policy_set(e.p, "exec_promote", EXEC_PROMOTE_ALT), 0);
-	CHECK_EQ_U64(pm_policy_set(e.p, "probes", 1), 0);
+	CHECK_EQ_U64(mr_policy_set_param(e.p, "ra_placement", 3), MR_ERANGE);
+	CHECK_EQ_U64(mr_policy_set_param(e.p, "exec_promote", 3), MR_ERANGE);
+	CHECK_EQ_U64(mr_policy_set_param(e.p, "inc_min_seq", 2), MR_ERANGE);
+	CHECK_EQ_U64(mr_policy_set_param(e.p, "inc_min_seq", INC_MIN_SEQ_V3), 0);
+	CHECK_EQ_U64(mr_policy_set_param(e.p, "ra_placement", RA_PLACEMENT_B), 0);
+	CHECK_EQ_U64(mr_policy_set_param(e.p, "exec_promote", EXEC_PROMOTE_ALT), 0);
+	CHECK_EQ_U64(mr_policy_set_param(e.p, "probes", 1), 0);
 	env_init(&e);
 	CHECK(e.mg->last_seen != NULL);
 	env_close(&e);
@@ -1748,8 +1748,8 @@ static void test_s001_scenario_15(void)
 		uint32_t i;
 
 		env_open(&e, N, 1);
-		CHECK_EQ_U64(pm_policy_set(e.p, "enabled", 3), 0);
-		CHECK_EQ_U64(pm_policy_set(e.p, "pud_filter", pud), 0);
+		CHECK_EQ_U64(mr_policy_set_param(e.p, "enabled", 3), 0);
+		CHECK_EQ_U64(mr_policy_set_param(e.p, "pud_filter", pud), 0);
 		env_init(&e);
 		/* 16 MiB: one PTE table present, 7 PMD entries empty (leaves) */
 		CHECK(pm_add_vma(e.pm, 0, VA, VA + 8 * N * PG, MR_VMA_READ | MR_VMA_FILE, 1) !=
@@ -1782,7 +1782,7 @@ static void test_s001_scenario_16(void)
 	uint32_t i;
 
 	env_open(&e, N, 2);
-	CHECK_EQ_U64(pm_policy_set(e.p, "pud_filter", 1), 0);
+	CHECK_EQ_U64(mr_policy_set_param(e.p, "pud_filter", 1), 0);
 	env_init(&e);
 	lv1 = mglru_lruvec(e.p, 1);
 	CHECK(pm_add_vma(e.pm, 0, VA, VA + N * PG, MR_VMA_READ | MR_VMA_FILE, 1) != NULL);
@@ -2092,7 +2092,7 @@ static void test_shrink_lruvec_and_min_ttl(void)
 	uint32_t i, resident;
 
 	env_open(&e, N, 1);
-	CHECK_EQ_U64(pm_policy_set(e.p, "min_ttl_ms", 1000), 0);
+	CHECK_EQ_U64(mr_policy_set_param(e.p, "min_ttl_ms", 1000), 0);
 	env_init(&e);
 	for (i = 0; i < N; i++)
 		place(&e, i, PM_FILE, 0);
@@ -2246,11 +2246,11 @@ static void test_params_and_counters(void)
 
 	CHECK_EQ_U64(mr_mglru_ops.page_priv_size, 12);
 	env_open(&e, 1, 1);
-	CHECK_EQ_U64(pm_policy_set(e.p, "swappiness", 202), MR_ERANGE);
-	CHECK_EQ_U64(pm_policy_set(e.p, "enabled", 6), 0);
-	CHECK_EQ_U64(pm_policy_init(e.p, &err), MR_EINVAL); /* no core cap */
+	CHECK_EQ_U64(mr_policy_set_param(e.p, "swappiness", 202), MR_ERANGE);
+	CHECK_EQ_U64(mr_policy_set_param(e.p, "enabled", 6), 0);
+	CHECK_EQ_U64(mr_policy_start(e.p, &err), MR_EINVAL); /* no core cap */
 	CHECK(strstr(err.msg, "lru") != NULL);
-	pm_policy_free(e.p);
+	mr_policy_destroy(e.p);
 	pm_destroy(e.pm);
 
 	env_start(&e, 1);
@@ -2358,9 +2358,9 @@ static uint64_t test_stress_seeded(const struct toggle *toggles, uint64_t seed,
 	e->pm = pm_create(&(struct pm_config){ .nr_pages = N, .nr_mms = 2, .nr_memcgs = 2,
 					       .max_tables = 8, .swap_free = 300 });
 	e->p = pm_policy_new(e->pm, &mr_mglru_ops);
-	CHECK_EQ_U64(pm_policy_set(e->p, "swappiness", 100), 0);
+	CHECK_EQ_U64(mr_policy_set_param(e->p, "swappiness", 100), 0);
 	for (; toggles && toggles->name; toggles++)
-		CHECK_EQ_U64(pm_policy_set(e->p, toggles->name, toggles->value), 0);
+		CHECK_EQ_U64(mr_policy_set_param(e->p, toggles->name, toggles->value), 0);
 	env_init(e);
 	e->pm->m.mms[1].memcg = 1;
 	/* mm 0 (memcg 0): file 0..511 (exec), anon 512..767; mm 1 (memcg 1): file 768..1023 */
@@ -2652,10 +2652,10 @@ static void test_s002_params(void)
 	env_close(&e);
 
 	env_open(&e, 4, 1);
-	CHECK_EQ_U64(pm_policy_set(e.p, "lrugen_base", 64), MR_ERANGE);
-	CHECK_EQ_U64(pm_policy_set(e.p, "stats_layout", STATS_LAYOUT_BEFORE), 0);
-	CHECK_EQ_U64(pm_policy_set(e.p, "lrugen_base", 0), 0);
-	CHECK_EQ_U64(pm_policy_set(e.p, "cacheline_model", 1), 0);
+	CHECK_EQ_U64(mr_policy_set_param(e.p, "lrugen_base", 64), MR_ERANGE);
+	CHECK_EQ_U64(mr_policy_set_param(e.p, "stats_layout", STATS_LAYOUT_BEFORE), 0);
+	CHECK_EQ_U64(mr_policy_set_param(e.p, "lrugen_base", 0), 0);
+	CHECK_EQ_U64(mr_policy_set_param(e.p, "cacheline_model", 1), 0);
 	env_init(&e);
 	CHECK(e.mg->cl != NULL);
 	{

@@ -468,7 +468,7 @@ static struct mr_policy *policy(struct pm_machine *pm, const char *name)
 	struct mr_policy *p = pm_policy_new(pm, mr_policy_find(name));
 
 	CHECK(p != NULL);
-	CHECK(pm_policy_init(p, &err) == 0);
+	CHECK(mr_policy_start(p, &err) == 0);
 	return p;
 }
 
@@ -801,7 +801,7 @@ static void test_lru_second_chance(void)
 	shrink(p, 1, 0);
 	CHECK(resident(pm, 4) && !resident(pm, 5));
 	CHECK(p->ops->check(p) == 0);
-	pm_policy_free(p);
+	mr_policy_destroy(p);
 	pm_destroy(pm);
 }
 
@@ -857,7 +857,7 @@ static void test_lru_kswapd_age_node(void)
 	p->ops->shrink_lruvec(p, 0, &sc);
 	CHECK(pm_vmstat(pm, MR_VM_PGDEACTIVATE) > 11);
 	CHECK(p->ops->check(p) == 0);
-	pm_policy_free(p);
+	mr_policy_destroy(p);
 	pm_destroy(pm);
 }
 
@@ -889,7 +889,7 @@ static void test_lru_exec(void)
 	CHECK(!has(pm, 2, MR_PG_ACTIVE) && has(pm, 2, MR_PG_WORKINGSET));
 	CHECK_EQ_U64(pm_vmstat(pm, MR_VM_PGDEACTIVATE), 1);
 	CHECK_EQ_U64(pm_vmstat(pm, MR_VM_PGREFILL), 2);
-	pm_policy_free(p);
+	mr_policy_destroy(p);
 	pm_destroy(pm);
 }
 
@@ -941,7 +941,7 @@ static void test_lru_writeback(void)
 	CHECK_EQ_U64(pm_vmstat(pm, MR_VM_PSWPOUT), 1);
 	CHECK_EQ_U64(pm_vmstat(pm, MR_VM_PGROTATED), 2);
 	CHECK(p->ops->check(p) == 0);
-	pm_policy_free(p);
+	mr_policy_destroy(p);
 	pm_destroy(pm);
 }
 
@@ -1007,7 +1007,7 @@ static void refault_case(int extra, int gone, int inact, int swap, int ws, int e
 	if (mr_test_failures != failures)
 		fprintf(stderr, "  in refault_case(extra %d, gone %d, inact %d, swap %d, ws %d)\n",
 			extra, gone, inact, swap, ws);
-	pm_policy_free(p);
+	mr_policy_destroy(p);
 	pm_destroy(pm);
 }
 
@@ -1129,7 +1129,7 @@ static void test_lru_random(void)
 	}
 	if (mr_test_failures != fails)
 		fprintf(stderr, "  test_lru_random seed %llu step %d\n", (unsigned long long)seed, i);
-	pm_policy_free(p);
+	mr_policy_destroy(p);
 	pm_destroy(pm);
 }
 
@@ -1180,7 +1180,7 @@ static uint32_t run_opt_scaled(const uint32_t *refs, uint32_t n, uint32_t frames
 	CHECK(p->ops->check(p) == 0);
 	CHECK_EQ_U64(pm->nr_removed, faults - nres);
 	CHECK_EQ_U64(pm_vmstat(pm, MR_VM_PGSTEAL_FILE), faults - nres);
-	pm_policy_free(p);
+	mr_policy_destroy(p);
 	pm_destroy(pm);
 	return faults;
 }
@@ -1333,7 +1333,7 @@ static void test_opt_wide_keys(void)
 		if (mr_test_failures != fails)
 			fprintf(stderr, "  test_opt_wide_keys reclaim seed %llu step %d\n",
 				(unsigned long long)seed, i);
-		pm_policy_free(p);
+		mr_policy_destroy(p);
 		pm_destroy(pm);
 	}
 }
@@ -1384,7 +1384,7 @@ static void test_opt_dirty(void)
 		p->ops->shrink_lruvec(p, 0, &sc);
 		CHECK(resident(pm, 0) && sc.nr_reclaimed == 1);
 	}
-	pm_policy_free(p);
+	mr_policy_destroy(p);
 	pm_destroy(pm);
 }
 
@@ -1430,7 +1430,7 @@ static void run_opt_heap(uint64_t scale)
 	if (mr_test_failures != fails)
 		fprintf(stderr, "  test_opt_heap seed %llu scale %llu\n", (unsigned long long)seed,
 			(unsigned long long)scale);
-	pm_policy_free(p);
+	mr_policy_destroy(p);
 	pm_destroy(pm);
 }
 

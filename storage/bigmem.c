@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bigmem.c - zeroed allocations for the arrays indexed by page id (folios, shadows, page
+ * rows, per-page policy state). Replay touches them at random, so they are mapped on
+ * their own and, where the kernel allows it (THP "madvise" mode), backed by huge pages:
+ * the TLB misses of 4 KiB pages otherwise cost as much as the cache misses.
+ */
+#include <string.h>
+#include <sys/mman.h>
+
+#include "mr_util.h"
+
+#define HUGE_SIZE (2u << 20)
+
+static size_t round_huge(size_t n)
+{
+	return (n + HUGE_SIZE - 1) & ~(size_t)(HUGE_SIZE - 1);
+}
+
+void *mr_big_alloc(size_t n)
+{
+	void *p;
+
+	if (!n)
+		n = 1;
+	p = mmap(NULL, round_huge(n), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+#ifdef MADV_HUGEPAGE
+	if (n >= HUGE_SIZE)
+		madvise(p, round_huge(n), MADV_HUGEPAGE);
+#endif
+	return p;
+}
+
+void mr_big_free(void *p, size_t n)
+{
+	if (p)
+		munmap(p, round_huge(n ? n : 1));
+}
