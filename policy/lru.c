@@ -1164,6 +1164,7 @@ static const struct mr_param_desc lru_params[] = {
 };
 
 const struct mr_policy_ops mr_lru_ops = {
+	.abi = MR_POLICY_ABI,
 	.name = "lru",
 	.help = "classic active/inactive LRU with workingset refault detection "
 		"(6.12 with lru_gen disabled)",

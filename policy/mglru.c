@@ -1158,6 +1158,7 @@ int mglru_promote_folio(struct mr_policy *p, uint32_t page)
 /* ---- the ops table ---- */
 
 const struct mr_policy_ops mr_mglru_ops = {
+	.abi = MR_POLICY_ABI,
 	.name = "mglru",
 	.help = "Multi-Gen LRU as in the [7.2] kernel (MGLRU-SPEC.md, Mode A): generations, "
 		"tiers, aging page-table walk with PMD Bloom filters, look-around, "

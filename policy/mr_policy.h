@@ -319,7 +319,17 @@ struct mr_policy;
 #define MR_ADD_READAHEAD 0x4u  /* readahead page not (yet) accessed */
 #define MR_ADD_SWAPIN 0x8u
 
+/*
+ * The plugin ABI: the layout of struct mr_policy_ops, struct mr_policy, struct mr_machine
+ * and what they point to, and the exported functions of policy/plugin-api.sym. Raised on
+ * any change a plugin built before would misread; mr_policy_register() refuses ops whose
+ * abi differs (MR_EVERSION), so a stale plugin is named instead of crashing a replay.
+ */
+#define MR_POLICY_ABI 1u
+
 struct mr_policy_ops {
+	uint32_t abi;          /* MR_POLICY_ABI this table was compiled against; first, so
+				* that every layout has it at the same place */
 	const char *name;
 	const char *help;
 	const struct mr_param_desc *params;

@@ -1108,6 +1108,7 @@ static unsigned opt_check(struct mr_policy *p)
 }
 
 const struct mr_policy_ops mr_opt_ops = {
+	.abi = MR_POLICY_ABI,
 	.name = "opt",
 	.help = "Belady's MIN: evicts the folio used farthest in the future; the lower bound "
 		"on evictions for a memory size (needs the trace's next-use times)",

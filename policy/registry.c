@@ -152,6 +152,11 @@ static int validate_ops(const struct mr_policy_ops *ops, struct mr_error *err)
 
 	if (!ops)
 		return mr_error_set(err, MR_EINVAL, "cannot register a NULL policy");
+	/* before any other field: in another ABI's layout they are not what they seem */
+	if (ops->abi != MR_POLICY_ABI)
+		return mr_error_set(err, MR_EVERSION, "policy ops built for plugin ABI %u, but "
+				    "this memreplay has ABI %u; fix: rebuild the plugin against "
+				    "this memreplay's mr_policy.h", ops->abi, MR_POLICY_ABI);
 	if (!valid_name(ops->name))
 		return mr_error_set(err, MR_EINVAL,
 				    "invalid policy name '%s' (use lower-case letters, digits, "

@@ -16,3 +16,8 @@ mr_add_test_exe(test_policy
   LIBS mr_policy LABELS quick
   ARGS $<TARGET_FILE:test_plugin> $<TARGET_FILE:test_plugin_noinit>)
 add_dependencies(test_policy test_plugin test_plugin_noinit)
+# The binary's exports are the plugin API (policy/plugin-api.sym), no more, no less.
+add_test(NAME test_exports
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_exports.sh $<TARGET_FILE:memreplay>
+                 ${PROJECT_SOURCE_DIR}/policy/plugin-api.sym)
+set_tests_properties(test_exports PROPERTIES SKIP_RETURN_CODE 77 LABELS quick)

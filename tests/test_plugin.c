@@ -37,6 +37,7 @@ static const struct mr_param_desc tp_params[] = {
 };
 
 static const struct mr_policy_ops testplug_ops = {
+	.abi = MR_POLICY_ABI,
 	.name = "testplug",
 	.help = "test plugin policy",
 	.params = tp_params,

@@ -78,7 +78,8 @@ static const struct mr_param_desc tst_params[] = {
 };
 
 #define TST_OPS(nm, prm, np, size)                                                       \
-	{ .name = (nm), .help = "test policy", .params = (prm), .nparams = (np),         \
+	{ .abi = MR_POLICY_ABI, .name = (nm), .help = "test policy", .params = (prm),   \
+	  .nparams = (np),                                                             \
 	  .params_size = (size), .folio_add = nop_add, .mark_accessed = nop_page,       \
 	  .folio_del = nop_page, .refault = nop_refault, .rotate = nop_page,           \
 	  .shrink_lruvec = nop_shrink }
@@ -330,6 +331,18 @@ static void test_register_validation(void)
 	REFUSE(&dup_lru, "'lru' is already registered");
 	no_hook.shrink_lruvec = NULL;
 	REFUSE(&no_hook, "'no-hook' lacks a required hook");
+	/* another ABI: refused first, by its version, naming the fix */
+	{
+		struct mr_policy_ops old_abi = TST_OPS("old-abi", NULL, 0, 0);
+
+		old_abi.abi = MR_POLICY_ABI + 1;
+		memset(&err, 0, sizeof(err));
+		CHECK(mr_policy_register(&old_abi, &err) == MR_EVERSION);
+		CHECK_MSG(&err, "rebuild the plugin");
+		old_abi.abi = 0;
+		CHECK(mr_policy_register(&old_abi, &err) == MR_EVERSION);
+		CHECK(mr_policy_find("old-abi") == NULL);
+	}
 	REFUSE(NULL, "NULL policy");
 	REFUSE(&tst_ops, "'tst' is already registered");
 #undef REFUSE

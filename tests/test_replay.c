@@ -343,6 +343,7 @@ static unsigned fifo_check(struct mr_policy *p)
 }
 
 static const struct mr_policy_ops fifo_ops = {
+	.abi = MR_POLICY_ABI,
 	.name = "fifo",
 	.help = "test FIFO",
 	.params = fifo_param_table,
