@@ -9,9 +9,7 @@
 #include "mr_policy.h"
 
 extern const struct mr_policy_ops mr_lru_ops;   /* lru.c: classic active/inactive LRU */
-#ifdef MR_HAVE_MGLRU /* set by CMakeLists.txt when mglru.c is part of the build */
 extern const struct mr_policy_ops mr_mglru_ops; /* mglru.c: Multi-Gen LRU model */
-#endif
 extern const struct mr_policy_ops mr_opt_ops;   /* opt.c: Belady's MIN */
 
 #endif /* MR_POLICY_BUILTIN_H */

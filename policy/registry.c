@@ -201,9 +201,7 @@ static void register_builtins(void)
 {
 	static const struct mr_policy_ops *const builtins[] = {
 		&mr_lru_ops,
-#ifdef MR_HAVE_MGLRU
 		&mr_mglru_ops,
-#endif
 		&mr_opt_ops,
 	};
 	size_t i;

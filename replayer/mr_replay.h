@@ -284,7 +284,7 @@ struct mr_bench_replay_opts {
 	const char *dir;         /* temporary trace and files; NULL = /tmp */
 	uint64_t events;         /* accesses (default 50M) */
 	uint64_t pages;          /* distinct pages (default 1M) */
-	const char *const *policies; /* NULL = lru, mglru (if built), opt */
+	const char *const *policies; /* NULL = lru, mglru, opt */
 	size_t npolicies;
 	int keep;                /* keep the trace */
 	void (*note)(void *arg, const char *line); /* progress lines, may be NULL */

@@ -594,11 +594,6 @@ const struct rp_nextuse_info *rp_nextuse_info(const struct rp_nextuse *nu)
 	return &nu->info;
 }
 
-uint64_t rp_nextuse_total(const struct rp_nextuse *nu)
-{
-	return nu->total;
-}
-
 void rp_nextuse_close(struct rp_nextuse *nu)
 {
 	if (!nu)

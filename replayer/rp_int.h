@@ -190,7 +190,6 @@ int rp_nextuse_read(struct rp_nextuse *nu, uint64_t *out, size_t n, struct mr_er
 /* After the replay: every value was read (else the trace changed). */
 int rp_nextuse_finish(const struct rp_nextuse *nu, struct mr_error *err);
 const struct rp_nextuse_info *rp_nextuse_info(const struct rp_nextuse *nu);
-uint64_t rp_nextuse_total(const struct rp_nextuse *nu);
 /* Tests: references per block (0 = the default, 2^20), to cover many blocks cheaply. */
 void rp_nextuse_set_block(uint32_t refs);
 void rp_nextuse_close(struct rp_nextuse *nu);
@@ -207,7 +206,6 @@ struct rp_script {
 	struct rp_script_cmd *cmds; /* time commands sorted by time (stable), then marker ones */
 	size_t n, n_timed;
 };
-int rp_script_parse(const char *path, struct rp_script *s, struct mr_error *err);
 int rp_script_parse_text(const char *text, const char *name, struct rp_script *s,
 			 struct mr_error *err);
 void rp_script_free(struct rp_script *s);

@@ -202,52 +202,6 @@ int rp_script_parse_text(const char *text, const char *name, struct rp_script *s
 	return 0;
 }
 
-int rp_script_parse(const char *path, struct rp_script *s, struct mr_error *err)
-{
-	FILE *f = fopen(path, "r");
-	char *text = NULL;
-	size_t n = 0, cap = 0;
-	int rc;
-
-	memset(s, 0, sizeof(*s));
-	if (!f)
-		return mr_error_set(err, MR_ENOENT, "cannot open script %s: %s", path, strerror(errno));
-	for (;;) {
-		if (cap - n < 4096) {
-			char *nt;
-
-			cap = cap ? 2 * cap : 8192;
-			if (cap > (64u << 20)) {
-				fclose(f);
-				free(text);
-				return mr_error_set(err, MR_EINVAL, "script %s is larger than 64 MiB", path);
-			}
-			nt = realloc(text, cap);
-			if (!nt) {
-				fclose(f);
-				free(text);
-				return mr_error_set(err, MR_ENOMEM, "out of memory");
-			}
-			text = nt;
-		}
-		size_t r = fread(text + n, 1, cap - n - 1, f);
-
-		n += r;
-		if (r == 0)
-			break;
-	}
-	if (ferror(f)) {
-		fclose(f);
-		free(text);
-		return mr_error_set(err, MR_EIO, "reading script %s failed", path);
-	}
-	fclose(f);
-	text[n] = 0;
-	rc = rp_script_parse_text(text, path, s, err);
-	free(text);
-	return rc;
-}
-
 void rp_script_free(struct rp_script *s)
 {
 	if (!s)

@@ -21,10 +21,3 @@ const char *mr_event_kind_name(unsigned kind)
 	return kind < MR_EV_NR_KINDS ? kind_names[kind] : NULL;
 }
 
-int mr_event_kind_from_name(const char *name)
-{
-	for (unsigned i = 0; i < MR_EV_NR_KINDS; i++)
-		if (!strcmp(kind_names[i], name))
-			return (int)i;
-	return -1;
-}

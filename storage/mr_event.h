@@ -143,7 +143,5 @@ _Static_assert(sizeof(struct mr_event) == 32, "mr_event must stay 32 bytes");
 
 /* "access", "fd_access", ... ; NULL for an unknown kind. */
 const char *mr_event_kind_name(unsigned kind);
-/* Inverse of mr_event_kind_name; -1 when unknown. */
-int mr_event_kind_from_name(const char *name);
 
 #endif /* MR_EVENT_H */

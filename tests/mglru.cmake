@@ -2,9 +2,7 @@
 # The mglru policy model: spec §9 scenarios (baseline), insertion rules, PID, shadows,
 # Bloom filters, debugfs, invariants. policy_machine.c is the small test machine that
 # other policy tests can share.
-if(TARGET mr_policy)
-  mr_add_test_exe(test_mglru
-                  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_mglru.c
-                          ${CMAKE_CURRENT_SOURCE_DIR}/policy_machine.c
-                  LIBS mr_policy LABELS quick)
-endif()
+mr_add_test_exe(test_mglru
+                SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_mglru.c
+                        ${CMAKE_CURRENT_SOURCE_DIR}/policy_machine.c
+                LIBS mr_policy LABELS quick)

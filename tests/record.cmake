@@ -12,7 +12,7 @@ add_dependencies(test_record ${MR_WORKLOADS} memreplay)
 # from /proc/vmstat), which another test's file removals or swapping would disturb.
 set_tests_properties(test_record PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 LABELS "full;record"
                      RUN_SERIAL TRUE)
-# The command line (skips until `record` is in cli/main.c's table).
+# The command line.
 add_test(NAME test_record_cli
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_record.sh $<TARGET_FILE:memreplay>
                  ${CMAKE_BINARY_DIR}/workloads)
