@@ -2,6 +2,7 @@
 /* mr_test.c - the shared test harness (see mr_test.h). */
 #include "mr_test.h"
 
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -66,4 +67,47 @@ int mr_test_done(const char *name)
 			fprintf(stderr, "could not remove %s\n", tmpdir);
 	}
 	return mr_test_failures ? 1 : 0;
+}
+
+static const char *case_name(const struct mr_test_case *c)
+{
+	return strncmp(c->name, "test_", 5) ? c->name : c->name + 5;
+}
+
+int mr_test_main(const char *suite, const struct mr_test_case *cases, size_t n, int argc,
+		 char **argv)
+{
+	int ran = 0;
+
+	if (argc == 2 && !strcmp(argv[1], "--list")) {
+		for (size_t i = 0; i < n; i++)
+			printf("%s\n", case_name(&cases[i]));
+		return 0;
+	}
+	for (int a = 1; a < argc; a++) {
+		int hit = 0;
+
+		for (size_t i = 0; i < n; i++)
+			hit |= fnmatch(argv[a], case_name(&cases[i]), 0) == 0;
+		if (!hit) {
+			fprintf(stderr, "%s: no case matches '%s' (--list names them)\n", suite,
+				argv[a]);
+			return 2;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		int want = argc < 2;
+
+		for (int a = 1; !want && a < argc; a++)
+			want = fnmatch(argv[a], case_name(&cases[i]), 0) == 0;
+		if (!want)
+			continue;
+		if (cases[i].fn)
+			cases[i].fn();
+		else
+			cases[i].fn_arg(cases[i].arg);
+		ran++;
+	}
+	printf("%s: %d case%s\n", suite, ran, ran == 1 ? "" : "s");
+	return mr_test_done(suite);
 }

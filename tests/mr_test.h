@@ -44,4 +44,24 @@ const char *mr_test_tmpdir(void);
 /* Print the summary line and return the process exit code. */
 int mr_test_done(const char *name);
 
+/*
+ * A test program's cases, to run one at a time: `test_mglru scenario_7` runs the case of
+ * that name, `test_mglru 'scenario_*' s003_*` those matching a glob, `test_mglru` all,
+ * `test_mglru --list` prints the names. A case named by MR_CASE(test_x) is "x"; one with
+ * an argument (MR_CASE_ARG) is named as given. CMake registers each case as its own CTest
+ * test `<area>.<case>` (mr_add_test_cases in tests/CMakeLists.txt), from these tables.
+ */
+struct mr_test_case {
+	const char *name;
+	void (*fn)(void);
+	void (*fn_arg)(int);
+	int arg;
+};
+#define MR_CASE(f) { #f, f, NULL, 0 }
+#define MR_CASE_ARG(name, f, a) { name, NULL, f, a }
+/* Run the cases argv selects (see above) and return mr_test_done(suite)'s exit code; 2
+ * when an argument matches no case (a typo must not pass as "0 checks, 0 failed"). */
+int mr_test_main(const char *suite, const struct mr_test_case *cases, size_t n, int argc,
+		 char **argv);
+
 #endif /* MR_TEST_H */

@@ -13,8 +13,11 @@ endforeach()
 
 mr_add_test_exe(test_policy
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_policy.c ${CMAKE_CURRENT_SOURCE_DIR}/policy_machine.c
-  LIBS mr_policy LABELS quick
-  ARGS $<TARGET_FILE:test_plugin> $<TARGET_FILE:test_plugin_noinit>)
+  LIBS mr_policy LABELS quick CASES policy)
+# the plugins' paths are compiled in, so `test_policy CASE` runs as it is
+target_compile_definitions(test_policy PRIVATE
+  MR_TEST_PLUGIN="$<TARGET_FILE:test_plugin>"
+  MR_TEST_PLUGIN_NOINIT="$<TARGET_FILE:test_plugin_noinit>")
 add_dependencies(test_policy test_plugin test_plugin_noinit)
 # The binary's exports are the plugin API (policy/plugin-api.sym), no more, no less.
 add_test(NAME test_exports

@@ -4,4 +4,4 @@
 mr_add_test_exe(test_replay
                 SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_replay.c
                         ${CMAKE_CURRENT_SOURCE_DIR}/test_replay_trace.c
-                LIBS mr_replayer mr_traces PkgConfig::SQLITE3 m LABELS quick)
+                LIBS mr_replayer mr_traces PkgConfig::SQLITE3 m LABELS quick CASES replay)

@@ -1227,17 +1227,20 @@ static void test_col_v2(void)
 	mr_test_checks++;
 }
 
-int main(void)
+static const struct mr_test_case cases[] = {
+	MR_CASE(test_crc32c),
+	MR_CASE(test_col_edges),
+	MR_CASE(test_col_shapes),
+	MR_CASE(test_col_v2),
+	MR_CASE(test_chunk_args),
+	MR_CASE(test_chunk_roundtrip),
+	MR_CASE(test_chunk_damage),
+	MR_CASE(test_crafted),
+};
+
+int main(int argc, char **argv)
 {
 	rs = mr_test_seed();
 
-	test_crc32c();
-	test_col_edges();
-	test_col_shapes();
-	test_col_v2();
-	test_chunk_args();
-	test_chunk_roundtrip();
-	test_chunk_damage();
-	test_crafted();
-	return mr_test_done("test_codec");
+	return mr_test_main("test_codec", cases, sizeof(cases) / sizeof(cases[0]), argc, argv);
 }

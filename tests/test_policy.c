@@ -23,7 +23,8 @@
 #include "policy_machine.h"
 #include "vmscan.h"
 
-static const char *plugin_path, *noinit_path;
+/* The test plugins, built beside this program (tests/policy.cmake). */
+static const char *const plugin_path = MR_TEST_PLUGIN, *const noinit_path = MR_TEST_PLUGIN_NOINIT;
 static uint64_t test_seed; /* for the randomised tests, printed once */
 
 static int contains(const char *hay, const char *needle)
@@ -86,6 +87,19 @@ static const struct mr_param_desc tst_params[] = {
 
 static const struct mr_policy_ops tst_ops =
 	TST_OPS("tst", tst_params, 3, sizeof(struct tst_params));
+
+/* tst registered once, by whichever case needs it first (cases also run alone). */
+static int register_tst(void)
+{
+	static int done, rc;
+	struct mr_error err = { 0 };
+
+	if (!done) {
+		rc = mr_policy_register(&tst_ops, &err);
+		done = 1;
+	}
+	return rc;
+}
 
 static void test_builtins(void)
 {
@@ -211,7 +225,7 @@ static void test_parse_types(void)
 	static const char *const falses[] = { "0", "false", "off", "False", "OFF" };
 	size_t i;
 
-	CHECK(mr_policy_register(&tst_ops, &err) == 0);
+	CHECK(register_tst() == 0);
 
 	CHECK(parse("tst", &err, canon, sizeof(canon), &prm, &ops) == 0);
 	CHECK(ops == &tst_ops);
@@ -265,6 +279,8 @@ static void test_parse_types(void)
 static void test_register_validation(void)
 {
 	struct mr_error err;
+
+	CHECK(register_tst() == 0); /* for the duplicate-name refusal below */
 	static const struct mr_param_desc dup[] = {
 		{ .name = "x", .type = MR_PARAM_INT, .max = 1, .offset = 0 },
 		{ .name = "x", .type = MR_PARAM_INT, .max = 1, .offset = 8 },
@@ -355,6 +371,8 @@ static void test_describe(void)
 {
 	char buf[8192], small[16];
 	size_t n, full;
+
+	CHECK(register_tst() == 0);
 
 	n = mr_policy_describe(mr_policy_find("lru"), buf, sizeof(buf));
 	CHECK(n == strlen(buf));
@@ -1488,36 +1506,32 @@ static void test_short_spec(void)
 	CHECK_EQ_U64(mr_policy_short_spec("opt", NULL, 0), 3);
 }
 
+static const struct mr_test_case cases[] = {
+	MR_CASE(test_builtins),
+	MR_CASE(test_parse_builtin),
+	MR_CASE(test_parse_types),
+	MR_CASE(test_register_validation),
+	MR_CASE(test_describe),
+	MR_CASE(test_plugins),
+	MR_CASE(test_vmstat_names),
+	MR_CASE(test_shrink_folio_list),
+	MR_CASE(test_folio_referenced),
+	MR_CASE(test_lru_second_chance),
+	MR_CASE(test_lru_exec),
+	MR_CASE(test_lru_kswapd_age_node),
+	MR_CASE(test_short_spec),
+	MR_CASE(test_lru_writeback),
+	MR_CASE(test_lru_refault),
+	MR_CASE(test_lru_random),
+	MR_CASE(test_opt_textbook),
+	MR_CASE(test_opt_random),
+	MR_CASE(test_opt_wide_keys),
+	MR_CASE(test_opt_dirty),
+	MR_CASE(test_opt_heap),
+};
+
 int main(int argc, char **argv)
 {
-	if (argc != 3) {
-		fprintf(stderr, "usage: %s PLUGIN.so NOINIT.so\n", argv[0]);
-		return 2;
-	}
-	plugin_path = argv[1];
-	noinit_path = argv[2];
 	test_seed = mr_test_seed();
-
-	test_builtins();
-	test_parse_builtin();
-	test_parse_types();
-	test_register_validation();
-	test_describe();
-	test_plugins();
-	test_vmstat_names();
-	test_shrink_folio_list();
-	test_folio_referenced();
-	test_lru_second_chance();
-	test_lru_exec();
-	test_lru_kswapd_age_node();
-	test_short_spec();
-	test_lru_writeback();
-	test_lru_refault();
-	test_lru_random();
-	test_opt_textbook();
-	test_opt_random();
-	test_opt_wide_keys();
-	test_opt_dirty();
-	test_opt_heap();
-	return mr_test_done("test_policy");
+	return mr_test_main("test_policy", cases, sizeof(cases) / sizeof(cases[0]), argc, argv);
 }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mr_gen.h"
 #include "mr_policy.h"
@@ -208,9 +209,19 @@ static void test_kswapd_direct(void)
 
 /* A per-memcg limit under node reclaim: the memcg reclaims itself before the node runs
  * short, so kswapd never wakes. */
-static void test_memcg_limit(void)
+/* The traces test_kswapd_direct() writes, for a case run alone. */
+static const char *spread_trace(void)
 {
 	const char *spread = path_in("spread.db");
+
+	if (access(spread, F_OK))
+		write_anon_trace(spread, 0, MR_SRC_SYNTH, 0);
+	return path_in("spread.db");
+}
+
+static void test_memcg_limit(void)
+{
+	const char *spread = spread_trace();
 	struct mr_replay_limit lim = { .cgroup = 1, .pages = 256 };
 	struct run ro = { .trace = spread, .pol = { "lru", "mglru" }, .npol = 2, .memory = 4096,
 			  .reclaim = MR_RECLAIM_NODE, .limits = &lim, .nlimits = 1 };
@@ -302,7 +313,7 @@ static void test_errors(void)
 	struct mr_error err = { 0 };
 	const char *pol[1] = { "lru" };
 	struct mr_replay_limit lim = { .cgroup = 1, .pages = 256 };
-	struct mr_replay_opts o = { .trace = path_in("spread.db"), .policies = pol, .npolicies = 1,
+	struct mr_replay_opts o = { .trace = spread_trace(), .policies = pol, .npolicies = 1,
 				    .limits = &lim, .nlimits = 1, .reclaim = MR_RECLAIM_NODE };
 	struct mr_replay *r = NULL;
 
@@ -420,14 +431,17 @@ static void test_writeback_sync(void)
 	mr_replay_destroy(r);
 }
 
-int main(void)
+static const struct mr_test_case cases[] = {
+	MR_CASE(test_watermarks),
+	MR_CASE(test_kswapd_direct),
+	MR_CASE(test_memcg_limit),
+	MR_CASE(test_min_ttl_determinism),
+	MR_CASE(test_errors),
+	MR_CASE(test_coarse),
+	MR_CASE(test_writeback_sync),
+};
+
+int main(int argc, char **argv)
 {
-	test_watermarks();
-	test_kswapd_direct();
-	test_memcg_limit();
-	test_min_ttl_determinism();
-	test_errors();
-	test_coarse();
-	test_writeback_sync();
-	return mr_test_done("test_reclaim");
+	return mr_test_main("test_reclaim", cases, sizeof(cases) / sizeof(cases[0]), argc, argv);
 }

@@ -473,15 +473,18 @@ static void test_parsers(void)
 	CHECK(mr_parse_double("nan", 0, 3, &d, &err) == MR_EINVAL);
 }
 
-int main(void)
+static const struct mr_test_case cases[] = {
+	MR_CASE(test_parsers),
+	MR_CASE(test_roundtrip),
+	MR_CASE(test_events_vtab),
+	MR_CASE(test_deterministic),
+	MR_CASE(test_refusals),
+	MR_CASE(test_corrupt_chunk),
+	MR_CASE(test_writer_errors),
+	MR_CASE(test_sigkill),
+};
+
+int main(int argc, char **argv)
 {
-	test_parsers();
-	test_roundtrip();
-	test_events_vtab();
-	test_deterministic();
-	test_refusals();
-	test_corrupt_chunk();
-	test_writer_errors();
-	test_sigkill();
-	return mr_test_done("test_store");
+	return mr_test_main("test_store", cases, sizeof(cases) / sizeof(cases[0]), argc, argv);
 }
