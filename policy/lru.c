@@ -605,7 +605,7 @@ static void lru_rotate(struct mr_policy *p, uint32_t page)
 
 /* ---- mm/vmscan.c ---- */
 
-/* folio_check_references(), the classic rule (spec §3 [6.12]). */
+/* folio_check_references(), the classic rule (mm/vmscan.c, as in 6.12 and before). */
 static enum folio_references lru_check_references(struct mr_policy *p, uint32_t page,
 						 struct mr_scan_control *sc)
 {

@@ -75,7 +75,8 @@ static inline uint64_t mr_int_sqrt(uint64_t x)
  * are engine-private state (policies never assign flags wholesale). */
 enum mr_pg {
 	MR_PG_LRU = 1u << 0,	     /* on a policy's list (cleared while isolated) */
-	MR_PG_ACTIVE = 1u << 1,	     /* classic LRU active list; MGLRU: transient, see spec §1.2 */
+	MR_PG_ACTIVE = 1u << 1,	     /* classic LRU active list; MGLRU: only while a folio is
+				      * isolated (lru_gen_del_folio() sets it for an active gen) */
 	MR_PG_REFERENCED = 1u << 2,
 	MR_PG_WORKINGSET = 1u << 3,
 	MR_PG_RECLAIM = 1u << 4,     /* PG_reclaim: rotate to the tail when writeback ends */
@@ -94,7 +95,7 @@ struct mr_folio {
 	uint32_t flags;    /* enum mr_pg */
 	uint16_t mapcount; /* PTEs mapping it (folio_mapped() iff > 0) */
 	uint8_t type;      /* MR_PAGE_ANON / MR_PAGE_FILE / MR_PAGE_SHMEM (storage's enum) */
-	uint8_t zone;      /* always 0 (one zone per node, spec §10) */
+	uint8_t zone;      /* always 0: one zone per node (docs/mglru-model.md) */
 	uint16_t lruvec;   /* index of the (memcg, node) lruvec it is charged to */
 	uint16_t node;
 	uint32_t pte;      /* engine: where a PTE mapping it lives (rmap hint); not for policies */

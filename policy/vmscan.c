@@ -2,7 +2,8 @@
 /*
  * vmscan.c - reclaim mechanics shared by the classic LRU and MGLRU (see vmscan.h):
  * shrink_folio_list() and folio_referenced(), following mm/vmscan.c and mm/rmap.c of the
- * [7.2] tree described in MGLRU-SPEC.md §5.7, whose code here is the same for both LRUs.
+ * [7.2] tree the mglru model follows (docs/mglru-model.md), whose code here is the same
+ * for both LRUs.
  *
  * The machine gives us fewer, coarser primitives than the kernel has; where a kernel
  * step maps onto them differently it is said at the step. In short:

@@ -6,7 +6,8 @@
  *   TIME   COMMAND[; COMMAND...]      TIME = ns, or with a unit: 250ms, 2s, 10us, 5ns
  *   @ID    COMMAND                    right after the MARKER event with id ID
  *
- * COMMAND is the kernel's /sys/kernel/debug/lru_gen write syntax (MGLRU-SPEC §7):
+ * COMMAND is the kernel's /sys/kernel/debug/lru_gen write syntax
+ * (Documentation/admin-guide/mm/multigen_lru.rst, mm/vmscan.c:lru_gen_seq_write()):
  *   + memcg node max_gen [swappiness [force_scan]]
  *   - memcg node min_gen [swappiness [nr_to_reclaim]]
  * (swappiness may be `max`). The shape is checked here; the values (does max_gen exist,

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # validate-kernel.sh - the mglru model beside a real MGLRU kernel on the same accesses.
 #
-# Boots Debian's 6.12 kernel (MGLRU on) under QEMU with ../shared/kernel-lab, runs
+# Boots Debian's 6.12 kernel (MGLRU on) under QEMU with kernel-lab (a harness kept
+# outside this repository: run-guest.sh, its memwalk walker and hooks), runs
 # kernel-lab's `memwalk anon` workloads in a memory cgroup with zram swap, then builds the
 # same access sequences with `memreplay gen memwalk` (touch for touch: same permutation
 # from the same seed), replays them through mglru (and lru and opt for scale) with
@@ -17,7 +18,8 @@
 #   SCENARIOS  kernel-lab scenarios, anon only: "name:anon:size_mib:passes:pattern:seed:memory.max ..."
 #              (pattern seq, rev, rand or randpass); default: three 192 MiB walks at 128M
 #   KLAB_OUT   an earlier kernel-lab output folder to use instead of booting the guest
-#   KERNEL_LAB the kernel-lab folder (default ../shared/kernel-lab beside this repository)
+#   KERNEL_LAB the kernel-lab folder (default: a folder shared/kernel-lab beside this
+#              repository's parent, where the project's machines keep it)
 #   POLICIES   policies to replay (default "mglru lru opt"); specs may carry parameters,
 #              e.g. "mglru mglru:kernel=6.12 lru opt" (a ratio column per mglru spec)
 #   MEMREPLAY  the memreplay binary (default build/memreplay)

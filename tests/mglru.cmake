@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# The mglru policy model: spec §9 scenarios (baseline), insertion rules, PID, shadows,
+# The mglru policy model: the deterministic scenarios (docs/mglru-model.md), insertion rules, PID, shadows,
 # Bloom filters, debugfs, invariants. policy_machine.c is the small test machine that
 # other policy tests can share.
 mr_add_test_exe(test_mglru

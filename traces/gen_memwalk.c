@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gen_memwalk.c - the access sequence of kernel-lab's `memwalk anon` workload
- * (../shared/kernel-lab/src/memwalk.c), page for page, so that a replay can be set
+ * gen_memwalk.c - the access sequence of kernel-lab's `memwalk anon` workload (the walker
+ * the validation harness runs in its guest, docs/validation.md), page for page, so that
+ * a replay can be set
  * beside the same workload run on a real MGLRU kernel in a memory cgroup
  * (scripts/validate-kernel.sh, docs/validation.md).
  *
