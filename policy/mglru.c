@@ -734,7 +734,7 @@ static int mglru_init(struct mr_policy *p, struct mr_error *err)
 
 	mg->swappiness = (int)prm->swappiness;
 	mg->min_ttl_ns = (uint64_t)prm->min_ttl_ms * 1000000u;
-	mg->caps = (unsigned)prm->enabled;
+	mg->lru_gen_caps = (unsigned)prm->enabled;
 	mg->nr_hist_gens = prm->lru_gen_stats ? MAX_NR_HIST_GENS : 1;
 	mg->inc_min_seq_mode = (int)prm->inc_min_seq;
 	mg->ra_placement = (int)prm->ra_placement;

@@ -348,7 +348,7 @@ struct mglru {
 	/* parameters, as the kernel sees them */
 	int swappiness;
 	uint64_t min_ttl_ns;
-	unsigned caps;
+	unsigned lru_gen_caps; /* the bits of /sys/kernel/mm/lru_gen/enabled */
 	unsigned nr_hist_gens;
 	int inc_min_seq_mode;  /* INC_MIN_SEQ_* */
 	int ra_placement;      /* RA_PLACEMENT_* */

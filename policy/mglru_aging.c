@@ -23,13 +23,13 @@
 /* mm/vmscan.c:should_walk_mmu(): arch_has_hw_pte_young() && get_cap(LRU_GEN_MM_WALK) */
 bool should_walk_mmu(const struct mglru *mg)
 {
-	return mg->m->hw_young && (mg->caps & (1u << LRU_GEN_MM_WALK));
+	return mg->m->hw_young && (mg->lru_gen_caps & (1u << LRU_GEN_MM_WALK));
 }
 
 /* mm/vmscan.c:should_clear_pmd_young() */
 bool should_clear_pmd_young(const struct mglru *mg)
 {
-	return mg->m->non_leaf_young && (mg->caps & (1u << LRU_GEN_NONLEAF_YOUNG));
+	return mg->m->non_leaf_young && (mg->lru_gen_caps & (1u << LRU_GEN_NONLEAF_YOUNG));
 }
 
 /* ---- Bloom filters ---- */
