@@ -22,7 +22,14 @@ static const char *const inc_min_seq_names[] = { "base", "v3" };
 static const char *const ra_placement_names[] = { "A", "B", "C" };
 static const char *const exec_promote_names[] = { "0", "1", "alt" };
 static const char *const stats_layout_names[] = { "before", "after" };
-static const char *const kernel_names[] = { "7.2", "6.12", "6.12.95" };
+
+/* kernel=: the names and behaviour bits of the modes, from their rows (mglru.h) */
+#define KERNEL_NAME(id, name, ...) name,
+static const char *const kernel_names[] = { MGLRU_KERNELS(KERNEL_NAME) };
+#undef KERNEL_NAME
+#define KERNEL_CAPS(id, name, ...) [KERNEL_##id] = { __VA_ARGS__ },
+static const struct mglru_caps kernel_caps[] = { MGLRU_KERNELS(KERNEL_CAPS) };
+#undef KERNEL_CAPS
 
 static const struct mr_param_desc mglru_param_table[] = {
 	{ "swappiness", MR_PARAM_INT, MIN_SWAPPINESS, SWAPPINESS_ANON_ONLY, 60, NULL,
@@ -75,7 +82,7 @@ static const struct mr_param_desc mglru_param_table[] = {
 	  "S002: count reads, writes and cross-CPU transfers of the lines of struct "
 	  "lru_gen_folio on the hot paths (MESI-like, per CPU of the trace event, CPUs mod 64); "
 	  "model counters mglru_cl_*" },
-	{ "kernel", MR_PARAM_ENUM, KERNEL_7_2, KERNEL_6_12_95, KERNEL_7_2, kernel_names,
+	{ "kernel", MR_PARAM_ENUM, KERNEL_7_2, NR_KERNELS - 1, KERNEL_7_2, kernel_names,
 	  offsetof(struct mglru_params, kernel),
 	  "kernel version modelled: 7.2 (the seed tree) or 6.12 (Debian linux-source-6.12: "
 	  "mapped PG_referenced folios kept by shrink_folio_list(), the classic "
@@ -209,7 +216,7 @@ uint64_t lru_gen_folio_seq(struct mglru *mg, const struct lruvec *lv, uint32_t p
 	bool ws = folio_test(f, MR_PG_WORKINGSET);
 	uint64_t gen, seq;
 
-	if (kernel_612(mg)) {
+	if (mg->caps.add_from_min_seq) {
 		/* [6.12] include/linux/mm_inline.h:252-261 (inside lru_gen_add_folio()) */
 		if (folio_test(f, MR_PG_ACTIVE))
 			return lrugen->max_seq;
@@ -278,7 +285,7 @@ bool lru_gen_add_folio(struct mglru *mg, struct lruvec *lv, uint32_t page, bool 
 	 * bits when activating", in 6.12.y from 6.12.114 on. [6.12.95] clears only
 	 * LRU_GEN_MASK | BIT(PG_active), so a refault restored in a fault (refs 3 +
 	 * PG_workingset) stays tier 3 on the list. */
-	if (mg->kernel == KERNEL_6_12 && folio_test(f, MR_PG_ACTIVE))
+	if (mg->caps.activate_clears_refs && folio_test(f, MR_PG_ACTIVE))
 		folio_set_lru_refs_flags(mg, page, false, 0);
 	f->flags &= ~MR_PG_ACTIVE;
 
@@ -371,7 +378,7 @@ void lru_gen_inc_refs(struct mglru *mg, uint32_t page)
 		return;
 
 	mglru_seen(mg, page);
-	if (kernel_612(mg)) {
+	if (mg->caps.inc_refs_counter_last) {
 		/* [6.12] mm/swap.c:414 folio_inc_refs(): PG_referenced, then
 		 * PG_workingset, then the counter up to LRU_REFS_MASK */
 		if (!folio_test(f, MR_PG_REFERENCED))
@@ -439,7 +446,7 @@ void folio_add_lru(struct mglru *mg, uint32_t page, unsigned ctx)
 	if (!folio_test(f, MR_PG_UNEVICTABLE) && (ctx & MR_ADD_IN_FAULT)) {
 		/* [6.12] mm/swap.c:510: every in-fault folio gets PG_active */
 		if (folio_test(f, MR_PG_WORKINGSET) || mg->ra_placement != RA_PLACEMENT_A ||
-		    kernel_612(mg))
+		    mg->caps.fault_activates)
 			f->flags |= MR_PG_ACTIVE;
 		else if (!folio_test(f, MR_PG_REFERENCED))
 			folio_mark_accessed(mg, page);
@@ -559,7 +566,7 @@ uint64_t lru_gen_eviction(struct mglru *mg, uint32_t page)
 	uint64_t token = (min_seq << LRU_REFS_WIDTH) | (uint64_t)(refs > 1 ? refs - 1 : 0);
 	unsigned hist = lru_hist_from_seq(mg, min_seq);
 
-	if (kernel_612(mg)) {
+	if (mg->caps.tier_refs_workingset) {
 		/* [6.12] mm/workingset.c:241-254: refs = counter + PG_workingset, tier
 		 * order_base_2(refs + 1), token min_seq << 2 | max(refs - 1, 0) */
 		refs = folio_lru_refs_612(mg, page);
@@ -583,7 +590,7 @@ uint64_t lru_gen_eviction(struct mglru *mg, uint32_t page)
 	}
 	/* [6.12] mm/workingset.c:256: the shadow's bit is refs != 0, with 6.12's refs =
 	 * counter + PG_workingset (folio_lru_refs(), mm_inline.h:144) */
-	if (kernel_612(mg))
+	if (mg->caps.tier_refs_workingset)
 		workingset = refs != 0;
 	return pack_shadow(lv->memcg, lv->node, token, workingset);
 }
@@ -642,7 +649,7 @@ void lru_gen_refault(struct mglru *mg, uint32_t page, uint64_t shadow, unsigned 
 	recent = lru_gen_test_recent(mg, shadow, &lv, &token, &workingset);
 	/* [6.12] mm/workingset.c:263 lru_gen_test_recent(): recent iff the token's seq is
 	 * the current min_seq of the folio's type */
-	if (kernel_612(mg) && lv)
+	if (mg->caps.recent_at_min_seq && lv)
 		recent = (token >> LRU_REFS_WIDTH) ==
 			 (lv->lrugen.min_seq[type] & (EVICTION_MASK >> LRU_REFS_WIDTH));
 	if (lv != folio_lruvec(mg, page))
@@ -655,7 +662,7 @@ void lru_gen_refault(struct mglru *mg, uint32_t page, uint64_t shadow, unsigned 
 	if (!recent)
 		return;
 
-	if (kernel_612(mg)) {
+	if (mg->caps.refault_stalls) {
 		/* [6.12] mm/workingset.c:296-318: refs = counter + workingset bit; activate
 		 * always counted; PG_workingset and a full counter restored in a fault or
 		 * for refs >= 3; refaulted[] of tier order_base_2(refs + 1) (:304). */
@@ -740,7 +747,11 @@ static int mglru_init(struct mr_policy *p, struct mr_error *err)
 	mg->ra_placement = (int)prm->ra_placement;
 	mg->exec_promote = (int)prm->exec_promote;
 	mg->pud_filter = prm->pud_filter != 0;
-	mg->kernel = (int)prm->kernel;
+	mg->caps = kernel_caps[prm->kernel];
+	/* S000 patches [7.2]'s inc_min_seq(); a kernel whose inc_min_seq() counts nothing
+	 * has its own loop, which the toggle leaves alone */
+	if (mg->caps.inc_min_seq_uncounted)
+		mg->inc_min_seq_mode = INC_MIN_SEQ_BASE;
 	mg->nr_mm_stats = mg->pud_filter ? NR_MM_STATS_S001 : NR_MM_STATS;
 	if (prm->probes) {
 		mg->last_seen = calloc(m->nr_pages ? m->nr_pages : 1, sizeof(uint64_t));

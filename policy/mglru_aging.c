@@ -274,7 +274,7 @@ int folio_update_gen(struct mglru *mg, uint32_t page, unsigned gen, uint32_t vm_
 
 	MR_WARN_ON_ONCE(gen >= MAX_NR_GENS);
 
-	if (kernel_612(mg)) {
+	if (mg->caps.promote_first_sighting) {
 		/* [6.12] mm/vmscan.c:3157: promote on the first sighting */
 		if (!pg->gen) {
 			/* lru_gen_del_folio() has isolated this page? for shrink_folio_list() */
@@ -340,7 +340,7 @@ static int __folio_inc_gen(struct mglru *mg, uint32_t page, int old_gen, bool *i
 	pg->refs = 0;
 	f->flags &= ~MR_PG_REFERENCED;
 	/* [6.12] mm/vmscan.c:3197: LRU_REFS_FLAGS includes PG_workingset */
-	if (kernel_612(mg))
+	if (mg->caps.refs_flags_workingset)
 		f->flags &= ~MR_PG_WORKINGSET;
 	*increased = true;
 	return new_gen;
@@ -472,7 +472,7 @@ static void walk_update_folio(struct mglru *mg, struct lru_gen_mm_walk *walk, ui
 			update_batch_size(walk, f, old_gen, (int)new_gen);
 			mg->stat.walk_promoted++;
 		}
-	} else if (kernel_612(mg)) {
+	} else if (mg->caps.promote_first_sighting) {
 		/* [6.12] mm/vmscan.c:4152-4161 (look-around without a walk context):
 		 * folio_clear_lru_refs() (4158) then folio_activate(). [6.12.95]
 		 * folio_activate() alone: the clearing came with "mm/mglru: reset page lru
@@ -481,7 +481,7 @@ static void walk_update_folio(struct mglru *mg, struct lru_gen_mm_walk *walk, ui
 		if (old_gen < 0) {
 			f->flags |= MR_PG_REFERENCED;
 		} else if (old_gen != (int)new_gen) {
-			if (mg->kernel == KERNEL_6_12) {
+			if (mg->caps.activate_clears_refs) {
 				folio_set_lru_refs_flags(mg, page, false, 0);
 				f->flags &= ~MR_PG_WORKINGSET;
 			}
@@ -830,7 +830,7 @@ void lru_gen_look_around(struct mr_policy *p, const struct mr_vma *vma,
 		/* get_pfn_folio(); [6.12] (mm/vmscan.c:3369) does not require the folio to
 		 * be on a gen list: an isolated one (the rest of the reclaim batch) gets
 		 * PG_referenced, which shrink_folio_list() keeps */
-		if ((!kernel_612(mg) && folio_lru_gen(mg, page) < 0) ||
+		if ((!mg->caps.promote_first_sighting && folio_lru_gen(mg, page) < 0) ||
 		    f->lruvec != lv->id)
 			continue;
 		/* ptep_clear_young_notify() */
@@ -999,15 +999,9 @@ bool inc_min_seq(struct mglru *mg, struct lruvec *lv, int type, int swappiness)
 	unsigned hist = lru_hist_from_seq(mg, lrugen->min_seq[type]);
 	unsigned old_gen = lru_gen_from_seq(lrugen->min_seq[type]);
 
-	if (kernel_612(mg)) {
-		/* [6.12] mm/vmscan.c:3738: only anon without can_swap is skipped */
-		if (type == LRU_GEN_ANON && !swappiness)
-			goto skip;
-		goto move;
-	}
-
-	/* For file type, skip the check if swappiness is anon only */
-	if (type && swappiness == SWAPPINESS_ANON_ONLY)
+	/* For file type, skip the check if swappiness is anon only ([6.12] has no
+	 * swappiness 'max': file is always moved, mm/vmscan.c:3738) */
+	if (type && swappiness == SWAPPINESS_ANON_ONLY && !mg->caps.file_always_evictable)
 		goto skip;
 
 	/* For anon type, skip the check if swappiness is zero (file only) */
@@ -1020,7 +1014,6 @@ bool inc_min_seq(struct mglru *mg, struct lruvec *lv, int type, int swappiness)
 		goto done;
 	}
 
-move:
 	/* prevent cold/hot inversion if the type is evictable */
 	for (zone = 0; zone < MAX_NR_ZONES; zone++) {
 		struct lru_gen_list *head = &lrugen->folios[old_gen][type][zone];
@@ -1060,7 +1053,7 @@ move:
 
 			/* don't count the workingset being lazily promoted; [6.12]
 			 * (mm/vmscan.c:3759) counts nothing here */
-			if (!kernel_612(mg) &&
+			if (!mg->caps.inc_min_seq_uncounted &&
 			    refs + workingset != (1 << LRU_REFS_WIDTH) + 1) {
 				int tier = lru_tier_from_refs(refs, workingset);
 
@@ -1168,7 +1161,7 @@ bool try_to_inc_min_seq(struct mglru *mg, struct lruvec *lv, int swappiness)
 	uint64_t min_seq[ANON_AND_FILE] = { lrugen->min_seq[LRU_GEN_ANON],
 					    lrugen->min_seq[LRU_GEN_FILE] };
 
-	if (kernel_612(mg))
+	if (mg->caps.min_seq_coupled)
 		return try_to_inc_min_seq_612(mg, lv, swappiness != 0);
 
 	/* find the oldest populated generation */
@@ -1224,7 +1217,7 @@ restart:
 
 	/* [6.12] mm/vmscan.c:3833 goes from file to anon */
 	for (i = 0; i < ANON_AND_FILE; i++) {
-		type = kernel_612(mg) ? ANON_AND_FILE - 1 - i : i;
+		type = mg->caps.inc_max_seq_file_first ? ANON_AND_FILE - 1 - i : i;
 		if (get_nr_gens(lv, type) != MAX_NR_GENS)
 			continue;
 

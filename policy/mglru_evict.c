@@ -133,7 +133,7 @@ int get_tier_idx(struct mglru *mg, struct lruvec *lv, int type)
 	 * as many refaults as the first tier. [6.12] mm/vmscan.c:4472: 1:2, with
 	 * the tier totals that include protected[tier - 1] (mm/vmscan.c:3099).
 	 */
-	int sp_gain = kernel_612(mg) ? 1 : 2, pv_gain = kernel_612(mg) ? 2 : 3;
+	int sp_gain = mg->caps.low_tier_gains ? 1 : 2, pv_gain = mg->caps.low_tier_gains ? 2 : 3;
 	int tier;
 	struct ctrl_pos sp, pv;
 
@@ -271,7 +271,7 @@ enum folio_references lru_gen_folio_check_references(struct mr_policy *p, uint32
 	 * folio_referenced() (whose lru_gen_look_around() has run); isolate_folio()
 	 * cleared PG_referenced, so only look-around of a neighbour can have set it, and
 	 * shrink_folio_list() keeps such a folio first */
-	if (kernel_612(mglru_of(p)))
+	if (mglru_of(p)->caps.classic_check_references)
 		return mr_folio_check_references_classic(p, page, referenced_ptes, vm_flags);
 
 	if (referenced_ptes == -1)
@@ -336,7 +336,7 @@ static bool sort_folio(struct mglru *mg, struct lruvec *lv, uint32_t page,
 	if (!folio_evictable(f)) {
 		bool success;
 
-		if (mg->kernel != KERNEL_6_12_95)
+		if (!mg->caps.sort_culls_unevictable)
 			return false;
 		/*
 		 * [6.12.95] 6.12.113 mm/vmscan.c:4327-4335: culled before isolation, so it
@@ -361,7 +361,7 @@ static bool sort_folio(struct mglru *mg, struct lruvec *lv, uint32_t page,
 		return true;
 	}
 
-	if (kernel_612(mg)) {
+	if (mg->caps.sort_protects_to_tail) {
 		/* [6.12] mm/vmscan.c:4336-4345: protected if the tier (refs = counter +
 		 * PG_workingset) is above tier_idx or refs is 4; to the tail of min_seq + 1,
 		 * always counted, in protected[tier - 1] (kept at [tier], see mglru.h) */
@@ -424,7 +424,7 @@ ineligible:
 	 * folio lock. (The sc->nr.file_taken / unqueued_dirty counts before it came in
 	 * 6.12.104, after 6.12.95, and feed only the flusher wake-up, the engine's.)
 	 */
-	if (mg->kernel == KERNEL_6_12_95 &&
+	if (mg->caps.sort_waits_writeback &&
 	    (folio_test(f, MR_PG_WRITEBACK) ||
 	     (type == LRU_GEN_FILE && folio_test(f, MR_PG_DIRTY)))) {
 		gen = folio_inc_gen(mg, lv, page, true);
@@ -452,9 +452,9 @@ static bool isolate_folio(struct mglru *mg, struct lruvec *lv, uint32_t page,
 	/* [6.12] mm/vmscan.c:4362: swap constrained. [6.12.95] (6.12.113 vmscan.c:4386)
 	 * refused every dirty folio; the 6.12.114 backports let dirty file folios through.
 	 * That cannot show here: [6.12.95]'s sort_folio() keeps dirty file folios back. */
-	if (kernel_612(mg) && !sc->gfp_io &&
+	if (mg->caps.isolate_swap_constrained && !sc->gfp_io &&
 	    ((folio_test(f, MR_PG_DIRTY) &&
-	      (!folio_is_file_lru(f) || mg->kernel == KERNEL_6_12_95)) ||
+	      (!folio_is_file_lru(f) || mg->caps.isolate_refuses_dirty_file)) ||
 	     (folio_test_anon(f) && !folio_test(f, MR_PG_SWAPCACHE))))
 		return false;
 
@@ -464,7 +464,7 @@ static bool isolate_folio(struct mglru *mg, struct lruvec *lv, uint32_t page,
 	 * folio_clear_lru_refs() also clears PG_workingset (6.12's LRU_REFS_FLAGS) */
 	if (!folio_test(f, MR_PG_REFERENCED)) {
 		mg->pages[page].refs = 0;
-		if (kernel_612(mg))
+		if (mg->caps.refs_flags_workingset)
 			f->flags &= ~MR_PG_WORKINGSET;
 	}
 
@@ -473,9 +473,9 @@ static bool isolate_folio(struct mglru *mg, struct lruvec *lv, uint32_t page,
 	 * by sort_folio()'s writeback rule) never reached shrink_folio_list() or the
 	 * PG_reclaim rule of evict_folios(); "mm/mglru: use the common routine for
 	 * dirty/writeback reactivation" dropped the clearing */
-	if (kernel_612(mg))
+	if (mg->caps.isolate_clears_referenced)
 		f->flags &= ~MR_PG_REFERENCED;
-	if (mg->kernel == KERNEL_6_12_95)
+	if (mg->caps.isolate_clears_reclaim)
 		f->flags &= ~MR_PG_RECLAIM;
 
 	success = lru_gen_del_folio(mg, lv, page, true);
@@ -492,7 +492,7 @@ static bool isolate_folio(struct mglru *mg, struct lruvec *lv, uint32_t page,
 static void count_scan_steal(struct mglru *mg, const struct lruvec *lv,
 			     const struct mr_scan_control *sc, unsigned base, int type, int64_t n)
 {
-	if (kernel_612(mg)) {
+	if (mg->caps.reclaim_vm_events) {
 		count_reclaim_events(mg->m, lv->id, sc, base, type, (uint64_t)n);
 		return;
 	}
@@ -503,7 +503,7 @@ static void count_scan_steal(struct mglru *mg, const struct lruvec *lv,
 static void count_pgrefill(struct mglru *mg, const struct lruvec *lv,
 			   const struct mr_scan_control *sc, int64_t n)
 {
-	if (kernel_612(mg))
+	if (mg->caps.reclaim_vm_events)
 		count_reclaimer_events(mg->m, lv->id, sc, MR_VM_PGREFILL, (uint64_t)n);
 	else
 		mglru_count(mg, lv, MR_VM_PGREFILL, n);
@@ -528,7 +528,7 @@ static uint64_t scan_folios(struct mglru *mg, uint64_t nr_to_scan, struct lruvec
 
 	/* [6.12] mm/vmscan.c:4399: evict_folios() has no nr_to_scan, the budget is
 	 * MAX_LRU_BATCH */
-	if (kernel_612(mg))
+	if (mg->caps.scan_max_batch)
 		remaining = MAX_LRU_BATCH;
 
 	MR_WARN_ON_ONCE(list->n);
@@ -589,7 +589,7 @@ static uint64_t scan_folios(struct mglru *mg, uint64_t nr_to_scan, struct lruvec
 	count_pgrefill(mg, lv, sc, (int64_t)sorted);
 	(void)skipped;
 	/* [6.12] mm/vmscan.c:4469: 0 unless something was isolated or the budget ran out */
-	if (kernel_612(mg))
+	if (mg->caps.scan_zero_unless_isolated)
 		return isolated || !remaining ? scanned : 0;
 	return scanned;
 }
@@ -695,7 +695,7 @@ uint64_t evict_folios(struct mglru *mg, uint64_t nr_to_scan, struct lruvec *lv,
 
 	mg->stat.evict_calls++;
 
-	if (kernel_612(mg)) {
+	if (mg->caps.type_by_first_tier) {
 		/* [6.12] mm/vmscan.c:4585-4590 */
 		scanned = isolate_folios_612(mg, lv, sc, swappiness, &type, &list);
 		scanned += try_to_inc_min_seq(mg, lv, swappiness);
@@ -715,7 +715,7 @@ uint64_t evict_folios(struct mglru *mg, uint64_t nr_to_scan, struct lruvec *lv,
 	isolated = list.n;
 retry:
 	reclaimed = mr_shrink_folio_list(mg->p, &list, sc,
-					 kernel_612(mg) ? &mglru_shrink_hooks_612 :
+					 mg->caps.keep_mapped_referenced ? &mglru_shrink_hooks_612 :
 					 &mglru_shrink_hooks, &stat);
 	sc->nr_reclaimed += reclaimed;
 	reclaimed_total += reclaimed;
@@ -734,7 +734,7 @@ retry:
 			continue;
 		}
 
-		if (kernel_612(mg)) {
+		if (mg->caps.reject_to_max_seq) {
 			/* [6.12] mm/vmscan.c:4608-4627 */
 			if (folio_test(f, MR_PG_RECLAIM) &&
 			    folio_test(f, MR_PG_DIRTY | MR_PG_WRITEBACK)) {
@@ -805,7 +805,7 @@ retry:
 	}
 
 	/* [6.12] evict_folios() counts no pgrotate_* */
-	if (!kernel_612(mg))
+	if (!mg->caps.reclaim_vm_events)
 		mglru_count(mg, lv, MR_VM_PGROTATE_ANON + type,
 			    (int64_t)(isolated - reclaimed_total));
 	return scanned;
@@ -1018,7 +1018,7 @@ static bool try_to_shrink_lruvec(struct mglru *mg, struct lruvec *lv,
 	int swappiness = get_swappiness(mg, lv, sc);
 	uint64_t nr_to_scan;
 
-	if (kernel_612(mg))
+	if (mg->caps.nr_to_scan_per_batch)
 		return try_to_shrink_lruvec_612(mg, lv, sc, swappiness);
 
 	nr_to_scan = get_nr_to_scan(lv, sc, swappiness);
