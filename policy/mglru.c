@@ -942,8 +942,8 @@ static bool gen_in_range(const struct lruvec *lv, int type, unsigned gen)
  * with PG_lru is on exactly one list (a gen list of its lruvec and type, or the
  * unevictable list); links are consistent; non-empty lists belong to generations in
  * [min_seq, max_seq]; nr_pages[gen] counts the folios whose gen field is gen; the
- * active/inactive and unevictable sizes agree. Run between events (the walk batch must
- * be flushed). Returns the number of problems, each reported to stderr.
+ * active/inactive and unevictable sizes agree; with caps.min_seq_coupled, anon's min_seq
+ * is not past file's. Run between events (the walk batch must be flushed). Returns the number of problems, each reported to stderr.
  *
  * Gen fields and non-empty lists lie in [min_seq, max_seq] -- except, in the kernel as
  * here, after inc_min_seq() advanced a type past a non-empty oldest generation without
@@ -975,6 +975,10 @@ unsigned mglru_check(struct mr_policy *p)
 				  get_nr_gens(lv, type) <= MAX_NR_GENS);
 		}
 		CHECK_LRU(lv->mm_state.seq + 1 >= lrugen->max_seq);
+		/* [6.12] seq_is_valid(): anon never passes file, which makes its
+		 * min_seq[!can_swap] evictable_min_seq() (caps.min_seq_coupled) */
+		if (mg->caps.min_seq_coupled)
+			CHECK_LRU(lrugen->min_seq[LRU_GEN_ANON] <= lrugen->min_seq[LRU_GEN_FILE]);
 
 		for (gen = 0; gen < MAX_NR_GENS; gen++) {
 			for (type = 0; type < ANON_AND_FILE; type++) {

@@ -665,6 +665,13 @@ static inline int max_type(int swappiness)
 	return swappiness < SWAPPINESS_ANON_ONLY;
 }
 
+/* max_type() where [6.12] loops "for (type = !can_swap; type < ANON_AND_FILE; ...)":
+ * caps.file_always_evictable, no swappiness 'max', so file at any swappiness. */
+static inline int max_evictable_type(const struct mglru *mg, int swappiness)
+{
+	return mg->caps.file_always_evictable ? LRU_GEN_FILE : max_type(swappiness);
+}
+
 static inline uint64_t evictable_min_seq(const uint64_t *min_seq, int swappiness)
 {
 	uint64_t a = min_seq[min_type(swappiness)], b = min_seq[max_type(swappiness)];

@@ -1112,45 +1112,12 @@ static void set_min_seq(struct mglru *mg, struct lruvec *lv, int type, uint64_t 
 }
 
 /*
- * [6.12] mm/vmscan.c:3774 try_to_inc_min_seq(): advance min_seq of file (and of anon
- * with can_swap) past empty generations, keeping MIN_NR_GENS; with can_swap, anon may
- * not pass file, and file not fall behind anon.
- */
-static bool try_to_inc_min_seq_612(struct mglru *mg, struct lruvec *lv, bool can_swap)
-{
-	int type;
-	bool success = false;
-	struct lru_gen_folio *lrugen = &lv->lrugen;
-	uint64_t min_seq[ANON_AND_FILE] = { lrugen->min_seq[LRU_GEN_ANON],
-					    lrugen->min_seq[LRU_GEN_FILE] };
-
-	/* find the oldest populated generation */
-	for (type = !can_swap; type < ANON_AND_FILE; type++)
-		min_seq[type] = oldest_populated_seq(lrugen, type);
-
-	/* see the comment on lru_gen_folio */
-	if (can_swap) {
-		min_seq[LRU_GEN_ANON] = min_seq[LRU_GEN_ANON] < min_seq[LRU_GEN_FILE] ?
-					min_seq[LRU_GEN_ANON] : min_seq[LRU_GEN_FILE];
-		min_seq[LRU_GEN_FILE] = min_seq[LRU_GEN_ANON] > lrugen->min_seq[LRU_GEN_FILE] ?
-					min_seq[LRU_GEN_ANON] : lrugen->min_seq[LRU_GEN_FILE];
-	}
-
-	for (type = !can_swap; type < ANON_AND_FILE; type++) {
-		if (min_seq[type] == lrugen->min_seq[type])
-			continue;
-		set_min_seq(mg, lv, type, min_seq[type]);
-		success = true;
-	}
-
-	return success;
-}
-
-/*
  * mm/vmscan.c:try_to_inc_min_seq() [7.0]/[7.2]: advance min_seq of each evictable type
  * past empty generations (keeping MIN_NR_GENS), then, when both types are evictable,
  * keep neither more than one generation ahead of max_seq - MIN_NR_GENS while the other
- * is behind it. Returns true if some min_seq advanced.
+ * is behind it. caps.min_seq_coupled ([6.12] mm/vmscan.c:3774): with can_swap, anon
+ * may not pass file, and file not fall behind anon, instead. Returns true if some
+ * min_seq advanced.
  */
 bool try_to_inc_min_seq(struct mglru *mg, struct lruvec *lv, int swappiness)
 {
@@ -1161,22 +1128,28 @@ bool try_to_inc_min_seq(struct mglru *mg, struct lruvec *lv, int swappiness)
 	uint64_t min_seq[ANON_AND_FILE] = { lrugen->min_seq[LRU_GEN_ANON],
 					    lrugen->min_seq[LRU_GEN_FILE] };
 
-	if (mg->caps.min_seq_coupled)
-		return try_to_inc_min_seq_612(mg, lv, swappiness != 0);
-
 	/* find the oldest populated generation */
-	for (type = min_type(swappiness); type <= max_type(swappiness); type++) {
+	for (type = min_type(swappiness); type <= max_evictable_type(mg, swappiness); type++) {
 		min_seq[type] = oldest_populated_seq(lrugen, type);
 		if (min_seq[type] != lrugen->min_seq[type])
 			seq_inc_flag = true;
 	}
 
-	/* If neither min_seq can advance, skip the checks below. */
+	/* If neither min_seq can advance, skip the checks below. ([6.12] has no such
+	 * test; with anon never past file, its rule below changes nothing then.) */
 	if (!seq_inc_flag)
 		return success;
 
 	/* see the comment on lru_gen_folio */
-	if (swappiness && swappiness <= MAX_SWAPPINESS) {
+	if (mg->caps.min_seq_coupled) {
+		if (swappiness) {
+			min_seq[LRU_GEN_ANON] = min_seq[LRU_GEN_ANON] < min_seq[LRU_GEN_FILE] ?
+						min_seq[LRU_GEN_ANON] : min_seq[LRU_GEN_FILE];
+			min_seq[LRU_GEN_FILE] =
+				min_seq[LRU_GEN_ANON] > lrugen->min_seq[LRU_GEN_FILE] ?
+				min_seq[LRU_GEN_ANON] : lrugen->min_seq[LRU_GEN_FILE];
+		}
+	} else if (swappiness && swappiness <= MAX_SWAPPINESS) {
 		uint64_t seq = lrugen->max_seq - MIN_NR_GENS;
 
 		if (min_seq[LRU_GEN_ANON] > seq && min_seq[LRU_GEN_FILE] < seq)
@@ -1185,7 +1158,8 @@ bool try_to_inc_min_seq(struct mglru *mg, struct lruvec *lv, int swappiness)
 			min_seq[LRU_GEN_FILE] = seq;
 	}
 
-	for (type = min_type(swappiness); type <= max_type(swappiness); type++) {
+	/* ([6.12] skips an unchanged one: its rule never moves a min_seq back) */
+	for (type = min_type(swappiness); type <= max_evictable_type(mg, swappiness); type++) {
 		if (min_seq[type] <= lrugen->min_seq[type])
 			continue;
 		set_min_seq(mg, lv, type, min_seq[type]);
