@@ -820,7 +820,7 @@ void read_ctrl_pos(struct mglru *mg, struct lruvec *lv, int type, int tier, int 
 void reset_ctrl_pos(struct mglru *mg, struct lruvec *lv, int type, bool carryover);
 bool positive_ctrl_err(const struct ctrl_pos *sp, const struct ctrl_pos *pv);
 int get_tier_idx(struct mglru *mg, struct lruvec *lv, int type);
-int get_type_to_scan(struct mglru *mg, struct lruvec *lv, int swappiness);
+int get_type_to_scan(struct mglru *mg, struct lruvec *lv, int swappiness, int *tier_idx);
 int get_swappiness(struct mglru *mg, struct lruvec *lv, const struct mr_scan_control *sc);
 bool lru_gen_set_refs(struct mglru *mg, uint32_t page, uint32_t vm_flags);
 enum folio_references lru_gen_folio_check_references(struct mr_policy *p, uint32_t page,

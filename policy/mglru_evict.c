@@ -147,11 +147,20 @@ int get_tier_idx(struct mglru *mg, struct lruvec *lv, int type)
 	return tier - 1;
 }
 
-/* mm/vmscan.c:get_type_to_scan() [6.14+]: all tiers of anon (gain swappiness) against
- * all tiers of file (gain 200 - swappiness); returns the type to scan first. */
-int get_type_to_scan(struct mglru *mg, struct lruvec *lv, int swappiness)
+/*
+ * mm/vmscan.c:get_type_to_scan() [6.14+]: all tiers of anon (gain swappiness) against
+ * all tiers of file (gain 200 - swappiness); returns the type to scan first, and
+ * *tier_idx = -1: get_tier_idx() gives the tier. caps.type_by_first_tier ([6.12]
+ * mm/vmscan.c:4492): tier 0 against tier 0 picks the type; then the tiers of that type
+ * against tier 0 of the other give *tier_idx.
+ */
+int get_type_to_scan(struct mglru *mg, struct lruvec *lv, int swappiness, int *tier_idx)
 {
+	int type, tier = mg->caps.type_by_first_tier ? 0 : MAX_NR_TIERS;
+	int gain[ANON_AND_FILE] = { swappiness, MAX_SWAPPINESS - swappiness };
 	struct ctrl_pos sp, pv;
+
+	*tier_idx = -1;
 
 	if (swappiness <= MIN_SWAPPINESS + 1)
 		return LRU_GEN_FILE;
@@ -160,30 +169,19 @@ int get_type_to_scan(struct mglru *mg, struct lruvec *lv, int swappiness)
 		return LRU_GEN_ANON;
 	/*
 	 * Compare the sum of all tiers of anon with that of file to determine
-	 * which type to scan.
+	 * which type to scan. ([6.12] compares the first tiers.)
 	 */
-	read_ctrl_pos(mg, lv, LRU_GEN_ANON, MAX_NR_TIERS, swappiness, &sp);
-	read_ctrl_pos(mg, lv, LRU_GEN_FILE, MAX_NR_TIERS, MAX_SWAPPINESS - swappiness, &pv);
-
-	return positive_ctrl_err(&sp, &pv);
-}
-
-/*
- * [6.12] mm/vmscan.c:4492 get_type_to_scan(): tier 0 of anon (gain swappiness) against
- * tier 0 of file (gain 200 - swappiness) picks the type; then the tiers of that type
- * against tier 0 of the other give *tier_idx.
- */
-static int get_type_to_scan_612(struct mglru *mg, struct lruvec *lv, int swappiness,
-				int *tier_idx)
-{
-	int type, tier;
-	struct ctrl_pos sp, pv;
-	int gain[ANON_AND_FILE] = { swappiness, MAX_SWAPPINESS - swappiness };
-
-	read_ctrl_pos(mg, lv, LRU_GEN_ANON, 0, gain[LRU_GEN_ANON], &sp);
-	read_ctrl_pos(mg, lv, LRU_GEN_FILE, 0, gain[LRU_GEN_FILE], &pv);
+	read_ctrl_pos(mg, lv, LRU_GEN_ANON, tier, gain[LRU_GEN_ANON], &sp);
+	read_ctrl_pos(mg, lv, LRU_GEN_FILE, tier, gain[LRU_GEN_FILE], &pv);
 	type = positive_ctrl_err(&sp, &pv);
+	if (!mg->caps.type_by_first_tier)
+		return type;
 
+	/*
+	 * [6.12] Also need to compare other tiers of the selected type with the
+	 * first tier of the other type to determine the last tier (of the
+	 * selected type) to evict.
+	 */
 	read_ctrl_pos(mg, lv, !type, 0, gain[!type], &sp);
 	for (tier = 1; tier < MAX_NR_TIERS; tier++) {
 		read_ctrl_pos(mg, lv, type, tier, gain[type], &pv);
@@ -595,71 +593,53 @@ static uint64_t scan_folios(struct mglru *mg, uint64_t nr_to_scan, struct lruvec
 }
 
 /*
- * [6.12] mm/vmscan.c:4520 isolate_folios(): the obvious type first (file at swappiness
- * 0 or 1 or without __GFP_IO, anon if its min_seq is older or at MAX_SWAPPINESS), else
- * get_type_to_scan(); flip to the other type when scan_folios() returns 0.
- * try_to_inc_min_seq() runs after it, in evict_folios().
- */
-static uint64_t isolate_folios_612(struct mglru *mg, struct lruvec *lv,
-				   const struct mr_scan_control *sc, int swappiness,
-				   int *type_scanned, struct mr_folio_list *list)
-{
-	int i, type;
-	int tier = -1;
-	uint64_t scanned = 0;
-	const uint64_t *min_seq = lv->lrugen.min_seq;
-
-	if (!swappiness)
-		type = LRU_GEN_FILE;
-	else if (min_seq[LRU_GEN_ANON] < min_seq[LRU_GEN_FILE])
-		type = LRU_GEN_ANON;
-	else if (swappiness == 1)
-		type = LRU_GEN_FILE;
-	else if (swappiness >= MAX_SWAPPINESS)
-		type = LRU_GEN_ANON;
-	else if (!sc->gfp_io)
-		type = LRU_GEN_FILE;
-	else
-		type = get_type_to_scan_612(mg, lv, swappiness, &tier);
-
-	for (i = !swappiness; i < ANON_AND_FILE; i++) {
-		if (tier < 0)
-			tier = get_tier_idx(mg, lv, type);
-
-		scanned = scan_folios(mg, MAX_LRU_BATCH, lv, sc, type, tier, list);
-		if (scanned)
-			break;
-
-		type = !type;
-		tier = -1;
-	}
-
-	*type_scanned = type;
-
-	return scanned;
-}
-
-/*
  * mm/vmscan.c:isolate_folios() [7.2] (T): try_to_inc_min_seq() first, then the type
  * get_type_to_scan() picks, with the tier get_tier_idx() allows; stop at the first type
  * that scanned anything -- it isolated something, or it looked at folios and isolated
  * none, in which case [7.2] does not flip to the other type ([7.0] did, since its
  * scan_folios() returned 0 then). Only a type with nothing to look at (empty oldest
  * generation, or MIN_NR_GENS generations) passes to the other.
+ * caps.min_seq_after_isolation: no try_to_inc_min_seq() here, only in evict_folios().
+ * caps.type_by_first_tier ([6.12] mm/vmscan.c:4520): the obvious type first -- file
+ * at swappiness 0 or 1 or without __GFP_IO, anon if its min_seq is older or at
+ * MAX_SWAPPINESS -- else get_type_to_scan(), which also gives the tier of the first type.
  */
 static uint64_t isolate_folios(struct mglru *mg, uint64_t nr_to_scan, struct lruvec *lv,
 			       const struct mr_scan_control *sc, int swappiness,
 			       int *type_scanned, struct mr_folio_list *list)
 {
 	int i;
-	int type;
+	int type = -1, tier = -1;
+	const uint64_t *min_seq = lv->lrugen.min_seq;
 
-	try_to_inc_min_seq(mg, lv, swappiness);
-	type = get_type_to_scan(mg, lv, swappiness);
+	if (!mg->caps.min_seq_after_isolation)
+		try_to_inc_min_seq(mg, lv, swappiness);
 
-	for (i = min_type(swappiness); i <= max_type(swappiness); i++) {
+	/*
+	 * [6.12] Try to make the obvious choice first, and if anon and file are both
+	 * available from the same generation, interpret swappiness 1 as file first and
+	 * 200 as anon first.
+	 */
+	if (mg->caps.type_by_first_tier) {
+		if (!swappiness)
+			type = LRU_GEN_FILE;
+		else if (min_seq[LRU_GEN_ANON] < min_seq[LRU_GEN_FILE])
+			type = LRU_GEN_ANON;
+		else if (swappiness == 1)
+			type = LRU_GEN_FILE;
+		else if (swappiness >= MAX_SWAPPINESS)
+			type = LRU_GEN_ANON;
+		else if (!sc->gfp_io)
+			type = LRU_GEN_FILE;
+	}
+	if (type < 0)
+		type = get_type_to_scan(mg, lv, swappiness, &tier);
+
+	for (i = min_type(swappiness); i <= max_evictable_type(mg, swappiness); i++) {
 		uint64_t scanned;
-		int tier = get_tier_idx(mg, lv, type);
+
+		if (tier < 0)
+			tier = get_tier_idx(mg, lv, type);
 
 		*type_scanned = type;
 
@@ -668,6 +648,7 @@ static uint64_t isolate_folios(struct mglru *mg, uint64_t nr_to_scan, struct lru
 			return scanned;
 
 		type = !type;
+		tier = -1;
 	}
 
 	return 0;
@@ -695,20 +676,14 @@ uint64_t evict_folios(struct mglru *mg, uint64_t nr_to_scan, struct lruvec *lv,
 
 	mg->stat.evict_calls++;
 
-	if (mg->caps.type_by_first_tier) {
-		/* [6.12] mm/vmscan.c:4585-4590 */
-		scanned = isolate_folios_612(mg, lv, sc, swappiness, &type, &list);
-		scanned += try_to_inc_min_seq(mg, lv, swappiness);
-		if (get_nr_gens(lv, !swappiness) == MIN_NR_GENS)
-			scanned = 0;
-	} else {
-		scanned = isolate_folios(mg, nr_to_scan, lv, sc, swappiness, &type, &list);
+	scanned = isolate_folios(mg, nr_to_scan, lv, sc, swappiness, &type, &list);
 
-		scanned += try_to_inc_min_seq(mg, lv, swappiness);
+	scanned += try_to_inc_min_seq(mg, lv, swappiness);
 
-		if (evictable_min_seq(lrugen->min_seq, swappiness) + MIN_NR_GENS > lrugen->max_seq)
-			scanned = 0;
-	}
+	/* [6.12] tests get_nr_gens(lruvec, !swappiness) == MIN_NR_GENS: the same, as
+	 * its min_seq[!swappiness] is evictable_min_seq() (caps.min_seq_coupled) */
+	if (evictable_min_seq(lrugen->min_seq, swappiness) + MIN_NR_GENS > lrugen->max_seq)
+		scanned = 0;
 
 	if (!list.n)
 		return scanned;

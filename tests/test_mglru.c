@@ -274,6 +274,7 @@ static void test_pid(void)
 	struct ctrl_pos sp, pv;
 	struct env e;
 	struct lru_gen_folio *g;
+	int tier_idx; /* get_type_to_scan() gives one only with caps.type_by_first_tier */
 
 	/* pv.refaulted < MIN_LRU_BATCH: positive whatever the rates */
 	sp = (struct ctrl_pos){ .refaulted = 10, .total = 1000, .gain = 2 };
@@ -304,11 +305,11 @@ static void test_pid(void)
 	/* fresh state: no tier is protected */
 	CHECK_EQ_U64(get_tier_idx(e.mg, e.lv, FILE_T), 3);
 	CHECK_EQ_U64(get_tier_idx(e.mg, e.lv, ANON_T), 3);
-	CHECK_EQ_U64(get_type_to_scan(e.mg, e.lv, 60), FILE_T);
-	CHECK_EQ_U64(get_type_to_scan(e.mg, e.lv, 1), FILE_T);
-	CHECK_EQ_U64(get_type_to_scan(e.mg, e.lv, 0), FILE_T);
-	CHECK_EQ_U64(get_type_to_scan(e.mg, e.lv, 200), ANON_T);
-	CHECK_EQ_U64(get_type_to_scan(e.mg, e.lv, 201), ANON_T);
+	CHECK_EQ_U64(get_type_to_scan(e.mg, e.lv, 60, &tier_idx), FILE_T);
+	CHECK_EQ_U64(get_type_to_scan(e.mg, e.lv, 1, &tier_idx), FILE_T);
+	CHECK_EQ_U64(get_type_to_scan(e.mg, e.lv, 0, &tier_idx), FILE_T);
+	CHECK_EQ_U64(get_type_to_scan(e.mg, e.lv, 200, &tier_idx), ANON_T);
+	CHECK_EQ_U64(get_type_to_scan(e.mg, e.lv, 201, &tier_idx), ANON_T);
 
 	/* tier 0 of file: 10 refaults in 1000; tier 1: 100 in 100 -> protect from tier 1 */
 	g->evicted[0][FILE_T][0] = 1000;
@@ -335,11 +336,11 @@ static void test_pid(void)
 	/* anon has many refaults per total, file few: at swappiness 60 scan file */
 	g->evicted[0][ANON_T][0] = 100;
 	g->refaulted[0][ANON_T][0] = 90;
-	CHECK_EQ_U64(get_type_to_scan(e.mg, e.lv, 60), FILE_T);
+	CHECK_EQ_U64(get_type_to_scan(e.mg, e.lv, 60, &tier_idx), FILE_T);
 	/* ... and the other way around: scan anon */
 	g->refaulted[0][ANON_T][0] = 0;
 	g->refaulted[0][FILE_T][0] = 1000;
-	CHECK_EQ_U64(get_type_to_scan(e.mg, e.lv, 60), ANON_T);
+	CHECK_EQ_U64(get_type_to_scan(e.mg, e.lv, 60, &tier_idx), ANON_T);
 
 	/* reset_ctrl_pos(carryover) with one history slot: averages halve, slot clears */
 	reset_ctrl_pos(e.mg, e.lv, FILE_T, true);
