@@ -788,25 +788,32 @@ retry:
 
 /* ---- the reclaim loop ---- */
 
-/* The evictable size: the pages of every generation of the evictable types. */
-static uint64_t lruvec_evictable_size(const struct lruvec *lv, int swappiness)
+/* The pages of generation seq of type (nr_pages can be transiently negative). */
+static uint64_t lru_gen_seq_size(const struct lru_gen_folio *lrugen, uint64_t seq, int type)
+{
+	uint64_t size = 0;
+	int zone;
+
+	for (zone = 0; zone < MAX_NR_ZONES; zone++) {
+		int64_t n = lrugen->nr_pages[lru_gen_from_seq(seq)][type][zone];
+
+		size += n > 0 ? (uint64_t)n : 0;
+	}
+	return size;
+}
+
+/* The evictable size: the pages of every generation of the types first..last. */
+static uint64_t lruvec_evictable_size(const struct lruvec *lv, int first, int last)
 {
 	const struct lru_gen_folio *lrugen = &lv->lrugen;
 	uint64_t total = 0;
-	int type, zone;
+	int type;
 
-	for (type = min_type(swappiness); type <= max_type(swappiness); type++) {
+	for (type = first; type <= last; type++) {
 		uint64_t seq;
 
-		for (seq = lrugen->min_seq[type]; seq <= lrugen->max_seq; seq++) {
-			unsigned gen = lru_gen_from_seq(seq);
-
-			for (zone = 0; zone < MAX_NR_ZONES; zone++) {
-				int64_t n = lrugen->nr_pages[gen][type][zone];
-
-				total += n > 0 ? (uint64_t)n : 0;
-			}
-		}
+		for (seq = lrugen->min_seq[type]; seq <= lrugen->max_seq; seq++)
+			total += lru_gen_seq_size(lrugen, seq, type);
 	}
 	return total;
 }
@@ -814,64 +821,43 @@ static uint64_t lruvec_evictable_size(const struct lruvec *lv, int swappiness)
 /*
  * mm/vmscan.c:should_run_aging() [7.2] (T): aging is required when evictable_min_seq
  * + MIN_NR_GENS > max_seq (eviction would report nothing), and chosen below
- * DEF_PRIORITY when only three generations are left.
+ * DEF_PRIORITY when only three generations are left. caps.aging_by_distribution ([6.12]
+ * mm/vmscan.c:4661): with three generations it is chosen when max_seq holds more than
+ * 1/MIN_NR_GENS of the evictable pages or max_seq - MIN_NR_GENS less than
+ * 1/(MIN_NR_GENS + 2), at any priority (get_nr_to_scan() does not age at DEF_PRIORITY).
+ * ([6.12] counts the generations from min_seq[!can_swap], which is evictable_min_seq()
+ * there: caps.min_seq_coupled.)
  */
-static bool should_run_aging(const struct lruvec *lv, uint64_t max_seq,
-			     const struct mr_scan_control *sc, int swappiness)
+static bool should_run_aging(const struct mglru *mg, const struct lruvec *lv,
+			     uint64_t max_seq, const struct mr_scan_control *sc, int swappiness)
 {
-	uint64_t seq = evictable_min_seq(lv->lrugen.min_seq, swappiness);
+	const struct lru_gen_folio *lrugen = &lv->lrugen;
+	uint64_t seq = evictable_min_seq(lrugen->min_seq, swappiness);
+	uint64_t old = 0, young = 0, total = 0;
+	int type;
 
+	/* have to run aging, since eviction is not possible anymore */
 	if (seq + MIN_NR_GENS > max_seq)
 		return true;
-	return sc->priority != DEF_PRIORITY && seq + MIN_NR_GENS == max_seq;
-}
 
-/*
- * mm/vmscan.c:get_nr_to_scan() [7.2] (T): the evictable size >> priority, computed once
- * per try_to_shrink_lruvec(). Out of scope (spec §10): memory.min/low
- * (apply_proportional_protection, mem_cgroup_below_min) and offline memcgs.
- */
-static uint64_t get_nr_to_scan(const struct lruvec *lv, const struct mr_scan_control *sc,
-			       int swappiness)
-{
-	int priority = sc->priority < 0 ? 0 : sc->priority;
+	/* the ideal number of generations is MIN_NR_GENS + 1 */
+	if (seq + MIN_NR_GENS < max_seq)
+		return false;
 
-	return lruvec_evictable_size(lv, swappiness) >> (priority > 63 ? 63 : priority);
-}
+	/* better to run aging even though eviction is still possible */
+	if (!mg->caps.aging_by_distribution)
+		return sc->priority != DEF_PRIORITY;
 
-/*
- * [6.12] mm/vmscan.c:4661 should_run_aging(): *nr_to_scan is the evictable size (types
- * from !can_swap); aging is needed without cold folios (fewer than MIN_NR_GENS + 1
- * generations of the first evictable type), not with more than MIN_NR_GENS + 1, and
- * with exactly MIN_NR_GENS + 1 when max_seq holds more than 1/MIN_NR_GENS of the
- * total or max_seq - MIN_NR_GENS less than 1/(MIN_NR_GENS + 2).
- */
-static bool should_run_aging_612(const struct lruvec *lv, uint64_t max_seq, bool can_swap,
-				 uint64_t *nr_to_scan)
-{
-	int type, zone;
-	uint64_t old = 0, young = 0, total = 0;
-	const struct lru_gen_folio *lrugen = &lv->lrugen;
-	const uint64_t *min_seq = lrugen->min_seq;
-
-	/* whether this lruvec is completely out of cold folios */
-	if (min_seq[!can_swap] + MIN_NR_GENS > max_seq) {
-		*nr_to_scan = 0;
-		return true;
-	}
-
-	for (type = !can_swap; type < ANON_AND_FILE; type++) {
-		uint64_t seq;
-
-		for (seq = min_seq[type]; seq <= max_seq; seq++) {
-			uint64_t size = 0;
-			unsigned gen = lru_gen_from_seq(seq);
-
-			for (zone = 0; zone < MAX_NR_ZONES; zone++) {
-				int64_t n = lrugen->nr_pages[gen][type][zone];
-
-				size += n > 0 ? (uint64_t)n : 0;
-			}
+	/*
+	 * [6.12] It's also ideal to spread pages out evenly, i.e., 1/(MIN_NR_GENS+1)
+	 * of the total number of pages for each generation. A reasonable range for
+	 * this average portion is [1/MIN_NR_GENS, 1/(MIN_NR_GENS+2)]. The aging cares
+	 * about the upper bound of hot pages, while the eviction cares about the lower
+	 * bound of cold pages.
+	 */
+	for (type = min_type(swappiness); type <= max_evictable_type(mg, swappiness); type++) {
+		for (seq = lrugen->min_seq[type]; seq <= max_seq; seq++) {
+			uint64_t size = lru_gen_seq_size(lrugen, seq, type);
 
 			total += size;
 			if (seq == max_seq)
@@ -881,41 +867,35 @@ static bool should_run_aging_612(const struct lruvec *lv, uint64_t max_seq, bool
 		}
 	}
 
-	*nr_to_scan = total;
-
-	if (min_seq[!can_swap] + MIN_NR_GENS < max_seq)
-		return false;
-
-	if (young * MIN_NR_GENS > total)
-		return true;
-	if (old * (MIN_NR_GENS + 2) < total)
-		return true;
-
-	return false;
+	return young * MIN_NR_GENS > total || old * (MIN_NR_GENS + 2) < total;
 }
 
 /*
- * [6.12] mm/vmscan.c:4726 get_nr_to_scan(): the evictable size >> priority, unless
- * should_run_aging() and below DEF_PRIORITY: then age, and return -1 if it made a new
- * generation (stop, rotate the memcg), else 0. Out of scope (spec §10):
- * mem_cgroup_below_min() and offline memcgs.
+ * mm/vmscan.c:get_nr_to_scan() [7.2] (T): the evictable size >> priority, computed once
+ * per try_to_shrink_lruvec(). caps.nr_to_scan_per_batch ([6.12] mm/vmscan.c:4726): asked
+ * before every evict_folios(), it does the aging: when should_run_aging() and below
+ * DEF_PRIORITY, it ages and returns -1 if that made a new generation (stop, rotate the
+ * memcg), else 0; at DEF_PRIORITY, 0 without cold folios. Out of scope
+ * (docs/mglru-model.md): memory.min/low (apply_proportional_protection,
+ * mem_cgroup_below_min) and offline memcgs.
  */
-static int64_t get_nr_to_scan_612(struct mglru *mg, struct lruvec *lv,
-				  const struct mr_scan_control *sc, int swappiness)
+static int64_t get_nr_to_scan(struct mglru *mg, struct lruvec *lv,
+			      const struct mr_scan_control *sc, int swappiness)
 {
-	bool success;
-	uint64_t nr_to_scan;
 	uint64_t max_seq = lv->lrugen.max_seq;
 	int priority = sc->priority < 0 ? 0 : sc->priority > 63 ? 63 : sc->priority;
 
-	success = should_run_aging_612(lv, max_seq, swappiness != 0, &nr_to_scan);
+	if (mg->caps.nr_to_scan_per_batch && should_run_aging(mg, lv, max_seq, sc, swappiness)) {
+		/* stop scanning this lruvec as it's low on cold folios */
+		if (sc->priority != DEF_PRIORITY)
+			return try_to_inc_max_seq(mg, lv, max_seq, swappiness, false) ? -1 : 0;
+		/* try to get away with not aging at the default priority */
+		if (evictable_min_seq(lv->lrugen.min_seq, swappiness) + MIN_NR_GENS > max_seq)
+			return 0;
+	}
 
-	/* try to get away with not aging at the default priority */
-	if (!success || sc->priority == DEF_PRIORITY)
-		return (int64_t)(nr_to_scan >> priority);
-
-	/* stop scanning this lruvec as it's low on cold folios */
-	return try_to_inc_max_seq(mg, lv, max_seq, swappiness, false) ? -1 : 0;
+	return (int64_t)(lruvec_evictable_size(lv, min_type(swappiness),
+					       max_evictable_type(mg, swappiness)) >> priority);
 }
 
 /* mm/vmscan.c:root_reclaim(): not memcg (limit or proactive memcg) reclaim */
@@ -945,25 +925,41 @@ static bool should_abort_scan(struct mglru *mg, const struct mr_scan_control *sc
 }
 
 /*
- * [6.12] mm/vmscan.c:4781 try_to_shrink_lruvec(): get_nr_to_scan() before every
- * evict_folios() (which takes no budget), stopping when it is <= 0 (after aging), when
- * eviction makes no progress, once the pages scanned reach it, or should_abort_scan().
- * The flusher wake-up is the engine's business. Returns whether to rotate the memcg.
+ * mm/vmscan.c:try_to_shrink_lruvec() [7.2] (T): nr_to_scan = evictable >> priority once;
+ * then per step: age if should_run_aging() (root reclaim stops right after aging, to go
+ * on to the next memcg; memcg reclaim goes on evicting), evict at most MIN_LRU_BATCH
+ * pages' worth (evict_folios(min(nr_to_scan, MIN_LRU_BATCH))), until nr_to_scan is used
+ * up, eviction makes no progress, or should_abort_scan(). caps.nr_to_scan_per_batch
+ * ([6.12] mm/vmscan.c:4781): get_nr_to_scan() again before every step, which does the
+ * aging and stops the loop then; the pages scanned end it when they reach its latest
+ * answer. The flusher wake-up is the engine's business. Returns whether the kernel
+ * would rotate this memcg (the memcg LRU is out of scope).
  */
-static bool try_to_shrink_lruvec_612(struct mglru *mg, struct lruvec *lv,
-				     struct mr_scan_control *sc, int swappiness)
+static bool try_to_shrink_lruvec(struct mglru *mg, struct lruvec *lv,
+				 struct mr_scan_control *sc)
 {
-	int64_t nr_to_scan;
+	bool need_rotate = false;
+	int swappiness = get_swappiness(mg, lv, sc);
+	int64_t nr_to_scan = get_nr_to_scan(mg, lv, sc, swappiness);
 	uint64_t scanned = 0;
 
-	while (true) {
+	while (nr_to_scan > 0) {
 		uint64_t delta;
+		uint64_t max_seq = lv->lrugen.max_seq;
+		/* [6.12] may have a new nr_to_scan below scanned: one more step */
+		uint64_t left = (uint64_t)nr_to_scan > scanned ? (uint64_t)nr_to_scan - scanned : 0;
 
-		nr_to_scan = get_nr_to_scan_612(mg, lv, sc, swappiness);
-		if (nr_to_scan <= 0)
-			break;
+		if (!mg->caps.nr_to_scan_per_batch &&
+		    should_run_aging(mg, lv, max_seq, sc, swappiness)) {
+			if (try_to_inc_max_seq(mg, lv, max_seq, swappiness, false))
+				need_rotate = true;
+			if (root_reclaim(sc))
+				break;
+		}
 
-		delta = evict_folios(mg, MAX_LRU_BATCH, lv, sc, swappiness);
+		/* ([6.12]'s evict_folios() takes no budget: caps.scan_max_batch) */
+		delta = evict_folios(mg, left < MIN_LRU_BATCH ? left : MIN_LRU_BATCH, lv, sc,
+				     swappiness);
 		if (!delta)
 			break;
 
@@ -973,54 +969,13 @@ static bool try_to_shrink_lruvec_612(struct mglru *mg, struct lruvec *lv,
 
 		if (should_abort_scan(mg, sc))
 			break;
+
+		if (mg->caps.nr_to_scan_per_batch)
+			nr_to_scan = get_nr_to_scan(mg, lv, sc, swappiness);
 	}
 
-	return nr_to_scan < 0;
-}
-
-/*
- * mm/vmscan.c:try_to_shrink_lruvec() [7.2] (T): nr_to_scan = evictable >> priority once;
- * then per step: age if should_run_aging() (root reclaim stops right after aging, to go
- * on to the next memcg; memcg reclaim goes on evicting), evict at most MIN_LRU_BATCH
- * pages' worth (evict_folios(min(nr_to_scan, MIN_LRU_BATCH))), until nr_to_scan is used
- * up, eviction makes no progress, or should_abort_scan(). Returns whether the kernel
- * would rotate this memcg (the memcg LRU is out of scope).
- */
-static bool try_to_shrink_lruvec(struct mglru *mg, struct lruvec *lv,
-				 struct mr_scan_control *sc)
-{
-	bool need_rotate = false;
-	int swappiness = get_swappiness(mg, lv, sc);
-	uint64_t nr_to_scan;
-
-	if (mg->caps.nr_to_scan_per_batch)
-		return try_to_shrink_lruvec_612(mg, lv, sc, swappiness);
-
-	nr_to_scan = get_nr_to_scan(lv, sc, swappiness);
-
-	while (nr_to_scan > 0) {
-		uint64_t delta;
-		uint64_t max_seq = lv->lrugen.max_seq;
-
-		if (should_run_aging(lv, max_seq, sc, swappiness)) {
-			if (try_to_inc_max_seq(mg, lv, max_seq, swappiness, false))
-				need_rotate = true;
-			if (root_reclaim(sc))
-				break;
-		}
-
-		delta = evict_folios(mg, nr_to_scan < MIN_LRU_BATCH ? nr_to_scan : MIN_LRU_BATCH,
-				     lv, sc, swappiness);
-		if (!delta)
-			break;
-
-		nr_to_scan -= delta < nr_to_scan ? delta : nr_to_scan;
-
-		if (should_abort_scan(mg, sc))
-			break;
-	}
-
-	return need_rotate;
+	/* [6.12]: get_nr_to_scan() made a new generation */
+	return need_rotate || nr_to_scan < 0;
 }
 
 /* mm/vmscan.c:lruvec_is_sizable() */
@@ -1030,7 +985,8 @@ static bool lruvec_is_sizable(struct mglru *mg, struct lruvec *lv, const struct 
 	int priority = sc->priority < 0 ? 0 : sc->priority;
 
 	/* whether the size is big enough to be helpful (memcgs are online here) */
-	return (lruvec_evictable_size(lv, swappiness) >> (priority > 63 ? 63 : priority)) != 0;
+	return (lruvec_evictable_size(lv, min_type(swappiness), max_type(swappiness)) >>
+		(priority > 63 ? 63 : priority)) != 0;
 }
 
 /* mm/vmscan.c:lruvec_is_reclaimable(): the evictable oldest generation is older than
