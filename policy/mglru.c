@@ -559,20 +559,13 @@ uint64_t lru_gen_eviction(struct mglru *mg, uint32_t page)
 	int type = folio_is_file_lru(f);
 	int refs = folio_lru_refs(mg, page);
 	bool workingset = folio_test(f, MR_PG_WORKINGSET);
-	int tier = lru_tier_from_refs(refs, workingset);
+	int tier = lru_tier_from_refs(mg, refs, workingset);
 	struct lruvec *lv = folio_lruvec(mg, page);
 	struct lru_gen_folio *lrugen = &lv->lrugen;
 	uint64_t min_seq = lrugen->min_seq[type];
 	uint64_t token = (min_seq << LRU_REFS_WIDTH) | (uint64_t)(refs > 1 ? refs - 1 : 0);
 	unsigned hist = lru_hist_from_seq(mg, min_seq);
 
-	if (mg->caps.tier_refs_workingset) {
-		/* [6.12] mm/workingset.c:241-254: refs = counter + PG_workingset, tier
-		 * order_base_2(refs + 1), token min_seq << 2 | max(refs - 1, 0) */
-		refs = folio_lru_refs_612(mg, page);
-		tier = lru_tier_from_refs_612(refs);
-		token = (min_seq << LRU_REFS_WIDTH) | (uint64_t)(refs > 1 ? refs - 1 : 0);
-	}
 	lrugen->evicted[hist][type][tier] += 1;
 	if (mg->cl) {
 		mglru_cl(mg, lv, CL_EVICTION, LGF_MIN_SEQ, (unsigned)type, false);
@@ -662,14 +655,18 @@ void lru_gen_refault(struct mglru *mg, uint32_t page, uint64_t shadow, unsigned 
 	if (!recent)
 		return;
 
+	hist = lru_hist_from_seq(mg, lv->lrugen.min_seq[type]);
+	/* the token keeps refs - 1; [6.12] (mm/workingset.c:302) the counter, to which
+	 * the shadow's bit adds PG_workingset back (caps.tier_refs_workingset) */
+	refs = (int)(token & LRU_REFS_MAX) + (mg->caps.tier_refs_workingset ? workingset : 1);
+	tier = lru_tier_from_refs(mg, refs, workingset);
+	lv->lrugen.refaulted[hist][type][tier] += 1;
+
 	if (mg->caps.refault_stalls) {
-		/* [6.12] mm/workingset.c:296-318: refs = counter + workingset bit; activate
-		 * always counted; PG_workingset and a full counter restored in a fault or
-		 * for refs >= 3; refaulted[] of tier order_base_2(refs + 1) (:304). */
-		hist = lru_hist_from_seq(mg, lv->lrugen.min_seq[type]);
-		refs = (int)(token & LRU_REFS_MAX) + workingset;
-		tier = lru_tier_from_refs_612(refs);
-		lv->lrugen.refaulted[hist][type][tier] += 1;
+		/* [6.12] mm/workingset.c:305-318: activate always counted; "count the
+		 * following two cases as stalls" (in a fault: hotter pages pushed out hot
+		 * ones; refs >= 3: sort_folio() would have protected it): PG_workingset
+		 * and a full counter. (No S002 cache-line model on this path.) */
 		mglru_count(mg, lv, MR_VM_WORKINGSET_ACTIVATE_ANON + type, 1);
 		if ((ctx & MR_ADD_IN_FAULT) || refs >= (int)LRU_REFS_MAX) {
 			mg->pages[page].refs = LRU_REFS_MAX;
@@ -678,11 +675,6 @@ void lru_gen_refault(struct mglru *mg, uint32_t page, uint64_t shadow, unsigned 
 		}
 		return;
 	}
-
-	hist = lru_hist_from_seq(mg, lv->lrugen.min_seq[type]);
-	refs = (int)(token & LRU_REFS_MAX) + 1;
-	tier = lru_tier_from_refs(refs, workingset);
-	lv->lrugen.refaulted[hist][type][tier] += 1;
 	if (mg->cl) {
 		mglru_cl(mg, lv, CL_REFAULT, LGF_MIN_SEQ, (unsigned)type, false);
 		mglru_cl(mg, lv, CL_REFAULT, LGF_REFAULTED,

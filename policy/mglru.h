@@ -595,10 +595,19 @@ static inline int folio_lru_gen(const struct mglru *mg, uint32_t page)
 	return (int)mg->pages[page].gen - 1;
 }
 
-/* folio_lru_refs() [6.14+]: 0 without PG_referenced, else counter + 1 (1..4). */
+/*
+ * folio_lru_refs() [6.14+]: 0 without PG_referenced, else counter + 1 (1..4).
+ * caps.tier_refs_workingset ([6.12] include/linux/mm_inline.h:144): the accesses beyond
+ * PG_referenced, i.e. the LRU_REFS_MASK counter + PG_workingset (0..4), set by
+ * folio_inc_refs() (mm/swap.c:414) in the order PG_referenced, PG_workingset, counter.
+ */
 static inline int folio_lru_refs(const struct mglru *mg, uint32_t page)
 {
-	if (!folio_test(&mg->m->folios[page], MR_PG_REFERENCED))
+	const struct mr_folio *f = &mg->m->folios[page];
+
+	if (mg->caps.tier_refs_workingset)
+		return mg->pages[page].refs + folio_test(f, MR_PG_WORKINGSET);
+	if (!folio_test(f, MR_PG_REFERENCED))
 		return 0;
 	return mg->pages[page].refs + 1;
 }
@@ -613,27 +622,27 @@ static inline int order_base_2(int n)
 	return r;
 }
 
-/* lru_tier_from_refs() [6.14+]: PG_workingset -> the top tier, else log2 of refs. */
-static inline int lru_tier_from_refs(int refs, bool workingset)
+/*
+ * lru_tier_from_refs() [6.14+]: PG_workingset -> the top tier, else log2 of refs.
+ * caps.tier_refs_workingset ([6.12] include/linux/mm_inline.h:136, where refs counts
+ * PG_workingset): order_base_2(refs + 1), so refs 0 -> tier 0, 1 -> 1, 2..3 -> 2, 4 -> 3.
+ */
+static inline int lru_tier_from_refs(const struct mglru *mg, int refs, bool workingset)
 {
+	if (mg->caps.tier_refs_workingset)
+		return order_base_2(refs + 1);
 	return workingset ? MAX_NR_TIERS - 1 : order_base_2(refs);
 }
 
 /*
- * [6.12] include/linux/mm_inline.h:144 folio_lru_refs(): the accesses beyond
- * PG_referenced, i.e. the LRU_REFS_MASK counter + PG_workingset (0..4), set by
- * folio_inc_refs() (mm/swap.c:414) in the order PG_referenced, PG_workingset, counter.
+ * Every access counted: the test of sort_folio() and inc_min_seq(), refs + workingset ==
+ * BIT(LRU_REFS_WIDTH) + 1; [6.12] refs == BIT(LRU_REFS_WIDTH) (caps.tier_refs_workingset).
  */
-static inline int folio_lru_refs_612(const struct mglru *mg, uint32_t page)
+static inline bool folio_lru_refs_full(const struct mglru *mg, int refs, bool workingset)
 {
-	return mg->pages[page].refs + folio_test(&mg->m->folios[page], MR_PG_WORKINGSET);
-}
-
-/* [6.12] include/linux/mm_inline.h:136 lru_tier_from_refs(): order_base_2(refs + 1),
- * so refs 0 -> tier 0, 1 -> 1, 2..3 -> 2, 4 -> 3. */
-static inline int lru_tier_from_refs_612(int refs)
-{
-	return order_base_2(refs + 1);
+	if (mg->caps.tier_refs_workingset)
+		return refs == 1 << LRU_REFS_WIDTH;
+	return refs + workingset == (1 << LRU_REFS_WIDTH) + 1;
 }
 
 static inline struct lruvec *folio_lruvec(const struct mglru *mg, uint32_t page)

@@ -941,8 +941,8 @@ static bool inc_min_seq_v3(struct mglru *mg, struct lruvec *lv, int type, unsign
 				delta += 1; /* folio_nr_pages() */
 				batch_end = page;
 				/* don't count the workingset being lazily promoted */
-				if (refs + workingset != (1 << LRU_REFS_WIDTH) + 1) {
-					int tier = lru_tier_from_refs(refs, workingset);
+				if (!folio_lru_refs_full(mg, refs, workingset)) {
+					int tier = lru_tier_from_refs(mg, refs, workingset);
 
 					lrugen->protected[hist][type][tier] += 1;
 					mglru_cl(mg, lv, CL_SORT, LGF_PROTECTED,
@@ -1054,8 +1054,8 @@ bool inc_min_seq(struct mglru *mg, struct lruvec *lv, int type, int swappiness)
 			/* don't count the workingset being lazily promoted; [6.12]
 			 * (mm/vmscan.c:3759) counts nothing here */
 			if (!mg->caps.inc_min_seq_uncounted &&
-			    refs + workingset != (1 << LRU_REFS_WIDTH) + 1) {
-				int tier = lru_tier_from_refs(refs, workingset);
+			    !folio_lru_refs_full(mg, refs, workingset)) {
+				int tier = lru_tier_from_refs(mg, refs, workingset);
 
 				lrugen->protected[hist][type][tier] += 1;
 				mglru_cl(mg, lv, CL_SORT, LGF_PROTECTED,

@@ -325,7 +325,7 @@ static bool sort_folio(struct mglru *mg, struct lruvec *lv, uint32_t page,
 	int zone = folio_zonenum(f);
 	int refs = folio_lru_refs(mg, page);
 	bool workingset = folio_test(f, MR_PG_WORKINGSET);
-	int tier = lru_tier_from_refs(refs, workingset);
+	int tier = lru_tier_from_refs(mg, refs, workingset);
 	struct lru_gen_folio *lrugen = &lv->lrugen;
 
 	MR_WARN_ON_ONCE(gen < 0 || gen >= MAX_NR_GENS);
@@ -359,53 +359,41 @@ static bool sort_folio(struct mglru *mg, struct lruvec *lv, uint32_t page,
 		return true;
 	}
 
-	if (mg->caps.sort_protects_to_tail) {
-		/* [6.12] mm/vmscan.c:4336-4345: protected if the tier (refs = counter +
-		 * PG_workingset) is above tier_idx or refs is 4; to the tail of min_seq + 1,
-		 * always counted, in protected[tier - 1] (kept at [tier], see mglru.h) */
-		refs = folio_lru_refs_612(mg, page);
-		tier = lru_tier_from_refs_612(refs);
-		if (tier > tier_idx || refs == 1 << LRU_REFS_WIDTH) {
-			unsigned hist = lru_hist_from_seq(mg, lrugen->min_seq[type]);
-
-			gen = folio_inc_gen(mg, lv, page, false);
-			lru_gen_list_del(mg, lv, page);
-			lru_gen_list_add(mg, lv, page, (unsigned)gen, true); /* list_move_tail() */
-			lrugen->protected[hist][type][tier] += 1;
-			mg->stat.sorted_protected++;
-			return true;
-		}
-		goto ineligible;
-	}
-
 	/* protected */
-	if (tier > tier_idx || refs + workingset == (1 << LRU_REFS_WIDTH) + 1) {
-		if (mg->cl) /* folio_inc_gen(): the sizes of both generations */
+	if (tier > tier_idx || folio_lru_refs_full(mg, refs, workingset)) {
+		/* [6.12] mm/vmscan.c:4336-4345: to the tail, and every one counted in
+		 * 6.12's protected[tier - 1] (kept at [tier], see mglru.h); the S002
+		 * cache-line model is of [7.2]'s accesses only */
+		bool tail = mg->caps.sort_protects_to_tail;
+
+		if (mg->cl && !tail) /* folio_inc_gen(): the sizes of both generations */
 			mglru_cl(mg, lv, CL_SORT, LGF_NR_PAGES, lrugen_gen_idx((unsigned)gen, type),
 				 true);
 		gen = folio_inc_gen(mg, lv, page, false);
-		if (mg->cl) {
+		if (mg->cl && !tail) {
 			mglru_cl(mg, lv, CL_SORT, LGF_NR_PAGES, lrugen_gen_idx((unsigned)gen, type),
 				 true);
 			mglru_cl(mg, lv, CL_SORT, LGF_FOLIOS, lrugen_gen_idx((unsigned)gen, type),
 				 true);
 		}
+		/* list_move(); [6.12] list_move_tail() */
 		lru_gen_list_del(mg, lv, page);
-		lru_gen_list_add(mg, lv, page, (unsigned)gen, false);
+		lru_gen_list_add(mg, lv, page, (unsigned)gen, tail);
 
 		/* don't count the workingset being lazily promoted */
-		if (refs + workingset != (1 << LRU_REFS_WIDTH) + 1) {
+		if (tail || !folio_lru_refs_full(mg, refs, workingset)) {
 			unsigned hist = lru_hist_from_seq(mg, lrugen->min_seq[type]);
 
 			lrugen->protected[hist][type][tier] += 1;
-			mglru_cl(mg, lv, CL_SORT, LGF_PROTECTED,
-				 (unsigned)(type * MAX_NR_TIERS + tier), true);
+			if (!tail)
+				mglru_cl(mg, lv, CL_SORT, LGF_PROTECTED,
+					 (unsigned)(type * MAX_NR_TIERS + tier), true);
 		}
 		mg->stat.sorted_protected++;
 		return true;
 	}
 
-ineligible:
+	/* ineligible */
 	if (zone > sc->reclaim_idx) {
 		gen = folio_inc_gen(mg, lv, page, false);
 		lru_gen_list_del(mg, lv, page);

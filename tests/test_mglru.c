@@ -750,11 +750,11 @@ static void test_scenario_6(void)
 	pm_folio(e.pm, 0, PM_FILE, 0, 0);
 	e.p->ops->folio_add(e.p, 0, MR_ADD_IN_FAULT);
 	CHECK_EQ_U64(folio_lru_refs(e.mg, 0), 1); /* Mode A: PG_referenced from the fault */
-	CHECK_EQ_U64(lru_tier_from_refs(folio_lru_refs(e.mg, 0), false), 0);
+	CHECK_EQ_U64(lru_tier_from_refs(e.mg, folio_lru_refs(e.mg, 0), false), 0);
 	for (k = 1; k <= 4; k++) {
 		e.p->ops->mark_accessed(e.p, 0);
 		if (k == 1) /* tier A = 1 */
-			CHECK_EQ_U64(lru_tier_from_refs(folio_lru_refs(e.mg, 0),
+			CHECK_EQ_U64(lru_tier_from_refs(e.mg, folio_lru_refs(e.mg, 0),
 							has(&e, 0, MR_PG_WORKINGSET)), 1);
 		if (k == 3) { /* counter full, not yet workingset */
 			CHECK_EQ_U64(folio_lru_refs(e.mg, 0), 4);
@@ -933,11 +933,11 @@ static void test_kernel_612_tiers(void)
 	place(&e, Z, PM_FILE, 0); /* tail: scanned first */
 	folio(&e, F)->flags |= MR_PG_REFERENCED | MR_PG_WORKINGSET;
 	e.mg->pages[F].refs = LRU_REFS_MAX;
-	CHECK_EQ_U64(folio_lru_refs_612(e.mg, F), 4);
-	CHECK_EQ_U64(lru_tier_from_refs_612(4), 3);
-	CHECK_EQ_U64(lru_tier_from_refs_612(3), 2);
-	CHECK_EQ_U64(lru_tier_from_refs_612(1), 1);
-	CHECK_EQ_U64(lru_tier_from_refs_612(0), 0);
+	CHECK_EQ_U64(folio_lru_refs(e.mg, F), 4);
+	CHECK_EQ_U64(lru_tier_from_refs(e.mg, 4, false), 3);
+	CHECK_EQ_U64(lru_tier_from_refs(e.mg, 3, false), 2);
+	CHECK_EQ_U64(lru_tier_from_refs(e.mg, 1, false), 1);
+	CHECK_EQ_U64(lru_tier_from_refs(e.mg, 0, false), 0);
 
 	evict_once(&e, 64, 0);
 	CHECK_EQ_U64(folio_lru_gen(e.mg, F), 1);
@@ -978,7 +978,8 @@ static void test_kernel_612_active_add_keeps_refs(void)
 		CHECK(!has(&e, F, MR_PG_ACTIVE));
 		CHECK(has(&e, F, MR_PG_WORKINGSET));
 		CHECK_EQ_U64(mglru_folio_refs(e.p, F), k ? 0 : LRU_REFS_MAX);
-		CHECK_EQ_U64(lru_tier_from_refs_612(folio_lru_refs_612(e.mg, F)), k ? 1 : 3);
+		CHECK_EQ_U64(lru_tier_from_refs(e.mg, folio_lru_refs(e.mg, F),
+						has(&e, F, MR_PG_WORKINGSET)), k ? 1 : 3);
 		env_close(&e);
 	}
 }
@@ -1000,12 +1001,12 @@ static void test_kernel_612_inc_refs(void)
 	CHECK(has(&e, F, MR_PG_REFERENCED | MR_PG_WORKINGSET));
 	CHECK(has(&e, F, MR_PG_WORKINGSET));
 	CHECK_EQ_U64(mglru_folio_refs(e.p, F), 0);
-	CHECK_EQ_U64(folio_lru_refs_612(e.mg, F), 1);
+	CHECK_EQ_U64(folio_lru_refs(e.mg, F), 1);
 	for (i = 1; i <= 4; i++) {
 		folio_mark_accessed(e.mg, F);
 		CHECK_EQ_U64(mglru_folio_refs(e.p, F), i < 3 ? i : 3);
 	}
-	CHECK_EQ_U64(folio_lru_refs_612(e.mg, F), 4);
+	CHECK_EQ_U64(folio_lru_refs(e.mg, F), 4);
 	env_close(&e);
 }
 
@@ -1336,7 +1337,7 @@ static void test_s003_scenario_6(int mode)
 	for (k = 1; k <= 5; k++) {
 		e.p->ops->mark_accessed(e.p, 0);
 		if (k == 1) /* tier B/C = 0 */
-			CHECK_EQ_U64(lru_tier_from_refs(folio_lru_refs(e.mg, 0), false), 0);
+			CHECK_EQ_U64(lru_tier_from_refs(e.mg, folio_lru_refs(e.mg, 0), false), 0);
 		if (k == 4) /* not yet fully referenced */
 			CHECK(folio_lru_refs(e.mg, 0) + has(&e, 0, MR_PG_WORKINGSET) < 5);
 	}
