@@ -645,6 +645,21 @@ static inline bool folio_lru_refs_full(const struct mglru *mg, int refs, bool wo
 	return refs + workingset == (1 << LRU_REFS_WIDTH) + 1;
 }
 
+/*
+ * set_mask_bits(&folio->flags, LRU_REFS_MASK | LRU_REFS_FLAGS, 0): the counter and
+ * PG_referenced, and PG_workingset where LRU_REFS_FLAGS has it ([6.12]
+ * folio_clear_lru_refs(), caps.refs_flags_workingset).
+ */
+static inline void folio_clear_lru_refs(struct mglru *mg, uint32_t page)
+{
+	struct mr_folio *f = &mg->m->folios[page];
+
+	mg->pages[page].refs = 0;
+	f->flags &= ~MR_PG_REFERENCED;
+	if (mg->caps.refs_flags_workingset)
+		f->flags &= ~MR_PG_WORKINGSET;
+}
+
 static inline struct lruvec *folio_lruvec(const struct mglru *mg, uint32_t page)
 {
 	return &mg->lruvecs[mg->m->folios[page].lruvec];

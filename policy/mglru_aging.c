@@ -265,6 +265,9 @@ static bool iterate_mm_list_nowalk(struct mglru *mg, struct lruvec *lv, uint64_t
  * Returns the old generation, or -1 when not promoted.
  * S004 (exec_promote on): a file folio found young through a VM_EXEC mapping
  * (vm_flags) is promoted on the first sighting too.
+ * caps.promote_first_sighting ([6.12] mm/vmscan.c:3157): every sighting promotes, with
+ * LRU_REFS_MASK and LRU_REFS_FLAGS cleared and no PG_workingset set; a folio isolated
+ * by lru_gen_del_folio() gets PG_referenced, for shrink_folio_list().
  */
 int folio_update_gen(struct mglru *mg, uint32_t page, unsigned gen, uint32_t vm_flags)
 {
@@ -274,23 +277,9 @@ int folio_update_gen(struct mglru *mg, uint32_t page, unsigned gen, uint32_t vm_
 
 	MR_WARN_ON_ONCE(gen >= MAX_NR_GENS);
 
-	if (mg->caps.promote_first_sighting) {
-		/* [6.12] mm/vmscan.c:3157: promote on the first sighting */
-		if (!pg->gen) {
-			/* lru_gen_del_folio() has isolated this page? for shrink_folio_list() */
-			f->flags |= MR_PG_REFERENCED;
-			return -1;
-		}
-		/* clears LRU_REFS_MASK and LRU_REFS_FLAGS (PG_referenced | PG_workingset) */
-		old_gen = pg->gen - 1;
-		pg->gen = (uint8_t)(gen + 1);
-		pg->refs = 0;
-		f->flags &= ~(MR_PG_REFERENCED | MR_PG_WORKINGSET);
-		return old_gen;
-	}
-
 	/* see the comment on LRU_REFS_FLAGS */
-	if (!folio_test(f, MR_PG_REFERENCED | MR_PG_WORKINGSET)) {
+	if (!mg->caps.promote_first_sighting &&
+	    !folio_test(f, MR_PG_REFERENCED | MR_PG_WORKINGSET)) {
 		/* Activate file-backed executable folios after first usage. */
 		if (exec_promotes(mg, f, vm_flags)) {
 			if (pg->gen)
@@ -304,14 +293,18 @@ int folio_update_gen(struct mglru *mg, uint32_t page, unsigned gen, uint32_t vm_
 
 promote:
 	/* lru_gen_del_folio() has isolated this page? */
-	if (!pg->gen)
+	if (!pg->gen) {
+		/* [6.12] for shrink_folio_list() */
+		if (mg->caps.promote_first_sighting)
+			f->flags |= MR_PG_REFERENCED;
 		return -1;
+	}
 
 	old_gen = pg->gen - 1;
 	pg->gen = (uint8_t)(gen + 1);
-	pg->refs = 0;
-	f->flags &= ~MR_PG_REFERENCED;
-	f->flags |= MR_PG_WORKINGSET;
+	folio_clear_lru_refs(mg, page);
+	if (!mg->caps.promote_first_sighting)
+		f->flags |= MR_PG_WORKINGSET;
 	return old_gen;
 }
 
@@ -323,7 +316,6 @@ promote:
  */
 static int __folio_inc_gen(struct mglru *mg, uint32_t page, int old_gen, bool *increased)
 {
-	struct mr_folio *f = &mg->m->folios[page];
 	struct lru_gen_page *pg = &mg->pages[page];
 	int new_gen = (int)pg->gen - 1;
 
@@ -337,11 +329,8 @@ static int __folio_inc_gen(struct mglru *mg, uint32_t page, int old_gen, bool *i
 
 	new_gen = (old_gen + 1) % MAX_NR_GENS;
 	pg->gen = (uint8_t)(new_gen + 1);
-	pg->refs = 0;
-	f->flags &= ~MR_PG_REFERENCED;
 	/* [6.12] mm/vmscan.c:3197: LRU_REFS_FLAGS includes PG_workingset */
-	if (mg->caps.refs_flags_workingset)
-		f->flags &= ~MR_PG_WORKINGSET;
+	folio_clear_lru_refs(mg, page);
 	*increased = true;
 	return new_gen;
 }
@@ -481,10 +470,8 @@ static void walk_update_folio(struct mglru *mg, struct lru_gen_mm_walk *walk, ui
 		if (old_gen < 0) {
 			f->flags |= MR_PG_REFERENCED;
 		} else if (old_gen != (int)new_gen) {
-			if (mg->caps.activate_clears_refs) {
-				folio_set_lru_refs_flags(mg, page, false, 0);
-				f->flags &= ~MR_PG_WORKINGSET;
-			}
+			if (mg->caps.activate_clears_refs)
+				folio_clear_lru_refs(mg, page);
 			folio_activate(mg, page);
 		}
 	} else if (lru_gen_set_refs(mg, page, vm_flags)) {

@@ -448,11 +448,8 @@ static bool isolate_folio(struct mglru *mg, struct lruvec *lv, uint32_t page,
 
 	/* see the comment on LRU_REFS_FLAGS; [6.12] mm/vmscan.c:4376
 	 * folio_clear_lru_refs() also clears PG_workingset (6.12's LRU_REFS_FLAGS) */
-	if (!folio_test(f, MR_PG_REFERENCED)) {
-		mg->pages[page].refs = 0;
-		if (mg->caps.refs_flags_workingset)
-			f->flags &= ~MR_PG_WORKINGSET;
-	}
+	if (!folio_test(f, MR_PG_REFERENCED))
+		folio_clear_lru_refs(mg, page);
 
 	/* [6.12] mm/vmscan.c:4379: for shrink_folio_list(); [6.12.95] (6.12.113
 	 * vmscan.c:4406) also cleared PG_reclaim there, so one left from before (e.g.
@@ -697,42 +694,30 @@ retry:
 			continue;
 		}
 
-		if (mg->caps.reject_to_max_seq) {
-			/* [6.12] mm/vmscan.c:4608-4627 */
-			if (folio_test(f, MR_PG_RECLAIM) &&
-			    folio_test(f, MR_PG_DIRTY | MR_PG_WRITEBACK)) {
-				/* restore LRU_REFS_FLAGS cleared by isolate_folio() */
-				if (folio_test(f, MR_PG_WORKINGSET))
-					f->flags |= MR_PG_REFERENCED;
-			} else if (skip_retry || f->mapcount ||
-				   folio_test(f, MR_PG_ACTIVE | MR_PG_REFERENCED | MR_PG_DIRTY |
-						 MR_PG_WRITEBACK)) {
-				/* don't add rejected folios to the oldest generation:
-				 * LRU_REFS_MASK | LRU_REFS_FLAGS cleared, PG_active set, so
-				 * lru_gen_add_folio() puts it in max_seq */
-				folio_set_lru_refs_flags(mg, page, false, 0);
-				f->flags &= ~MR_PG_WORKINGSET;
-				f->flags |= MR_PG_ACTIVE;
-				mg->stat.rejected++;
-			} else {
-				/* retry folios that may have missed folio_rotate_reclaimable() */
-				clean.pages[clean.n++] = page;
-				continue;
-			}
+		/* [6.12] mm/vmscan.c:4609-4615: its flags stay for lru_gen_add_folio()
+		 * (max_seq - 1); restore LRU_REFS_FLAGS cleared by isolate_folio() */
+		if (mg->caps.reject_to_max_seq && folio_test(f, MR_PG_RECLAIM) &&
+		    folio_test(f, MR_PG_DIRTY | MR_PG_WRITEBACK)) {
+			if (folio_test(f, MR_PG_WORKINGSET))
+				f->flags |= MR_PG_REFERENCED;
 			list.pages[kept++] = page;
 			continue;
 		}
 
-		/* retry folios that may have missed folio_rotate_reclaimable() */
+		/* retry folios that may have missed folio_rotate_reclaimable() ([6.12]:
+		 * nor referenced ones) */
 		if (!skip_retry && !folio_test(f, MR_PG_ACTIVE) && !f->mapcount &&
-		    !folio_test(f, MR_PG_DIRTY | MR_PG_WRITEBACK)) {
+		    !folio_test(f, MR_PG_DIRTY | MR_PG_WRITEBACK) &&
+		    !(mg->caps.reject_to_max_seq && folio_test(f, MR_PG_REFERENCED))) {
 			clean.pages[clean.n++] = page;
 			continue;
 		}
 
-		/* don't add rejected folios to the oldest generation */
-		if (lru_gen_folio_seq(mg, lv, page, false) == lrugen->min_seq[type]) {
-			folio_set_lru_refs_flags(mg, page, false, 0);
+		/* don't add rejected folios to the oldest generation ([6.12] 4617-4624:
+		 * none of them, PG_active puts each in max_seq) */
+		if (mg->caps.reject_to_max_seq ||
+		    lru_gen_folio_seq(mg, lv, page, false) == lrugen->min_seq[type]) {
+			folio_clear_lru_refs(mg, page);
 			f->flags |= MR_PG_ACTIVE;
 			mg->stat.rejected++;
 			/* model invariant (S003 R1): the rule must not put it back there */
