@@ -598,9 +598,11 @@ static struct lruvec *shadow_lruvec(struct mglru *mg, uint32_t memcg_id, uint32_
 /*
  * mm/workingset.c:lru_gen_test_recent() [6.14+]: recent iff the folio was evicted at
  * most MAX_NR_GENS - 1 generations before the current max_seq (compared in the bits
- * the token keeps). *lvp is NULL when the shadow names no lruvec of this machine.
+ * the token keeps). caps.recent_at_min_seq ([6.12] mm/workingset.c:263): recent iff it
+ * was evicted at the current min_seq of its type. *lvp is NULL when the shadow names
+ * no lruvec of this machine.
  */
-bool lru_gen_test_recent(struct mglru *mg, uint64_t shadow, struct lruvec **lvp,
+bool lru_gen_test_recent(struct mglru *mg, uint64_t shadow, int type, struct lruvec **lvp,
 			 uint64_t *token, bool *workingset)
 {
 	uint32_t memcg_id, node;
@@ -611,9 +613,12 @@ bool lru_gen_test_recent(struct mglru *mg, uint64_t shadow, struct lruvec **lvp,
 	if (!*lvp)
 		return false;
 
+	/* (the S002 cache-line model is of [7.2]'s read, in every mode) */
 	mglru_cl(mg, *lvp, CL_REFAULT, LGF_MAX_SEQ, 0, false);
-	max_seq = (*lvp)->lrugen.max_seq & (EVICTION_MASK >> LRU_REFS_WIDTH);
 	seq = *token >> LRU_REFS_WIDTH;
+	if (mg->caps.recent_at_min_seq)
+		return seq == ((*lvp)->lrugen.min_seq[type] & (EVICTION_MASK >> LRU_REFS_WIDTH));
+	max_seq = (*lvp)->lrugen.max_seq & (EVICTION_MASK >> LRU_REFS_WIDTH);
 	return (max_seq > seq ? max_seq - seq : seq - max_seq) < MAX_NR_GENS;
 }
 
@@ -639,12 +644,7 @@ void lru_gen_refault(struct mglru *mg, uint32_t page, uint64_t shadow, unsigned 
 	if (!(shadow & 1)) /* not a shadow entry */
 		return;
 
-	recent = lru_gen_test_recent(mg, shadow, &lv, &token, &workingset);
-	/* [6.12] mm/workingset.c:263 lru_gen_test_recent(): recent iff the token's seq is
-	 * the current min_seq of the folio's type */
-	if (mg->caps.recent_at_min_seq && lv)
-		recent = (token >> LRU_REFS_WIDTH) ==
-			 (lv->lrugen.min_seq[type] & (EVICTION_MASK >> LRU_REFS_WIDTH));
+	recent = lru_gen_test_recent(mg, shadow, type, &lv, &token, &workingset);
 	if (lv != folio_lruvec(mg, page))
 		return;
 
@@ -744,6 +744,7 @@ static int mglru_init(struct mr_policy *p, struct mr_error *err)
 	 * has its own loop, which the toggle leaves alone */
 	if (mg->caps.inc_min_seq_uncounted)
 		mg->inc_min_seq_mode = INC_MIN_SEQ_BASE;
+	lru_gen_init_shrink_hooks(mg);
 	mg->nr_mm_stats = mg->pud_filter ? NR_MM_STATS_S001 : NR_MM_STATS;
 	if (prm->probes) {
 		mg->last_seen = calloc(m->nr_pages ? m->nr_pages : 1, sizeof(uint64_t));

@@ -522,6 +522,7 @@ struct mglru {
 	int exec_promote;      /* EXEC_PROMOTE_* */
 	bool pud_filter;       /* S001 */
 	struct mglru_caps caps; /* the kernel= mode's behaviour bits */
+	struct mr_shrink_hooks shrink_hooks; /* for shrink_folio_list(), from caps */
 	struct mglru_cl *cl;   /* S002: NULL unless cacheline_model=1 */
 	unsigned nr_mm_stats;  /* NR_MM_STATS, or NR_MM_STATS_S001 with pud_filter */
 	/* probes: per page, trace ns of its last observed access (insertion, fd
@@ -797,7 +798,7 @@ void folio_set_lru_refs_flags(struct mglru *mg, uint32_t page, bool referenced, 
 
 /* workingset.c */
 uint64_t lru_gen_eviction(struct mglru *mg, uint32_t page);
-bool lru_gen_test_recent(struct mglru *mg, uint64_t shadow, struct lruvec **lvp,
+bool lru_gen_test_recent(struct mglru *mg, uint64_t shadow, int type, struct lruvec **lvp,
 			 uint64_t *token, bool *workingset);
 void lru_gen_refault(struct mglru *mg, uint32_t page, uint64_t shadow, unsigned ctx);
 uint64_t pack_shadow(uint32_t memcg_id, uint32_t node, uint64_t eviction, bool workingset);
@@ -853,6 +854,7 @@ uint64_t evict_folios(struct mglru *mg, uint64_t nr_to_scan, struct lruvec *lv,
 		      struct mr_scan_control *sc, int swappiness);
 void lru_gen_age_node(struct mglru *mg, uint32_t node, struct mr_scan_control *sc);
 void lru_gen_shrink_lruvec(struct mr_policy *p, uint32_t lruvec, struct mr_scan_control *sc);
+void lru_gen_init_shrink_hooks(struct mglru *mg);
 
 /* ---- mglru_debugfs.c ---- */
 

@@ -287,17 +287,19 @@ static uint64_t mglru_eviction_shadow(struct mr_policy *p, uint32_t page)
 	return lru_gen_eviction(mglru_of(p), page);
 }
 
-static const struct mr_shrink_hooks mglru_shrink_hooks = {
-	.check_references = lru_gen_folio_check_references,
-	.eviction_shadow = mglru_eviction_shadow,
-};
-
-/* kernel=6.12: shrink_folio_list() also keeps mapped PG_referenced folios (6.12:1110) */
-static const struct mr_shrink_hooks mglru_shrink_hooks_612 = {
-	.check_references = lru_gen_folio_check_references,
-	.eviction_shadow = mglru_eviction_shadow,
-	.keep_mapped_referenced = true,
-};
+/*
+ * The shrink_folio_list() hooks of this instance, set once by mglru_init() after the
+ * kernel mode: caps.keep_mapped_referenced ([6.12] mm/vmscan.c:1109-1111) also keeps a
+ * mapped PG_referenced folio before folio_check_references().
+ */
+void lru_gen_init_shrink_hooks(struct mglru *mg)
+{
+	mg->shrink_hooks = (struct mr_shrink_hooks){
+		.check_references = lru_gen_folio_check_references,
+		.eviction_shadow = mglru_eviction_shadow,
+		.keep_mapped_referenced = mg->caps.keep_mapped_referenced,
+	};
+}
 
 /* ---- the eviction ---- */
 
@@ -674,9 +676,7 @@ uint64_t evict_folios(struct mglru *mg, uint64_t nr_to_scan, struct lruvec *lv,
 		return scanned;
 	isolated = list.n;
 retry:
-	reclaimed = mr_shrink_folio_list(mg->p, &list, sc,
-					 mg->caps.keep_mapped_referenced ? &mglru_shrink_hooks_612 :
-					 &mglru_shrink_hooks, &stat);
+	reclaimed = mr_shrink_folio_list(mg->p, &list, sc, &mg->shrink_hooks, &stat);
 	sc->nr_reclaimed += reclaimed;
 	reclaimed_total += reclaimed;
 

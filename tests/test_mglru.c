@@ -401,23 +401,23 @@ static void test_shadow(void)
 	/* |max_seq - seq| = 3 is recent, 4 is not; abs_diff works both ways */
 	CHECK_EQ_U64(mglru_set_seqs(e.p, 0, 13, 10, 10), 0);
 	shadow = pack_shadow(0, 0, 10ull << LRU_REFS_WIDTH, false);
-	CHECK(lru_gen_test_recent(e.mg, shadow, &lv, &token, &ws));
+	CHECK(lru_gen_test_recent(e.mg, shadow, FILE_T, &lv, &token, &ws));
 	CHECK(lv == e.lv);
 	shadow = pack_shadow(0, 0, 9ull << LRU_REFS_WIDTH, false);
-	CHECK(!lru_gen_test_recent(e.mg, shadow, &lv, &token, &ws));
+	CHECK(!lru_gen_test_recent(e.mg, shadow, FILE_T, &lv, &token, &ws));
 	shadow = pack_shadow(0, 0, 16ull << LRU_REFS_WIDTH, false);
-	CHECK(lru_gen_test_recent(e.mg, shadow, &lv, &token, &ws));
+	CHECK(lru_gen_test_recent(e.mg, shadow, FILE_T, &lv, &token, &ws));
 	shadow = pack_shadow(0, 0, 17ull << LRU_REFS_WIDTH, false);
-	CHECK(!lru_gen_test_recent(e.mg, shadow, &lv, &token, &ws));
+	CHECK(!lru_gen_test_recent(e.mg, shadow, FILE_T, &lv, &token, &ws));
 	/* the comparison is in the bits the token keeps (EVICTION_MASK >> 2: 34 bits) */
 	CHECK_EQ_U64(mglru_set_seqs(e.p, 0, (1ull << 34) + 13, (1ull << 34) + 10,
 				    (1ull << 34) + 10), 0);
 	shadow = pack_shadow(0, 0, ((1ull << 34) + 10) << LRU_REFS_WIDTH, false);
-	CHECK(lru_gen_test_recent(e.mg, shadow, &lv, &token, &ws));
+	CHECK(lru_gen_test_recent(e.mg, shadow, FILE_T, &lv, &token, &ws));
 	CHECK_EQ_U64(token >> LRU_REFS_WIDTH, 10);
 	/* another machine's lruvec */
 	shadow = pack_shadow(1, 0, 10ull << LRU_REFS_WIDTH, false);
-	CHECK(!lru_gen_test_recent(e.mg, shadow, &lv, &token, &ws));
+	CHECK(!lru_gen_test_recent(e.mg, shadow, FILE_T, &lv, &token, &ws));
 	CHECK(lv == NULL);
 
 	/* the token: min_seq << 2 | max(refs - 1, 0); evicted[] counts the tier */
