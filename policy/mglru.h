@@ -35,6 +35,9 @@
  *   S002  stats_layout=before|after, lrugen_base, cacheline_model=1 -> mglru_cacheline.c
  *                                       (no behaviour: a cache-line model of struct
  *                                       lru_gen_folio fed by mglru_cl() on the hot paths)
+ *
+ * kernel=7.2|6.12|6.12.95 is a row of MGLRU_KERNELS: the behaviour bits (struct
+ * mglru_caps, mg->caps) that the functions read where an older kernel differs.
  */
 #ifndef MR_POLICY_MGLRU_H
 #define MR_POLICY_MGLRU_H
