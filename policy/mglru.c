@@ -936,7 +936,8 @@ static bool gen_in_range(const struct lruvec *lv, int type, unsigned gen)
  * unevictable list); links are consistent; non-empty lists belong to generations in
  * [min_seq, max_seq]; nr_pages[gen] counts the folios whose gen field is gen; the
  * active/inactive and unevictable sizes agree; with caps.min_seq_coupled, anon's min_seq
- * is not past file's. Run between events (the walk batch must be flushed). Returns the number of problems, each reported to stderr.
+ * is not past file's. Run between events (the walk batch must be flushed). Returns the
+ * number of problems, each reported to stderr.
  *
  * Gen fields and non-empty lists lie in [min_seq, max_seq] -- except, in the kernel as
  * here, after inc_min_seq() advanced a type past a non-empty oldest generation without

@@ -329,7 +329,7 @@ static int __folio_inc_gen(struct mglru *mg, uint32_t page, int old_gen, bool *i
 
 	new_gen = (old_gen + 1) % MAX_NR_GENS;
 	pg->gen = (uint8_t)(new_gen + 1);
-	/* [6.12] mm/vmscan.c:3197: LRU_REFS_FLAGS includes PG_workingset */
+	/* LRU_REFS_MASK | LRU_REFS_FLAGS, PG_workingset too in [6.12] (mm/vmscan.c:3197) */
 	folio_clear_lru_refs(mg, page);
 	*increased = true;
 	return new_gen;
