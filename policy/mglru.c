@@ -22,7 +22,14 @@ static const char *const inc_min_seq_names[] = { "base", "v3" };
 static const char *const ra_placement_names[] = { "A", "B", "C" };
 static const char *const exec_promote_names[] = { "0", "1", "alt" };
 static const char *const stats_layout_names[] = { "before", "after" };
-static const char *const kernel_names[] = { "7.2", "6.12", "6.12.95" };
+
+/* kernel=: the names and behaviour bits of the modes, from their rows (mglru.h) */
+#define KERNEL_NAME(id, name, ...) name,
+static const char *const kernel_names[] = { MGLRU_KERNELS(KERNEL_NAME) };
+#undef KERNEL_NAME
+#define KERNEL_CAPS(id, name, ...) [KERNEL_##id] = { __VA_ARGS__ },
+static const struct mglru_caps kernel_caps[] = { MGLRU_KERNELS(KERNEL_CAPS) };
+#undef KERNEL_CAPS
 
 static const struct mr_param_desc mglru_param_table[] = {
 	{ "swappiness", MR_PARAM_INT, MIN_SWAPPINESS, SWAPPINESS_ANON_ONLY, 60, NULL,
@@ -75,7 +82,7 @@ static const struct mr_param_desc mglru_param_table[] = {
 	  "S002: count reads, writes and cross-CPU transfers of the lines of struct "
 	  "lru_gen_folio on the hot paths (MESI-like, per CPU of the trace event, CPUs mod 64); "
 	  "model counters mglru_cl_*" },
-	{ "kernel", MR_PARAM_ENUM, KERNEL_7_2, KERNEL_6_12_95, KERNEL_7_2, kernel_names,
+	{ "kernel", MR_PARAM_ENUM, KERNEL_7_2, NR_KERNELS - 1, KERNEL_7_2, kernel_names,
 	  offsetof(struct mglru_params, kernel),
 	  "kernel version modelled: 7.2 (the seed tree) or 6.12 (Debian linux-source-6.12: "
 	  "mapped PG_referenced folios kept by shrink_folio_list(), the classic "
@@ -209,7 +216,7 @@ uint64_t lru_gen_folio_seq(struct mglru *mg, const struct lruvec *lv, uint32_t p
 	bool ws = folio_test(f, MR_PG_WORKINGSET);
 	uint64_t gen, seq;
 
-	if (kernel_612(mg)) {
+	if (mg->caps.add_from_min_seq) {
 		/* [6.12] include/linux/mm_inline.h:252-261 (inside lru_gen_add_folio()) */
 		if (folio_test(f, MR_PG_ACTIVE))
 			return lrugen->max_seq;
@@ -278,7 +285,7 @@ bool lru_gen_add_folio(struct mglru *mg, struct lruvec *lv, uint32_t page, bool 
 	 * bits when activating", in 6.12.y from 6.12.114 on. [6.12.95] clears only
 	 * LRU_GEN_MASK | BIT(PG_active), so a refault restored in a fault (refs 3 +
 	 * PG_workingset) stays tier 3 on the list. */
-	if (mg->kernel == KERNEL_6_12 && folio_test(f, MR_PG_ACTIVE))
+	if (mg->caps.activate_clears_refs && folio_test(f, MR_PG_ACTIVE))
 		folio_set_lru_refs_flags(mg, page, false, 0);
 	f->flags &= ~MR_PG_ACTIVE;
 
@@ -371,7 +378,7 @@ void lru_gen_inc_refs(struct mglru *mg, uint32_t page)
 		return;
 
 	mglru_seen(mg, page);
-	if (kernel_612(mg)) {
+	if (mg->caps.inc_refs_counter_last) {
 		/* [6.12] mm/swap.c:414 folio_inc_refs(): PG_referenced, then
 		 * PG_workingset, then the counter up to LRU_REFS_MASK */
 		if (!folio_test(f, MR_PG_REFERENCED))
@@ -439,7 +446,7 @@ void folio_add_lru(struct mglru *mg, uint32_t page, unsigned ctx)
 	if (!folio_test(f, MR_PG_UNEVICTABLE) && (ctx & MR_ADD_IN_FAULT)) {
 		/* [6.12] mm/swap.c:510: every in-fault folio gets PG_active */
 		if (folio_test(f, MR_PG_WORKINGSET) || mg->ra_placement != RA_PLACEMENT_A ||
-		    kernel_612(mg))
+		    mg->caps.fault_activates)
 			f->flags |= MR_PG_ACTIVE;
 		else if (!folio_test(f, MR_PG_REFERENCED))
 			folio_mark_accessed(mg, page);
@@ -552,20 +559,13 @@ uint64_t lru_gen_eviction(struct mglru *mg, uint32_t page)
 	int type = folio_is_file_lru(f);
 	int refs = folio_lru_refs(mg, page);
 	bool workingset = folio_test(f, MR_PG_WORKINGSET);
-	int tier = lru_tier_from_refs(refs, workingset);
+	int tier = lru_tier_from_refs(mg, refs, workingset);
 	struct lruvec *lv = folio_lruvec(mg, page);
 	struct lru_gen_folio *lrugen = &lv->lrugen;
 	uint64_t min_seq = lrugen->min_seq[type];
 	uint64_t token = (min_seq << LRU_REFS_WIDTH) | (uint64_t)(refs > 1 ? refs - 1 : 0);
 	unsigned hist = lru_hist_from_seq(mg, min_seq);
 
-	if (kernel_612(mg)) {
-		/* [6.12] mm/workingset.c:241-254: refs = counter + PG_workingset, tier
-		 * order_base_2(refs + 1), token min_seq << 2 | max(refs - 1, 0) */
-		refs = folio_lru_refs_612(mg, page);
-		tier = lru_tier_from_refs_612(refs);
-		token = (min_seq << LRU_REFS_WIDTH) | (uint64_t)(refs > 1 ? refs - 1 : 0);
-	}
 	lrugen->evicted[hist][type][tier] += 1;
 	if (mg->cl) {
 		mglru_cl(mg, lv, CL_EVICTION, LGF_MIN_SEQ, (unsigned)type, false);
@@ -583,7 +583,7 @@ uint64_t lru_gen_eviction(struct mglru *mg, uint32_t page)
 	}
 	/* [6.12] mm/workingset.c:256: the shadow's bit is refs != 0, with 6.12's refs =
 	 * counter + PG_workingset (folio_lru_refs(), mm_inline.h:144) */
-	if (kernel_612(mg))
+	if (mg->caps.tier_refs_workingset)
 		workingset = refs != 0;
 	return pack_shadow(lv->memcg, lv->node, token, workingset);
 }
@@ -598,9 +598,11 @@ static struct lruvec *shadow_lruvec(struct mglru *mg, uint32_t memcg_id, uint32_
 /*
  * mm/workingset.c:lru_gen_test_recent() [6.14+]: recent iff the folio was evicted at
  * most MAX_NR_GENS - 1 generations before the current max_seq (compared in the bits
- * the token keeps). *lvp is NULL when the shadow names no lruvec of this machine.
+ * the token keeps). caps.recent_at_min_seq ([6.12] mm/workingset.c:263): recent iff it
+ * was evicted at the current min_seq of its type. *lvp is NULL when the shadow names
+ * no lruvec of this machine.
  */
-bool lru_gen_test_recent(struct mglru *mg, uint64_t shadow, struct lruvec **lvp,
+bool lru_gen_test_recent(struct mglru *mg, uint64_t shadow, int type, struct lruvec **lvp,
 			 uint64_t *token, bool *workingset)
 {
 	uint32_t memcg_id, node;
@@ -611,9 +613,12 @@ bool lru_gen_test_recent(struct mglru *mg, uint64_t shadow, struct lruvec **lvp,
 	if (!*lvp)
 		return false;
 
+	/* (the S002 cache-line model is of [7.2]'s read, in every mode) */
 	mglru_cl(mg, *lvp, CL_REFAULT, LGF_MAX_SEQ, 0, false);
-	max_seq = (*lvp)->lrugen.max_seq & (EVICTION_MASK >> LRU_REFS_WIDTH);
 	seq = *token >> LRU_REFS_WIDTH;
+	if (mg->caps.recent_at_min_seq)
+		return seq == ((*lvp)->lrugen.min_seq[type] & (EVICTION_MASK >> LRU_REFS_WIDTH));
+	max_seq = (*lvp)->lrugen.max_seq & (EVICTION_MASK >> LRU_REFS_WIDTH);
 	return (max_seq > seq ? max_seq - seq : seq - max_seq) < MAX_NR_GENS;
 }
 
@@ -639,12 +644,7 @@ void lru_gen_refault(struct mglru *mg, uint32_t page, uint64_t shadow, unsigned 
 	if (!(shadow & 1)) /* not a shadow entry */
 		return;
 
-	recent = lru_gen_test_recent(mg, shadow, &lv, &token, &workingset);
-	/* [6.12] mm/workingset.c:263 lru_gen_test_recent(): recent iff the token's seq is
-	 * the current min_seq of the folio's type */
-	if (kernel_612(mg) && lv)
-		recent = (token >> LRU_REFS_WIDTH) ==
-			 (lv->lrugen.min_seq[type] & (EVICTION_MASK >> LRU_REFS_WIDTH));
+	recent = lru_gen_test_recent(mg, shadow, type, &lv, &token, &workingset);
 	if (lv != folio_lruvec(mg, page))
 		return;
 
@@ -655,14 +655,18 @@ void lru_gen_refault(struct mglru *mg, uint32_t page, uint64_t shadow, unsigned 
 	if (!recent)
 		return;
 
-	if (kernel_612(mg)) {
-		/* [6.12] mm/workingset.c:296-318: refs = counter + workingset bit; activate
-		 * always counted; PG_workingset and a full counter restored in a fault or
-		 * for refs >= 3; refaulted[] of tier order_base_2(refs + 1) (:304). */
-		hist = lru_hist_from_seq(mg, lv->lrugen.min_seq[type]);
-		refs = (int)(token & LRU_REFS_MAX) + workingset;
-		tier = lru_tier_from_refs_612(refs);
-		lv->lrugen.refaulted[hist][type][tier] += 1;
+	hist = lru_hist_from_seq(mg, lv->lrugen.min_seq[type]);
+	/* the token keeps refs - 1; [6.12] (mm/workingset.c:302) the counter, to which
+	 * the shadow's bit adds PG_workingset back (caps.tier_refs_workingset) */
+	refs = (int)(token & LRU_REFS_MAX) + (mg->caps.tier_refs_workingset ? workingset : 1);
+	tier = lru_tier_from_refs(mg, refs, workingset);
+	lv->lrugen.refaulted[hist][type][tier] += 1;
+
+	if (mg->caps.refault_stalls) {
+		/* [6.12] mm/workingset.c:305-318: activate always counted; "count the
+		 * following two cases as stalls" (in a fault: hotter pages pushed out hot
+		 * ones; refs >= 3: sort_folio() would have protected it): PG_workingset
+		 * and a full counter. (No S002 cache-line model on this path.) */
 		mglru_count(mg, lv, MR_VM_WORKINGSET_ACTIVATE_ANON + type, 1);
 		if ((ctx & MR_ADD_IN_FAULT) || refs >= (int)LRU_REFS_MAX) {
 			mg->pages[page].refs = LRU_REFS_MAX;
@@ -671,11 +675,6 @@ void lru_gen_refault(struct mglru *mg, uint32_t page, uint64_t shadow, unsigned 
 		}
 		return;
 	}
-
-	hist = lru_hist_from_seq(mg, lv->lrugen.min_seq[type]);
-	refs = (int)(token & LRU_REFS_MAX) + 1;
-	tier = lru_tier_from_refs(refs, workingset);
-	lv->lrugen.refaulted[hist][type][tier] += 1;
 	if (mg->cl) {
 		mglru_cl(mg, lv, CL_REFAULT, LGF_MIN_SEQ, (unsigned)type, false);
 		mglru_cl(mg, lv, CL_REFAULT, LGF_REFAULTED,
@@ -734,13 +733,18 @@ static int mglru_init(struct mr_policy *p, struct mr_error *err)
 
 	mg->swappiness = (int)prm->swappiness;
 	mg->min_ttl_ns = (uint64_t)prm->min_ttl_ms * 1000000u;
-	mg->caps = (unsigned)prm->enabled;
+	mg->lru_gen_caps = (unsigned)prm->enabled;
 	mg->nr_hist_gens = prm->lru_gen_stats ? MAX_NR_HIST_GENS : 1;
 	mg->inc_min_seq_mode = (int)prm->inc_min_seq;
 	mg->ra_placement = (int)prm->ra_placement;
 	mg->exec_promote = (int)prm->exec_promote;
 	mg->pud_filter = prm->pud_filter != 0;
-	mg->kernel = (int)prm->kernel;
+	mg->caps = kernel_caps[prm->kernel];
+	/* S000 patches [7.2]'s inc_min_seq(); a kernel whose inc_min_seq() counts nothing
+	 * has its own loop, which the toggle leaves alone */
+	if (mg->caps.inc_min_seq_uncounted)
+		mg->inc_min_seq_mode = INC_MIN_SEQ_BASE;
+	lru_gen_init_shrink_hooks(mg);
 	mg->nr_mm_stats = mg->pud_filter ? NR_MM_STATS_S001 : NR_MM_STATS;
 	if (prm->probes) {
 		mg->last_seen = calloc(m->nr_pages ? m->nr_pages : 1, sizeof(uint64_t));
@@ -931,8 +935,9 @@ static bool gen_in_range(const struct lruvec *lv, int type, unsigned gen)
  * with PG_lru is on exactly one list (a gen list of its lruvec and type, or the
  * unevictable list); links are consistent; non-empty lists belong to generations in
  * [min_seq, max_seq]; nr_pages[gen] counts the folios whose gen field is gen; the
- * active/inactive and unevictable sizes agree. Run between events (the walk batch must
- * be flushed). Returns the number of problems, each reported to stderr.
+ * active/inactive and unevictable sizes agree; with caps.min_seq_coupled, anon's min_seq
+ * is not past file's. Run between events (the walk batch must be flushed). Returns the
+ * number of problems, each reported to stderr.
  *
  * Gen fields and non-empty lists lie in [min_seq, max_seq] -- except, in the kernel as
  * here, after inc_min_seq() advanced a type past a non-empty oldest generation without
@@ -964,6 +969,10 @@ unsigned mglru_check(struct mr_policy *p)
 				  get_nr_gens(lv, type) <= MAX_NR_GENS);
 		}
 		CHECK_LRU(lv->mm_state.seq + 1 >= lrugen->max_seq);
+		/* [6.12] seq_is_valid(): anon never passes file, which makes its
+		 * min_seq[!can_swap] evictable_min_seq() (caps.min_seq_coupled) */
+		if (mg->caps.min_seq_coupled)
+			CHECK_LRU(lrugen->min_seq[LRU_GEN_ANON] <= lrugen->min_seq[LRU_GEN_FILE]);
 
 		for (gen = 0; gen < MAX_NR_GENS; gen++) {
 			for (type = 0; type < ANON_AND_FILE; type++) {

@@ -35,6 +35,9 @@
  *   S002  stats_layout=before|after, lrugen_base, cacheline_model=1 -> mglru_cacheline.c
  *                                       (no behaviour: a cache-line model of struct
  *                                       lru_gen_folio fed by mglru_cl() on the hot paths)
+ *
+ * kernel=7.2|6.12|6.12.95 is a row of MGLRU_KERNELS: the behaviour bits (struct
+ * mglru_caps, mg->caps) that the functions read where an older kernel differs.
  */
 #ifndef MR_POLICY_MGLRU_H
 #define MR_POLICY_MGLRU_H
@@ -238,13 +241,180 @@ enum { EXEC_PROMOTE_OFF, EXEC_PROMOTE_V3, EXEC_PROMOTE_ALT };
 /* S002: struct lru_gen_folio before / after "move lrugen atomic stats off the
  * read-mostly lines" (spec §8) */
 enum { STATS_LAYOUT_BEFORE, STATS_LAYOUT_AFTER };
-/* kernel=: the [7.2] model, or Debian's 6.12 (linux-source-6.12, 6.12.117) at the
- * functions where 6.12 differs (docs/mglru-model.md, "kernel=6.12"), or 6.12.95 (the
- * kernel kernel-lab boots): 6.12 before the three mm/mglru backports of 6.12.114
- * ("reset page lru tier bits when activating", "use the common routine for
- * dirty/writeback reactivation", "fix and remove redundant unevictable folio
- * handling") */
-enum { KERNEL_7_2, KERNEL_6_12, KERNEL_6_12_95 };
+/* ---- kernel=: the behaviour bits of the kernel modes ---- */
+
+/*
+ * What an older kernel does where it differs from the [7.2] tree the model follows, one
+ * bit per behaviour. The functions that differ read the bit (mg->caps), as mm/vmscan.c
+ * reads lru_gen_caps, instead of testing a kernel version; all clear is [7.2], and
+ * MGLRU_KERNELS below says which bits each kernel= mode sets. Each bit names the kernel
+ * function that has the behaviour and the change that took it out: a mainline commit,
+ * or, for what only [6.12.95] has, the 6.12.114 backport. [6.12] is Debian's
+ * linux-source-6.12 (6.12.117); [6.12.95] is 6.12.y before the 6.12.114 backports (its
+ * lines are cited from 6.12.113). docs/mglru-model.md, "Behaviour bits", has the table.
+ */
+struct mglru_caps {
+	/* in-fault placement before 6cbdd9726fb5 ([7.2] Mode A) */
+	bool fault_activates;           /* mm/swap.c:folio_add_lru(): every folio added in a
+					 * fault gets PG_active, not only a workingset one */
+
+	/* "mm/mglru: rework workingset protection" (4d5d14a01e2c, v6.14) took out: */
+	bool add_from_min_seq;          /* include/linux/mm_inline.h:lru_gen_add_folio():
+					 * active -> max_seq; unswapped anon or PG_reclaim and
+					 * dirty/writeback -> max_seq - 1; reclaiming or at most
+					 * MIN_NR_GENS + 1 generations -> min_seq; else
+					 * min_seq + 1 (not lru_gen_folio_seq()'s distances) */
+	bool inc_refs_counter_last;     /* mm/swap.c:folio_inc_refs(): fd accesses set
+					 * PG_referenced, then PG_workingset, then count
+					 * LRU_REFS_MASK up (not the counter first) */
+	bool tier_refs_workingset;      /* include/linux/mm_inline.h:folio_lru_refs() and
+					 * lru_tier_from_refs(): refs = LRU_REFS_MASK +
+					 * PG_workingset, tier order_base_2(refs + 1), every
+					 * access counted at refs 4; mm/workingset.c:
+					 * lru_gen_eviction() stores refs != 0 as the shadow's
+					 * workingset bit, which lru_gen_refault() adds back */
+	bool refs_flags_workingset;     /* include/linux/mmzone.h:LRU_REFS_FLAGS has
+					 * PG_workingset: folio_inc_gen(), folio_update_gen(),
+					 * isolate_folio() and evict_folios() clear it with
+					 * PG_referenced */
+	bool promote_first_sighting;    /* mm/vmscan.c:folio_update_gen(): the first young
+					 * PTE promotes, and lru_gen_look_around() without a walk
+					 * activates; get_pfn_folio() takes folios off the lists
+					 * too: an isolated one gets PG_referenced "for
+					 * shrink_folio_list()" */
+	bool keep_mapped_referenced;    /* mm/vmscan.c:shrink_folio_list() keeps a mapped
+					 * folio with PG_referenced ("folio_update_gen() tried
+					 * to promote this page?") */
+	bool classic_check_references;  /* mm/vmscan.c:folio_check_references(): no lru_gen
+					 * branch (lru_gen_set_refs()): the classic rule */
+	bool isolate_clears_referenced; /* mm/vmscan.c:isolate_folio() clears PG_referenced
+					 * "for shrink_folio_list()" */
+	bool sort_protects_to_tail;     /* mm/vmscan.c:sort_folio(): a protected folio goes
+					 * to the tail of min_seq + 1 and counts in protected[]
+					 * even with every access counted (not to the head,
+					 * without counting the workingset being promoted) */
+	bool reject_to_max_seq;         /* mm/vmscan.c:evict_folios(): a PG_reclaim folio
+					 * still dirty or under writeback keeps its flags
+					 * (PG_referenced back from PG_workingset); every other
+					 * one not retried is put back PG_active with
+					 * LRU_REFS_FLAGS cleared (not only one that would land
+					 * in min_seq again), and PG_referenced ones are not
+					 * retried */
+	bool refault_stalls;            /* mm/workingset.c:lru_gen_refault(): a recent
+					 * refault always counts workingset_activate, and "the
+					 * following two cases" (in a fault, refs >= 3) get
+					 * PG_workingset and a full LRU_REFS_MASK */
+
+	/* "mm/mglru: rework refault detection" (b1a71694fb00, v6.14) took out: */
+	bool recent_at_min_seq;         /* mm/workingset.c:lru_gen_test_recent(): recent iff
+					 * evicted at the current min_seq of its type (not
+					 * within MAX_NR_GENS of max_seq) */
+
+	/* "mm/mglru: rework type selection" (37a260870f2c, v6.14) took out: */
+	bool type_by_first_tier;        /* mm/vmscan.c:isolate_folios() makes "the obvious
+					 * choice first", else get_type_to_scan() compares tier
+					 * 0 of anon and file and also gives the tier index (not
+					 * all tiers, and get_tier_idx() for every type) */
+	bool low_tier_gains;            /* mm/vmscan.c:get_tier_idx(): gains 1:2, not 2:3 */
+
+	/* "mm/mglru: rework aging feedback" (798c0330c2ca, v6.14) took out: */
+	bool min_seq_coupled;           /* mm/vmscan.c:try_to_inc_min_seq(): anon min_seq
+					 * may not pass file's, nor file fall behind anon's; so
+					 * min_seq[!swappiness] is evictable_min_seq() */
+	bool aging_by_distribution;     /* mm/vmscan.c:should_run_aging(): with MIN_NR_GENS
+					 * + 1 generations, age when max_seq holds more than
+					 * 1/MIN_NR_GENS of the pages or max_seq - MIN_NR_GENS
+					 * less than 1/(MIN_NR_GENS + 2) (not when below
+					 * DEF_PRIORITY) */
+	bool inc_max_seq_file_first;    /* mm/vmscan.c:inc_max_seq() retires file, then anon */
+	bool inc_min_seq_uncounted;     /* mm/vmscan.c:inc_min_seq() counts nothing in
+					 * protected[]; S000 (inc_min_seq=v3), a patch to
+					 * [7.2]'s, does not apply */
+
+	/* "mm: use SWAPPINESS_ANON_ONLY in MGLRU" (v6.15) took out: */
+	bool file_always_evictable;     /* no swappiness 'max': inc_min_seq(),
+					 * try_to_inc_min_seq(), isolate_folios() and
+					 * should_run_aging() evict file at any swappiness
+					 * (201 is 200) */
+
+	/* [7.2]'s eviction loop took out (after [7.0]; the changes are not identified): */
+	bool min_seq_after_isolation;   /* mm/vmscan.c:isolate_folios() runs no
+					 * try_to_inc_min_seq() before choosing a type; only
+					 * evict_folios() does, after isolating */
+	bool scan_max_batch;            /* mm/vmscan.c:scan_folios(): evict_folios() passes
+					 * no nr_to_scan, every call may look at MAX_LRU_BATCH
+					 * folios */
+	bool scan_zero_unless_isolated; /* mm/vmscan.c:scan_folios() returns 0 unless it
+					 * isolated something or used up its budget, and
+					 * isolate_folios() tries the other type ([7.0] too) */
+	bool nr_to_scan_per_batch;      /* mm/vmscan.c:try_to_shrink_lruvec(): get_nr_to_scan()
+					 * before each evict_folios(); it ages (below
+					 * DEF_PRIORITY), which ends the lruvec, and has nothing
+					 * to scan without cold folios ([7.0] too) */
+	bool isolate_swap_constrained;  /* mm/vmscan.c:isolate_folio(): without __GFP_IO,
+					 * refuse unswapped anon and dirty swap-backed folios
+					 * ([7.2] leaves them to shrink_folio_list()) */
+
+	/* "mm: move pgscan, pgsteal, pgrefill to node stats" ([7.2]) took out: */
+	bool reclaim_vm_events;         /* mm/vmscan.c:scan_folios(), evict_folios(): pgscan,
+					 * pgsteal and pgrefill are vm events, counted as
+					 * shrink_inactive_list() counts them; no pgrotate_* */
+
+	/* 6.12.114 backports to 6.12.y (see [6.12.95]): */
+	bool activate_clears_refs;      /* "mm/mglru: reset page lru tier bits when
+					 * activating" (6.12.117 has it, [7.2] not since
+					 * 4d5d14a01e2c): lru_gen_add_folio() clears
+					 * LRU_REFS_MASK and PG_referenced of a PG_active folio,
+					 * and lru_gen_look_around() calls folio_clear_lru_refs()
+					 * before folio_activate() */
+	bool sort_culls_unevictable;    /* mm/vmscan.c:sort_folio() moves an unevictable
+					 * folio to its list (until "mm/mglru: fix and remove
+					 * redundant unevictable folio handling") */
+	bool sort_waits_writeback;      /* mm/vmscan.c:sort_folio()'s "waiting for
+					 * writeback": a folio under writeback or a dirty file
+					 * one to the head of min_seq + 1 with PG_reclaim (until
+					 * "mm/mglru: use the common routine for dirty/writeback
+					 * reactivation") */
+	bool isolate_clears_reclaim;    /* mm/vmscan.c:isolate_folio() clears PG_reclaim
+					 * "for shrink_folio_list()" (until the same backport) */
+	bool isolate_refuses_dirty_file; /* mm/vmscan.c:isolate_folio(): the swap constrained
+					  * refusal is of every dirty folio (narrowed to
+					  * swap-backed ones in 6.12.114) */
+};
+
+/* The bits every modelled 6.12.y has. */
+#define LRU_GEN_CAPS_6_12                                                                \
+	.fault_activates = true, .add_from_min_seq = true, .inc_refs_counter_last = true,  \
+	.tier_refs_workingset = true, .refs_flags_workingset = true,                       \
+	.promote_first_sighting = true, .keep_mapped_referenced = true,                    \
+	.classic_check_references = true, .isolate_clears_referenced = true,               \
+	.sort_protects_to_tail = true, .reject_to_max_seq = true, .refault_stalls = true,  \
+	.recent_at_min_seq = true, .type_by_first_tier = true, .low_tier_gains = true,     \
+	.min_seq_coupled = true, .aging_by_distribution = true,                            \
+	.inc_max_seq_file_first = true, .inc_min_seq_uncounted = true,                     \
+	.file_always_evictable = true, .min_seq_after_isolation = true,                    \
+	.scan_max_batch = true, .scan_zero_unless_isolated = true,                         \
+	.nr_to_scan_per_batch = true, .isolate_swap_constrained = true,                    \
+	.reclaim_vm_events = true
+
+/*
+ * kernel=: the modes, one row each: X(id, name, bits...) gives the parameter value
+ * KERNEL_<id>, its name, and the struct mglru_caps the mode runs with. A new mode is a
+ * new row.
+ */
+#define MGLRU_KERNELS(X)                                                                 \
+	/* the seed tree the model follows */                                            \
+	X(7_2, "7.2", 0)                                                                   \
+	/* Debian's linux-source-6.12, 6.12.117 */                                         \
+	X(6_12, "6.12", LRU_GEN_CAPS_6_12, .activate_clears_refs = true)                   \
+	/* the kernel kernel-lab boots: 6.12.y before the 6.12.114 backports */            \
+	X(6_12_95, "6.12.95", LRU_GEN_CAPS_6_12, .sort_culls_unevictable = true,           \
+	  .sort_waits_writeback = true, .isolate_clears_reclaim = true,                    \
+	  .isolate_refuses_dirty_file = true)
+
+#define KERNEL_ENUM(id, name, ...) KERNEL_##id,
+enum { MGLRU_KERNELS(KERNEL_ENUM) NR_KERNELS };
+#undef KERNEL_ENUM
 
 /* ---- S002 cache-line model (mglru_cacheline.c) ---- */
 
@@ -348,13 +518,14 @@ struct mglru {
 	/* parameters, as the kernel sees them */
 	int swappiness;
 	uint64_t min_ttl_ns;
-	unsigned caps;
+	unsigned lru_gen_caps; /* the bits of /sys/kernel/mm/lru_gen/enabled */
 	unsigned nr_hist_gens;
 	int inc_min_seq_mode;  /* INC_MIN_SEQ_* */
 	int ra_placement;      /* RA_PLACEMENT_* */
 	int exec_promote;      /* EXEC_PROMOTE_* */
 	bool pud_filter;       /* S001 */
-	int kernel;            /* KERNEL_* */
+	struct mglru_caps caps; /* the kernel= mode's behaviour bits */
+	struct mr_shrink_hooks shrink_hooks; /* for shrink_folio_list(), from caps */
 	struct mglru_cl *cl;   /* S002: NULL unless cacheline_model=1 */
 	unsigned nr_mm_stats;  /* NR_MM_STATS, or NR_MM_STATS_S001 with pud_filter */
 	/* probes: per page, trace ns of its last observed access (insertion, fd
@@ -375,12 +546,6 @@ struct mglru {
 };
 
 extern const struct mr_policy_ops mr_mglru_ops;
-
-/* Any 6.12 mode (kernel=6.12 or 6.12.95): the 6.12 functions apply. */
-static inline bool kernel_612(const struct mglru *mg)
-{
-	return mg->kernel == KERNEL_6_12 || mg->kernel == KERNEL_6_12_95;
-}
 
 /* ---- small helpers (include/linux/mm_inline.h) ---- */
 
@@ -434,10 +599,19 @@ static inline int folio_lru_gen(const struct mglru *mg, uint32_t page)
 	return (int)mg->pages[page].gen - 1;
 }
 
-/* folio_lru_refs() [6.14+]: 0 without PG_referenced, else counter + 1 (1..4). */
+/*
+ * folio_lru_refs() [6.14+]: 0 without PG_referenced, else counter + 1 (1..4).
+ * caps.tier_refs_workingset ([6.12] include/linux/mm_inline.h:144): the accesses beyond
+ * PG_referenced, i.e. the LRU_REFS_MASK counter + PG_workingset (0..4), set by
+ * folio_inc_refs() (mm/swap.c:414) in the order PG_referenced, PG_workingset, counter.
+ */
 static inline int folio_lru_refs(const struct mglru *mg, uint32_t page)
 {
-	if (!folio_test(&mg->m->folios[page], MR_PG_REFERENCED))
+	const struct mr_folio *f = &mg->m->folios[page];
+
+	if (mg->caps.tier_refs_workingset)
+		return mg->pages[page].refs + folio_test(f, MR_PG_WORKINGSET);
+	if (!folio_test(f, MR_PG_REFERENCED))
 		return 0;
 	return mg->pages[page].refs + 1;
 }
@@ -452,27 +626,42 @@ static inline int order_base_2(int n)
 	return r;
 }
 
-/* lru_tier_from_refs() [6.14+]: PG_workingset -> the top tier, else log2 of refs. */
-static inline int lru_tier_from_refs(int refs, bool workingset)
+/*
+ * lru_tier_from_refs() [6.14+]: PG_workingset -> the top tier, else log2 of refs.
+ * caps.tier_refs_workingset ([6.12] include/linux/mm_inline.h:136, where refs counts
+ * PG_workingset): order_base_2(refs + 1), so refs 0 -> tier 0, 1 -> 1, 2..3 -> 2, 4 -> 3.
+ */
+static inline int lru_tier_from_refs(const struct mglru *mg, int refs, bool workingset)
 {
+	if (mg->caps.tier_refs_workingset)
+		return order_base_2(refs + 1);
 	return workingset ? MAX_NR_TIERS - 1 : order_base_2(refs);
 }
 
 /*
- * [6.12] include/linux/mm_inline.h:144 folio_lru_refs(): the accesses beyond
- * PG_referenced, i.e. the LRU_REFS_MASK counter + PG_workingset (0..4), set by
- * folio_inc_refs() (mm/swap.c:414) in the order PG_referenced, PG_workingset, counter.
+ * Every access counted: the test of sort_folio() and inc_min_seq(), refs + workingset ==
+ * BIT(LRU_REFS_WIDTH) + 1; [6.12] refs == BIT(LRU_REFS_WIDTH) (caps.tier_refs_workingset).
  */
-static inline int folio_lru_refs_612(const struct mglru *mg, uint32_t page)
+static inline bool folio_lru_refs_full(const struct mglru *mg, int refs, bool workingset)
 {
-	return mg->pages[page].refs + folio_test(&mg->m->folios[page], MR_PG_WORKINGSET);
+	if (mg->caps.tier_refs_workingset)
+		return refs == 1 << LRU_REFS_WIDTH;
+	return refs + workingset == (1 << LRU_REFS_WIDTH) + 1;
 }
 
-/* [6.12] include/linux/mm_inline.h:136 lru_tier_from_refs(): order_base_2(refs + 1),
- * so refs 0 -> tier 0, 1 -> 1, 2..3 -> 2, 4 -> 3. */
-static inline int lru_tier_from_refs_612(int refs)
+/*
+ * set_mask_bits(&folio->flags, LRU_REFS_MASK | LRU_REFS_FLAGS, 0): the counter and
+ * PG_referenced, and PG_workingset where LRU_REFS_FLAGS has it ([6.12]
+ * folio_clear_lru_refs(), caps.refs_flags_workingset).
+ */
+static inline void folio_clear_lru_refs(struct mglru *mg, uint32_t page)
 {
-	return order_base_2(refs + 1);
+	struct mr_folio *f = &mg->m->folios[page];
+
+	mg->pages[page].refs = 0;
+	f->flags &= ~MR_PG_REFERENCED;
+	if (mg->caps.refs_flags_workingset)
+		f->flags &= ~MR_PG_WORKINGSET;
 }
 
 static inline struct lruvec *folio_lruvec(const struct mglru *mg, uint32_t page)
@@ -502,6 +691,13 @@ static inline int min_type(int swappiness)
 static inline int max_type(int swappiness)
 {
 	return swappiness < SWAPPINESS_ANON_ONLY;
+}
+
+/* max_type() where [6.12] loops "for (type = !can_swap; type < ANON_AND_FILE; ...)":
+ * caps.file_always_evictable, no swappiness 'max', so file at any swappiness. */
+static inline int max_evictable_type(const struct mglru *mg, int swappiness)
+{
+	return mg->caps.file_always_evictable ? LRU_GEN_FILE : max_type(swappiness);
 }
 
 static inline uint64_t evictable_min_seq(const uint64_t *min_seq, int swappiness)
@@ -605,7 +801,7 @@ void folio_set_lru_refs_flags(struct mglru *mg, uint32_t page, bool referenced, 
 
 /* workingset.c */
 uint64_t lru_gen_eviction(struct mglru *mg, uint32_t page);
-bool lru_gen_test_recent(struct mglru *mg, uint64_t shadow, struct lruvec **lvp,
+bool lru_gen_test_recent(struct mglru *mg, uint64_t shadow, int type, struct lruvec **lvp,
 			 uint64_t *token, bool *workingset);
 void lru_gen_refault(struct mglru *mg, uint32_t page, uint64_t shadow, unsigned ctx);
 uint64_t pack_shadow(uint32_t memcg_id, uint32_t node, uint64_t eviction, bool workingset);
@@ -652,7 +848,7 @@ void read_ctrl_pos(struct mglru *mg, struct lruvec *lv, int type, int tier, int 
 void reset_ctrl_pos(struct mglru *mg, struct lruvec *lv, int type, bool carryover);
 bool positive_ctrl_err(const struct ctrl_pos *sp, const struct ctrl_pos *pv);
 int get_tier_idx(struct mglru *mg, struct lruvec *lv, int type);
-int get_type_to_scan(struct mglru *mg, struct lruvec *lv, int swappiness);
+int get_type_to_scan(struct mglru *mg, struct lruvec *lv, int swappiness, int *tier_idx);
 int get_swappiness(struct mglru *mg, struct lruvec *lv, const struct mr_scan_control *sc);
 bool lru_gen_set_refs(struct mglru *mg, uint32_t page, uint32_t vm_flags);
 enum folio_references lru_gen_folio_check_references(struct mr_policy *p, uint32_t page,
@@ -661,6 +857,7 @@ uint64_t evict_folios(struct mglru *mg, uint64_t nr_to_scan, struct lruvec *lv,
 		      struct mr_scan_control *sc, int swappiness);
 void lru_gen_age_node(struct mglru *mg, uint32_t node, struct mr_scan_control *sc);
 void lru_gen_shrink_lruvec(struct mr_policy *p, uint32_t lruvec, struct mr_scan_control *sc);
+void lru_gen_init_shrink_hooks(struct mglru *mg);
 
 /* ---- mglru_debugfs.c ---- */
 

@@ -23,13 +23,13 @@
 /* mm/vmscan.c:should_walk_mmu(): arch_has_hw_pte_young() && get_cap(LRU_GEN_MM_WALK) */
 bool should_walk_mmu(const struct mglru *mg)
 {
-	return mg->m->hw_young && (mg->caps & (1u << LRU_GEN_MM_WALK));
+	return mg->m->hw_young && (mg->lru_gen_caps & (1u << LRU_GEN_MM_WALK));
 }
 
 /* mm/vmscan.c:should_clear_pmd_young() */
 bool should_clear_pmd_young(const struct mglru *mg)
 {
-	return mg->m->non_leaf_young && (mg->caps & (1u << LRU_GEN_NONLEAF_YOUNG));
+	return mg->m->non_leaf_young && (mg->lru_gen_caps & (1u << LRU_GEN_NONLEAF_YOUNG));
 }
 
 /* ---- Bloom filters ---- */
@@ -265,6 +265,9 @@ static bool iterate_mm_list_nowalk(struct mglru *mg, struct lruvec *lv, uint64_t
  * Returns the old generation, or -1 when not promoted.
  * S004 (exec_promote on): a file folio found young through a VM_EXEC mapping
  * (vm_flags) is promoted on the first sighting too.
+ * caps.promote_first_sighting ([6.12] mm/vmscan.c:3157): every sighting promotes, with
+ * LRU_REFS_MASK and LRU_REFS_FLAGS cleared and no PG_workingset set; a folio isolated
+ * by lru_gen_del_folio() gets PG_referenced, for shrink_folio_list().
  */
 int folio_update_gen(struct mglru *mg, uint32_t page, unsigned gen, uint32_t vm_flags)
 {
@@ -274,23 +277,9 @@ int folio_update_gen(struct mglru *mg, uint32_t page, unsigned gen, uint32_t vm_
 
 	MR_WARN_ON_ONCE(gen >= MAX_NR_GENS);
 
-	if (kernel_612(mg)) {
-		/* [6.12] mm/vmscan.c:3157: promote on the first sighting */
-		if (!pg->gen) {
-			/* lru_gen_del_folio() has isolated this page? for shrink_folio_list() */
-			f->flags |= MR_PG_REFERENCED;
-			return -1;
-		}
-		/* clears LRU_REFS_MASK and LRU_REFS_FLAGS (PG_referenced | PG_workingset) */
-		old_gen = pg->gen - 1;
-		pg->gen = (uint8_t)(gen + 1);
-		pg->refs = 0;
-		f->flags &= ~(MR_PG_REFERENCED | MR_PG_WORKINGSET);
-		return old_gen;
-	}
-
 	/* see the comment on LRU_REFS_FLAGS */
-	if (!folio_test(f, MR_PG_REFERENCED | MR_PG_WORKINGSET)) {
+	if (!mg->caps.promote_first_sighting &&
+	    !folio_test(f, MR_PG_REFERENCED | MR_PG_WORKINGSET)) {
 		/* Activate file-backed executable folios after first usage. */
 		if (exec_promotes(mg, f, vm_flags)) {
 			if (pg->gen)
@@ -304,14 +293,18 @@ int folio_update_gen(struct mglru *mg, uint32_t page, unsigned gen, uint32_t vm_
 
 promote:
 	/* lru_gen_del_folio() has isolated this page? */
-	if (!pg->gen)
+	if (!pg->gen) {
+		/* [6.12] for shrink_folio_list() */
+		if (mg->caps.promote_first_sighting)
+			f->flags |= MR_PG_REFERENCED;
 		return -1;
+	}
 
 	old_gen = pg->gen - 1;
 	pg->gen = (uint8_t)(gen + 1);
-	pg->refs = 0;
-	f->flags &= ~MR_PG_REFERENCED;
-	f->flags |= MR_PG_WORKINGSET;
+	folio_clear_lru_refs(mg, page);
+	if (!mg->caps.promote_first_sighting)
+		f->flags |= MR_PG_WORKINGSET;
 	return old_gen;
 }
 
@@ -323,7 +316,6 @@ promote:
  */
 static int __folio_inc_gen(struct mglru *mg, uint32_t page, int old_gen, bool *increased)
 {
-	struct mr_folio *f = &mg->m->folios[page];
 	struct lru_gen_page *pg = &mg->pages[page];
 	int new_gen = (int)pg->gen - 1;
 
@@ -337,11 +329,8 @@ static int __folio_inc_gen(struct mglru *mg, uint32_t page, int old_gen, bool *i
 
 	new_gen = (old_gen + 1) % MAX_NR_GENS;
 	pg->gen = (uint8_t)(new_gen + 1);
-	pg->refs = 0;
-	f->flags &= ~MR_PG_REFERENCED;
-	/* [6.12] mm/vmscan.c:3197: LRU_REFS_FLAGS includes PG_workingset */
-	if (kernel_612(mg))
-		f->flags &= ~MR_PG_WORKINGSET;
+	/* LRU_REFS_MASK | LRU_REFS_FLAGS, PG_workingset too in [6.12] (mm/vmscan.c:3197) */
+	folio_clear_lru_refs(mg, page);
 	*increased = true;
 	return new_gen;
 }
@@ -472,7 +461,7 @@ static void walk_update_folio(struct mglru *mg, struct lru_gen_mm_walk *walk, ui
 			update_batch_size(walk, f, old_gen, (int)new_gen);
 			mg->stat.walk_promoted++;
 		}
-	} else if (kernel_612(mg)) {
+	} else if (mg->caps.promote_first_sighting) {
 		/* [6.12] mm/vmscan.c:4152-4161 (look-around without a walk context):
 		 * folio_clear_lru_refs() (4158) then folio_activate(). [6.12.95]
 		 * folio_activate() alone: the clearing came with "mm/mglru: reset page lru
@@ -481,10 +470,8 @@ static void walk_update_folio(struct mglru *mg, struct lru_gen_mm_walk *walk, ui
 		if (old_gen < 0) {
 			f->flags |= MR_PG_REFERENCED;
 		} else if (old_gen != (int)new_gen) {
-			if (mg->kernel == KERNEL_6_12) {
-				folio_set_lru_refs_flags(mg, page, false, 0);
-				f->flags &= ~MR_PG_WORKINGSET;
-			}
+			if (mg->caps.activate_clears_refs)
+				folio_clear_lru_refs(mg, page);
 			folio_activate(mg, page);
 		}
 	} else if (lru_gen_set_refs(mg, page, vm_flags)) {
@@ -830,7 +817,7 @@ void lru_gen_look_around(struct mr_policy *p, const struct mr_vma *vma,
 		/* get_pfn_folio(); [6.12] (mm/vmscan.c:3369) does not require the folio to
 		 * be on a gen list: an isolated one (the rest of the reclaim batch) gets
 		 * PG_referenced, which shrink_folio_list() keeps */
-		if ((!kernel_612(mg) && folio_lru_gen(mg, page) < 0) ||
+		if ((!mg->caps.promote_first_sighting && folio_lru_gen(mg, page) < 0) ||
 		    f->lruvec != lv->id)
 			continue;
 		/* ptep_clear_young_notify() */
@@ -941,8 +928,8 @@ static bool inc_min_seq_v3(struct mglru *mg, struct lruvec *lv, int type, unsign
 				delta += 1; /* folio_nr_pages() */
 				batch_end = page;
 				/* don't count the workingset being lazily promoted */
-				if (refs + workingset != (1 << LRU_REFS_WIDTH) + 1) {
-					int tier = lru_tier_from_refs(refs, workingset);
+				if (!folio_lru_refs_full(mg, refs, workingset)) {
+					int tier = lru_tier_from_refs(mg, refs, workingset);
 
 					lrugen->protected[hist][type][tier] += 1;
 					mglru_cl(mg, lv, CL_SORT, LGF_PROTECTED,
@@ -999,15 +986,9 @@ bool inc_min_seq(struct mglru *mg, struct lruvec *lv, int type, int swappiness)
 	unsigned hist = lru_hist_from_seq(mg, lrugen->min_seq[type]);
 	unsigned old_gen = lru_gen_from_seq(lrugen->min_seq[type]);
 
-	if (kernel_612(mg)) {
-		/* [6.12] mm/vmscan.c:3738: only anon without can_swap is skipped */
-		if (type == LRU_GEN_ANON && !swappiness)
-			goto skip;
-		goto move;
-	}
-
-	/* For file type, skip the check if swappiness is anon only */
-	if (type && swappiness == SWAPPINESS_ANON_ONLY)
+	/* For file type, skip the check if swappiness is anon only ([6.12] has no
+	 * swappiness 'max': file is always moved, mm/vmscan.c:3738) */
+	if (type && swappiness == SWAPPINESS_ANON_ONLY && !mg->caps.file_always_evictable)
 		goto skip;
 
 	/* For anon type, skip the check if swappiness is zero (file only) */
@@ -1020,7 +1001,6 @@ bool inc_min_seq(struct mglru *mg, struct lruvec *lv, int type, int swappiness)
 		goto done;
 	}
 
-move:
 	/* prevent cold/hot inversion if the type is evictable */
 	for (zone = 0; zone < MAX_NR_ZONES; zone++) {
 		struct lru_gen_list *head = &lrugen->folios[old_gen][type][zone];
@@ -1060,9 +1040,9 @@ move:
 
 			/* don't count the workingset being lazily promoted; [6.12]
 			 * (mm/vmscan.c:3759) counts nothing here */
-			if (!kernel_612(mg) &&
-			    refs + workingset != (1 << LRU_REFS_WIDTH) + 1) {
-				int tier = lru_tier_from_refs(refs, workingset);
+			if (!mg->caps.inc_min_seq_uncounted &&
+			    !folio_lru_refs_full(mg, refs, workingset)) {
+				int tier = lru_tier_from_refs(mg, refs, workingset);
 
 				lrugen->protected[hist][type][tier] += 1;
 				mglru_cl(mg, lv, CL_SORT, LGF_PROTECTED,
@@ -1119,45 +1099,12 @@ static void set_min_seq(struct mglru *mg, struct lruvec *lv, int type, uint64_t 
 }
 
 /*
- * [6.12] mm/vmscan.c:3774 try_to_inc_min_seq(): advance min_seq of file (and of anon
- * with can_swap) past empty generations, keeping MIN_NR_GENS; with can_swap, anon may
- * not pass file, and file not fall behind anon.
- */
-static bool try_to_inc_min_seq_612(struct mglru *mg, struct lruvec *lv, bool can_swap)
-{
-	int type;
-	bool success = false;
-	struct lru_gen_folio *lrugen = &lv->lrugen;
-	uint64_t min_seq[ANON_AND_FILE] = { lrugen->min_seq[LRU_GEN_ANON],
-					    lrugen->min_seq[LRU_GEN_FILE] };
-
-	/* find the oldest populated generation */
-	for (type = !can_swap; type < ANON_AND_FILE; type++)
-		min_seq[type] = oldest_populated_seq(lrugen, type);
-
-	/* see the comment on lru_gen_folio */
-	if (can_swap) {
-		min_seq[LRU_GEN_ANON] = min_seq[LRU_GEN_ANON] < min_seq[LRU_GEN_FILE] ?
-					min_seq[LRU_GEN_ANON] : min_seq[LRU_GEN_FILE];
-		min_seq[LRU_GEN_FILE] = min_seq[LRU_GEN_ANON] > lrugen->min_seq[LRU_GEN_FILE] ?
-					min_seq[LRU_GEN_ANON] : lrugen->min_seq[LRU_GEN_FILE];
-	}
-
-	for (type = !can_swap; type < ANON_AND_FILE; type++) {
-		if (min_seq[type] == lrugen->min_seq[type])
-			continue;
-		set_min_seq(mg, lv, type, min_seq[type]);
-		success = true;
-	}
-
-	return success;
-}
-
-/*
  * mm/vmscan.c:try_to_inc_min_seq() [7.0]/[7.2]: advance min_seq of each evictable type
  * past empty generations (keeping MIN_NR_GENS), then, when both types are evictable,
  * keep neither more than one generation ahead of max_seq - MIN_NR_GENS while the other
- * is behind it. Returns true if some min_seq advanced.
+ * is behind it. caps.min_seq_coupled ([6.12] mm/vmscan.c:3774): with can_swap, anon
+ * may not pass file, and file not fall behind anon, instead. Returns true if some
+ * min_seq advanced.
  */
 bool try_to_inc_min_seq(struct mglru *mg, struct lruvec *lv, int swappiness)
 {
@@ -1168,22 +1115,28 @@ bool try_to_inc_min_seq(struct mglru *mg, struct lruvec *lv, int swappiness)
 	uint64_t min_seq[ANON_AND_FILE] = { lrugen->min_seq[LRU_GEN_ANON],
 					    lrugen->min_seq[LRU_GEN_FILE] };
 
-	if (kernel_612(mg))
-		return try_to_inc_min_seq_612(mg, lv, swappiness != 0);
-
 	/* find the oldest populated generation */
-	for (type = min_type(swappiness); type <= max_type(swappiness); type++) {
+	for (type = min_type(swappiness); type <= max_evictable_type(mg, swappiness); type++) {
 		min_seq[type] = oldest_populated_seq(lrugen, type);
 		if (min_seq[type] != lrugen->min_seq[type])
 			seq_inc_flag = true;
 	}
 
-	/* If neither min_seq can advance, skip the checks below. */
+	/* If neither min_seq can advance, skip the checks below. ([6.12] has no such
+	 * test; with anon never past file, its rule below changes nothing then.) */
 	if (!seq_inc_flag)
 		return success;
 
 	/* see the comment on lru_gen_folio */
-	if (swappiness && swappiness <= MAX_SWAPPINESS) {
+	if (mg->caps.min_seq_coupled) {
+		if (swappiness) {
+			min_seq[LRU_GEN_ANON] = min_seq[LRU_GEN_ANON] < min_seq[LRU_GEN_FILE] ?
+						min_seq[LRU_GEN_ANON] : min_seq[LRU_GEN_FILE];
+			min_seq[LRU_GEN_FILE] =
+				min_seq[LRU_GEN_ANON] > lrugen->min_seq[LRU_GEN_FILE] ?
+				min_seq[LRU_GEN_ANON] : lrugen->min_seq[LRU_GEN_FILE];
+		}
+	} else if (swappiness && swappiness <= MAX_SWAPPINESS) {
 		uint64_t seq = lrugen->max_seq - MIN_NR_GENS;
 
 		if (min_seq[LRU_GEN_ANON] > seq && min_seq[LRU_GEN_FILE] < seq)
@@ -1192,7 +1145,8 @@ bool try_to_inc_min_seq(struct mglru *mg, struct lruvec *lv, int swappiness)
 			min_seq[LRU_GEN_FILE] = seq;
 	}
 
-	for (type = min_type(swappiness); type <= max_type(swappiness); type++) {
+	/* ([6.12] skips an unchanged one: its rule never moves a min_seq back) */
+	for (type = min_type(swappiness); type <= max_evictable_type(mg, swappiness); type++) {
 		if (min_seq[type] <= lrugen->min_seq[type])
 			continue;
 		set_min_seq(mg, lv, type, min_seq[type]);
@@ -1224,7 +1178,7 @@ restart:
 
 	/* [6.12] mm/vmscan.c:3833 goes from file to anon */
 	for (i = 0; i < ANON_AND_FILE; i++) {
-		type = kernel_612(mg) ? ANON_AND_FILE - 1 - i : i;
+		type = mg->caps.inc_max_seq_file_first ? ANON_AND_FILE - 1 - i : i;
 		if (get_nr_gens(lv, type) != MAX_NR_GENS)
 			continue;
 

@@ -133,7 +133,7 @@ int get_tier_idx(struct mglru *mg, struct lruvec *lv, int type)
 	 * as many refaults as the first tier. [6.12] mm/vmscan.c:4472: 1:2, with
 	 * the tier totals that include protected[tier - 1] (mm/vmscan.c:3099).
 	 */
-	int sp_gain = kernel_612(mg) ? 1 : 2, pv_gain = kernel_612(mg) ? 2 : 3;
+	int sp_gain = mg->caps.low_tier_gains ? 1 : 2, pv_gain = mg->caps.low_tier_gains ? 2 : 3;
 	int tier;
 	struct ctrl_pos sp, pv;
 
@@ -147,11 +147,20 @@ int get_tier_idx(struct mglru *mg, struct lruvec *lv, int type)
 	return tier - 1;
 }
 
-/* mm/vmscan.c:get_type_to_scan() [6.14+]: all tiers of anon (gain swappiness) against
- * all tiers of file (gain 200 - swappiness); returns the type to scan first. */
-int get_type_to_scan(struct mglru *mg, struct lruvec *lv, int swappiness)
+/*
+ * mm/vmscan.c:get_type_to_scan() [6.14+]: all tiers of anon (gain swappiness) against
+ * all tiers of file (gain 200 - swappiness); returns the type to scan first, and
+ * *tier_idx = -1: get_tier_idx() gives the tier. caps.type_by_first_tier ([6.12]
+ * mm/vmscan.c:4492): tier 0 against tier 0 picks the type; then the tiers of that type
+ * against tier 0 of the other give *tier_idx.
+ */
+int get_type_to_scan(struct mglru *mg, struct lruvec *lv, int swappiness, int *tier_idx)
 {
+	int type, tier = mg->caps.type_by_first_tier ? 0 : MAX_NR_TIERS;
+	int gain[ANON_AND_FILE] = { swappiness, MAX_SWAPPINESS - swappiness };
 	struct ctrl_pos sp, pv;
+
+	*tier_idx = -1;
 
 	if (swappiness <= MIN_SWAPPINESS + 1)
 		return LRU_GEN_FILE;
@@ -160,30 +169,19 @@ int get_type_to_scan(struct mglru *mg, struct lruvec *lv, int swappiness)
 		return LRU_GEN_ANON;
 	/*
 	 * Compare the sum of all tiers of anon with that of file to determine
-	 * which type to scan.
+	 * which type to scan. ([6.12] compares the first tiers.)
 	 */
-	read_ctrl_pos(mg, lv, LRU_GEN_ANON, MAX_NR_TIERS, swappiness, &sp);
-	read_ctrl_pos(mg, lv, LRU_GEN_FILE, MAX_NR_TIERS, MAX_SWAPPINESS - swappiness, &pv);
-
-	return positive_ctrl_err(&sp, &pv);
-}
-
-/*
- * [6.12] mm/vmscan.c:4492 get_type_to_scan(): tier 0 of anon (gain swappiness) against
- * tier 0 of file (gain 200 - swappiness) picks the type; then the tiers of that type
- * against tier 0 of the other give *tier_idx.
- */
-static int get_type_to_scan_612(struct mglru *mg, struct lruvec *lv, int swappiness,
-				int *tier_idx)
-{
-	int type, tier;
-	struct ctrl_pos sp, pv;
-	int gain[ANON_AND_FILE] = { swappiness, MAX_SWAPPINESS - swappiness };
-
-	read_ctrl_pos(mg, lv, LRU_GEN_ANON, 0, gain[LRU_GEN_ANON], &sp);
-	read_ctrl_pos(mg, lv, LRU_GEN_FILE, 0, gain[LRU_GEN_FILE], &pv);
+	read_ctrl_pos(mg, lv, LRU_GEN_ANON, tier, gain[LRU_GEN_ANON], &sp);
+	read_ctrl_pos(mg, lv, LRU_GEN_FILE, tier, gain[LRU_GEN_FILE], &pv);
 	type = positive_ctrl_err(&sp, &pv);
+	if (!mg->caps.type_by_first_tier)
+		return type;
 
+	/*
+	 * [6.12] Also need to compare other tiers of the selected type with the
+	 * first tier of the other type to determine the last tier (of the
+	 * selected type) to evict.
+	 */
 	read_ctrl_pos(mg, lv, !type, 0, gain[!type], &sp);
 	for (tier = 1; tier < MAX_NR_TIERS; tier++) {
 		read_ctrl_pos(mg, lv, type, tier, gain[type], &pv);
@@ -271,7 +269,7 @@ enum folio_references lru_gen_folio_check_references(struct mr_policy *p, uint32
 	 * folio_referenced() (whose lru_gen_look_around() has run); isolate_folio()
 	 * cleared PG_referenced, so only look-around of a neighbour can have set it, and
 	 * shrink_folio_list() keeps such a folio first */
-	if (kernel_612(mglru_of(p)))
+	if (mglru_of(p)->caps.classic_check_references)
 		return mr_folio_check_references_classic(p, page, referenced_ptes, vm_flags);
 
 	if (referenced_ptes == -1)
@@ -289,17 +287,19 @@ static uint64_t mglru_eviction_shadow(struct mr_policy *p, uint32_t page)
 	return lru_gen_eviction(mglru_of(p), page);
 }
 
-static const struct mr_shrink_hooks mglru_shrink_hooks = {
-	.check_references = lru_gen_folio_check_references,
-	.eviction_shadow = mglru_eviction_shadow,
-};
-
-/* kernel=6.12: shrink_folio_list() also keeps mapped PG_referenced folios (6.12:1110) */
-static const struct mr_shrink_hooks mglru_shrink_hooks_612 = {
-	.check_references = lru_gen_folio_check_references,
-	.eviction_shadow = mglru_eviction_shadow,
-	.keep_mapped_referenced = true,
-};
+/*
+ * The shrink_folio_list() hooks of this instance, set once by mglru_init() after the
+ * kernel mode: caps.keep_mapped_referenced ([6.12] mm/vmscan.c:1109-1111) also keeps a
+ * mapped PG_referenced folio before folio_check_references().
+ */
+void lru_gen_init_shrink_hooks(struct mglru *mg)
+{
+	mg->shrink_hooks = (struct mr_shrink_hooks){
+		.check_references = lru_gen_folio_check_references,
+		.eviction_shadow = mglru_eviction_shadow,
+		.keep_mapped_referenced = mg->caps.keep_mapped_referenced,
+	};
+}
 
 /* ---- the eviction ---- */
 
@@ -327,7 +327,7 @@ static bool sort_folio(struct mglru *mg, struct lruvec *lv, uint32_t page,
 	int zone = folio_zonenum(f);
 	int refs = folio_lru_refs(mg, page);
 	bool workingset = folio_test(f, MR_PG_WORKINGSET);
-	int tier = lru_tier_from_refs(refs, workingset);
+	int tier = lru_tier_from_refs(mg, refs, workingset);
 	struct lru_gen_folio *lrugen = &lv->lrugen;
 
 	MR_WARN_ON_ONCE(gen < 0 || gen >= MAX_NR_GENS);
@@ -336,7 +336,7 @@ static bool sort_folio(struct mglru *mg, struct lruvec *lv, uint32_t page,
 	if (!folio_evictable(f)) {
 		bool success;
 
-		if (mg->kernel != KERNEL_6_12_95)
+		if (!mg->caps.sort_culls_unevictable)
 			return false;
 		/*
 		 * [6.12.95] 6.12.113 mm/vmscan.c:4327-4335: culled before isolation, so it
@@ -361,53 +361,41 @@ static bool sort_folio(struct mglru *mg, struct lruvec *lv, uint32_t page,
 		return true;
 	}
 
-	if (kernel_612(mg)) {
-		/* [6.12] mm/vmscan.c:4336-4345: protected if the tier (refs = counter +
-		 * PG_workingset) is above tier_idx or refs is 4; to the tail of min_seq + 1,
-		 * always counted, in protected[tier - 1] (kept at [tier], see mglru.h) */
-		refs = folio_lru_refs_612(mg, page);
-		tier = lru_tier_from_refs_612(refs);
-		if (tier > tier_idx || refs == 1 << LRU_REFS_WIDTH) {
-			unsigned hist = lru_hist_from_seq(mg, lrugen->min_seq[type]);
-
-			gen = folio_inc_gen(mg, lv, page, false);
-			lru_gen_list_del(mg, lv, page);
-			lru_gen_list_add(mg, lv, page, (unsigned)gen, true); /* list_move_tail() */
-			lrugen->protected[hist][type][tier] += 1;
-			mg->stat.sorted_protected++;
-			return true;
-		}
-		goto ineligible;
-	}
-
 	/* protected */
-	if (tier > tier_idx || refs + workingset == (1 << LRU_REFS_WIDTH) + 1) {
-		if (mg->cl) /* folio_inc_gen(): the sizes of both generations */
+	if (tier > tier_idx || folio_lru_refs_full(mg, refs, workingset)) {
+		/* [6.12] mm/vmscan.c:4336-4345: to the tail, and every one counted in
+		 * 6.12's protected[tier - 1] (kept at [tier], see mglru.h); the S002
+		 * cache-line model is of [7.2]'s accesses only */
+		bool tail = mg->caps.sort_protects_to_tail;
+
+		if (mg->cl && !tail) /* folio_inc_gen(): the sizes of both generations */
 			mglru_cl(mg, lv, CL_SORT, LGF_NR_PAGES, lrugen_gen_idx((unsigned)gen, type),
 				 true);
 		gen = folio_inc_gen(mg, lv, page, false);
-		if (mg->cl) {
+		if (mg->cl && !tail) {
 			mglru_cl(mg, lv, CL_SORT, LGF_NR_PAGES, lrugen_gen_idx((unsigned)gen, type),
 				 true);
 			mglru_cl(mg, lv, CL_SORT, LGF_FOLIOS, lrugen_gen_idx((unsigned)gen, type),
 				 true);
 		}
+		/* list_move(); [6.12] list_move_tail() */
 		lru_gen_list_del(mg, lv, page);
-		lru_gen_list_add(mg, lv, page, (unsigned)gen, false);
+		lru_gen_list_add(mg, lv, page, (unsigned)gen, tail);
 
 		/* don't count the workingset being lazily promoted */
-		if (refs + workingset != (1 << LRU_REFS_WIDTH) + 1) {
+		if (tail || !folio_lru_refs_full(mg, refs, workingset)) {
 			unsigned hist = lru_hist_from_seq(mg, lrugen->min_seq[type]);
 
 			lrugen->protected[hist][type][tier] += 1;
-			mglru_cl(mg, lv, CL_SORT, LGF_PROTECTED,
-				 (unsigned)(type * MAX_NR_TIERS + tier), true);
+			if (!tail)
+				mglru_cl(mg, lv, CL_SORT, LGF_PROTECTED,
+					 (unsigned)(type * MAX_NR_TIERS + tier), true);
 		}
 		mg->stat.sorted_protected++;
 		return true;
 	}
 
-ineligible:
+	/* ineligible */
 	if (zone > sc->reclaim_idx) {
 		gen = folio_inc_gen(mg, lv, page, false);
 		lru_gen_list_del(mg, lv, page);
@@ -424,7 +412,7 @@ ineligible:
 	 * folio lock. (The sc->nr.file_taken / unqueued_dirty counts before it came in
 	 * 6.12.104, after 6.12.95, and feed only the flusher wake-up, the engine's.)
 	 */
-	if (mg->kernel == KERNEL_6_12_95 &&
+	if (mg->caps.sort_waits_writeback &&
 	    (folio_test(f, MR_PG_WRITEBACK) ||
 	     (type == LRU_GEN_FILE && folio_test(f, MR_PG_DIRTY)))) {
 		gen = folio_inc_gen(mg, lv, page, true);
@@ -452,9 +440,9 @@ static bool isolate_folio(struct mglru *mg, struct lruvec *lv, uint32_t page,
 	/* [6.12] mm/vmscan.c:4362: swap constrained. [6.12.95] (6.12.113 vmscan.c:4386)
 	 * refused every dirty folio; the 6.12.114 backports let dirty file folios through.
 	 * That cannot show here: [6.12.95]'s sort_folio() keeps dirty file folios back. */
-	if (kernel_612(mg) && !sc->gfp_io &&
+	if (mg->caps.isolate_swap_constrained && !sc->gfp_io &&
 	    ((folio_test(f, MR_PG_DIRTY) &&
-	      (!folio_is_file_lru(f) || mg->kernel == KERNEL_6_12_95)) ||
+	      (!folio_is_file_lru(f) || mg->caps.isolate_refuses_dirty_file)) ||
 	     (folio_test_anon(f) && !folio_test(f, MR_PG_SWAPCACHE))))
 		return false;
 
@@ -462,20 +450,17 @@ static bool isolate_folio(struct mglru *mg, struct lruvec *lv, uint32_t page,
 
 	/* see the comment on LRU_REFS_FLAGS; [6.12] mm/vmscan.c:4376
 	 * folio_clear_lru_refs() also clears PG_workingset (6.12's LRU_REFS_FLAGS) */
-	if (!folio_test(f, MR_PG_REFERENCED)) {
-		mg->pages[page].refs = 0;
-		if (kernel_612(mg))
-			f->flags &= ~MR_PG_WORKINGSET;
-	}
+	if (!folio_test(f, MR_PG_REFERENCED))
+		folio_clear_lru_refs(mg, page);
 
 	/* [6.12] mm/vmscan.c:4379: for shrink_folio_list(); [6.12.95] (6.12.113
 	 * vmscan.c:4406) also cleared PG_reclaim there, so one left from before (e.g.
 	 * by sort_folio()'s writeback rule) never reached shrink_folio_list() or the
 	 * PG_reclaim rule of evict_folios(); "mm/mglru: use the common routine for
 	 * dirty/writeback reactivation" dropped the clearing */
-	if (kernel_612(mg))
+	if (mg->caps.isolate_clears_referenced)
 		f->flags &= ~MR_PG_REFERENCED;
-	if (mg->kernel == KERNEL_6_12_95)
+	if (mg->caps.isolate_clears_reclaim)
 		f->flags &= ~MR_PG_RECLAIM;
 
 	success = lru_gen_del_folio(mg, lv, page, true);
@@ -492,7 +477,7 @@ static bool isolate_folio(struct mglru *mg, struct lruvec *lv, uint32_t page,
 static void count_scan_steal(struct mglru *mg, const struct lruvec *lv,
 			     const struct mr_scan_control *sc, unsigned base, int type, int64_t n)
 {
-	if (kernel_612(mg)) {
+	if (mg->caps.reclaim_vm_events) {
 		count_reclaim_events(mg->m, lv->id, sc, base, type, (uint64_t)n);
 		return;
 	}
@@ -503,7 +488,7 @@ static void count_scan_steal(struct mglru *mg, const struct lruvec *lv,
 static void count_pgrefill(struct mglru *mg, const struct lruvec *lv,
 			   const struct mr_scan_control *sc, int64_t n)
 {
-	if (kernel_612(mg))
+	if (mg->caps.reclaim_vm_events)
 		count_reclaimer_events(mg->m, lv->id, sc, MR_VM_PGREFILL, (uint64_t)n);
 	else
 		mglru_count(mg, lv, MR_VM_PGREFILL, n);
@@ -528,7 +513,7 @@ static uint64_t scan_folios(struct mglru *mg, uint64_t nr_to_scan, struct lruvec
 
 	/* [6.12] mm/vmscan.c:4399: evict_folios() has no nr_to_scan, the budget is
 	 * MAX_LRU_BATCH */
-	if (kernel_612(mg))
+	if (mg->caps.scan_max_batch)
 		remaining = MAX_LRU_BATCH;
 
 	MR_WARN_ON_ONCE(list->n);
@@ -589,53 +574,8 @@ static uint64_t scan_folios(struct mglru *mg, uint64_t nr_to_scan, struct lruvec
 	count_pgrefill(mg, lv, sc, (int64_t)sorted);
 	(void)skipped;
 	/* [6.12] mm/vmscan.c:4469: 0 unless something was isolated or the budget ran out */
-	if (kernel_612(mg))
+	if (mg->caps.scan_zero_unless_isolated)
 		return isolated || !remaining ? scanned : 0;
-	return scanned;
-}
-
-/*
- * [6.12] mm/vmscan.c:4520 isolate_folios(): the obvious type first (file at swappiness
- * 0 or 1 or without __GFP_IO, anon if its min_seq is older or at MAX_SWAPPINESS), else
- * get_type_to_scan(); flip to the other type when scan_folios() returns 0.
- * try_to_inc_min_seq() runs after it, in evict_folios().
- */
-static uint64_t isolate_folios_612(struct mglru *mg, struct lruvec *lv,
-				   const struct mr_scan_control *sc, int swappiness,
-				   int *type_scanned, struct mr_folio_list *list)
-{
-	int i, type;
-	int tier = -1;
-	uint64_t scanned = 0;
-	const uint64_t *min_seq = lv->lrugen.min_seq;
-
-	if (!swappiness)
-		type = LRU_GEN_FILE;
-	else if (min_seq[LRU_GEN_ANON] < min_seq[LRU_GEN_FILE])
-		type = LRU_GEN_ANON;
-	else if (swappiness == 1)
-		type = LRU_GEN_FILE;
-	else if (swappiness >= MAX_SWAPPINESS)
-		type = LRU_GEN_ANON;
-	else if (!sc->gfp_io)
-		type = LRU_GEN_FILE;
-	else
-		type = get_type_to_scan_612(mg, lv, swappiness, &tier);
-
-	for (i = !swappiness; i < ANON_AND_FILE; i++) {
-		if (tier < 0)
-			tier = get_tier_idx(mg, lv, type);
-
-		scanned = scan_folios(mg, MAX_LRU_BATCH, lv, sc, type, tier, list);
-		if (scanned)
-			break;
-
-		type = !type;
-		tier = -1;
-	}
-
-	*type_scanned = type;
-
 	return scanned;
 }
 
@@ -646,20 +586,47 @@ static uint64_t isolate_folios_612(struct mglru *mg, struct lruvec *lv,
  * none, in which case [7.2] does not flip to the other type ([7.0] did, since its
  * scan_folios() returned 0 then). Only a type with nothing to look at (empty oldest
  * generation, or MIN_NR_GENS generations) passes to the other.
+ * caps.min_seq_after_isolation: no try_to_inc_min_seq() here, only in evict_folios().
+ * caps.type_by_first_tier ([6.12] mm/vmscan.c:4520): the obvious type first -- file
+ * at swappiness 0 or 1 or without __GFP_IO, anon if its min_seq is older or at
+ * MAX_SWAPPINESS -- else get_type_to_scan(), which also gives the tier of the first type.
  */
 static uint64_t isolate_folios(struct mglru *mg, uint64_t nr_to_scan, struct lruvec *lv,
 			       const struct mr_scan_control *sc, int swappiness,
 			       int *type_scanned, struct mr_folio_list *list)
 {
 	int i;
-	int type;
+	int type = -1, tier = -1;
+	const uint64_t *min_seq = lv->lrugen.min_seq;
 
-	try_to_inc_min_seq(mg, lv, swappiness);
-	type = get_type_to_scan(mg, lv, swappiness);
+	if (!mg->caps.min_seq_after_isolation)
+		try_to_inc_min_seq(mg, lv, swappiness);
 
-	for (i = min_type(swappiness); i <= max_type(swappiness); i++) {
+	/*
+	 * [6.12] Try to make the obvious choice first, and if anon and file are both
+	 * available from the same generation, interpret swappiness 1 as file first and
+	 * 200 as anon first.
+	 */
+	if (mg->caps.type_by_first_tier) {
+		if (!swappiness)
+			type = LRU_GEN_FILE;
+		else if (min_seq[LRU_GEN_ANON] < min_seq[LRU_GEN_FILE])
+			type = LRU_GEN_ANON;
+		else if (swappiness == 1)
+			type = LRU_GEN_FILE;
+		else if (swappiness >= MAX_SWAPPINESS)
+			type = LRU_GEN_ANON;
+		else if (!sc->gfp_io)
+			type = LRU_GEN_FILE;
+	}
+	if (type < 0)
+		type = get_type_to_scan(mg, lv, swappiness, &tier);
+
+	for (i = min_type(swappiness); i <= max_evictable_type(mg, swappiness); i++) {
 		uint64_t scanned;
-		int tier = get_tier_idx(mg, lv, type);
+
+		if (tier < 0)
+			tier = get_tier_idx(mg, lv, type);
 
 		*type_scanned = type;
 
@@ -668,6 +635,7 @@ static uint64_t isolate_folios(struct mglru *mg, uint64_t nr_to_scan, struct lru
 			return scanned;
 
 		type = !type;
+		tier = -1;
 	}
 
 	return 0;
@@ -695,28 +663,20 @@ uint64_t evict_folios(struct mglru *mg, uint64_t nr_to_scan, struct lruvec *lv,
 
 	mg->stat.evict_calls++;
 
-	if (kernel_612(mg)) {
-		/* [6.12] mm/vmscan.c:4585-4590 */
-		scanned = isolate_folios_612(mg, lv, sc, swappiness, &type, &list);
-		scanned += try_to_inc_min_seq(mg, lv, swappiness);
-		if (get_nr_gens(lv, !swappiness) == MIN_NR_GENS)
-			scanned = 0;
-	} else {
-		scanned = isolate_folios(mg, nr_to_scan, lv, sc, swappiness, &type, &list);
+	scanned = isolate_folios(mg, nr_to_scan, lv, sc, swappiness, &type, &list);
 
-		scanned += try_to_inc_min_seq(mg, lv, swappiness);
+	scanned += try_to_inc_min_seq(mg, lv, swappiness);
 
-		if (evictable_min_seq(lrugen->min_seq, swappiness) + MIN_NR_GENS > lrugen->max_seq)
-			scanned = 0;
-	}
+	/* [6.12] tests get_nr_gens(lruvec, !swappiness) == MIN_NR_GENS: the same, as
+	 * its min_seq[!swappiness] is evictable_min_seq() (caps.min_seq_coupled) */
+	if (evictable_min_seq(lrugen->min_seq, swappiness) + MIN_NR_GENS > lrugen->max_seq)
+		scanned = 0;
 
 	if (!list.n)
 		return scanned;
 	isolated = list.n;
 retry:
-	reclaimed = mr_shrink_folio_list(mg->p, &list, sc,
-					 kernel_612(mg) ? &mglru_shrink_hooks_612 :
-					 &mglru_shrink_hooks, &stat);
+	reclaimed = mr_shrink_folio_list(mg->p, &list, sc, &mg->shrink_hooks, &stat);
 	sc->nr_reclaimed += reclaimed;
 	reclaimed_total += reclaimed;
 
@@ -734,42 +694,30 @@ retry:
 			continue;
 		}
 
-		if (kernel_612(mg)) {
-			/* [6.12] mm/vmscan.c:4608-4627 */
-			if (folio_test(f, MR_PG_RECLAIM) &&
-			    folio_test(f, MR_PG_DIRTY | MR_PG_WRITEBACK)) {
-				/* restore LRU_REFS_FLAGS cleared by isolate_folio() */
-				if (folio_test(f, MR_PG_WORKINGSET))
-					f->flags |= MR_PG_REFERENCED;
-			} else if (skip_retry || f->mapcount ||
-				   folio_test(f, MR_PG_ACTIVE | MR_PG_REFERENCED | MR_PG_DIRTY |
-						 MR_PG_WRITEBACK)) {
-				/* don't add rejected folios to the oldest generation:
-				 * LRU_REFS_MASK | LRU_REFS_FLAGS cleared, PG_active set, so
-				 * lru_gen_add_folio() puts it in max_seq */
-				folio_set_lru_refs_flags(mg, page, false, 0);
-				f->flags &= ~MR_PG_WORKINGSET;
-				f->flags |= MR_PG_ACTIVE;
-				mg->stat.rejected++;
-			} else {
-				/* retry folios that may have missed folio_rotate_reclaimable() */
-				clean.pages[clean.n++] = page;
-				continue;
-			}
+		/* [6.12] mm/vmscan.c:4609-4615: its flags stay for lru_gen_add_folio()
+		 * (max_seq - 1); restore LRU_REFS_FLAGS cleared by isolate_folio() */
+		if (mg->caps.reject_to_max_seq && folio_test(f, MR_PG_RECLAIM) &&
+		    folio_test(f, MR_PG_DIRTY | MR_PG_WRITEBACK)) {
+			if (folio_test(f, MR_PG_WORKINGSET))
+				f->flags |= MR_PG_REFERENCED;
 			list.pages[kept++] = page;
 			continue;
 		}
 
-		/* retry folios that may have missed folio_rotate_reclaimable() */
+		/* retry folios that may have missed folio_rotate_reclaimable() ([6.12]:
+		 * nor referenced ones) */
 		if (!skip_retry && !folio_test(f, MR_PG_ACTIVE) && !f->mapcount &&
-		    !folio_test(f, MR_PG_DIRTY | MR_PG_WRITEBACK)) {
+		    !folio_test(f, MR_PG_DIRTY | MR_PG_WRITEBACK) &&
+		    !(mg->caps.reject_to_max_seq && folio_test(f, MR_PG_REFERENCED))) {
 			clean.pages[clean.n++] = page;
 			continue;
 		}
 
-		/* don't add rejected folios to the oldest generation */
-		if (lru_gen_folio_seq(mg, lv, page, false) == lrugen->min_seq[type]) {
-			folio_set_lru_refs_flags(mg, page, false, 0);
+		/* don't add rejected folios to the oldest generation ([6.12] 4617-4624:
+		 * none of them, PG_active puts each in max_seq) */
+		if (mg->caps.reject_to_max_seq ||
+		    lru_gen_folio_seq(mg, lv, page, false) == lrugen->min_seq[type]) {
+			folio_clear_lru_refs(mg, page);
 			f->flags |= MR_PG_ACTIVE;
 			mg->stat.rejected++;
 			/* model invariant (S003 R1): the rule must not put it back there */
@@ -805,7 +753,7 @@ retry:
 	}
 
 	/* [6.12] evict_folios() counts no pgrotate_* */
-	if (!kernel_612(mg))
+	if (!mg->caps.reclaim_vm_events)
 		mglru_count(mg, lv, MR_VM_PGROTATE_ANON + type,
 			    (int64_t)(isolated - reclaimed_total));
 	return scanned;
@@ -813,25 +761,32 @@ retry:
 
 /* ---- the reclaim loop ---- */
 
-/* The evictable size: the pages of every generation of the evictable types. */
-static uint64_t lruvec_evictable_size(const struct lruvec *lv, int swappiness)
+/* The pages of generation seq of type (nr_pages can be transiently negative). */
+static uint64_t lru_gen_seq_size(const struct lru_gen_folio *lrugen, uint64_t seq, int type)
+{
+	uint64_t size = 0;
+	int zone;
+
+	for (zone = 0; zone < MAX_NR_ZONES; zone++) {
+		int64_t n = lrugen->nr_pages[lru_gen_from_seq(seq)][type][zone];
+
+		size += n > 0 ? (uint64_t)n : 0;
+	}
+	return size;
+}
+
+/* The evictable size: the pages of every generation of the types first..last. */
+static uint64_t lruvec_evictable_size(const struct lruvec *lv, int first, int last)
 {
 	const struct lru_gen_folio *lrugen = &lv->lrugen;
 	uint64_t total = 0;
-	int type, zone;
+	int type;
 
-	for (type = min_type(swappiness); type <= max_type(swappiness); type++) {
+	for (type = first; type <= last; type++) {
 		uint64_t seq;
 
-		for (seq = lrugen->min_seq[type]; seq <= lrugen->max_seq; seq++) {
-			unsigned gen = lru_gen_from_seq(seq);
-
-			for (zone = 0; zone < MAX_NR_ZONES; zone++) {
-				int64_t n = lrugen->nr_pages[gen][type][zone];
-
-				total += n > 0 ? (uint64_t)n : 0;
-			}
-		}
+		for (seq = lrugen->min_seq[type]; seq <= lrugen->max_seq; seq++)
+			total += lru_gen_seq_size(lrugen, seq, type);
 	}
 	return total;
 }
@@ -839,64 +794,43 @@ static uint64_t lruvec_evictable_size(const struct lruvec *lv, int swappiness)
 /*
  * mm/vmscan.c:should_run_aging() [7.2] (T): aging is required when evictable_min_seq
  * + MIN_NR_GENS > max_seq (eviction would report nothing), and chosen below
- * DEF_PRIORITY when only three generations are left.
+ * DEF_PRIORITY when only three generations are left. caps.aging_by_distribution ([6.12]
+ * mm/vmscan.c:4661): with three generations it is chosen when max_seq holds more than
+ * 1/MIN_NR_GENS of the evictable pages or max_seq - MIN_NR_GENS less than
+ * 1/(MIN_NR_GENS + 2), at any priority (get_nr_to_scan() does not age at DEF_PRIORITY).
+ * ([6.12] counts the generations from min_seq[!can_swap], which is evictable_min_seq()
+ * there: caps.min_seq_coupled.)
  */
-static bool should_run_aging(const struct lruvec *lv, uint64_t max_seq,
-			     const struct mr_scan_control *sc, int swappiness)
+static bool should_run_aging(const struct mglru *mg, const struct lruvec *lv,
+			     uint64_t max_seq, const struct mr_scan_control *sc, int swappiness)
 {
-	uint64_t seq = evictable_min_seq(lv->lrugen.min_seq, swappiness);
+	const struct lru_gen_folio *lrugen = &lv->lrugen;
+	uint64_t seq = evictable_min_seq(lrugen->min_seq, swappiness);
+	uint64_t old = 0, young = 0, total = 0;
+	int type;
 
+	/* have to run aging, since eviction is not possible anymore */
 	if (seq + MIN_NR_GENS > max_seq)
 		return true;
-	return sc->priority != DEF_PRIORITY && seq + MIN_NR_GENS == max_seq;
-}
 
-/*
- * mm/vmscan.c:get_nr_to_scan() [7.2] (T): the evictable size >> priority, computed once
- * per try_to_shrink_lruvec(). Out of scope (spec §10): memory.min/low
- * (apply_proportional_protection, mem_cgroup_below_min) and offline memcgs.
- */
-static uint64_t get_nr_to_scan(const struct lruvec *lv, const struct mr_scan_control *sc,
-			       int swappiness)
-{
-	int priority = sc->priority < 0 ? 0 : sc->priority;
+	/* the ideal number of generations is MIN_NR_GENS + 1 */
+	if (seq + MIN_NR_GENS < max_seq)
+		return false;
 
-	return lruvec_evictable_size(lv, swappiness) >> (priority > 63 ? 63 : priority);
-}
+	/* better to run aging even though eviction is still possible */
+	if (!mg->caps.aging_by_distribution)
+		return sc->priority != DEF_PRIORITY;
 
-/*
- * [6.12] mm/vmscan.c:4661 should_run_aging(): *nr_to_scan is the evictable size (types
- * from !can_swap); aging is needed without cold folios (fewer than MIN_NR_GENS + 1
- * generations of the first evictable type), not with more than MIN_NR_GENS + 1, and
- * with exactly MIN_NR_GENS + 1 when max_seq holds more than 1/MIN_NR_GENS of the
- * total or max_seq - MIN_NR_GENS less than 1/(MIN_NR_GENS + 2).
- */
-static bool should_run_aging_612(const struct lruvec *lv, uint64_t max_seq, bool can_swap,
-				 uint64_t *nr_to_scan)
-{
-	int type, zone;
-	uint64_t old = 0, young = 0, total = 0;
-	const struct lru_gen_folio *lrugen = &lv->lrugen;
-	const uint64_t *min_seq = lrugen->min_seq;
-
-	/* whether this lruvec is completely out of cold folios */
-	if (min_seq[!can_swap] + MIN_NR_GENS > max_seq) {
-		*nr_to_scan = 0;
-		return true;
-	}
-
-	for (type = !can_swap; type < ANON_AND_FILE; type++) {
-		uint64_t seq;
-
-		for (seq = min_seq[type]; seq <= max_seq; seq++) {
-			uint64_t size = 0;
-			unsigned gen = lru_gen_from_seq(seq);
-
-			for (zone = 0; zone < MAX_NR_ZONES; zone++) {
-				int64_t n = lrugen->nr_pages[gen][type][zone];
-
-				size += n > 0 ? (uint64_t)n : 0;
-			}
+	/*
+	 * [6.12] It's also ideal to spread pages out evenly, i.e., 1/(MIN_NR_GENS+1)
+	 * of the total number of pages for each generation. A reasonable range for
+	 * this average portion is [1/MIN_NR_GENS, 1/(MIN_NR_GENS+2)]. The aging cares
+	 * about the upper bound of hot pages, while the eviction cares about the lower
+	 * bound of cold pages.
+	 */
+	for (type = min_type(swappiness); type <= max_evictable_type(mg, swappiness); type++) {
+		for (seq = lrugen->min_seq[type]; seq <= max_seq; seq++) {
+			uint64_t size = lru_gen_seq_size(lrugen, seq, type);
 
 			total += size;
 			if (seq == max_seq)
@@ -906,41 +840,35 @@ static bool should_run_aging_612(const struct lruvec *lv, uint64_t max_seq, bool
 		}
 	}
 
-	*nr_to_scan = total;
-
-	if (min_seq[!can_swap] + MIN_NR_GENS < max_seq)
-		return false;
-
-	if (young * MIN_NR_GENS > total)
-		return true;
-	if (old * (MIN_NR_GENS + 2) < total)
-		return true;
-
-	return false;
+	return young * MIN_NR_GENS > total || old * (MIN_NR_GENS + 2) < total;
 }
 
 /*
- * [6.12] mm/vmscan.c:4726 get_nr_to_scan(): the evictable size >> priority, unless
- * should_run_aging() and below DEF_PRIORITY: then age, and return -1 if it made a new
- * generation (stop, rotate the memcg), else 0. Out of scope (spec §10):
- * mem_cgroup_below_min() and offline memcgs.
+ * mm/vmscan.c:get_nr_to_scan() [7.2] (T): the evictable size >> priority, computed once
+ * per try_to_shrink_lruvec(). caps.nr_to_scan_per_batch ([6.12] mm/vmscan.c:4726): asked
+ * before every evict_folios(), it does the aging: when should_run_aging() and below
+ * DEF_PRIORITY, it ages and returns -1 if that made a new generation (stop, rotate the
+ * memcg), else 0; at DEF_PRIORITY, 0 without cold folios. Out of scope
+ * (docs/mglru-model.md): memory.min/low (apply_proportional_protection,
+ * mem_cgroup_below_min) and offline memcgs.
  */
-static int64_t get_nr_to_scan_612(struct mglru *mg, struct lruvec *lv,
-				  const struct mr_scan_control *sc, int swappiness)
+static int64_t get_nr_to_scan(struct mglru *mg, struct lruvec *lv,
+			      const struct mr_scan_control *sc, int swappiness)
 {
-	bool success;
-	uint64_t nr_to_scan;
 	uint64_t max_seq = lv->lrugen.max_seq;
 	int priority = sc->priority < 0 ? 0 : sc->priority > 63 ? 63 : sc->priority;
 
-	success = should_run_aging_612(lv, max_seq, swappiness != 0, &nr_to_scan);
+	if (mg->caps.nr_to_scan_per_batch && should_run_aging(mg, lv, max_seq, sc, swappiness)) {
+		/* stop scanning this lruvec as it's low on cold folios */
+		if (sc->priority != DEF_PRIORITY)
+			return try_to_inc_max_seq(mg, lv, max_seq, swappiness, false) ? -1 : 0;
+		/* try to get away with not aging at the default priority */
+		if (evictable_min_seq(lv->lrugen.min_seq, swappiness) + MIN_NR_GENS > max_seq)
+			return 0;
+	}
 
-	/* try to get away with not aging at the default priority */
-	if (!success || sc->priority == DEF_PRIORITY)
-		return (int64_t)(nr_to_scan >> priority);
-
-	/* stop scanning this lruvec as it's low on cold folios */
-	return try_to_inc_max_seq(mg, lv, max_seq, swappiness, false) ? -1 : 0;
+	return (int64_t)(lruvec_evictable_size(lv, min_type(swappiness),
+					       max_evictable_type(mg, swappiness)) >> priority);
 }
 
 /* mm/vmscan.c:root_reclaim(): not memcg (limit or proactive memcg) reclaim */
@@ -970,25 +898,41 @@ static bool should_abort_scan(struct mglru *mg, const struct mr_scan_control *sc
 }
 
 /*
- * [6.12] mm/vmscan.c:4781 try_to_shrink_lruvec(): get_nr_to_scan() before every
- * evict_folios() (which takes no budget), stopping when it is <= 0 (after aging), when
- * eviction makes no progress, once the pages scanned reach it, or should_abort_scan().
- * The flusher wake-up is the engine's business. Returns whether to rotate the memcg.
+ * mm/vmscan.c:try_to_shrink_lruvec() [7.2] (T): nr_to_scan = evictable >> priority once;
+ * then per step: age if should_run_aging() (root reclaim stops right after aging, to go
+ * on to the next memcg; memcg reclaim goes on evicting), evict at most MIN_LRU_BATCH
+ * pages' worth (evict_folios(min(nr_to_scan, MIN_LRU_BATCH))), until nr_to_scan is used
+ * up, eviction makes no progress, or should_abort_scan(). caps.nr_to_scan_per_batch
+ * ([6.12] mm/vmscan.c:4781): get_nr_to_scan() again before every step, which does the
+ * aging and stops the loop then; the pages scanned end it when they reach its latest
+ * answer. The flusher wake-up is the engine's business. Returns whether the kernel
+ * would rotate this memcg (the memcg LRU is out of scope).
  */
-static bool try_to_shrink_lruvec_612(struct mglru *mg, struct lruvec *lv,
-				     struct mr_scan_control *sc, int swappiness)
+static bool try_to_shrink_lruvec(struct mglru *mg, struct lruvec *lv,
+				 struct mr_scan_control *sc)
 {
-	int64_t nr_to_scan;
+	bool need_rotate = false;
+	int swappiness = get_swappiness(mg, lv, sc);
+	int64_t nr_to_scan = get_nr_to_scan(mg, lv, sc, swappiness);
 	uint64_t scanned = 0;
 
-	while (true) {
+	while (nr_to_scan > 0) {
 		uint64_t delta;
+		uint64_t max_seq = lv->lrugen.max_seq;
+		/* [6.12] may have a new nr_to_scan below scanned: one more step */
+		uint64_t left = (uint64_t)nr_to_scan > scanned ? (uint64_t)nr_to_scan - scanned : 0;
 
-		nr_to_scan = get_nr_to_scan_612(mg, lv, sc, swappiness);
-		if (nr_to_scan <= 0)
-			break;
+		if (!mg->caps.nr_to_scan_per_batch &&
+		    should_run_aging(mg, lv, max_seq, sc, swappiness)) {
+			if (try_to_inc_max_seq(mg, lv, max_seq, swappiness, false))
+				need_rotate = true;
+			if (root_reclaim(sc))
+				break;
+		}
 
-		delta = evict_folios(mg, MAX_LRU_BATCH, lv, sc, swappiness);
+		/* ([6.12]'s evict_folios() takes no budget: caps.scan_max_batch) */
+		delta = evict_folios(mg, left < MIN_LRU_BATCH ? left : MIN_LRU_BATCH, lv, sc,
+				     swappiness);
 		if (!delta)
 			break;
 
@@ -998,54 +942,13 @@ static bool try_to_shrink_lruvec_612(struct mglru *mg, struct lruvec *lv,
 
 		if (should_abort_scan(mg, sc))
 			break;
+
+		if (mg->caps.nr_to_scan_per_batch)
+			nr_to_scan = get_nr_to_scan(mg, lv, sc, swappiness);
 	}
 
-	return nr_to_scan < 0;
-}
-
-/*
- * mm/vmscan.c:try_to_shrink_lruvec() [7.2] (T): nr_to_scan = evictable >> priority once;
- * then per step: age if should_run_aging() (root reclaim stops right after aging, to go
- * on to the next memcg; memcg reclaim goes on evicting), evict at most MIN_LRU_BATCH
- * pages' worth (evict_folios(min(nr_to_scan, MIN_LRU_BATCH))), until nr_to_scan is used
- * up, eviction makes no progress, or should_abort_scan(). Returns whether the kernel
- * would rotate this memcg (the memcg LRU is out of scope).
- */
-static bool try_to_shrink_lruvec(struct mglru *mg, struct lruvec *lv,
-				 struct mr_scan_control *sc)
-{
-	bool need_rotate = false;
-	int swappiness = get_swappiness(mg, lv, sc);
-	uint64_t nr_to_scan;
-
-	if (kernel_612(mg))
-		return try_to_shrink_lruvec_612(mg, lv, sc, swappiness);
-
-	nr_to_scan = get_nr_to_scan(lv, sc, swappiness);
-
-	while (nr_to_scan > 0) {
-		uint64_t delta;
-		uint64_t max_seq = lv->lrugen.max_seq;
-
-		if (should_run_aging(lv, max_seq, sc, swappiness)) {
-			if (try_to_inc_max_seq(mg, lv, max_seq, swappiness, false))
-				need_rotate = true;
-			if (root_reclaim(sc))
-				break;
-		}
-
-		delta = evict_folios(mg, nr_to_scan < MIN_LRU_BATCH ? nr_to_scan : MIN_LRU_BATCH,
-				     lv, sc, swappiness);
-		if (!delta)
-			break;
-
-		nr_to_scan -= delta < nr_to_scan ? delta : nr_to_scan;
-
-		if (should_abort_scan(mg, sc))
-			break;
-	}
-
-	return need_rotate;
+	/* [6.12]: get_nr_to_scan() made a new generation */
+	return need_rotate || nr_to_scan < 0;
 }
 
 /* mm/vmscan.c:lruvec_is_sizable() */
@@ -1055,7 +958,8 @@ static bool lruvec_is_sizable(struct mglru *mg, struct lruvec *lv, const struct 
 	int priority = sc->priority < 0 ? 0 : sc->priority;
 
 	/* whether the size is big enough to be helpful (memcgs are online here) */
-	return (lruvec_evictable_size(lv, swappiness) >> (priority > 63 ? 63 : priority)) != 0;
+	return (lruvec_evictable_size(lv, min_type(swappiness), max_type(swappiness)) >>
+		(priority > 63 ? 63 : priority)) != 0;
 }
 
 /* mm/vmscan.c:lruvec_is_reclaimable(): the evictable oldest generation is older than

@@ -274,6 +274,7 @@ static void test_pid(void)
 	struct ctrl_pos sp, pv;
 	struct env e;
 	struct lru_gen_folio *g;
+	int tier_idx; /* get_type_to_scan() gives one only with caps.type_by_first_tier */
 
 	/* pv.refaulted < MIN_LRU_BATCH: positive whatever the rates */
 	sp = (struct ctrl_pos){ .refaulted = 10, .total = 1000, .gain = 2 };
@@ -304,11 +305,11 @@ static void test_pid(void)
 	/* fresh state: no tier is protected */
 	CHECK_EQ_U64(get_tier_idx(e.mg, e.lv, FILE_T), 3);
 	CHECK_EQ_U64(get_tier_idx(e.mg, e.lv, ANON_T), 3);
-	CHECK_EQ_U64(get_type_to_scan(e.mg, e.lv, 60), FILE_T);
-	CHECK_EQ_U64(get_type_to_scan(e.mg, e.lv, 1), FILE_T);
-	CHECK_EQ_U64(get_type_to_scan(e.mg, e.lv, 0), FILE_T);
-	CHECK_EQ_U64(get_type_to_scan(e.mg, e.lv, 200), ANON_T);
-	CHECK_EQ_U64(get_type_to_scan(e.mg, e.lv, 201), ANON_T);
+	CHECK_EQ_U64(get_type_to_scan(e.mg, e.lv, 60, &tier_idx), FILE_T);
+	CHECK_EQ_U64(get_type_to_scan(e.mg, e.lv, 1, &tier_idx), FILE_T);
+	CHECK_EQ_U64(get_type_to_scan(e.mg, e.lv, 0, &tier_idx), FILE_T);
+	CHECK_EQ_U64(get_type_to_scan(e.mg, e.lv, 200, &tier_idx), ANON_T);
+	CHECK_EQ_U64(get_type_to_scan(e.mg, e.lv, 201, &tier_idx), ANON_T);
 
 	/* tier 0 of file: 10 refaults in 1000; tier 1: 100 in 100 -> protect from tier 1 */
 	g->evicted[0][FILE_T][0] = 1000;
@@ -335,11 +336,11 @@ static void test_pid(void)
 	/* anon has many refaults per total, file few: at swappiness 60 scan file */
 	g->evicted[0][ANON_T][0] = 100;
 	g->refaulted[0][ANON_T][0] = 90;
-	CHECK_EQ_U64(get_type_to_scan(e.mg, e.lv, 60), FILE_T);
+	CHECK_EQ_U64(get_type_to_scan(e.mg, e.lv, 60, &tier_idx), FILE_T);
 	/* ... and the other way around: scan anon */
 	g->refaulted[0][ANON_T][0] = 0;
 	g->refaulted[0][FILE_T][0] = 1000;
-	CHECK_EQ_U64(get_type_to_scan(e.mg, e.lv, 60), ANON_T);
+	CHECK_EQ_U64(get_type_to_scan(e.mg, e.lv, 60, &tier_idx), ANON_T);
 
 	/* reset_ctrl_pos(carryover) with one history slot: averages halve, slot clears */
 	reset_ctrl_pos(e.mg, e.lv, FILE_T, true);
@@ -400,23 +401,23 @@ static void test_shadow(void)
 	/* |max_seq - seq| = 3 is recent, 4 is not; abs_diff works both ways */
 	CHECK_EQ_U64(mglru_set_seqs(e.p, 0, 13, 10, 10), 0);
 	shadow = pack_shadow(0, 0, 10ull << LRU_REFS_WIDTH, false);
-	CHECK(lru_gen_test_recent(e.mg, shadow, &lv, &token, &ws));
+	CHECK(lru_gen_test_recent(e.mg, shadow, FILE_T, &lv, &token, &ws));
 	CHECK(lv == e.lv);
 	shadow = pack_shadow(0, 0, 9ull << LRU_REFS_WIDTH, false);
-	CHECK(!lru_gen_test_recent(e.mg, shadow, &lv, &token, &ws));
+	CHECK(!lru_gen_test_recent(e.mg, shadow, FILE_T, &lv, &token, &ws));
 	shadow = pack_shadow(0, 0, 16ull << LRU_REFS_WIDTH, false);
-	CHECK(lru_gen_test_recent(e.mg, shadow, &lv, &token, &ws));
+	CHECK(lru_gen_test_recent(e.mg, shadow, FILE_T, &lv, &token, &ws));
 	shadow = pack_shadow(0, 0, 17ull << LRU_REFS_WIDTH, false);
-	CHECK(!lru_gen_test_recent(e.mg, shadow, &lv, &token, &ws));
+	CHECK(!lru_gen_test_recent(e.mg, shadow, FILE_T, &lv, &token, &ws));
 	/* the comparison is in the bits the token keeps (EVICTION_MASK >> 2: 34 bits) */
 	CHECK_EQ_U64(mglru_set_seqs(e.p, 0, (1ull << 34) + 13, (1ull << 34) + 10,
 				    (1ull << 34) + 10), 0);
 	shadow = pack_shadow(0, 0, ((1ull << 34) + 10) << LRU_REFS_WIDTH, false);
-	CHECK(lru_gen_test_recent(e.mg, shadow, &lv, &token, &ws));
+	CHECK(lru_gen_test_recent(e.mg, shadow, FILE_T, &lv, &token, &ws));
 	CHECK_EQ_U64(token >> LRU_REFS_WIDTH, 10);
 	/* another machine's lruvec */
 	shadow = pack_shadow(1, 0, 10ull << LRU_REFS_WIDTH, false);
-	CHECK(!lru_gen_test_recent(e.mg, shadow, &lv, &token, &ws));
+	CHECK(!lru_gen_test_recent(e.mg, shadow, FILE_T, &lv, &token, &ws));
 	CHECK(lv == NULL);
 
 	/* the token: min_seq << 2 | max(refs - 1, 0); evicted[] counts the tier */
@@ -749,11 +750,11 @@ static void test_scenario_6(void)
 	pm_folio(e.pm, 0, PM_FILE, 0, 0);
 	e.p->ops->folio_add(e.p, 0, MR_ADD_IN_FAULT);
 	CHECK_EQ_U64(folio_lru_refs(e.mg, 0), 1); /* Mode A: PG_referenced from the fault */
-	CHECK_EQ_U64(lru_tier_from_refs(folio_lru_refs(e.mg, 0), false), 0);
+	CHECK_EQ_U64(lru_tier_from_refs(e.mg, folio_lru_refs(e.mg, 0), false), 0);
 	for (k = 1; k <= 4; k++) {
 		e.p->ops->mark_accessed(e.p, 0);
 		if (k == 1) /* tier A = 1 */
-			CHECK_EQ_U64(lru_tier_from_refs(folio_lru_refs(e.mg, 0),
+			CHECK_EQ_U64(lru_tier_from_refs(e.mg, folio_lru_refs(e.mg, 0),
 							has(&e, 0, MR_PG_WORKINGSET)), 1);
 		if (k == 3) { /* counter full, not yet workingset */
 			CHECK_EQ_U64(folio_lru_refs(e.mg, 0), 4);
@@ -932,11 +933,11 @@ static void test_kernel_612_tiers(void)
 	place(&e, Z, PM_FILE, 0); /* tail: scanned first */
 	folio(&e, F)->flags |= MR_PG_REFERENCED | MR_PG_WORKINGSET;
 	e.mg->pages[F].refs = LRU_REFS_MAX;
-	CHECK_EQ_U64(folio_lru_refs_612(e.mg, F), 4);
-	CHECK_EQ_U64(lru_tier_from_refs_612(4), 3);
-	CHECK_EQ_U64(lru_tier_from_refs_612(3), 2);
-	CHECK_EQ_U64(lru_tier_from_refs_612(1), 1);
-	CHECK_EQ_U64(lru_tier_from_refs_612(0), 0);
+	CHECK_EQ_U64(folio_lru_refs(e.mg, F), 4);
+	CHECK_EQ_U64(lru_tier_from_refs(e.mg, 4, false), 3);
+	CHECK_EQ_U64(lru_tier_from_refs(e.mg, 3, false), 2);
+	CHECK_EQ_U64(lru_tier_from_refs(e.mg, 1, false), 1);
+	CHECK_EQ_U64(lru_tier_from_refs(e.mg, 0, false), 0);
 
 	evict_once(&e, 64, 0);
 	CHECK_EQ_U64(folio_lru_gen(e.mg, F), 1);
@@ -977,7 +978,8 @@ static void test_kernel_612_active_add_keeps_refs(void)
 		CHECK(!has(&e, F, MR_PG_ACTIVE));
 		CHECK(has(&e, F, MR_PG_WORKINGSET));
 		CHECK_EQ_U64(mglru_folio_refs(e.p, F), k ? 0 : LRU_REFS_MAX);
-		CHECK_EQ_U64(lru_tier_from_refs_612(folio_lru_refs_612(e.mg, F)), k ? 1 : 3);
+		CHECK_EQ_U64(lru_tier_from_refs(e.mg, folio_lru_refs(e.mg, F),
+						has(&e, F, MR_PG_WORKINGSET)), k ? 1 : 3);
 		env_close(&e);
 	}
 }
@@ -999,12 +1001,12 @@ static void test_kernel_612_inc_refs(void)
 	CHECK(has(&e, F, MR_PG_REFERENCED | MR_PG_WORKINGSET));
 	CHECK(has(&e, F, MR_PG_WORKINGSET));
 	CHECK_EQ_U64(mglru_folio_refs(e.p, F), 0);
-	CHECK_EQ_U64(folio_lru_refs_612(e.mg, F), 1);
+	CHECK_EQ_U64(folio_lru_refs(e.mg, F), 1);
 	for (i = 1; i <= 4; i++) {
 		folio_mark_accessed(e.mg, F);
 		CHECK_EQ_U64(mglru_folio_refs(e.p, F), i < 3 ? i : 3);
 	}
-	CHECK_EQ_U64(folio_lru_refs_612(e.mg, F), 4);
+	CHECK_EQ_U64(folio_lru_refs(e.mg, F), 4);
 	env_close(&e);
 }
 
@@ -1335,7 +1337,7 @@ static void test_s003_scenario_6(int mode)
 	for (k = 1; k <= 5; k++) {
 		e.p->ops->mark_accessed(e.p, 0);
 		if (k == 1) /* tier B/C = 0 */
-			CHECK_EQ_U64(lru_tier_from_refs(folio_lru_refs(e.mg, 0), false), 0);
+			CHECK_EQ_U64(lru_tier_from_refs(e.mg, folio_lru_refs(e.mg, 0), false), 0);
 		if (k == 4) /* not yet fully referenced */
 			CHECK(folio_lru_refs(e.mg, 0) + has(&e, 0, MR_PG_WORKINGSET) < 5);
 	}
