@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * mr_util.h - small shared parsers: sizes and counts as users type them.
+ * mr_util.h - the small helpers every library shares: sizes and counts as users type
+ * them, a bounded string appender, byte figures, and the one monotonic clock.
  */
 #ifndef MR_UTIL_H
 #define MR_UTIL_H
@@ -42,5 +43,14 @@ void mr_big_free(void *p, size_t n);
 
 /* Format bytes as "1.5 MiB" into buf. Returns buf. */
 char *mr_format_bytes(uint64_t bytes, char *buf, int cap);
+
+/* CLOCK_MONOTONIC in nanoseconds: the clock of recordings (perf's use_clockid) and of
+ * every wall time memreplay measures. */
+uint64_t mr_clock_ns(void);
+/* The same clock in seconds, for measured wall times. */
+static inline double mr_clock_s(void)
+{
+	return (double)mr_clock_ns() * 1e-9;
+}
 
 #endif /* MR_UTIL_H */

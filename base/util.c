@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* util.c - parsers for sizes and counts as users type them (see mr_util.h). */
+/* util.c - parsers for sizes and counts as users type them, string and byte
+ * formatting, the monotonic clock (see mr_util.h). */
 #include "mr_util.h"
 
 #include <ctype.h>
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 /* Leading unsigned integer; rejects signs, empty input and overflow. */
 static int parse_uint(const char *s, uint64_t *v, const char **end)
@@ -141,4 +143,12 @@ void mr_strbuf_printf(struct mr_strbuf *sb, const char *fmt, ...)
 	va_end(ap);
 	if (n > 0)
 		sb->len += (size_t)n;
+}
+
+uint64_t mr_clock_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }

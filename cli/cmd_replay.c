@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -54,18 +53,10 @@ struct progress {
 	int phase;
 };
 
-static double mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void on_progress(void *arg, const struct mr_replay_progress *p)
 {
 	struct progress *pr = arg;
-	double now = mono();
+	double now = mr_clock_s();
 
 	if (!pr->on)
 		return;
@@ -510,7 +501,7 @@ int cmd_replay(int argc, char **argv)
 	o.progress = on_progress;
 	o.progress_arg = &pr;
 
-	t0 = mono();
+	t0 = mr_clock_s();
 	rc = mr_replay_create(&o, &r, &err);
 	if (!rc)
 		rc = mr_replay_run(r, &err);
@@ -525,7 +516,7 @@ int cmd_replay(int argc, char **argv)
 	warn_coarse(r);
 	if (!quiet && mr_replay_nextuse_note(r))
 		fprintf(stderr, "memreplay replay: %s\n", mr_replay_nextuse_note(r));
-	print_runs(r, policies, npol, format, timing, mono() - t0, out);
+	print_runs(r, policies, npol, format, timing, mr_clock_s() - t0, out);
 	mr_replay_destroy(r);
 	return 0;
 }

@@ -107,14 +107,6 @@ struct handshake {
 	int ack_fd;	/* parent -> runner: one byte, "timing started, release it" */
 };
 
-static double mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static double tv_s(struct timeval tv)
 {
 	return (double)tv.tv_sec + (double)tv.tv_usec * 1e-6;
@@ -266,7 +258,7 @@ static void run_raw_perf(const struct mr_bench_record_opts *o, char *const *argv
 	struct perf_thread_map *threads = NULL;
 	struct perf_evlist *evlist = NULL;
 	struct perf_evsel *evsel[2] = { NULL, NULL };
-	double cpu0 = ru_cpu(RUSAGE_SELF), t0 = mono();
+	double cpu0 = ru_cpu(RUSAGE_SELF), t0 = mr_clock_s();
 	long psize = sysconf(_SC_PAGESIZE);
 	const char *step = "";
 	int go_fd = -1, rc, exited = 0;
@@ -383,7 +375,7 @@ fail:
 	perf_thread_map__put(threads);
 	perf_cpu_map__put(cpus);
 	res->rec_cpu_s = ru_cpu(RUSAGE_SELF) - cpu0;
-	res->session_s = mono() - t0;
+	res->session_s = mr_clock_s() - t0;
 	res->work_cpu_s = ru_cpu(RUSAGE_CHILDREN);
 }
 
@@ -497,7 +489,7 @@ static void run_perf_tool(const struct mr_bench_record_opts *o, char *const *arg
 				   "exec 3<&-; exec \"$@\"";
 	char *args[64];
 	int pid_p[2] = { -1, -1 }, go_p[2] = { -1, -1 }, na = 0, eof;
-	double cpu_perf = 0, t0 = mono();
+	double cpu_perf = 0, t0 = mr_clock_s();
 	pid_t perf, wpid = 0;
 	siginfo_t si;
 	struct stat sb;
@@ -576,7 +568,7 @@ static void run_perf_tool(const struct mr_bench_record_opts *o, char *const *arg
 	cpu_perf = proc_cpu_s(perf);
 	while (waitpid(perf, &res->status, 0) < 0 && errno == EINTR)
 		;
-	res->session_s = mono() - t0;
+	res->session_s = mr_clock_s() - t0;
 	res->work_cpu_s = ru_cpu(RUSAGE_CHILDREN) - (cpu_perf > 0 ? cpu_perf : 0);
 	res->rec_cpu_s = cpu_perf > 0 ? cpu_perf : 0;
 	if (eof) {
@@ -642,11 +634,11 @@ static void reap_group(pid_t runner)
  * SIGKILL after a grace period. Reaps the runner. */
 static void kill_group(pid_t runner)
 {
-	double until = mono() + 3.0;
+	double until = mr_clock_s() + 3.0;
 	siginfo_t si;
 
 	kill(-runner, SIGTERM);
-	while (mono() < until) {
+	while (mr_clock_s() < until) {
 		memset(&si, 0, sizeof(si));
 		/* WNOWAIT: the runner's zombie keeps the group id ours until reaped. */
 		if (waitid(P_PID, (id_t)runner, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
@@ -732,7 +724,7 @@ static int run_once(const struct mr_bench_record_opts *o, int mode, char *const 
 					  (int)wpid, strerror(errno));
 			goto kill;
 		}
-		t0 = mono();
+		t0 = mr_clock_s();
 		if (write(ack_p[1], "g", 1) != 1) {
 			rc = mr_error_set(err, MR_EIO, "bench record: the runner went away");
 			goto kill;
@@ -743,7 +735,7 @@ static int run_once(const struct mr_bench_record_opts *o, int mode, char *const 
 			if (stopped(o))
 				goto kill;
 			if (poll(&p, 1, 200) > 0) {
-				run->wall_s = mono() - t0;
+				run->wall_s = mr_clock_s() - t0;
 				break;
 			}
 		}

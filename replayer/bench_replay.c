@@ -30,11 +30,11 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "mr_gen.h"
 #include "mr_replay.h"
+#include "mr_util.h"
 #include "rp_int.h"
 
 struct child_result {
@@ -44,14 +44,6 @@ struct child_result {
 	uint64_t events;
 	int nu_computed; /* the next-use times were computed, not reused from the cache */
 };
-
-static double mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void note(const struct mr_bench_replay_opts *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -98,15 +90,15 @@ static int run_case(const char *trace, const char *dir, const char *nucache,
 		struct child_result r = { 0 };
 		struct mr_error e = { 0 };
 		struct mr_replay *rp = NULL;
-		double t0 = mono(), t1;
+		double t0 = mr_clock_s(), t1;
 
 		close(fds[0]);
 		r.rc = mr_replay_create(&ro, &rp, &e);
-		t1 = mono();
+		t1 = mr_clock_s();
 		if (!r.rc)
 			r.rc = mr_replay_run(rp, &e);
 		r.load_s = t1 - t0;
-		r.run_s = mono() - t1;
+		r.run_s = mr_clock_s() - t1;
 		if (!r.rc) {
 			for (size_t i = 0; i < npol; i++) {
 				struct mr_replay_summary s;
@@ -251,7 +243,7 @@ int mr_bench_replay(const struct mr_bench_replay_opts *o, struct mr_bench_replay
 	snprintf(small, sizeof(small), "%s/floor.db", dir);
 	snprintf(nucache, sizeof(nucache), "%s/nextuse-cache", dir);
 	{
-		double t0 = mono();
+		double t0 = mr_clock_s();
 
 		note(o, "generating zipf: %llu accesses over %llu pages into %s ...",
 		     (unsigned long long)events, (unsigned long long)pages, trace);
@@ -259,7 +251,7 @@ int mr_bench_replay(const struct mr_bench_replay_opts *o, struct mr_bench_replay
 		if (!rc)
 			rc = gen_zipf(small, FLOOR_PAGES, events < 2000000 ? events : 2000000, err);
 		if (!rc)
-			note(o, "generated in %.1f s", mono() - t0);
+			note(o, "generated in %.1f s", mr_clock_s() - t0);
 	}
 	for (int pct = 10; !rc && pct <= 50; pct += 40) {
 		uint64_t memory = pages * (uint64_t)pct / 100;
@@ -402,14 +394,14 @@ int mr_bench_memory(struct mr_bench_memory *out, struct mr_error *err)
 		buf[i * (PROBE_LINE / 8)] = buf[j * (PROBE_LINE / 8)];
 		buf[j * (PROBE_LINE / 8)] = t;
 	}
-	t0 = mono();
+	t0 = mr_clock_s();
 	for (uint32_t i = 0; i < PROBE_LOADS; i++)
 		at = buf[at * (PROBE_LINE / 8)];
-	out->dependent_ns = (mono() - t0) * 1e9 / PROBE_LOADS;
-	t0 = mono();
+	out->dependent_ns = (mr_clock_s() - t0) * 1e9 / PROBE_LOADS;
+	t0 = mr_clock_s();
 	for (uint32_t i = 0; i < PROBE_LOADS; i++)
 		sum += buf[(xs64(&x) & mask) * (PROBE_LINE / 8)];
-	out->independent_ns = (mono() - t0) * 1e9 / PROBE_LOADS;
+	out->independent_ns = (mr_clock_s() - t0) * 1e9 / PROBE_LOADS;
 	out->bytes = PROBE_BYTES;
 	mr_big_free(buf, PROBE_BYTES);
 	/* keep the loads: their results feed nothing else */

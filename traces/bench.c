@@ -11,21 +11,13 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "mr_bench.h"
 #include "mr_codec.h"
 #include "mr_gen.h"
 #include "mr_store.h"
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+#include "mr_util.h"
 
 /* Decode every chunk blob of the store from memory, best of 3 rounds. */
 static int bench_decode(struct mr_store *s, struct mr_bench_store_case *c, struct mr_error *err)
@@ -72,7 +64,7 @@ static int bench_decode(struct mr_store *s, struct mr_bench_store_case *c, struc
 	}
 	sqlite3_finalize(st);
 	for (int round = 0; round < 3; round++) {
-		double t0 = now_s(), dt;
+		double t0 = mr_clock_s(), dt;
 
 		total = 0;
 		for (size_t i = 0; i < nb; i++) {
@@ -84,7 +76,7 @@ static int bench_decode(struct mr_store *s, struct mr_bench_store_case *c, struc
 				goto out;
 			total += n;
 		}
-		dt = now_s() - t0;
+		dt = mr_clock_s() - t0;
 		if (dt > 0 && (double)total / dt > best)
 			best = (double)total / dt;
 	}
@@ -105,7 +97,7 @@ static int bench_read(struct mr_store *s, struct mr_bench_store_case *c, struct 
 	struct mr_event buf[4096];
 	uint64_t total = 0;
 	size_t n;
-	double t0 = now_s();
+	double t0 = mr_clock_s();
 	int rc = mr_reader_open(s, NULL, &r, err);
 
 	if (rc)
@@ -117,7 +109,7 @@ static int bench_read(struct mr_store *s, struct mr_bench_store_case *c, struct 
 	else
 		*err = *mr_reader_error(r);
 	mr_reader_close(r);
-	c->read_mevps = (double)total / (now_s() - t0) / 1e6;
+	c->read_mevps = (double)total / (mr_clock_s() - t0) / 1e6;
 	return rc;
 }
 
@@ -180,11 +172,11 @@ static int run_case(const struct mr_bench_store_opts *o, const char *label, cons
 	if (rc)
 		return rc;
 	snprintf(path, sizeof(path), "%s/bench-%s.db", o->dir, gen);
-	t0 = now_s();
+	t0 = mr_clock_s();
 	rc = write_in_child(g, &vals, path, &c->write_peak_rss, err);
 	if (rc)
 		return rc;
-	c->write_s = now_s() - t0;
+	c->write_s = mr_clock_s() - t0;
 	rc = mr_store_open(path, MR_STORE_RDONLY, &s, err);
 	if (rc)
 		return rc;
