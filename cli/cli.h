@@ -3,6 +3,8 @@
 #ifndef MR_CLI_H
 #define MR_CLI_H
 
+#include <stdint.h>
+
 #include "mr_err.h"
 
 struct mr_cmd {
@@ -25,6 +27,15 @@ int cmd_bench_record(int argc, char **argv);
 
 /* Print "memreplay CMD: message" for an error context and return exit status 1. */
 int cli_fail(const char *cmd, const struct mr_error *err);
+/*
+ * The duration argument arg of option opt (mr_parse_duration: a bare number is ns) into
+ * *ns. A value that is not 0 but below min_ns is refused as well, naming the unit: for
+ * options where so short a time cannot be meant, a bare number is seconds or
+ * milliseconds typed without the unit. Returns 0, or prints "memreplay CMD: OPT: why"
+ * and returns exit status 1.
+ */
+int cli_parse_duration(const char *cmd, const char *opt, const char *arg, uint64_t min_ns,
+		       uint64_t *ns);
 /* Print "memreplay CMD: " + formatted message + newline; return exit status 2 (usage). */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 const struct mr_cmd *cli_find(const char *name);

@@ -5,9 +5,7 @@
  * progress line goes to stderr when stderr is a terminal; a "trace too coarse" warning
  * goes to stderr once.
  */
-#include <ctype.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,31 +19,6 @@
 #define MAX_POLICIES 64
 #define MAX_LIMITS 256
 #define MAX_PLUGINS 16
-
-/* "250ms", "2s", "10us", "1500" (ns): a duration in ns. */
-static int parse_duration(const char *s, uint64_t *ns, struct mr_error *err)
-{
-	static const struct {
-		const char *unit;
-		double mul;
-	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "", 1 } };
-	char *end;
-	double v = strtod(s, &end);
-
-	if (end == s || !isfinite(v) || v < 0)
-		return mr_error_set(err, MR_EINVAL, "'%s' is not a duration (e.g. 250ms, 2s, 1500ns)", s);
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (!strcmp(end, units[i].unit)) {
-			double x = v * units[i].mul;
-
-			if (x > 1.8e19)
-				return mr_error_set(err, MR_ERANGE, "duration '%s' is too large", s);
-			*ns = (uint64_t)llround(x);
-			return 0;
-		}
-	}
-	return mr_error_set(err, MR_EINVAL, "'%s': unknown unit '%s' (use ns, us, ms or s)", s, end);
-}
 
 struct progress {
 	int on;
@@ -414,18 +387,20 @@ int cmd_replay(int argc, char **argv)
 			o.script = optarg;
 			break;
 		case O_INTERVAL:
-			if (parse_duration(optarg, &o.interval_ns, &err))
-				return cli_fail("replay", &err);
+			if (cli_parse_duration("replay", "--interval", optarg, 0, &o.interval_ns))
+				return 1;
 			break;
 		case O_SNAP:
-			if (parse_duration(optarg, &o.snapshot_every_ns, &err))
-				return cli_fail("replay", &err);
+			if (cli_parse_duration("replay", "--snapshot-every", optarg, 0,
+					       &o.snapshot_every_ns))
+				return 1;
 			break;
 		case O_WBDELAY:
 			if (!strcmp(optarg, "sync"))
 				o.writeback_delay_ns = MR_WRITEBACK_SYNC;
-			else if (parse_duration(optarg, &o.writeback_delay_ns, &err))
-				return cli_fail("replay", &err);
+			else if (cli_parse_duration("replay", "--writeback-delay", optarg, 0,
+						    &o.writeback_delay_ns))
+				return 1;
 			break;
 		case O_THREADS: {
 			char *end;
