@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* cmd_bench.c - `memreplay bench store`: print the store benchmark's figures. */
+/* cmd_bench.c - `memreplay bench store`: print the store benchmark's figures
+ * (mr_bench_store); `bench replay` and `bench record` go to their own files. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,8 @@
 #include "cli.h"
 #include "mr_bench.h"
 #include "mr_util.h"
+
+static char report[MR_BENCH_REPORT_MAX];
 
 static int bench_store(int argc, char **argv)
 {
@@ -44,23 +47,8 @@ static int bench_store(int argc, char **argv)
 		o.events ? "custom" : "50M");
 	if (mr_bench_store(&o, cases, 8, &n, &err))
 		return cli_fail("bench", &err);
-	printf("%-10s %12s %7s %9s %9s %8s %10s %10s %10s %9s\n", "trace", "events", "chunks",
-	       "bytes/ev", "col/ev", "write s", "write M/s", "decode M/s", "read M/s", "wr RSS");
-	for (size_t i = 0; i < n; i++) {
-		const struct mr_bench_store_case *k = &cases[i];
-
-		printf("%-10s %12llu %7llu %9.3f %9.3f %8.2f %10.2f %10.1f %10.1f %6llu MiB\n",
-		       k->name, (unsigned long long)k->events, (unsigned long long)k->chunks,
-		       k->bytes_per_event, k->payload_per_event, k->write_s,
-		       (double)k->events / k->write_s / 1e6, k->decode_mevps, k->read_mevps,
-		       (unsigned long long)(k->write_peak_rss >> 20));
-	}
-	printf("writer buffers: %llu bytes for one stream (fixed by the chunk size, independent of trace length)\n",
-	       (unsigned long long)cases[0].writer_buffer_bytes);
-	printf("bytes/ev = LZ4 chunk bytes per event; col/ev = column encoding before LZ4;\n"
-	       "write = generate + encode + commit; decode = pure codec from memory, one core;\n"
-	       "read = reader over the SQLite file; wr RSS = peak RSS of the generating process\n"
-	       "(generator state + writer; compare runs with --events to see it does not grow)\n");
+	mr_bench_store_format(cases, n, report, sizeof(report));
+	fputs(report, stdout);
 	return 0;
 }
 

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "mr_recorder.h"
+#include "mr_bench.h"
 #include "mr_util.h"
 
 #ifndef MR_SOURCE_DIR
@@ -26,6 +26,7 @@
 #define MAX_CASES 8
 
 static volatile int stop_flag;
+static char report[MR_BENCH_REPORT_MAX];
 
 static void on_signal(int sig)
 {
@@ -75,7 +76,7 @@ int cmd_bench_record(int argc, char **argv)
 	struct mr_bench_record_case cases[MAX_CASES];
 	struct mr_error err = { 0 };
 	struct sigaction sa;
-	char perf[4096], *report;
+	char perf[4096];
 	int no_perf = 0;
 	uint64_t runs;
 	size_t n = 0;
@@ -144,15 +145,7 @@ int cmd_bench_record(int argc, char **argv)
 	signal(SIGTERM, SIG_DFL);
 	if (rc)
 		return cli_fail("bench", &err);
-
-	report = malloc(MR_BENCH_RECORD_REPORT_MAX);
-	if (!report)
-	{
-		mr_error_set(&err, MR_ENOMEM, "out of memory");
-		return cli_fail("bench", &err);
-	}
-	mr_bench_record_format(cases, n, report, MR_BENCH_RECORD_REPORT_MAX);
+	mr_bench_record_format(cases, n, report, sizeof(report));
 	fputs(report, stdout);
-	free(report);
 	return 0;
 }
