@@ -25,6 +25,19 @@ int cmd_compare(int argc, char **argv);
 int cmd_bench_replay(int argc, char **argv);
 int cmd_bench_record(int argc, char **argv);
 
+/* The options the `bench` subcommands share, as getopt returns them (cmd_bench.c). */
+struct cli_bench_opts {
+	uint64_t events; /* -e/--events N */
+	uint64_t pages;  /* -p/--pages SIZE, record's -s/--size SIZE */
+	const char *dir; /* -d/--dir DIR; cli_bench_dir() gives the default */
+	int keep;        /* -k/--keep */
+};
+/* Option c with argument arg, when it is one of those: 0, or the exit status of a bad
+ * value (the message printed). -1 when c is not one of them. */
+int cli_bench_opt(int c, const char *arg, struct cli_bench_opts *b);
+/* The directory for temporary files: --dir, else $TMPDIR, else /tmp. */
+const char *cli_bench_dir(const struct cli_bench_opts *b);
+
 /* Print "memreplay CMD: message" for an error context and return exit status 1. */
 int cli_fail(const char *cmd, const struct mr_error *err);
 /*

@@ -12,6 +12,34 @@
 
 static char report[MR_BENCH_REPORT_MAX];
 
+int cli_bench_opt(int c, const char *arg, struct cli_bench_opts *b)
+{
+	struct mr_error err = { 0 };
+
+	switch (c) {
+	case 'e':
+		return mr_parse_count(arg, &b->events, &err) ? cli_fail("bench", &err) : 0;
+	case 'p':
+	case 's':
+		return mr_parse_pages(arg, MR_PAGE_SIZE, 0, &b->pages, &err) ?
+			       cli_fail("bench", &err) : 0;
+	case 'd':
+		b->dir = arg;
+		return 0;
+	case 'k':
+		b->keep = 1;
+		return 0;
+	}
+	return -1;
+}
+
+const char *cli_bench_dir(const struct cli_bench_opts *b)
+{
+	if (b->dir)
+		return b->dir;
+	return getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+}
+
 static int bench_store(int argc, char **argv)
 {
 	static const struct option opts[] = { { "events", required_argument, NULL, 'e' },
@@ -19,30 +47,23 @@ static int bench_store(int argc, char **argv)
 					      { "dir", required_argument, NULL, 'd' },
 					      { "keep", no_argument, NULL, 'k' },
 					      { NULL, 0, NULL, 0 } };
-	struct mr_bench_store_opts o = { .dir = NULL };
+	struct cli_bench_opts b = { 0 };
+	struct mr_bench_store_opts o;
 	struct mr_bench_store_case cases[8];
 	struct mr_error err = { 0 };
 	size_t n;
-	int c;
+	int c, rc;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "e:p:d:k", opts, NULL)) != -1) {
-		switch (c) {
-		case 'e':
-			if (mr_parse_count(optarg, &o.events, &err))
-				return cli_fail("bench", &err);
-			break;
-		case 'p':
-			if (mr_parse_pages(optarg, MR_PAGE_SIZE, 0, &o.pages, &err))
-				return cli_fail("bench", &err);
-			break;
-		case 'd': o.dir = optarg; break;
-		case 'k': o.keep = 1; break;
-		default: return cli_usage_error("bench", "bad option");
-		}
+		rc = cli_bench_opt(c, optarg, &b);
+		if (rc < 0)
+			return cli_usage_error("bench", "bad option");
+		if (rc)
+			return rc;
 	}
-	if (!o.dir)
-		o.dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	o = (struct mr_bench_store_opts){ .dir = cli_bench_dir(&b), .events = b.events,
+					  .pages = b.pages, .keep = b.keep };
 	fprintf(stderr, "memreplay bench store: generating and measuring (zipf %s events)...\n",
 		o.events ? "custom" : "50M");
 	if (mr_bench_store(&o, cases, 8, &n, &err))

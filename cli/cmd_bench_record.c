@@ -74,6 +74,7 @@ int cmd_bench_record(int argc, char **argv)
 					  .workload = MR_WORKLOAD_DIR "/wl_faultbench",
 					  .stop = &stop_flag };
 	struct mr_bench_record_case cases[MAX_CASES];
+	struct cli_bench_opts b = { 0 };
 	struct mr_error err = { 0 };
 	struct sigaction sa;
 	char perf[4096];
@@ -84,11 +85,12 @@ int cmd_bench_record(int argc, char **argv)
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "s:r:d:k", opts, NULL)) != -1) {
+		rc = cli_bench_opt(c, optarg, &b);
+		if (rc > 0)
+			return rc;
+		if (rc == 0)
+			continue;
 		switch (c) {
-		case 's':
-			if (mr_parse_pages(optarg, MR_PAGE_SIZE, 0, &o.pages, &err))
-				return cli_fail("bench", &err);
-			break;
 		case 'r':
 			if (mr_parse_count(optarg, &runs, &err))
 				return cli_fail("bench", &err);
@@ -108,12 +110,6 @@ int cmd_bench_record(int argc, char **argv)
 		case O_NOFAULTS:
 			o.no_faults = 1;
 			break;
-		case 'd':
-			o.dir = optarg;
-			break;
-		case 'k':
-			o.keep = 1;
-			break;
 		case O_PERF:
 			o.perf = optarg;
 			break;
@@ -128,8 +124,9 @@ int cmd_bench_record(int argc, char **argv)
 		return cli_usage_error("bench", "unexpected argument '%s'", argv[optind]);
 	if (o.no_build && o.no_faults)
 		return cli_usage_error("bench", "--no-build and --no-faults leave nothing to run");
-	if (!o.dir)
-		o.dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	o.dir = cli_bench_dir(&b);
+	o.pages = b.pages;
+	o.keep = b.keep;
 	if (!o.perf && !no_perf)
 		o.perf = find_perf(perf, sizeof(perf));
 	else if (no_perf)

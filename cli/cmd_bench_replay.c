@@ -34,38 +34,29 @@ int cmd_bench_replay(int argc, char **argv)
 	struct mr_bench_replay_opts o = { .policies = pol, .note = print_note };
 	struct mr_bench_replay_case cases[64];
 	struct mr_bench_memory mem;
+	struct cli_bench_opts b = { 0 };
 	struct mr_error err = { 0 };
 	size_t n;
-	int c;
+	int c, rc;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "e:p:P:d:k", opts, NULL)) != -1) {
-		switch (c) {
-		case 'e':
-			if (mr_parse_count(optarg, &o.events, &err))
-				return cli_fail("bench", &err);
-			break;
-		case 'p':
-			if (mr_parse_pages(optarg, MR_PAGE_SIZE, 0, &o.pages, &err))
-				return cli_fail("bench", &err);
-			break;
-		case 'P':
+		if (c == 'P') {
 			if (o.npolicies == MAX_POLICIES)
 				return cli_usage_error("bench", "at most %d policies", MAX_POLICIES);
 			pol[o.npolicies++] = optarg;
-			break;
-		case 'd':
-			o.dir = optarg;
-			break;
-		case 'k':
-			o.keep = 1;
-			break;
-		default:
-			return cli_usage_error("bench", "bad option");
+			continue;
 		}
+		rc = cli_bench_opt(c, optarg, &b);
+		if (rc < 0)
+			return cli_usage_error("bench", "bad option");
+		if (rc)
+			return rc;
 	}
-	if (!o.dir)
-		o.dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	o.dir = cli_bench_dir(&b);
+	o.events = b.events;
+	o.pages = b.pages;
+	o.keep = b.keep;
 	if (mr_bench_replay(&o, cases, 64, &n, &err))
 		return cli_fail("bench", &err);
 	if (mr_bench_memory(&mem, &err))
