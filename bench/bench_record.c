@@ -5,8 +5,9 @@
  * Two workloads, each run in three (build: two) modes, interleaved, opts->runs times:
  *
  *   faults  wl_faultbench N: N anonymous pages touched once (THP off): fault-bound
- *   build   /bin/sh running gcc -O2 -c over the project's storage and traces/gen
- *           sources, one after the other, objects into the temporary directory
+ *   build   /bin/sh running gcc -O2 -c over the project's base, storage and traces/gen
+ *           sources, one after the other, objects into the temporary directory (the
+ *           files storage/ held before base/ was split from it)
  *
  *   alone     the workload only
  *   raw perf  the recorder's fault events (PAGE_FAULTS_MIN and _MAJ, sample_period 1,
@@ -923,11 +924,11 @@ static void sh_quote(FILE *f, const char *s)
 	fputc('\'', f);
 }
 
-/* Write dir/build.sh: gcc -O2 -c over src's storage/ and traces/gen sources. */
+/* Write dir/build.sh: gcc -O2 -c over src's base/, storage/ and traces/gen sources. */
 static int write_build_script(const char *src, const char *dir, char *script, size_t cap,
 			      size_t *nfiles, struct mr_error *err)
 {
-	static const char *const pats[] = { "storage/*.c", "traces/gen*.c" };
+	static const char *const pats[] = { "base/*.c", "storage/*.c", "traces/gen*.c" };
 	char pat[1200], obj[1100];
 	glob_t g;
 	FILE *f;
@@ -952,7 +953,7 @@ static int write_build_script(const char *src, const char *dir, char *script, si
 			const char *rel = g.gl_pathv[i] + strlen(src) + 1;
 			const char *base = strrchr(rel, '/') + 1;
 
-			fputs("gcc -O2 -std=gnu11 -Istorage -Itraces -c ", f);
+			fputs("gcc -O2 -std=gnu11 -Ibase -Istorage -Itraces -c ", f);
 			sh_quote(f, rel);
 			fputs(" -o ", f);
 			snprintf(pat, sizeof(pat), "%s/%.*s.o", obj, (int)(strlen(base) - 2), base);

@@ -127,8 +127,8 @@ struct mr_bench_record_opts {
 	const char *dir;	/* parent of the temporary directory; NULL = /tmp */
 	const char *workload;	/* the fault-bound program (traces/wl_faultbench), required
 				 * unless no_faults */
-	const char *src;	/* source tree: the build case compiles its storage and
-				 * traces/gen C files; required unless no_build */
+	const char *src;	/* source tree: the build case compiles its base, storage
+				 * and traces/gen C files; required unless no_build */
 	uint64_t pages;		/* pages the fault-bound case touches; 0 = 262144 (1 GiB) */
 	int runs;		/* runs per mode, the median is reported; 0 = 3 */
 	int no_faults, no_build;
