@@ -3,6 +3,8 @@
 #ifndef MR_CLI_H
 #define MR_CLI_H
 
+#include <stdint.h>
+
 #include "mr_err.h"
 
 struct mr_cmd {
@@ -23,8 +25,30 @@ int cmd_compare(int argc, char **argv);
 int cmd_bench_replay(int argc, char **argv);
 int cmd_bench_record(int argc, char **argv);
 
+/* The options the `bench` subcommands share, as getopt returns them (cmd_bench.c). */
+struct cli_bench_opts {
+	uint64_t events; /* -e/--events N */
+	uint64_t pages;  /* -p/--pages SIZE, record's -s/--size SIZE */
+	const char *dir; /* -d/--dir DIR; cli_bench_dir() gives the default */
+	int keep;        /* -k/--keep */
+};
+/* Option c with argument arg, when it is one of those: 0, or the exit status of a bad
+ * value (the message printed). -1 when c is not one of them. */
+int cli_bench_opt(int c, const char *arg, struct cli_bench_opts *b);
+/* The directory for temporary files: --dir, else $TMPDIR, else /tmp. */
+const char *cli_bench_dir(const struct cli_bench_opts *b);
+
 /* Print "memreplay CMD: message" for an error context and return exit status 1. */
 int cli_fail(const char *cmd, const struct mr_error *err);
+/*
+ * The duration argument arg of option opt (mr_parse_duration: a bare number is ns) into
+ * *ns. A value that is not 0 but below min_ns is refused as well, naming the unit: for
+ * options where so short a time cannot be meant, a bare number is seconds or
+ * milliseconds typed without the unit. Returns 0, or prints "memreplay CMD: OPT: why"
+ * and returns exit status 1.
+ */
+int cli_parse_duration(const char *cmd, const char *opt, const char *arg, uint64_t min_ns,
+		       uint64_t *ns);
 /* Print "memreplay CMD: " + formatted message + newline; return exit status 2 (usage). */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 const struct mr_cmd *cli_find(const char *name);

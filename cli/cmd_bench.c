@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* cmd_bench.c - `memreplay bench store`: print the store benchmark's figures. */
+/* cmd_bench.c - `memreplay bench store`: print the store benchmark's figures
+ * (mr_bench_store); `bench replay` and `bench record` go to their own files. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,36 @@
 #include "mr_bench.h"
 #include "mr_util.h"
 
+static char report[MR_BENCH_REPORT_MAX];
+
+int cli_bench_opt(int c, const char *arg, struct cli_bench_opts *b)
+{
+	struct mr_error err = { 0 };
+
+	switch (c) {
+	case 'e':
+		return mr_parse_count(arg, &b->events, &err) ? cli_fail("bench", &err) : 0;
+	case 'p':
+	case 's':
+		return mr_parse_pages(arg, MR_PAGE_SIZE, 0, &b->pages, &err) ?
+			       cli_fail("bench", &err) : 0;
+	case 'd':
+		b->dir = arg;
+		return 0;
+	case 'k':
+		b->keep = 1;
+		return 0;
+	}
+	return -1;
+}
+
+const char *cli_bench_dir(const struct cli_bench_opts *b)
+{
+	if (b->dir)
+		return b->dir;
+	return getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+}
+
 static int bench_store(int argc, char **argv)
 {
 	static const struct option opts[] = { { "events", required_argument, NULL, 'e' },
@@ -16,51 +47,29 @@ static int bench_store(int argc, char **argv)
 					      { "dir", required_argument, NULL, 'd' },
 					      { "keep", no_argument, NULL, 'k' },
 					      { NULL, 0, NULL, 0 } };
-	struct mr_bench_store_opts o = { .dir = NULL };
+	struct cli_bench_opts b = { 0 };
+	struct mr_bench_store_opts o;
 	struct mr_bench_store_case cases[8];
 	struct mr_error err = { 0 };
 	size_t n;
-	int c;
+	int c, rc;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "e:p:d:k", opts, NULL)) != -1) {
-		switch (c) {
-		case 'e':
-			if (mr_parse_count(optarg, &o.events, &err))
-				return cli_fail("bench", &err);
-			break;
-		case 'p':
-			if (mr_parse_pages(optarg, MR_PAGE_SIZE, 0, &o.pages, &err))
-				return cli_fail("bench", &err);
-			break;
-		case 'd': o.dir = optarg; break;
-		case 'k': o.keep = 1; break;
-		default: return cli_usage_error("bench", "bad option");
-		}
+		rc = cli_bench_opt(c, optarg, &b);
+		if (rc < 0)
+			return cli_usage_error("bench", "bad option");
+		if (rc)
+			return rc;
 	}
-	if (!o.dir)
-		o.dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	o = (struct mr_bench_store_opts){ .dir = cli_bench_dir(&b), .events = b.events,
+					  .pages = b.pages, .keep = b.keep };
 	fprintf(stderr, "memreplay bench store: generating and measuring (zipf %s events)...\n",
 		o.events ? "custom" : "50M");
 	if (mr_bench_store(&o, cases, 8, &n, &err))
 		return cli_fail("bench", &err);
-	printf("%-10s %12s %7s %9s %9s %8s %10s %10s %10s %9s\n", "trace", "events", "chunks",
-	       "bytes/ev", "col/ev", "write s", "write M/s", "decode M/s", "read M/s", "wr RSS");
-	for (size_t i = 0; i < n; i++) {
-		const struct mr_bench_store_case *k = &cases[i];
-
-		printf("%-10s %12llu %7llu %9.3f %9.3f %8.2f %10.2f %10.1f %10.1f %6llu MiB\n",
-		       k->name, (unsigned long long)k->events, (unsigned long long)k->chunks,
-		       k->bytes_per_event, k->payload_per_event, k->write_s,
-		       (double)k->events / k->write_s / 1e6, k->decode_mevps, k->read_mevps,
-		       (unsigned long long)(k->write_peak_rss >> 20));
-	}
-	printf("writer buffers: %llu bytes for one stream (fixed by the chunk size, independent of trace length)\n",
-	       (unsigned long long)cases[0].writer_buffer_bytes);
-	printf("bytes/ev = LZ4 chunk bytes per event; col/ev = column encoding before LZ4;\n"
-	       "write = generate + encode + commit; decode = pure codec from memory, one core;\n"
-	       "read = reader over the SQLite file; wr RSS = peak RSS of the generating process\n"
-	       "(generator state + writer; compare runs with --events to see it does not grow)\n");
+	mr_bench_store_format(cases, n, report, sizeof(report));
+	fputs(report, stdout);
 	return 0;
 }
 

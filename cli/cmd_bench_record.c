@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "mr_recorder.h"
+#include "mr_bench.h"
 #include "mr_util.h"
 
 #ifndef MR_SOURCE_DIR
@@ -26,6 +26,7 @@
 #define MAX_CASES 8
 
 static volatile int stop_flag;
+static char report[MR_BENCH_REPORT_MAX];
 
 static void on_signal(int sig)
 {
@@ -73,9 +74,10 @@ int cmd_bench_record(int argc, char **argv)
 					  .workload = MR_WORKLOAD_DIR "/wl_faultbench",
 					  .stop = &stop_flag };
 	struct mr_bench_record_case cases[MAX_CASES];
+	struct cli_bench_opts b = { 0 };
 	struct mr_error err = { 0 };
 	struct sigaction sa;
-	char perf[4096], *report;
+	char perf[4096];
 	int no_perf = 0;
 	uint64_t runs;
 	size_t n = 0;
@@ -83,11 +85,12 @@ int cmd_bench_record(int argc, char **argv)
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "s:r:d:k", opts, NULL)) != -1) {
+		rc = cli_bench_opt(c, optarg, &b);
+		if (rc > 0)
+			return rc;
+		if (rc == 0)
+			continue;
 		switch (c) {
-		case 's':
-			if (mr_parse_pages(optarg, MR_PAGE_SIZE, 0, &o.pages, &err))
-				return cli_fail("bench", &err);
-			break;
 		case 'r':
 			if (mr_parse_count(optarg, &runs, &err))
 				return cli_fail("bench", &err);
@@ -107,12 +110,6 @@ int cmd_bench_record(int argc, char **argv)
 		case O_NOFAULTS:
 			o.no_faults = 1;
 			break;
-		case 'd':
-			o.dir = optarg;
-			break;
-		case 'k':
-			o.keep = 1;
-			break;
 		case O_PERF:
 			o.perf = optarg;
 			break;
@@ -127,8 +124,9 @@ int cmd_bench_record(int argc, char **argv)
 		return cli_usage_error("bench", "unexpected argument '%s'", argv[optind]);
 	if (o.no_build && o.no_faults)
 		return cli_usage_error("bench", "--no-build and --no-faults leave nothing to run");
-	if (!o.dir)
-		o.dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	o.dir = cli_bench_dir(&b);
+	o.pages = b.pages;
+	o.keep = b.keep;
 	if (!o.perf && !no_perf)
 		o.perf = find_perf(perf, sizeof(perf));
 	else if (no_perf)
@@ -144,15 +142,7 @@ int cmd_bench_record(int argc, char **argv)
 	signal(SIGTERM, SIG_DFL);
 	if (rc)
 		return cli_fail("bench", &err);
-
-	report = malloc(MR_BENCH_RECORD_REPORT_MAX);
-	if (!report)
-	{
-		mr_error_set(&err, MR_ENOMEM, "out of memory");
-		return cli_fail("bench", &err);
-	}
-	mr_bench_record_format(cases, n, report, MR_BENCH_RECORD_REPORT_MAX);
+	mr_bench_record_format(cases, n, report, sizeof(report));
 	fputs(report, stdout);
-	free(report);
 	return 0;
 }

@@ -24,33 +24,9 @@ static void on_signal(int sig)
 	stop_flag = sig;
 }
 
-/* "10", "10s", "500ms", "2m", "1h", "100us" -> ns. */
-static int parse_duration(const char *s, uint64_t *ns)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || v < 0)
-		return -1;
-	if (!*end || !strcmp(end, "s"))
-		v *= 1e9;
-	else if (!strcmp(end, "ms"))
-		v *= 1e6;
-	else if (!strcmp(end, "us"))
-		v *= 1e3;
-	else if (!strcmp(end, "ns"))
-		;
-	else if (!strcmp(end, "m"))
-		v *= 60e9;
-	else if (!strcmp(end, "h"))
-		v *= 3600e9;
-	else
-		return -1;
-	*ns = (uint64_t)v;
-	return 0;
-}
+/* The shortest --duration or --young-interval that can be meant: the recorder polls its
+ * rings every 50 ms, a young-bit scan takes longer than this. */
+#define MIN_RECORD_NS 1000000ull
 
 static int parse_sources(const char *s, unsigned int *out)
 {
@@ -193,9 +169,9 @@ int cmd_record(int argc, char **argv)
 			cg = optarg;
 			break;
 		case O_DURATION:
-			if (parse_duration(optarg, &o.duration_ns))
-				return cli_usage_error("record", "bad duration '%s' (e.g. 10s, 500ms)",
-						       optarg);
+			if (cli_parse_duration("record", "--duration", optarg, MIN_RECORD_NS,
+					       &o.duration_ns))
+				return 1;
 			break;
 		case O_SOURCES:
 			if (parse_sources(optarg, &o.sources))
@@ -221,7 +197,10 @@ int cmd_record(int argc, char **argv)
 						       "page_idle, damon, clear_refs, off)", optarg);
 			break;
 		case O_YINT:
-			if (parse_duration(optarg, &o.young_interval_ns) || !o.young_interval_ns)
+			if (cli_parse_duration("record", "--young-interval", optarg, MIN_RECORD_NS,
+					       &o.young_interval_ns))
+				return 1;
+			if (!o.young_interval_ns)
 				return cli_usage_error("record", "bad --young-interval '%s'", optarg);
 			break;
 		case O_RING:

@@ -5,13 +5,10 @@
  * progress line goes to stderr when stderr is a terminal; a "trace too coarse" warning
  * goes to stderr once.
  */
-#include <ctype.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -23,49 +20,16 @@
 #define MAX_LIMITS 256
 #define MAX_PLUGINS 16
 
-/* "250ms", "2s", "10us", "1500" (ns): a duration in ns. */
-static int parse_duration(const char *s, uint64_t *ns, struct mr_error *err)
-{
-	static const struct {
-		const char *unit;
-		double mul;
-	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "", 1 } };
-	char *end;
-	double v = strtod(s, &end);
-
-	if (end == s || !isfinite(v) || v < 0)
-		return mr_error_set(err, MR_EINVAL, "'%s' is not a duration (e.g. 250ms, 2s, 1500ns)", s);
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (!strcmp(end, units[i].unit)) {
-			double x = v * units[i].mul;
-
-			if (x > 1.8e19)
-				return mr_error_set(err, MR_ERANGE, "duration '%s' is too large", s);
-			*ns = (uint64_t)llround(x);
-			return 0;
-		}
-	}
-	return mr_error_set(err, MR_EINVAL, "'%s': unknown unit '%s' (use ns, us, ms or s)", s, end);
-}
-
 struct progress {
 	int on;
 	double last;
 	int phase;
 };
 
-static double mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void on_progress(void *arg, const struct mr_replay_progress *p)
 {
 	struct progress *pr = arg;
-	double now = mono();
+	double now = mr_clock_s();
 
 	if (!pr->on)
 		return;
@@ -423,18 +387,20 @@ int cmd_replay(int argc, char **argv)
 			o.script = optarg;
 			break;
 		case O_INTERVAL:
-			if (parse_duration(optarg, &o.interval_ns, &err))
-				return cli_fail("replay", &err);
+			if (cli_parse_duration("replay", "--interval", optarg, 0, &o.interval_ns))
+				return 1;
 			break;
 		case O_SNAP:
-			if (parse_duration(optarg, &o.snapshot_every_ns, &err))
-				return cli_fail("replay", &err);
+			if (cli_parse_duration("replay", "--snapshot-every", optarg, 0,
+					       &o.snapshot_every_ns))
+				return 1;
 			break;
 		case O_WBDELAY:
 			if (!strcmp(optarg, "sync"))
 				o.writeback_delay_ns = MR_WRITEBACK_SYNC;
-			else if (parse_duration(optarg, &o.writeback_delay_ns, &err))
-				return cli_fail("replay", &err);
+			else if (cli_parse_duration("replay", "--writeback-delay", optarg, 0,
+						    &o.writeback_delay_ns))
+				return 1;
 			break;
 		case O_THREADS: {
 			char *end;
@@ -510,7 +476,7 @@ int cmd_replay(int argc, char **argv)
 	o.progress = on_progress;
 	o.progress_arg = &pr;
 
-	t0 = mono();
+	t0 = mr_clock_s();
 	rc = mr_replay_create(&o, &r, &err);
 	if (!rc)
 		rc = mr_replay_run(r, &err);
@@ -525,7 +491,7 @@ int cmd_replay(int argc, char **argv)
 	warn_coarse(r);
 	if (!quiet && mr_replay_nextuse_note(r))
 		fprintf(stderr, "memreplay replay: %s\n", mr_replay_nextuse_note(r));
-	print_runs(r, policies, npol, format, timing, mono() - t0, out);
+	print_runs(r, policies, npol, format, timing, mr_clock_s() - t0, out);
 	mr_replay_destroy(r);
 	return 0;
 }

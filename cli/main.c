@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "mr_util.h"
 
 static int cmd_help(int argc, char **argv);
 static int cmd_version(int argc, char **argv);
@@ -56,6 +57,21 @@ int cli_fail(const char *cmd, const struct mr_error *err)
 {
 	fprintf(stderr, "memreplay %s: %s\n", cmd,
 		err->msg[0] ? err->msg : mr_strerror(err->code));
+	return 1;
+}
+
+int cli_parse_duration(const char *cmd, const char *opt, const char *arg, uint64_t min_ns,
+		       uint64_t *ns)
+{
+	struct mr_error err = { 0 };
+
+	if (mr_parse_duration(arg, ns, &err) == 0 && (!*ns || *ns >= min_ns))
+		return 0;
+	if (!err.code)
+		mr_error_set(&err, MR_ERANGE, "%s is %llu ns, too short to be meant; a bare "
+			     "number is nanoseconds: give a unit (%ss, %sms)", arg,
+			     (unsigned long long)*ns, arg, arg);
+	fprintf(stderr, "memreplay %s: %s: %s\n", cmd, opt, err.msg);
 	return 1;
 }
 

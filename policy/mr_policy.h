@@ -18,7 +18,7 @@
  * may run machines of different policies on different threads, so policies keep no
  * global mutable state.
  *
- * Depends on nothing but mr_err.h and mr_event.h (shared vocabulary from storage/).
+ * Depends on nothing but mr_err.h and mr_vm.h (the shared vocabulary of base/).
  */
 #ifndef MR_POLICY_H
 #define MR_POLICY_H
@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 #include "mr_err.h"
-#include "mr_event.h"
+#include "mr_vm.h"
 
 #define MR_PAGE_SHIFT 12
 #define MR_PTRS_PER_TABLE 512u /* PTEs per PTE table, PMDs per PMD table (x86_64) */
@@ -94,7 +94,7 @@ enum mr_pg {
 struct mr_folio {
 	uint32_t flags;    /* enum mr_pg */
 	uint16_t mapcount; /* PTEs mapping it (folio_mapped() iff > 0) */
-	uint8_t type;      /* MR_PAGE_ANON / MR_PAGE_FILE / MR_PAGE_SHMEM (storage's enum) */
+	uint8_t type;      /* MR_PAGE_ANON / MR_PAGE_FILE / MR_PAGE_SHMEM (mr_vm.h) */
 	uint8_t zone;      /* always 0: one zone per node (docs/mglru-model.md) */
 	uint16_t lruvec;   /* index of the (memcg, node) lruvec it is charged to */
 	uint16_t node;
@@ -124,7 +124,7 @@ struct mr_pte_table {
 	uint8_t pad;
 };
 
-/* VMA flags are the trace's MR_VMA_* (mr_event.h): MR_VMA_EXEC is VM_EXEC, etc. */
+/* VMA flags are the trace's MR_VMA_* (mr_vm.h): MR_VMA_EXEC is VM_EXEC, etc. */
 struct mr_vma {
 	uint64_t start, end; /* [start, end) */
 	uint32_t flags;

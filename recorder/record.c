@@ -50,6 +50,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mr_util.h"
 #include "rec_int.h"
 
 _Static_assert(sizeof(struct perf_event_attr) >= PERF_ATTR_SIZE_VER8,
@@ -165,14 +166,6 @@ struct perf_state {
 	struct idmap *ids;
 	int nids;
 };
-
-static uint64_t now_mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static int swallow(enum libperf_print_level level, const char *fmt, va_list ap)
 {
@@ -1423,7 +1416,7 @@ static int pend_push(struct rec_pending *q, const union perf_event *e)
  */
 static int drain(struct rec *r, struct perf_state *ps, uint32_t *ids, int final)
 {
-	uint64_t horizon = final ? UINT64_MAX : now_mono() - MERGE_SLACK_NS;
+	uint64_t horizon = final ? UINT64_MAX : mr_clock_ns() - MERGE_SLACK_NS;
 	struct perf_mmap *map;
 	union perf_event *e;
 	int ring = 0, rc = 0;
@@ -1783,7 +1776,7 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 	for (r.pshift = 0; (1L << r.pshift) < r.psize; r.pshift++)
 		;
 	if (getrandom(&r.anon_key, sizeof(r.anon_key), 0) != sizeof(r.anon_key))
-		r.anon_key = now_mono() * 0x9e3779b97f4a7c15ULL;
+		r.anon_key = mr_clock_ns() * 0x9e3779b97f4a7c15ULL;
 	libperf_init(swallow);
 	getrusage(RUSAGE_SELF, &ru0);
 
@@ -2126,7 +2119,7 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 	}
 
 	/* Snapshot what exists already. */
-	r.t0 = now_mono();
+	r.t0 = mr_clock_ns();
 	if (o.target == MR_TARGET_COMMAND)
 		rec_task_get(&r, child, child, 0); /* its cgroup, while it surely exists */
 	if (o.sources & MR_RSRC_MMAP) {
@@ -2208,7 +2201,7 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 		rc = drain(&r, &ps, ids, 0);
 		if (rc)
 			break;
-		now = now_mono();
+		now = mr_clock_ns();
 		if (exited || (o.stop && *o.stop) || now >= t_end)
 			break;
 		if (child) {
@@ -2353,7 +2346,7 @@ out:
 				    ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) * 1000000000ll +
 				   (ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec +
 				    ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) * 1000ll);
-	stats->wall_ns = r.t0 ? now_mono() - r.t0 : 0;
+	stats->wall_ns = r.t0 ? mr_clock_ns() - r.t0 : 0;
 	free(ids);
 	free(r.ring_stream);
 	free(r.ring_last);

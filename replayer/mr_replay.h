@@ -278,49 +278,4 @@ int mr_replay_counter(const struct mr_replay *r, size_t run, const char *name, i
  * database or absent; refuses any other existing file (MR_EINVAL). */
 int mr_replay_write_results(const struct mr_replay *r, const char *path, struct mr_error *err);
 
-/* ---- benchmark: `memreplay bench replay` ---- */
-
-struct mr_bench_replay_opts {
-	const char *dir;         /* temporary trace and files; NULL = /tmp */
-	uint64_t events;         /* accesses (default 50M) */
-	uint64_t pages;          /* distinct pages (default 1M) */
-	const char *const *policies; /* NULL = lru, mglru, opt */
-	size_t npolicies;
-	int keep;                /* keep the trace */
-	void (*note)(void *arg, const char *line); /* progress lines, may be NULL */
-	void *note_arg;
-};
-
-struct mr_bench_replay_case {
-	char name[96];          /* "lru @10%", "6 in one pass @50%", ... */
-	uint64_t events;
-	double seconds;         /* replay phase (mr_replay_run), wall */
-	double mevps;           /* M events/s over the replay phase (decode included) */
-	double machine_mevps;   /* M events/s of the machines alone (summed worker time) */
-	double load_s;          /* mr_replay_create: trace tables, sizing, machines */
-	uint64_t peak_rss;      /* bytes, of the process that ran the case (a child) */
-	uint64_t floor_rss;     /* peak RSS of the same case on a 4096-page trace: the part
-				 * that does not grow with pages (program, SQLite, decode) */
-	double bytes_per_page;  /* (peak RSS - floor) / distinct pages */
-	double ratio;           /* one-pass cases: (load + replay) / the same summed over
-				 * the single runs */
-};
-
-int mr_bench_replay(const struct mr_bench_replay_opts *o, struct mr_bench_replay_case *out,
-		    size_t cap, size_t *n, struct mr_error *err);
-
-/*
- * What a random cache-line load costs on this machine, over a buffer allocated as the
- * replay's per-page arrays are (mapped on its own, huge pages where THP allows): the
- * bound under the replay figures, whose machines touch tens of MiB at random.
- */
-struct mr_bench_memory {
-	uint64_t bytes;        /* buffer size (64 MiB: past any L3 here) */
-	double dependent_ns;   /* per load whose address the previous load gave (a list walk) */
-	double independent_ns; /* per load when the addresses are known ahead (overlapped) */
-};
-
-/* 0 with out filled, or MR_ENOMEM (the 64 MiB could not be mapped) with out zeroed. */
-int mr_bench_memory(struct mr_bench_memory *out, struct mr_error *err);
-
 #endif /* MR_REPLAY_H */

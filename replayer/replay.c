@@ -15,10 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "mr_replay.h"
+#include "mr_util.h"
 #include "rp_machine.h"
 
 #define RP_BATCH 16384 /* events per batch: 512 KiB, a bounded decode buffer */
@@ -54,14 +54,6 @@ struct mr_replay {
 	int ran;
 	int threads_used;
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 size_t mr_replay_nruns(const struct mr_replay *r)
 {
@@ -373,10 +365,10 @@ struct worker {
 static void run_batch(struct rp_machine **m, size_t nm, const struct batch *b)
 {
 	for (size_t i = 0; i < nm; i++) {
-		double t0 = now_s();
+		double t0 = mr_clock_s();
 
 		rp_machine_run(m[i], b->ev, b->n, rp_machine_wants_nextuse(m[i]) ? b->nu : NULL);
-		rp_machine_add_time(m[i], now_s() - t0);
+		rp_machine_add_time(m[i], mr_clock_s() - t0);
 	}
 }
 
@@ -463,7 +455,7 @@ static void report(struct mr_replay *r, int phase, uint64_t done, double t0)
 {
 	struct mr_replay_progress pr = {
 		.phase = phase, .events_done = done, .events_total = r->t->n_events,
-		.elapsed_s = now_s() - t0,
+		.elapsed_s = mr_clock_s() - t0,
 	};
 
 	if (r->progress)
@@ -515,14 +507,14 @@ int mr_replay_run(struct mr_replay *r, struct mr_error *err)
 	for (size_t i = 0; i < r->nruns; i++)
 		want_nu |= rp_machine_wants_nextuse(r->mach[i]);
 	if (want_nu) {
-		t0 = now_s();
+		t0 = mr_clock_s();
 		report(r, 0, 0, t0);
 		rc = rp_nextuse_build(r->trace_path, r->t->nr_pages, r->t->identity, r->nu_cache,
 				      r->tmpdir, &nu, err);
 		if (rc)
 			return rc;
 		report(r, 0, r->t->n_events, t0);
-		nextuse_note(r, rp_nextuse_info(nu), now_s() - t0);
+		nextuse_note(r, rp_nextuse_info(nu), mr_clock_s() - t0);
 	}
 	rc = rp_source_open(r->trace_path, &src, err);
 	if (rc)
@@ -548,7 +540,7 @@ int mr_replay_run(struct mr_replay *r, struct mr_error *err)
 			nw = r->nruns;
 	}
 	r->threads_used = (int)nw;
-	t0 = now_s();
+	t0 = mr_clock_s();
 
 	if (!nw) {
 		/* everything on this thread */

@@ -13,9 +13,8 @@
  *   machine.c, mm.c, events.c (mr_policy.h, via machine_int.h) the simulated machine:
  *               memory and reclaim, address spaces, event semantics
  *   replay.c    (mr_policy.h) policies, threads, batches, script, results assembly
- *   bench_replay.c (mr_gen.h) `memreplay bench replay`
  *   results.c   (sqlite3)     the results database: write, read, compare
- *   script.c    (none)        the lru_gen replay script parser
+ *   script.c    (mr_util.h)   the lru_gen replay script parser
  *   sha256.c    (none)        trace identity
  *
  * Nothing here is a public interface; see mr_replay.h.

@@ -3,7 +3,8 @@
  * script.c - the replay script: lru_gen debugfs commands at trace times or markers.
  *
  *   # comment
- *   TIME   COMMAND[; COMMAND...]      TIME = ns, or with a unit: 250ms, 2s, 10us, 5ns
+ *   TIME   COMMAND[; COMMAND...]      TIME = a duration (mr_parse_duration): 250ms, 1.5s,
+ *                                     10us, 5ns; a bare number is ns
  *   @ID    COMMAND                    right after the MARKER event with id ID
  *
  * COMMAND is the kernel's /sys/kernel/debug/lru_gen write syntax
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mr_util.h"
 #include "rp_int.h"
 
 static int is_uint(const char *s)
@@ -63,34 +65,6 @@ static int check_cmd(const char *name, unsigned line, const char *cmd, char *out
 	return 0;
 }
 
-static int parse_time(const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-	uint64_t mul = 1;
-
-	errno = 0;
-	if (!isdigit((unsigned char)*s))
-		return -1;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return -1;
-	if (!*end || !strcmp(end, "ns"))
-		mul = 1;
-	else if (!strcmp(end, "us"))
-		mul = 1000;
-	else if (!strcmp(end, "ms"))
-		mul = 1000000;
-	else if (!strcmp(end, "s"))
-		mul = 1000000000;
-	else
-		return -1;
-	if (v > UINT64_MAX / mul)
-		return -1;
-	*out = v * mul;
-	return 0;
-}
-
 static int cmp_cmd(const void *a, const void *b)
 {
 	const struct rp_script_cmd *x = a, *y = b;
@@ -117,6 +91,7 @@ int rp_script_parse_text(const char *text, const char *name, struct rp_script *s
 		const char *e = strchr(p, '\n');
 		size_t len = e ? (size_t)(e - p) : strlen(p);
 		struct rp_script_cmd proto = { 0 };
+		struct mr_error why = { 0 };
 
 		line++;
 		if (len >= sizeof(l)) {
@@ -150,11 +125,10 @@ int rp_script_parse_text(const char *text, const char *name, struct rp_script *s
 						    name, line, when);
 			}
 			proto.at_marker = 1;
-		} else if (parse_time(when, &proto.time)) {
+		} else if (mr_parse_duration(when, &proto.time, &why)) {
 			rp_script_free(s);
-			return mr_error_set(err, MR_EINVAL,
-					    "%s:%u: '%s' is not a time (ns, or with a unit ns/us/ms/s) or @MARKER_ID",
-					    name, line, when);
+			return mr_error_set(err, MR_EINVAL, "%s:%u: '%s' is not a time or @MARKER_ID: %s",
+					    name, line, when, why.msg);
 		}
 		for (one = strtok_r(rest, ";,", &save); one; one = strtok_r(NULL, ";,", &save)) {
 			struct rp_script_cmd *cmd;

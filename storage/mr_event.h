@@ -58,10 +58,9 @@
 
 #include <stdint.h>
 
-#define MR_PAGE_NONE UINT32_MAX
+#include "mr_vm.h" /* page types (pages.type) and the VMA flags of MAP events */
 
-/* Page types (pages.type): anon/shmem keyed by (mm, vpage), file by (file, index). */
-enum mr_page_type { MR_PAGE_ANON = 0, MR_PAGE_FILE = 1, MR_PAGE_SHMEM = 2, MR_PAGE_NR_TYPES };
+#define MR_PAGE_NONE UINT32_MAX
 
 enum mr_event_kind {
 	MR_EV_ACCESS = 0,
@@ -113,14 +112,7 @@ enum mr_access_source {
 #define MR_RA_ASYNC 0x01u /* async (PG_readahead marker hit); else sync */
 #define MR_RA_IN_FAULT 0x02u
 
-/* MAP flags: VMA flags as the kernel names them */
-#define MR_VMA_READ 0x01u
-#define MR_VMA_WRITE 0x02u
-#define MR_VMA_EXEC 0x04u /* VM_EXEC */
-#define MR_VMA_SHARED 0x08u
-#define MR_VMA_FILE 0x10u
-#define MR_VMA_SEQ_READ 0x20u  /* MADV_SEQUENTIAL: no recency (vma_has_recency) */
-#define MR_VMA_RAND_READ 0x40u /* MADV_RANDOM */
+/* MAP flags: the VMA flags MR_VMA_* of mr_vm.h */
 
 /* REFAULT flags */
 #define MR_REFAULT_FILE 0x01u

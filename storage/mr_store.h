@@ -93,6 +93,9 @@ int mr_store_create(const char *path, int overwrite, struct mr_store **out, stru
  * MR_EVERSION (newer format) or MR_ECORRUPT, each with a message naming the fix. */
 int mr_store_open(const char *path, int mode, struct mr_store **out, struct mr_error *err);
 void mr_store_close(struct mr_store *s);
+/* Remove the store file at path with its -wal and -shm files, those that exist (a store
+ * no one has open: a partial or temporary one). */
+void mr_store_remove(const char *path);
 const char *mr_store_path(const struct mr_store *s);
 /* The underlying database, for SQL queries. Owned by the store. */
 struct sqlite3 *mr_store_db(struct mr_store *s);

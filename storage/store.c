@@ -113,6 +113,23 @@ static int configure(struct mr_store *s, struct mr_error *err)
 	return 0;
 }
 
+/* The WAL and shared-memory files SQLite keeps beside a store. */
+static void remove_side_files(const char *path)
+{
+	for (int i = 0; i < 2; i++) {
+		char side[4096];
+
+		snprintf(side, sizeof(side), "%s%s", path, i ? "-shm" : "-wal");
+		unlink(side);
+	}
+}
+
+void mr_store_remove(const char *path)
+{
+	unlink(path);
+	remove_side_files(path);
+}
+
 int mr_store_create(const char *path, int overwrite, struct mr_store **out, struct mr_error *err)
 {
 	struct mr_store *s;
@@ -130,12 +147,7 @@ int mr_store_create(const char *path, int overwrite, struct mr_store **out, stru
 			return mr_error_set(err, MR_EIO, "cannot replace %s: %s", path, strerror(errno));
 	}
 	/* Stale WAL/SHM files of an older store at this path would be replayed into ours. */
-	for (int i = 0; i < 2; i++) {
-		char side[4096];
-
-		snprintf(side, sizeof(side), "%s%s", path, i ? "-shm" : "-wal");
-		unlink(side);
-	}
+	remove_side_files(path);
 	s = store_alloc(path, MR_STORE_RDWR);
 	if (!s)
 		return mr_error_set(err, MR_ENOMEM, "out of memory");

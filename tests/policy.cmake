@@ -7,7 +7,7 @@ foreach(plugin test_plugin test_plugin_noinit)
   # loads it (linked with --export-dynamic through mr_policy), never from its own copy.
   target_include_directories(${plugin} PRIVATE
     $<TARGET_PROPERTY:mr_policy,INTERFACE_INCLUDE_DIRECTORIES>
-    $<TARGET_PROPERTY:mr_storage,INTERFACE_INCLUDE_DIRECTORIES>)
+    $<TARGET_PROPERTY:mr_base,INTERFACE_INCLUDE_DIRECTORIES>)
   set_target_properties(${plugin} PROPERTIES PREFIX "")
 endforeach()
 

@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "gen_priv.h"
 #include "mr_util.h"
@@ -261,17 +260,10 @@ writer_fail:
 out:
 	mr_writer_destroy(w);
 	mr_store_close(s);
-	if (rc) {
-		/* A generated trace is reproducible from its parameters: drop a partial one
-		 * rather than leave a store that looks usable but stops early. */
-		char side[4096];
-
-		unlink(path);
-		snprintf(side, sizeof(side), "%s-wal", path);
-		unlink(side);
-		snprintf(side, sizeof(side), "%s-shm", path);
-		unlink(side);
-	}
+	/* A generated trace is reproducible from its parameters: drop a partial one rather
+	 * than leave a store that looks usable but stops early. */
+	if (rc)
+		mr_store_remove(path);
 	return rc;
 }
 

@@ -1,31 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bench.c - store benchmark: generator traces written through the real writer, then read
- * back twice: the pure chunk codec over blobs held in memory (the decode rate the format
- * allows), and the reader over the SQLite file (the rate a replay sees).
+ * bench_store.c - `memreplay bench store`: generator traces written through the real
+ * writer, then read back twice: the pure chunk codec over blobs held in memory (the
+ * decode rate the format allows), and the reader over the SQLite file (the rate a replay
+ * sees).
  */
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "mr_bench.h"
+#include "bench_int.h"
 #include "mr_codec.h"
-#include "mr_gen.h"
 #include "mr_store.h"
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* Decode every chunk blob of the store from memory, best of 3 rounds. */
 static int bench_decode(struct mr_store *s, struct mr_bench_store_case *c, struct mr_error *err)
@@ -72,7 +59,7 @@ static int bench_decode(struct mr_store *s, struct mr_bench_store_case *c, struc
 	}
 	sqlite3_finalize(st);
 	for (int round = 0; round < 3; round++) {
-		double t0 = now_s(), dt;
+		double t0 = mr_clock_s(), dt;
 
 		total = 0;
 		for (size_t i = 0; i < nb; i++) {
@@ -84,9 +71,9 @@ static int bench_decode(struct mr_store *s, struct mr_bench_store_case *c, struc
 				goto out;
 			total += n;
 		}
-		dt = now_s() - t0;
-		if (dt > 0 && (double)total / dt > best)
-			best = (double)total / dt;
+		dt = mr_clock_s() - t0;
+		if (bench_rate((double)total, dt) > best)
+			best = bench_rate((double)total, dt);
 	}
 	c->decode_mevps = best / 1e6;
 out:
@@ -105,7 +92,7 @@ static int bench_read(struct mr_store *s, struct mr_bench_store_case *c, struct 
 	struct mr_event buf[4096];
 	uint64_t total = 0;
 	size_t n;
-	double t0 = now_s();
+	double t0 = mr_clock_s();
 	int rc = mr_reader_open(s, NULL, &r, err);
 
 	if (rc)
@@ -117,74 +104,44 @@ static int bench_read(struct mr_store *s, struct mr_bench_store_case *c, struct 
 	else
 		*err = *mr_reader_error(r);
 	mr_reader_close(r);
-	c->read_mevps = (double)total / (now_s() - t0) / 1e6;
+	c->read_mevps = bench_rate((double)total, mr_clock_s() - t0) / 1e6;
 	return rc;
 }
 
-/* Generate + write in a child so its peak RSS is the writer's (and generator's) alone. */
-static int write_in_child(const struct mr_gen *g, const struct mr_gen_values *vals,
-			  const char *path, uint64_t *peak_rss, struct mr_error *err)
+/* What a child generates and writes. */
+struct gen_case {
+	const char *gen;
+	const char *const *params;
+	const char *path;
+};
+
+static int write_trace(void *arg, void *result, struct mr_error *err)
 {
-	struct rusage ru;
-	int fds[2], status = 0;
-	pid_t pid;
-	ssize_t got;
+	const struct gen_case *g = arg;
 
-	if (pipe(fds))
-		return mr_error_set(err, MR_EIO, "pipe failed");
-	pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return mr_error_set(err, MR_EIO, "fork failed");
-	}
-	if (pid == 0) {
-		int rc;
-
-		close(fds[0]);
-		rc = mr_gen_write(g, vals, path, NULL, err);
-		if (rc && write(fds[1], err, sizeof(*err)) < 0)
-			_exit(3);
-		_exit(rc ? 1 : 0);
-	}
-	close(fds[1]);
-	got = read(fds[0], err, sizeof(*err));
-	close(fds[0]);
-	if (wait4(pid, &status, 0, &ru) < 0)
-		return mr_error_set(err, MR_EIO, "wait failed");
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		return got == (ssize_t)sizeof(*err) ? err->code
-						     : mr_error_set(err, MR_EIO, "generator process failed");
-	*peak_rss = (uint64_t)ru.ru_maxrss * 1024;
-	return 0;
+	return bench_gen(g->gen, g->params, g->path, err);
 }
 
+/* Generate + write in a child, so that its peak RSS is the writer's (and generator's)
+ * alone, then read the store back. */
 static int run_case(const struct mr_bench_store_opts *o, const char *label, const char *gen,
 		    const char *const *params, struct mr_bench_store_case *c, struct mr_error *err)
 {
-	const struct mr_gen *g = mr_gen_find(gen);
-	struct mr_gen_values vals;
 	struct mr_store_summary sum;
 	struct mr_store *s;
 	char path[4096];
+	struct gen_case g = { .gen = gen, .params = params, .path = path };
 	double t0;
 	int rc;
 
 	memset(c, 0, sizeof(*c));
 	snprintf(c->name, sizeof(c->name), "%s", label);
-	if (!g)
-		return mr_error_set(err, MR_ENOENT, "generator %s missing", gen);
-	rc = mr_gen_defaults(g, &vals, err);
-	for (; !rc && params && params[0]; params += 2)
-		rc = mr_gen_set(g, &vals, params[0], params[1], err);
-	if (rc)
-		return rc;
 	snprintf(path, sizeof(path), "%s/bench-%s.db", o->dir, gen);
-	t0 = now_s();
-	rc = write_in_child(g, &vals, path, &c->write_peak_rss, err);
+	t0 = mr_clock_s();
+	rc = bench_in_child("generator", write_trace, &g, NULL, 0, &c->write_peak_rss, err);
 	if (rc)
 		return rc;
-	c->write_s = now_s() - t0;
+	c->write_s = mr_clock_s() - t0;
 	rc = mr_store_open(path, MR_STORE_RDONLY, &s, err);
 	if (rc)
 		return rc;
@@ -204,7 +161,7 @@ static int run_case(const struct mr_bench_store_opts *o, const char *label, cons
 		rc = bench_read(s, c, err);
 	mr_store_close(s);
 	if (!o->keep)
-		unlink(path);
+		mr_store_remove(path);
 	return rc;
 }
 
@@ -230,4 +187,36 @@ int mr_bench_store(const struct mr_bench_store_opts *o, struct mr_bench_store_ca
 		rc = run_case(o, "loop", "loop", loop, &out[2], err);
 	*n = rc ? 0 : 3;
 	return rc;
+}
+
+int mr_bench_store_format(const struct mr_bench_store_case *c, size_t n, char *buf,
+			  size_t cap)
+{
+	struct mr_strbuf sb = { buf, cap, 0 };
+
+	if ((!c && n) || (!buf && cap))
+		return MR_EINVAL;
+	if (cap)
+		buf[0] = '\0';
+	mr_strbuf_printf(&sb, "%-10s %12s %7s %9s %9s %8s %10s %10s %10s %9s\n", "trace", "events",
+			 "chunks", "bytes/ev", "col/ev", "write s", "write M/s", "decode M/s",
+			 "read M/s", "wr RSS");
+	for (size_t i = 0; i < n; i++) {
+		const struct mr_bench_store_case *k = &c[i];
+
+		mr_strbuf_printf(&sb, "%-10s %12llu %7llu %9.3f %9.3f %8.2f %10.2f %10.1f %10.1f "
+				 "%6llu MiB\n", k->name, (unsigned long long)k->events,
+				 (unsigned long long)k->chunks, k->bytes_per_event,
+				 k->payload_per_event, k->write_s,
+				 bench_rate((double)k->events, k->write_s) / 1e6, k->decode_mevps,
+				 k->read_mevps, (unsigned long long)(k->write_peak_rss >> 20));
+	}
+	mr_strbuf_printf(&sb, "writer buffers: %llu bytes for one stream (fixed by the chunk size, "
+			 "independent of trace length)\n",
+			 (unsigned long long)(n ? c[0].writer_buffer_bytes : 0));
+	mr_strbuf_printf(&sb, "bytes/ev = LZ4 chunk bytes per event; col/ev = column encoding before LZ4;\n"
+			 "write = generate + encode + commit; decode = pure codec from memory, one core;\n"
+			 "read = reader over the SQLite file; wr RSS = peak RSS of the generating process\n"
+			 "(generator state + writer; compare runs with --events to see it does not grow)\n");
+	return bench_report_end(&sb);
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * mr_util.h - small shared parsers: sizes and counts as users type them.
+ * mr_util.h - the small helpers every library shares: sizes, counts and durations as
+ * users type them, a bounded string appender, byte figures, and the one monotonic clock.
  */
 #ifndef MR_UTIL_H
 #define MR_UTIL_H
@@ -23,6 +24,15 @@ int mr_parse_pages(const char *s, uint64_t page_size, int allow_zero, uint64_t *
 		   struct mr_error *err);
 /* Parse a count: "50M" = 50,000,000 (decimal K/M/G/T), "1000". */
 int mr_parse_count(const char *s, uint64_t *out, struct mr_error *err);
+/*
+ * Parse a duration into nanoseconds: the one syntax of every duration option and script
+ * time. A whole or decimal number and a unit, ns, us, ms, s, m or h ("500ms", "1.5s",
+ * "2m", "250us"); a bare number is nanoseconds ("1500"), as trace times are. Rounded to
+ * the nearest nanosecond. Rejects empty input, signs, spaces, exponents and unknown
+ * units with MR_EINVAL, more than UINT64_MAX ns (about 584 years) with MR_ERANGE, with
+ * a message quoting the input.
+ */
+int mr_parse_duration(const char *s, uint64_t *ns, struct mr_error *err);
 /* Parse a decimal number with range check. */
 int mr_parse_double(const char *s, double min, double max, double *out, struct mr_error *err);
 /* A bounded text appender over a caller-owned buffer. len keeps the length the whole
@@ -42,5 +52,14 @@ void mr_big_free(void *p, size_t n);
 
 /* Format bytes as "1.5 MiB" into buf. Returns buf. */
 char *mr_format_bytes(uint64_t bytes, char *buf, int cap);
+
+/* CLOCK_MONOTONIC in nanoseconds: the clock of recordings (perf's use_clockid) and of
+ * every wall time memreplay measures. */
+uint64_t mr_clock_ns(void);
+/* The same clock in seconds, for measured wall times. */
+static inline double mr_clock_s(void)
+{
+	return (double)mr_clock_ns() * 1e-9;
+}
 
 #endif /* MR_UTIL_H */

@@ -22,51 +22,63 @@
  * Every case runs in a child process so that its peak RSS (getrusage of the child) is its
  * own. Figures, not assertions.
  */
-#include <dirent.h>
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "mr_gen.h"
+#include "bench_int.h"
 #include "mr_replay.h"
-#include "rp_int.h"
+
+/* One replay case, and what its child process measured. */
+struct replay_case {
+	const char *trace, *dir, *nucache;
+	const char *const *pol;
+	size_t npol;
+	uint64_t memory;
+	int threads;
+};
 
 struct child_result {
-	int rc;
-	char msg[256];
 	double load_s, run_s, machine_s;
 	uint64_t events;
 	int nu_computed; /* the next-use times were computed, not reused from the cache */
 };
 
-static double mono(void)
+/* In the child: create, run, sum the machines' time. */
+static int replay_in_child(void *arg, void *result, struct mr_error *err)
 {
-	struct timespec ts;
+	const struct replay_case *k = arg;
+	struct mr_replay_opts ro = {
+		.trace = k->trace, .policies = k->pol, .npolicies = k->npol,
+		.memory_pages = k->memory, .threads = k->threads, .tmpdir = k->dir,
+		.nextuse_cache = k->nucache,
+	};
+	struct child_result *r = result;
+	struct mr_replay *rp = NULL;
+	double t0 = mr_clock_s(), t1;
+	int rc;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+	rc = mr_replay_create(&ro, &rp, err);
+	t1 = mr_clock_s();
+	if (!rc)
+		rc = mr_replay_run(rp, err);
+	r->load_s = t1 - t0;
+	r->run_s = mr_clock_s() - t1;
+	if (!rc) {
+		for (size_t i = 0; i < k->npol; i++) {
+			struct mr_replay_summary s;
 
-static void note(const struct mr_bench_replay_opts *o, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void note(const struct mr_bench_replay_opts *o, const char *fmt, ...)
-{
-	char line[512];
-	va_list ap;
-
-	if (!o->note)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	o->note(o->note_arg, line);
+			if (!mr_replay_summary(rp, i, &s)) {
+				r->machine_s += s.wall_s;
+				r->events = s.events;
+			}
+		}
+	}
+	r->nu_computed = !rc && mr_replay_nextuse_note(rp) &&
+			 strstr(mr_replay_nextuse_note(rp), "computed");
+	mr_replay_destroy(rp);
+	return rc;
 }
 
 /* One replay in a child; fills res and the child's peak RSS. */
@@ -75,115 +87,54 @@ static int run_case(const char *trace, const char *dir, const char *nucache,
 		    uint64_t memory, int threads, struct child_result *res, uint64_t *peak,
 		    struct mr_error *err)
 {
-	int fds[2], status = 0;
-	struct rusage ru;
-	pid_t pid;
-	ssize_t got;
+	struct replay_case k = { .trace = trace, .dir = dir, .nucache = nucache, .pol = pol,
+				 .npol = npol, .memory = memory, .threads = threads };
 
 	memset(res, 0, sizeof(*res));
-	if (pipe(fds))
-		return mr_error_set(err, MR_EIO, "bench: pipe: %s", strerror(errno));
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return mr_error_set(err, MR_EIO, "bench: fork: %s", strerror(errno));
-	}
-	if (pid == 0) {
-		struct mr_replay_opts ro = {
-			.trace = trace, .policies = pol, .npolicies = npol, .memory_pages = memory,
-			.threads = threads, .tmpdir = dir, .nextuse_cache = nucache,
-		};
-		struct child_result r = { 0 };
-		struct mr_error e = { 0 };
-		struct mr_replay *rp = NULL;
-		double t0 = mono(), t1;
-
-		close(fds[0]);
-		r.rc = mr_replay_create(&ro, &rp, &e);
-		t1 = mono();
-		if (!r.rc)
-			r.rc = mr_replay_run(rp, &e);
-		r.load_s = t1 - t0;
-		r.run_s = mono() - t1;
-		if (!r.rc) {
-			for (size_t i = 0; i < npol; i++) {
-				struct mr_replay_summary s;
-
-				if (!mr_replay_summary(rp, i, &s)) {
-					r.machine_s += s.wall_s;
-					r.events = s.events;
-				}
-			}
-		}
-		snprintf(r.msg, sizeof(r.msg), "%.255s", e.msg);
-		r.nu_computed = !r.rc && mr_replay_nextuse_note(rp) &&
-				strstr(mr_replay_nextuse_note(rp), "computed");
-		mr_replay_destroy(rp);
-		if (write(fds[1], &r, sizeof(r)) != (ssize_t)sizeof(r))
-			_exit(2);
-		_exit(0);
-	}
-	close(fds[1]);
-	got = read(fds[0], res, sizeof(*res));
-	close(fds[0]);
-	if (wait4(pid, &status, 0, &ru) < 0)
-		return mr_error_set(err, MR_EIO, "bench: wait: %s", strerror(errno));
-	if (got != (ssize_t)sizeof(*res) || !WIFEXITED(status) || WEXITSTATUS(status))
-		return mr_error_set(err, MR_EIO, "bench: the replay child failed (status %d)", status);
-	if (res->rc)
-		return mr_error_set(err, res->rc, "%s", res->msg);
-	*peak = (uint64_t)ru.ru_maxrss * 1024;
-	return 0;
+	return bench_in_child("replay", replay_in_child, &k, res, sizeof(*res), peak, err);
 }
 
-static struct mr_bench_replay_case *next_case(struct mr_bench_replay_case *out, size_t cap,
-					      size_t *n)
+/*
+ * Append the row of one case, named by fmt, with the figures of its child's result (the
+ * machines' rate in policy-events per second of their own time, for npol machines).
+ * NULL when out[0..cap) is full.
+ */
+static struct mr_bench_replay_case *add_case(struct mr_bench_replay_case *out, size_t cap,
+					     size_t *n, const struct child_result *res,
+					     uint64_t peak, size_t npol, const char *fmt, ...)
+	__attribute__((format(printf, 7, 8)));
+static struct mr_bench_replay_case *add_case(struct mr_bench_replay_case *out, size_t cap,
+					     size_t *n, const struct child_result *res,
+					     uint64_t peak, size_t npol, const char *fmt, ...)
 {
+	struct mr_bench_replay_case *c;
+	va_list ap;
+
 	if (*n >= cap)
 		return NULL;
-	memset(&out[*n], 0, sizeof(out[*n]));
-	return &out[(*n)++];
-}
-
-/* The figures of one case from its child's result: policy-events per second of the
- * machines' own time for npol machines. */
-static void fill_case(struct mr_bench_replay_case *c, const struct child_result *res,
-		      uint64_t peak, size_t npol)
-{
+	c = &out[(*n)++];
+	memset(c, 0, sizeof(*c));
+	va_start(ap, fmt);
+	vsnprintf(c->name, sizeof(c->name), fmt, ap);
+	va_end(ap);
 	c->events = res->events;
 	c->seconds = res->run_s;
-	c->mevps = res->run_s > 0 ? (double)res->events / res->run_s / 1e6 : 0;
-	c->machine_mevps = res->machine_s > 0 ?
-		(double)res->events * (double)npol / res->machine_s / 1e6 : 0;
+	c->mevps = bench_rate((double)res->events, res->run_s) / 1e6;
+	c->machine_mevps = bench_rate((double)res->events * (double)npol, res->machine_s) / 1e6;
 	c->load_s = res->load_s;
 	c->peak_rss = peak;
+	return c;
 }
 
 /* Write a Zipf(1.0) trace of events accesses over pages pages, seed 1. */
 static int gen_zipf(const char *path, uint64_t pages, uint64_t events, struct mr_error *err)
 {
-	const struct mr_gen *g = mr_gen_find("zipf");
-	struct mr_gen_values v;
-	char num[32];
-	int rc;
+	char np[32], ne[32];
+	const char *const params[] = { "pages", np, "events", ne, "skew", "1.0", NULL };
 
-	if (!g)
-		return mr_error_set(err, MR_ENOENT, "bench: the zipf generator is not built in");
-	rc = mr_gen_defaults(g, &v, err);
-	snprintf(num, sizeof(num), "%llu", (unsigned long long)pages);
-	if (!rc)
-		rc = mr_gen_set(g, &v, "pages", num, err);
-	snprintf(num, sizeof(num), "%llu", (unsigned long long)events);
-	if (!rc)
-		rc = mr_gen_set(g, &v, "events", num, err);
-	if (!rc)
-		rc = mr_gen_set(g, &v, "skew", "1.0", err);
-	v.seed = 1;
-	if (!rc)
-		rc = mr_gen_write(g, &v, path, NULL, err);
-	return rc;
+	snprintf(np, sizeof(np), "%llu", (unsigned long long)pages);
+	snprintf(ne, sizeof(ne), "%llu", (unsigned long long)events);
+	return bench_gen("zipf", params, path, err);
 }
 
 /* Peak RSS over distinct pages, without the floor that does not grow with them. */
@@ -193,25 +144,6 @@ static double per_page(uint64_t peak, uint64_t floor, uint64_t pages)
 }
 
 #define FLOOR_PAGES 4096
-
-/* Remove the files of a directory (the next-use cache the cases made). */
-static void remove_files(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		char path[1400];
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		unlink(path);
-	}
-	closedir(d);
-}
 
 int mr_bench_replay(const struct mr_bench_replay_opts *o, struct mr_bench_replay_case *out,
 		    size_t cap, size_t *n, struct mr_error *err)
@@ -243,23 +175,22 @@ int mr_bench_replay(const struct mr_bench_replay_opts *o, struct mr_bench_replay
 		if (rc)
 			return rc;
 	}
-	snprintf(dir, sizeof(dir), "%s/memreplay-bench-replay.XXXXXX", o->dir ? o->dir : "/tmp");
-	if (!mkdtemp(dir))
-		return mr_error_set(err, MR_EIO, "bench: cannot create a directory under %s: %s",
-				    o->dir ? o->dir : "/tmp", strerror(errno));
+	rc = bench_mkdtemp(o->dir, "replay", dir, sizeof(dir), err);
+	if (rc)
+		return rc;
 	snprintf(trace, sizeof(trace), "%s/zipf.db", dir);
 	snprintf(small, sizeof(small), "%s/floor.db", dir);
 	snprintf(nucache, sizeof(nucache), "%s/nextuse-cache", dir);
 	{
-		double t0 = mono();
+		double t0 = mr_clock_s();
 
-		note(o, "generating zipf: %llu accesses over %llu pages into %s ...",
+		BENCH_NOTE(o, "generating zipf: %llu accesses over %llu pages into %s ...",
 		     (unsigned long long)events, (unsigned long long)pages, trace);
 		rc = gen_zipf(trace, pages, events, err);
 		if (!rc)
 			rc = gen_zipf(small, FLOOR_PAGES, events < 2000000 ? events : 2000000, err);
 		if (!rc)
-			note(o, "generated in %.1f s", mono() - t0);
+			BENCH_NOTE(o, "generated in %.1f s", mr_clock_s() - t0);
 	}
 	for (int pct = 10; !rc && pct <= 50; pct += 40) {
 		uint64_t memory = pages * (uint64_t)pct / 100;
@@ -273,19 +204,15 @@ int mr_bench_replay(const struct mr_bench_replay_opts *o, struct mr_bench_replay
 
 			for (size_t j = 0; j < i; j++)
 				dup |= !strcmp(pol[i], pol[j]);
-			note(o, "%s @%d%%: single-threaded ...", pol[i], pct);
+			BENCH_NOTE(o, "%s @%d%%: single-threaded ...", pol[i], pct);
 			rc = run_case(trace, dir, nucache, &pol[i], 1, memory, 0, &res, &peak, err);
 			if (!rc && res.nu_computed) {
 				/* the first replay of the trace computed and kept the next-use
 				 * times: a row of its own, then the case again as later replays
 				 * of the trace run it */
-				c = next_case(out, cap, n);
-				if (c) {
-					snprintf(c->name, sizeof(c->name), "%s @%d%%, next-use computed",
-						 pol[i], pct);
-					fill_case(c, &res, peak, 1);
-				}
-				note(o, "%s @%d%%: again, next-use times from the cache ...", pol[i], pct);
+				add_case(out, cap, n, &res, peak, 1, "%s @%d%%, next-use computed",
+					 pol[i], pct);
+				BENCH_NOTE(o, "%s @%d%%: again, next-use times from the cache ...", pol[i], pct);
 				rc = run_case(trace, dir, nucache, &pol[i], 1, memory, 0, &res, &peak, err);
 			}
 			if (rc)
@@ -297,40 +224,33 @@ int mr_bench_replay(const struct mr_bench_replay_opts *o, struct mr_bench_replay
 				      &fres, &floor, err);
 			if (rc)
 				break;
-			c = next_case(out, cap, n);
+			c = add_case(out, cap, n, &res, peak, 1, "%s @%d%%", pol[i], pct);
 			if (!c)
 				continue;
-			snprintf(c->name, sizeof(c->name), "%s @%d%%", pol[i], pct);
-			fill_case(c, &res, peak, 1);
 			c->floor_rss = floor;
 			c->bytes_per_page = per_page(peak, floor, pages);
 			/* what `memreplay replay` with this one policy does by default: the
 			 * machine on a worker, the decode on the calling thread */
-			note(o, "%s @%d%%: decode on a second thread ...", pol[i], pct);
+			BENCH_NOTE(o, "%s @%d%%: decode on a second thread ...", pol[i], pct);
 			rc = run_case(trace, dir, nucache, &pol[i], 1, memory, MR_REPLAY_THREADS_AUTO,
 				      &res, &peak, err);
-			c = rc ? NULL : next_case(out, cap, n);
-			if (c) {
-				snprintf(c->name, sizeof(c->name), "%s, threads @%d%%", pol[i], pct);
-				fill_case(c, &res, peak, 1);
-			}
+			if (!rc)
+				add_case(out, cap, n, &res, peak, 1, "%s, threads @%d%%", pol[i], pct);
 		}
 		if (!rc)
 			rc = run_case(small, dir, nucache, pol, npol, FLOOR_PAGES * (uint64_t)pct / 100,
 				      MR_REPLAY_THREADS_AUTO, &fres, &floor_all, err);
 		for (int threaded = 0; !rc && threaded < 2; threaded++) {
-			note(o, "%zu policies in one pass @%d%%, %s ...", npol, pct,
+			BENCH_NOTE(o, "%zu policies in one pass @%d%%, %s ...", npol, pct,
 			     threaded ? "default threads" : "one thread");
 			rc = run_case(trace, dir, nucache, pol, npol, memory, threaded ? MR_REPLAY_THREADS_AUTO : 0,
 				      &res, &peak, err);
 			if (rc)
 				break;
-			c = next_case(out, cap, n);
+			c = add_case(out, cap, n, &res, peak, npol, "%zu in one pass%s @%d%%", npol,
+				     threaded ? ", threads" : "", pct);
 			if (!c)
 				continue;
-			snprintf(c->name, sizeof(c->name), "%zu in one pass%s @%d%%", npol,
-				 threaded ? ", threads" : "", pct);
-			fill_case(c, &res, peak, npol);
 			c->floor_rss = floor_all;
 			c->bytes_per_page = per_page(peak, floor_all, pages);
 			c->ratio = sum_wall > 0 ? (res.load_s + res.run_s) / sum_wall : 0;
@@ -344,28 +264,21 @@ int mr_bench_replay(const struct mr_bench_replay_opts *o, struct mr_bench_replay
 		struct mr_bench_replay_case *c;
 		uint64_t peak = 0;
 
-		note(o, "%s with memory for every page (the ceiling) ...", pol[0]);
+		BENCH_NOTE(o, "%s with memory for every page (the ceiling) ...", pol[0]);
 		rc = run_case(trace, dir, nucache, &pol[0], 1, pages, 0, &res, &peak, err);
-		c = rc ? NULL : next_case(out, cap, n);
+		c = rc ? NULL : add_case(out, cap, n, &res, peak, 1, "%s @100%%, no reclaim", pol[0]);
 		if (c) {
 			struct mr_bench_replay_case row;
 
-			snprintf(c->name, sizeof(c->name), "%s @100%%, no reclaim", pol[0]);
-			fill_case(c, &res, peak, 1);
 			row = *c;
 			memmove(&out[1], &out[0], (*n - 1) * sizeof(*out));
 			out[0] = row;
 		}
 	}
-	if (!o->keep) {
-		/* the traces with their -wal/-shm files, the next-use cache, the directory */
-		remove_files(nucache);
-		rmdir(nucache);
-		remove_files(dir);
-		rmdir(dir);
-	} else {
-		note(o, "kept %s", trace);
-	}
+	if (!o->keep)
+		bench_rmtree(dir); /* the traces, their -wal/-shm files, the next-use cache */
+	else
+		BENCH_NOTE(o, "kept %s", trace);
 	return rc;
 }
 
@@ -402,17 +315,67 @@ int mr_bench_memory(struct mr_bench_memory *out, struct mr_error *err)
 		buf[i * (PROBE_LINE / 8)] = buf[j * (PROBE_LINE / 8)];
 		buf[j * (PROBE_LINE / 8)] = t;
 	}
-	t0 = mono();
+	t0 = mr_clock_s();
 	for (uint32_t i = 0; i < PROBE_LOADS; i++)
 		at = buf[at * (PROBE_LINE / 8)];
-	out->dependent_ns = (mono() - t0) * 1e9 / PROBE_LOADS;
-	t0 = mono();
+	out->dependent_ns = (mr_clock_s() - t0) * 1e9 / PROBE_LOADS;
+	t0 = mr_clock_s();
 	for (uint32_t i = 0; i < PROBE_LOADS; i++)
 		sum += buf[(xs64(&x) & mask) * (PROBE_LINE / 8)];
-	out->independent_ns = (mono() - t0) * 1e9 / PROBE_LOADS;
+	out->independent_ns = (mr_clock_s() - t0) * 1e9 / PROBE_LOADS;
 	out->bytes = PROBE_BYTES;
 	mr_big_free(buf, PROBE_BYTES);
 	/* keep the loads: their results feed nothing else */
 	__asm__ volatile("" : : "r"(at), "r"(sum));
 	return 0;
+}
+
+int mr_bench_replay_format(const struct mr_bench_memory *mem,
+			   const struct mr_bench_replay_case *c, size_t n, char *buf, size_t cap)
+{
+	struct mr_strbuf sb = { buf, cap, 0 };
+
+	if (!mem || (!c && n) || (!buf && cap))
+		return MR_EINVAL;
+	if (cap)
+		buf[0] = '\0';
+	mr_strbuf_printf(&sb, "memory (%llu MiB, as the per-page arrays are mapped): a random "
+			 "cache-line load costs %.0f ns when\nthe previous load gives its address "
+			 "(a list walk), %.1f ns when the addresses are known ahead\n\n",
+			 (unsigned long long)(mem->bytes >> 20), mem->dependent_ns,
+			 mem->independent_ns);
+	mr_strbuf_printf(&sb, "%-34s %10s %8s %9s %10s %7s %9s %9s %9s %7s\n", "case", "events",
+			 "replay s", "M ev/s", "machine", "load s", "peak RSS", "floor", "B/page",
+			 "ratio");
+	for (size_t i = 0; i < n; i++) {
+		const struct mr_bench_replay_case *k = &c[i];
+		char ratio[16] = "", floor[24] = "-", per_page[24];
+
+		if (k->ratio > 0)
+			snprintf(ratio, sizeof(ratio), "%.2f", k->ratio);
+		/* a case without a floor run (next-use computed) has "-" there */
+		if (k->floor_rss)
+			snprintf(floor, sizeof(floor), "%5llu MiB",
+				 (unsigned long long)(k->floor_rss >> 20));
+		bench_fig(per_page, sizeof(per_page), k->floor_rss != 0, "%.1f", k->bytes_per_page);
+		mr_strbuf_printf(&sb, "%-34s %10llu %8.2f %9.1f %10.1f %7.2f %5llu MiB %9s %9s %7s\n",
+				 k->name, (unsigned long long)k->events, k->seconds, k->mevps,
+				 k->machine_mevps, k->load_s,
+				 (unsigned long long)(k->peak_rss >> 20), floor, per_page, ratio);
+	}
+	mr_strbuf_printf(&sb,
+	       "M ev/s = events / replay wall time (decode included; one thread for single runs,\n"
+	       "\"threads\": the decode on a second thread, as `memreplay replay` runs one policy);\n"
+	       "machine = policy-events / the machines' own time (worker time, summed);\n"
+	       "load = reading the trace's tables and sizing the machines; peak RSS of the child\n"
+	       "process that ran the case; floor = peak RSS of the same case on a 4096-page trace\n"
+	       "(program, SQLite, decode buffers); B/page = (peak RSS - floor) / distinct pages;\n"
+	       "@100%%, no reclaim = the first policy with memory for every page: the decode, a\n"
+	       "fault per page and a PTE young bit per access, the ceiling for any memory size;\n"
+	       "ratio = one pass "
+	       "(load + replay) over the same summed for the single runs of those policies;\n"
+	       "\"next-use computed\": the first replay of the trace by a policy that needs next-use\n"
+	       "times (opt), which computes them and keeps them in the cache; the other rows reuse\n"
+	       "them, as every later replay of the same trace does (docs/replay.md)\n");
+	return bench_report_end(&sb);
 }

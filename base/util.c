@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* util.c - parsers for sizes and counts as users type them (see mr_util.h). */
+/* util.c - parsers for sizes, counts and durations as users type them, string and byte
+ * formatting, the monotonic clock (see mr_util.h). */
 #include "mr_util.h"
 
 #include <ctype.h>
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 /* Leading unsigned integer; rejects signs, empty input and overflow. */
 static int parse_uint(const char *s, uint64_t *v, const char **end)
@@ -96,6 +98,57 @@ int mr_parse_count(const char *s, uint64_t *out, struct mr_error *err)
 	return 0;
 }
 
+#define DURATION_SYNTAX \
+	"a number with a unit ns, us, ms, s, m or h (500ms, 1.5s, 2m); a bare number is ns"
+
+int mr_parse_duration(const char *s, uint64_t *ns, struct mr_error *err)
+{
+	static const struct {
+		const char *name;
+		uint64_t ns;
+	} units[] = {
+		{ "", 1 }, { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 },
+		{ "m", 60000000000 }, { "h", 3600000000000 },
+	};
+	uint64_t whole, frac = 0, scale = 1;
+	unsigned __int128 v;
+	const char *p;
+	size_t u;
+	int rc;
+
+	if (!s || !*s)
+		return mr_error_set(err, MR_EINVAL, "empty duration: give " DURATION_SYNTAX);
+	rc = parse_uint(s, &whole, &p);
+	if (rc == -2)
+		goto too_large;
+	if (rc || (*p == '.' && !isdigit((unsigned char)p[1])))
+		return mr_error_set(err, MR_EINVAL, "bad duration '%s': expected " DURATION_SYNTAX, s);
+	if (*p == '.') {
+		/* digits past the 18th are worth less than 1e-5 ns in any unit: dropped */
+		for (p++; isdigit((unsigned char)*p); p++) {
+			if (scale < 1000000000000000000ull) {
+				frac = frac * 10 + (uint64_t)(*p - '0');
+				scale *= 10;
+			}
+		}
+	}
+	for (u = 0; u < sizeof(units) / sizeof(units[0]); u++)
+		if (!strcmp(p, units[u].name))
+			break;
+	if (u == sizeof(units) / sizeof(units[0]))
+		return mr_error_set(err, MR_EINVAL, "bad duration '%s': unknown unit '%s': expected "
+				    DURATION_SYNTAX, s, p);
+	v = (unsigned __int128)whole * units[u].ns +
+	    ((unsigned __int128)frac * units[u].ns + scale / 2) / scale;
+	if (v > UINT64_MAX)
+		goto too_large;
+	*ns = (uint64_t)v;
+	return 0;
+too_large:
+	return mr_error_set(err, MR_ERANGE, "duration '%s' is too large (at most 2^64 - 1 ns, "
+			    "about 584 years)", s);
+}
+
 int mr_parse_double(const char *s, double min, double max, double *out, struct mr_error *err)
 {
 	char *e;
@@ -141,4 +194,12 @@ void mr_strbuf_printf(struct mr_strbuf *sb, const char *fmt, ...)
 	va_end(ap);
 	if (n > 0)
 		sb->len += (size_t)n;
+}
+
+uint64_t mr_clock_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }

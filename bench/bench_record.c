@@ -5,8 +5,9 @@
  * Two workloads, each run in three (build: two) modes, interleaved, opts->runs times:
  *
  *   faults  wl_faultbench N: N anonymous pages touched once (THP off): fault-bound
- *   build   /bin/sh running gcc -O2 -c over the project's storage and traces/gen
- *           sources, one after the other, objects into the temporary directory
+ *   build   /bin/sh running gcc -O2 -c over the project's base, storage and traces/gen
+ *           sources, one after the other, objects into the temporary directory (the
+ *           files storage/ held before base/ was split from it)
  *
  *   alone     the workload only
  *   raw perf  the recorder's fault events (PAGE_FAULTS_MIN and _MAJ, sample_period 1,
@@ -50,7 +51,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <glob.h>
 #include <poll.h>
 #include <signal.h>
@@ -66,9 +66,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_int.h"
 #include "mr_recorder.h"
 #include "mr_store.h"
-#include "mr_util.h"
 
 #define RING_PAGES 2048	/* = record.c's DEFAULT_RING_PAGES: the same rings as the recorder */
 #define POLL_MS 50	/* = record.c's POLL_MS */
@@ -107,14 +107,6 @@ struct handshake {
 	int ack_fd;	/* parent -> runner: one byte, "timing started, release it" */
 };
 
-static double mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static double tv_s(struct timeval tv)
 {
 	return (double)tv.tv_sec + (double)tv.tv_usec * 1e-6;
@@ -132,21 +124,6 @@ static double ru_cpu(int who)
 static int stopped(const struct mr_bench_record_opts *o)
 {
 	return o->stop && *o->stop;
-}
-
-static void note(const struct mr_bench_record_opts *o, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void note(const struct mr_bench_record_opts *o, const char *fmt, ...)
-{
-	char line[512];
-	va_list ap;
-
-	if (!o->note)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	o->note(o->note_arg, line);
 }
 
 static int swallow(enum libperf_print_level level, const char *fmt, va_list ap)
@@ -266,7 +243,7 @@ static void run_raw_perf(const struct mr_bench_record_opts *o, char *const *argv
 	struct perf_thread_map *threads = NULL;
 	struct perf_evlist *evlist = NULL;
 	struct perf_evsel *evsel[2] = { NULL, NULL };
-	double cpu0 = ru_cpu(RUSAGE_SELF), t0 = mono();
+	double cpu0 = ru_cpu(RUSAGE_SELF), t0 = mr_clock_s();
 	long psize = sysconf(_SC_PAGESIZE);
 	const char *step = "";
 	int go_fd = -1, rc, exited = 0;
@@ -383,7 +360,7 @@ fail:
 	perf_thread_map__put(threads);
 	perf_cpu_map__put(cpus);
 	res->rec_cpu_s = ru_cpu(RUSAGE_SELF) - cpu0;
-	res->session_s = mono() - t0;
+	res->session_s = mr_clock_s() - t0;
 	res->work_cpu_s = ru_cpu(RUSAGE_CHILDREN);
 }
 
@@ -497,7 +474,7 @@ static void run_perf_tool(const struct mr_bench_record_opts *o, char *const *arg
 				   "exec 3<&-; exec \"$@\"";
 	char *args[64];
 	int pid_p[2] = { -1, -1 }, go_p[2] = { -1, -1 }, na = 0, eof;
-	double cpu_perf = 0, t0 = mono();
+	double cpu_perf = 0, t0 = mr_clock_s();
 	pid_t perf, wpid = 0;
 	siginfo_t si;
 	struct stat sb;
@@ -576,7 +553,7 @@ static void run_perf_tool(const struct mr_bench_record_opts *o, char *const *arg
 	cpu_perf = proc_cpu_s(perf);
 	while (waitpid(perf, &res->status, 0) < 0 && errno == EINTR)
 		;
-	res->session_s = mono() - t0;
+	res->session_s = mr_clock_s() - t0;
 	res->work_cpu_s = ru_cpu(RUSAGE_CHILDREN) - (cpu_perf > 0 ? cpu_perf : 0);
 	res->rec_cpu_s = cpu_perf > 0 ? cpu_perf : 0;
 	if (eof) {
@@ -642,11 +619,11 @@ static void reap_group(pid_t runner)
  * SIGKILL after a grace period. Reaps the runner. */
 static void kill_group(pid_t runner)
 {
-	double until = mono() + 3.0;
+	double until = mr_clock_s() + 3.0;
 	siginfo_t si;
 
 	kill(-runner, SIGTERM);
-	while (mono() < until) {
+	while (mr_clock_s() < until) {
 		memset(&si, 0, sizeof(si));
 		/* WNOWAIT: the runner's zombie keeps the group id ours until reaped. */
 		if (waitid(P_PID, (id_t)runner, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
@@ -732,7 +709,7 @@ static int run_once(const struct mr_bench_record_opts *o, int mode, char *const 
 					  (int)wpid, strerror(errno));
 			goto kill;
 		}
-		t0 = mono();
+		t0 = mr_clock_s();
 		if (write(ack_p[1], "g", 1) != 1) {
 			rc = mr_error_set(err, MR_EIO, "bench record: the runner went away");
 			goto kill;
@@ -743,7 +720,7 @@ static int run_once(const struct mr_bench_record_opts *o, int mode, char *const 
 			if (stopped(o))
 				goto kill;
 			if (poll(&p, 1, 200) > 0) {
-				run->wall_s = mono() - t0;
+				run->wall_s = mr_clock_s() - t0;
 				break;
 			}
 		}
@@ -807,37 +784,29 @@ out:
 	return rc;
 }
 
-static int cmp_wall(const void *a, const void *b)
-{
-	double x = (*(const struct run *const *)a)->wall_s, y = (*(const struct run *const *)b)->wall_s;
-
-	return (x > y) - (x < y);
-}
-
 /* Median run by wall time (the lower middle for an even count) into a row. */
 static void summarize(struct run *runs, int n, const char *name, int mode,
 		      struct mr_bench_record_case *c)
 {
-	struct run *by[MAX_RUNS];
+	double wall[MAX_RUNS], min, max;
 	const struct run *m;
 
 	for (int i = 0; i < n; i++)
-		by[i] = &runs[i];
-	qsort(by, (size_t)n, sizeof(by[0]), cmp_wall);
-	m = by[(n - 1) / 2];
+		wall[i] = runs[i].wall_s;
+	m = &runs[bench_median(wall, (size_t)n, &min, &max)];
 	memset(c, 0, sizeof(*c));
 	snprintf(c->name, sizeof(c->name), "%s", name);
 	c->mode = mode;
 	c->runs = n;
 	c->wall_s = m->wall_s;
-	c->wall_min_s = by[0]->wall_s;
-	c->wall_max_s = by[n - 1]->wall_s;
+	c->wall_min_s = min;
+	c->wall_max_s = max;
 	c->work_cpu_s = m->r.work_cpu_s;
 	c->rec_cpu_s = mode == MR_BENCH_ALONE ? 0 : m->r.rec_cpu_s;
 	c->session_s = mode == MR_BENCH_RECORD || mode == MR_BENCH_PERF_TOOL ? m->r.session_s : 0;
 	c->events = m->r.events;
 	c->faults = m->r.faults;
-	c->events_per_s = m->wall_s > 0 ? (double)c->events / m->wall_s : 0;
+	c->events_per_s = bench_rate((double)c->events, m->wall_s);
 	c->rec_us_per_event = c->events ? c->rec_cpu_s * 1e6 / (double)c->events : 0;
 	for (int i = 0; i < n; i++)
 		if (runs[i].r.lost > c->lost)
@@ -875,7 +844,7 @@ static int bench_workload(const struct mr_bench_record_opts *o, const char *name
 				 "not an executable file");
 	}
 	if (skip[0])
-		note(o, "%s: perf record baseline skipped: %s", name, skip);
+		BENCH_NOTE(o, "%s: perf record baseline skipped: %s", name, skip);
 	if (!r)
 		return mr_error_set(err, MR_ENOMEM, "out of memory");
 	if (*n + (size_t)nmodes > cap) {
@@ -885,7 +854,7 @@ static int bench_workload(const struct mr_bench_record_opts *o, const char *name
 	}
 	snprintf(log, sizeof(log), "%s/%s.log", dir, tag);
 	/* Warm-up (not measured): page cache for the binaries and sources. */
-	note(o, "%s: warm-up run ...", name);
+	BENCH_NOTE(o, "%s: warm-up run ...", name);
 	rc = run_once(o, MR_BENCH_ALONE, argv, NULL, log, &warm, err);
 	for (int i = 0; !rc && i < runs; i++)
 		for (int k = 0; !rc && k < nmodes; k++) {
@@ -896,15 +865,15 @@ static int bench_workload(const struct mr_bench_record_opts *o, const char *name
 				continue;
 			snprintf(store, sizeof(store), "%s/%s-%d.%s", dir, tag, i,
 				 m == MR_BENCH_PERF_TOOL ? "perf.data" : "db");
-			note(o, "%s: run %d/%d %s ...", name, i + 1, runs, mode_name[m]);
+			BENCH_NOTE(o, "%s: run %d/%d %s ...", name, i + 1, runs, mode_name[m]);
 			rc = run_once(o, m, argv, store, log, x, err);
 			if (!rc)
-				note(o, "%s: run %d/%d %s: %.3f s", name, i + 1, runs,
+				BENCH_NOTE(o, "%s: run %d/%d %s: %.3f s", name, i + 1, runs,
 				     mode_name[m], x->wall_s);
 			if (rc && m == MR_BENCH_PERF_TOOL && !stopped(o)) {
 				snprintf(skip, sizeof(skip), "%.199s", err && err->msg[0] ?
 					 err->msg : "perf record failed");
-				note(o, "%s: perf record baseline dropped: %s", name, skip);
+				BENCH_NOTE(o, "%s: perf record baseline dropped: %s", name, skip);
 				rc = 0;
 				if (err) {
 					err->code = 0;
@@ -913,15 +882,8 @@ static int bench_workload(const struct mr_bench_record_opts *o, const char *name
 			}
 			if (!rc && m == MR_BENCH_PERF_TOOL && !o->keep)
 				unlink(store);
-			if (!rc && m == MR_BENCH_RECORD && !o->keep) {
-				char side[1200];
-
-				unlink(store);
-				snprintf(side, sizeof(side), "%s-wal", store);
-				unlink(side);
-				snprintf(side, sizeof(side), "%s-shm", store);
-				unlink(side);
-			}
+			if (!rc && m == MR_BENCH_RECORD && !o->keep)
+				mr_store_remove(store);
 		}
 	if (!rc) {
 		struct mr_bench_record_case *alone = &out[*n];
@@ -962,11 +924,11 @@ static void sh_quote(FILE *f, const char *s)
 	fputc('\'', f);
 }
 
-/* Write dir/build.sh: gcc -O2 -c over src's storage/ and traces/gen sources. */
+/* Write dir/build.sh: gcc -O2 -c over src's base/, storage/ and traces/gen sources. */
 static int write_build_script(const char *src, const char *dir, char *script, size_t cap,
 			      size_t *nfiles, struct mr_error *err)
 {
-	static const char *const pats[] = { "storage/*.c", "traces/gen*.c" };
+	static const char *const pats[] = { "base/*.c", "storage/*.c", "traces/gen*.c" };
 	char pat[1200], obj[1100];
 	glob_t g;
 	FILE *f;
@@ -991,7 +953,7 @@ static int write_build_script(const char *src, const char *dir, char *script, si
 			const char *rel = g.gl_pathv[i] + strlen(src) + 1;
 			const char *base = strrchr(rel, '/') + 1;
 
-			fputs("gcc -O2 -std=gnu11 -Istorage -Itraces -c ", f);
+			fputs("gcc -O2 -std=gnu11 -Ibase -Istorage -Itraces -c ", f);
 			sh_quote(f, rel);
 			fputs(" -o ", f);
 			snprintf(pat, sizeof(pat), "%s/%.*s.o", obj, (int)(strlen(base) - 2), base);
@@ -1007,11 +969,6 @@ static int write_build_script(const char *src, const char *dir, char *script, si
 		rc = mr_error_set(err, MR_ENOENT, "bench record: no sources under %s/storage; "
 				  "fix: --src DIR, the memreplay source tree", src);
 	return rc;
-}
-
-static int rm_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
-{
-	return remove(path);
 }
 
 static int check_root(struct mr_error *err)
@@ -1056,12 +1013,11 @@ int mr_bench_record(const struct mr_bench_record_opts *o, struct mr_bench_record
 	rc = check_root(err);
 	if (rc)
 		return rc;
-	snprintf(dir, sizeof(dir), "%s/memreplay-bench-record.XXXXXX", o->dir ? o->dir : "/tmp");
-	if (!mkdtemp(dir))
-		return mr_error_set(err, MR_EIO, "bench record: cannot create a directory under "
-				    "%s: %s", o->dir ? o->dir : "/tmp", strerror(errno));
+	rc = bench_mkdtemp(o->dir, "record", dir, sizeof(dir), err);
+	if (rc)
+		return rc;
 	if (o->keep)
-		note(o, "keeping %s", dir);
+		BENCH_NOTE(o, "keeping %s", dir);
 
 	if (!o->no_faults) {
 		char *argv[] = { (char *)o->workload, npages, NULL };
@@ -1083,32 +1039,13 @@ int mr_bench_record(const struct mr_bench_record_opts *o, struct mr_bench_record
 					    err);
 	}
 	if (rc && !stopped(o))
-		note(o, "kept %s for inspection", dir);
+		BENCH_NOTE(o, "kept %s for inspection", dir);
 	else if (!o->keep)
-		nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		bench_rmtree(dir);
 	return rc;
 }
 
 /* ---- the report ---- */
-
-struct fmt {
-	char *buf;
-	size_t cap, len;	/* len may pass cap: then the report was truncated */
-};
-
-static void put(struct fmt *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(struct fmt *f, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(f->len < f->cap ? f->buf + f->len : NULL,
-		      f->len < f->cap ? f->cap - f->len : 0, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		f->len += (size_t)n;
-}
 
 static const char *mode_label(int m)
 {
@@ -1124,37 +1061,27 @@ static const struct mr_bench_record_case *find_row(const struct mr_bench_record_
 	return NULL;
 }
 
-/* "  12.3" or "-" for figures a row does not have. */
-static const char *fig(char *b, size_t cap, int have, const char *fmt, double v)
-{
-	if (have)
-		snprintf(b, cap, fmt, v);
-	else
-		snprintf(b, cap, "-");
-	return b;
-}
-
 /*
  * One target line: the recorder against a baseline on the fault-bound workload, by wall
  * overhead (the issue's criterion; met within noise when the excess is inside half the
  * run-to-run range of both) with the CPU figures beside it.
  */
-static void put_vs(struct fmt *f, const struct mr_bench_record_case *rec,
+static void put_vs(struct mr_strbuf *f, const struct mr_bench_record_case *rec,
 		   const struct mr_bench_record_case *base, const char *label, const char *who)
 {
 	double noise, excess;
 
 	if (!base) {
-		put(f, "  faults, record no worse than %-13s not run\n", label);
+		mr_strbuf_printf(f, "  faults, record no worse than %-13s not run\n", label);
 		return;
 	}
 	if (!base->runs) {
-		put(f, "  faults, record no worse than %-13s not run: %s\n", label, base->why);
+		mr_strbuf_printf(f, "  faults, record no worse than %-13s not run: %s\n", label, base->why);
 		return;
 	}
 	noise = (base->wall_max_s - base->wall_min_s + rec->wall_max_s - rec->wall_min_s) / 2;
 	excess = rec->wall_s - base->wall_s;
-	put(f, "  faults, record no worse than %-13s wall %+.1f %% vs %+.1f %%, CPU %+.1f %% "
+	mr_strbuf_printf(f, "  faults, record no worse than %-13s wall %+.1f %% vs %+.1f %%, CPU %+.1f %% "
 	    "vs %+.1f %%, recorder %.2f vs %s %.2f us/event   %s\n", label,
 	    100 * rec->overhead, 100 * base->overhead, 100 * rec->cpu_overhead,
 	    100 * base->cpu_overhead, rec->rec_us_per_event, who, base->rec_us_per_event,
@@ -1164,7 +1091,7 @@ static void put_vs(struct fmt *f, const struct mr_bench_record_case *rec,
 int mr_bench_record_format(const struct mr_bench_record_case *c, size_t n, char *buf,
 			   size_t cap)
 {
-	struct fmt f = { .buf = buf, .cap = cap };
+	struct mr_strbuf f = { .buf = buf, .cap = cap };
 	const struct mr_bench_record_case *b, *raw, *tool, *rec;
 	int runs = 0;
 
@@ -1172,7 +1099,7 @@ int mr_bench_record_format(const struct mr_bench_record_case *c, size_t n, char 
 		return MR_EINVAL;
 	if (cap)
 		buf[0] = '\0';
-	put(&f, "%-18s %-11s %7s %6s %8s %8s %8s %8s %10s %10s %7s %6s %6s %6s %7s\n", "case",
+	mr_strbuf_printf(&f, "%-18s %-11s %7s %6s %8s %8s %8s %8s %10s %10s %7s %6s %6s %6s %7s\n", "case",
 	    "mode", "wall s", "spread", "work CPU", "rec CPU", "wall ovh", "CPU ovh", "events",
 	    "events/s", "us/ev", "lost", "B/ev", "col/ev", "file/ev");
 	for (size_t i = 0; i < n; i++) {
@@ -1182,26 +1109,26 @@ int mr_bench_record_format(const struct mr_bench_record_case *c, size_t n, char 
 		char t[11][24];
 
 		if (!k->runs) {
-			put(&f, "%-18s %-11s skipped: %s\n", k->name, mode_label(k->mode), k->why);
+			mr_strbuf_printf(&f, "%-18s %-11s skipped: %s\n", k->name, mode_label(k->mode), k->why);
 			continue;
 		}
 		if (k->runs > runs)
 			runs = k->runs;
-		put(&f, "%-18s %-11s %7.3f %5.1f%% %8.3f %8s %8s %8s %10s %10s %7s %6s %6s %6s "
+		mr_strbuf_printf(&f, "%-18s %-11s %7.3f %5.1f%% %8.3f %8s %8s %8s %10s %10s %7s %6s %6s %6s "
 		    "%7s\n", k->name, mode_label(k->mode), k->wall_s,
 		    k->wall_s > 0 ? 50.0 * (k->wall_max_s - k->wall_min_s) / k->wall_s : 0.0,
-		    k->work_cpu_s, fig(t[0], 24, !alone, "%.3f", k->rec_cpu_s),
-		    fig(t[1], 24, !alone, "%+.1f%%", 100 * k->overhead),
-		    fig(t[2], 24, !alone, "%+.1f%%", 100 * k->cpu_overhead),
-		    fig(t[3], 24, !alone, "%.0f", (double)k->events),
-		    fig(t[4], 24, !alone, "%.3g", k->events_per_s),
-		    fig(t[5], 24, !alone, "%.2f", k->rec_us_per_event),
-		    fig(t[6], 24, !alone, "%.0f", (double)k->lost),
-		    fig(t[7], 24, stored, "%.3f", k->chunk_bytes_per_event),
-		    fig(t[8], 24, stored, "%.2f", k->payload_bytes_per_event),
-		    fig(t[9], 24, stored, "%.2f", k->file_bytes_per_event));
+		    k->work_cpu_s, bench_fig(t[0], 24, !alone, "%.3f", k->rec_cpu_s),
+		    bench_fig(t[1], 24, !alone, "%+.1f%%", 100 * k->overhead),
+		    bench_fig(t[2], 24, !alone, "%+.1f%%", 100 * k->cpu_overhead),
+		    bench_fig(t[3], 24, !alone, "%.0f", (double)k->events),
+		    bench_fig(t[4], 24, !alone, "%.3g", k->events_per_s),
+		    bench_fig(t[5], 24, !alone, "%.2f", k->rec_us_per_event),
+		    bench_fig(t[6], 24, !alone, "%.0f", (double)k->lost),
+		    bench_fig(t[7], 24, stored, "%.3f", k->chunk_bytes_per_event),
+		    bench_fig(t[8], 24, stored, "%.2f", k->payload_bytes_per_event),
+		    bench_fig(t[9], 24, stored, "%.2f", k->file_bytes_per_event));
 	}
-	put(&f, "wall = workload exec to exit, median of %d run%s (spread = half the min-max "
+	mr_strbuf_printf(&f, "wall = workload exec to exit, median of %d run%s (spread = half the min-max "
 	    "range); work CPU = the\n"
 	    "workload's user+sys; rec CPU = the recorder's (record), ring drainer's (raw perf) "
 	    "or perf tool's (perf record)\n"
@@ -1223,14 +1150,14 @@ int mr_bench_record_format(const struct mr_bench_record_case *c, size_t n, char 
 	raw = find_row(c, n, "faults", MR_BENCH_RAW_PERF);
 	tool = find_row(c, n, "faults", MR_BENCH_PERF_TOOL);
 	rec = find_row(c, n, "faults", MR_BENCH_RECORD);
-	put(&f, "targets:\n");
+	mr_strbuf_printf(&f, "targets:\n");
 	if (b)
-		put(&f, "  build, wall overhead <= %.0f %%:                   %+.1f %% (CPU %+.1f %%)"
+		mr_strbuf_printf(&f, "  build, wall overhead <= %.0f %%:                   %+.1f %% (CPU %+.1f %%)"
 		    "   %s\n", 100 * MR_BENCH_RECORD_MAX_OVERHEAD, 100 * b->overhead,
 		    100 * b->cpu_overhead,
 		    b->overhead <= MR_BENCH_RECORD_MAX_OVERHEAD ? "met" : "NOT met");
 	else
-		put(&f, "  build, wall overhead <= %.0f %%:                   not run (--no-build)\n",
+		mr_strbuf_printf(&f, "  build, wall overhead <= %.0f %%:                   not run (--no-build)\n",
 		    100 * MR_BENCH_RECORD_MAX_OVERHEAD);
 	if (rec) {
 		double per_fault = rec->faults ? rec->chunk_bytes_per_event * (double)rec->events /
@@ -1238,26 +1165,24 @@ int mr_bench_record_format(const struct mr_bench_record_case *c, size_t n, char 
 
 		put_vs(&f, rec, raw, "raw perf:", "drainer");
 		put_vs(&f, rec, tool, "perf record:", "perf");
-		put(&f, "  faults, stored <= %.0f byte/event:                  %.3f B/event "
+		mr_strbuf_printf(&f, "  faults, stored <= %.0f byte/event:                  %.3f B/event "
 		    "(%.3f B per fault)   %s\n", MR_BENCH_RECORD_MAX_BYTES_PER_EVENT,
 		    rec->chunk_bytes_per_event, per_fault,
 		    rec->chunk_bytes_per_event <= MR_BENCH_RECORD_MAX_BYTES_PER_EVENT ? "met" :
 		    "NOT met");
 		if (tool && tool->runs)
-			put(&f, "  faults, bytes per fault:                      record %.3f (store "
+			mr_strbuf_printf(&f, "  faults, bytes per fault:                      record %.3f (store "
 			    "file %.2f), perf.data %.1f\n", per_fault, rec->faults ?
 			    rec->file_bytes_per_event * (double)rec->events / (double)rec->faults :
 			    0.0, tool->file_bytes_per_event);
 		if (rec->lost || (raw && raw->lost) || (tool && tool->lost))
-			put(&f, "  loss: %llu samples lost by the recorder, %llu by raw perf, %llu "
+			mr_strbuf_printf(&f, "  loss: %llu samples lost by the recorder, %llu by raw perf, %llu "
 			    "by perf record (events/s is then not sustained)\n",
 			    (unsigned long long)rec->lost,
 			    (unsigned long long)(raw ? raw->lost : 0),
 			    (unsigned long long)(tool ? tool->lost : 0));
 	} else {
-		put(&f, "  faults targets:                                  not run (--no-faults)\n");
+		mr_strbuf_printf(&f, "  faults targets:                                  not run (--no-faults)\n");
 	}
-	if (f.len >= cap)
-		return MR_ENOSPC;
-	return (int)f.len;
+	return bench_report_end(&f);
 }

@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mr_bench.h - `memreplay bench`: the project's own speed, measured. Figures, not
+ * assertions (DESIGN: speed is measured by benchmarks, never asserted by timed tests).
+ *
+ *   store   encode and decode generator traces: bytes/event, write and decode rates,
+ *           writer memory (bench_store.c)
+ *   replay  replay speed and memory per policy, one pass against many, and the memory
+ *           bound under them (bench_replay.c)
+ *   record  what recording costs the recorded programs, against raw perf and the perf
+ *           tool (bench_record.c; root)
+ *
+ * Used by the CLI only: the libraries it measures (storage, traces, replayer, recorder)
+ * know nothing of it. Like every library it never prints, exits or reads the
+ * environment: a benchmark fills rows of figures, and a _format() function turns them
+ * into the report the CLI prints.
+ *
+ * Reports: mr_bench_*_format() write into buf (capacity cap, NUL-terminated when cap > 0)
+ * and return the length without the NUL, MR_ENOSPC when it did not fit (buf then holds
+ * a truncated report), or MR_EINVAL.
+ */
+#ifndef MR_BENCH_H
+#define MR_BENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mr_err.h"
+
+/* A buffer of this size holds any report below of up to 64 rows. */
+#define MR_BENCH_REPORT_MAX 32768
+
+/* ---- `memreplay bench store` (bench_store.c) ---- */
+
+struct mr_bench_store_opts {
+	const char *dir;  /* where the temporary stores go */
+	uint64_t events;  /* accesses for the zipf case (default 50M) */
+	uint64_t pages;   /* distinct pages for the zipf case (default 1M) */
+	int keep;         /* keep the stores */
+};
+
+struct mr_bench_store_case {
+	char name[48];
+	uint64_t events, chunks;
+	double write_s;         /* generate + encode + commit */
+	double bytes_per_event; /* chunk blob bytes */
+	double payload_per_event; /* column-encoded bytes before LZ4 */
+	double decode_mevps;    /* pure mr_chunk_decode, one core, M events/s */
+	double read_mevps;      /* mr_reader from the SQLite file, M events/s */
+	uint64_t writer_buffer_bytes; /* writer's own buffers */
+	uint64_t write_peak_rss; /* peak RSS of the process that generated + wrote */
+	uint64_t file_bytes;
+};
+
+/* Run the cases; fills up to cap entries of out and sets *n. */
+int mr_bench_store(const struct mr_bench_store_opts *o, struct mr_bench_store_case *out,
+		   size_t cap, size_t *n, struct mr_error *err);
+/* The report of rows c[0..n): the table and what its columns mean. */
+int mr_bench_store_format(const struct mr_bench_store_case *c, size_t n, char *buf,
+			  size_t cap);
+
+/* ---- `memreplay bench replay` (bench_replay.c) ---- */
+
+struct mr_bench_replay_opts {
+	const char *dir;         /* temporary trace and files; NULL = /tmp */
+	uint64_t events;         /* accesses (default 50M) */
+	uint64_t pages;          /* distinct pages (default 1M) */
+	const char *const *policies; /* NULL = lru, mglru, opt */
+	size_t npolicies;
+	int keep;                /* keep the trace */
+	void (*note)(void *arg, const char *line); /* progress lines, may be NULL */
+	void *note_arg;
+};
+
+struct mr_bench_replay_case {
+	char name[96];          /* "lru @10%", "6 in one pass @50%", ... */
+	uint64_t events;
+	double seconds;         /* replay phase (mr_replay_run), wall */
+	double mevps;           /* M events/s over the replay phase (decode included) */
+	double machine_mevps;   /* M events/s of the machines alone (summed worker time) */
+	double load_s;          /* mr_replay_create: trace tables, sizing, machines */
+	uint64_t peak_rss;      /* bytes, of the process that ran the case (a child) */
+	uint64_t floor_rss;     /* peak RSS of the same case on a 4096-page trace: the part
+				 * that does not grow with pages (program, SQLite, decode) */
+	double bytes_per_page;  /* (peak RSS - floor) / distinct pages */
+	double ratio;           /* one-pass cases: (load + replay) / the same summed over
+				 * the single runs */
+};
+
+int mr_bench_replay(const struct mr_bench_replay_opts *o, struct mr_bench_replay_case *out,
+		    size_t cap, size_t *n, struct mr_error *err);
+
+/*
+ * What a random cache-line load costs on this machine, over a buffer allocated as the
+ * replay's per-page arrays are (mapped on its own, huge pages where THP allows): the
+ * bound under the replay figures, whose machines touch tens of MiB at random.
+ */
+struct mr_bench_memory {
+	uint64_t bytes;        /* buffer size (64 MiB: past any L3 here) */
+	double dependent_ns;   /* per load whose address the previous load gave (a list walk) */
+	double independent_ns; /* per load when the addresses are known ahead (overlapped) */
+};
+
+/* 0 with out filled, or MR_ENOMEM (the 64 MiB could not be mapped) with out zeroed. */
+int mr_bench_memory(struct mr_bench_memory *out, struct mr_error *err);
+
+/* The report: the memory probe's figures, then the table of rows c[0..n) and what its
+ * columns mean. */
+int mr_bench_replay_format(const struct mr_bench_memory *mem,
+			   const struct mr_bench_replay_case *c, size_t n, char *buf, size_t cap);
+
+/* ---- `memreplay bench record` (bench_record.c) ---- */
+
+/* The targets, for the CLI's footer. */
+#define MR_BENCH_RECORD_MAX_OVERHEAD 0.05	/* realistic workload: wall +5 % at most */
+#define MR_BENCH_RECORD_MAX_BYTES_PER_EVENT 1.0	/* stored chunk bytes per fault-stream event */
+
+enum mr_bench_record_mode {
+	MR_BENCH_ALONE = 0,	/* the workload, nothing else */
+	MR_BENCH_RAW_PERF,	/* the recorder's fault events, rings drained and counted only */
+	MR_BENCH_RECORD,	/* mr_record_run() with default settings */
+	MR_BENCH_PERF_TOOL,	/* the perf tool: perf record -e page-faults -c 1 -d -o FILE
+				 * -- workload (what a user would run instead) */
+};
+
+struct mr_bench_record_opts {
+	const char *dir;	/* parent of the temporary directory; NULL = /tmp */
+	const char *workload;	/* the fault-bound program (traces/wl_faultbench), required
+				 * unless no_faults */
+	const char *src;	/* source tree: the build case compiles its base, storage
+				 * and traces/gen C files; required unless no_build */
+	uint64_t pages;		/* pages the fault-bound case touches; 0 = 262144 (1 GiB) */
+	int runs;		/* runs per mode, the median is reported; 0 = 3 */
+	int no_faults, no_build;
+	const char *perf;	/* the perf tool for the MR_BENCH_PERF_TOOL baseline (fault-
+				 * bound case); NULL = not run. Not found or failing: the
+				 * row says why (runs = 0) and the rest goes on */
+	int keep;		/* keep the temporary directory (stores, logs, build script) */
+	const volatile int *stop; /* polled; non-zero stops, kills the children, MR_EIO */
+	void (*note)(void *arg, const char *line); /* progress lines, may be NULL */
+	void *note_arg;
+};
+
+/* One (workload, mode) row: the run with the median workload wall time, except where
+ * noted. Times in seconds. */
+struct mr_bench_record_case {
+	char name[48];		/* "faults 1 GiB", "build 22 files" */
+	enum mr_bench_record_mode mode;
+	int runs;
+	double wall_s;		/* workload wall: exec to exit (pidfd), median */
+	double wall_min_s, wall_max_s; /* over the runs */
+	double work_cpu_s;	/* workload CPU (user + sys of it and its children) */
+	double rec_cpu_s;	/* recorder's or drainer's own CPU; 0 alone */
+	double session_s;	/* recorder wall, setup to last write (record only) */
+	double overhead;	/* (wall - alone wall) / alone wall, medians; 0 alone */
+	double cpu_overhead;	/* (work CPU + rec CPU - alone work CPU) / alone work CPU */
+	uint64_t events;	/* events stored (record) or fault samples read (raw perf) */
+	uint64_t faults;	/* FAULT events / fault samples */
+	double events_per_s;	/* events / wall */
+	double rec_us_per_event;/* recorder CPU per event, microseconds */
+	uint64_t lost;		/* the largest loss of any run (PERF_FORMAT_LOST) */
+	double chunk_bytes_per_event;	/* stored (LZ4) chunk bytes / events */
+	double payload_bytes_per_event;	/* chunks.payload_bytes (columns before LZ4) / events */
+	double file_bytes_per_event;	/* whole store file / events */
+	/* perf tool: chunk and payload = perf.data's data section (its records), file =
+	 * perf.data, per fault sample */
+	char why[200];		/* runs = 0: why this mode was skipped; else "" */
+};
+
+/*
+ * Measure the recorder's cost (see bench_record.c): for the fault-bound program and for
+ * a build, each mode opts->runs times, interleaved. Fills out[0..*n) (cap rows at most;
+ * 6 suffice). Every run happens in child processes in their own process group, killed
+ * on failure or *opts->stop. Never prints.
+ * Returns 0; MR_EPERM when not root (message names perf_event_paranoid and the fix);
+ * MR_EINVAL for missing paths; MR_EIO when a child or workload fails or on stop.
+ */
+int mr_bench_record(const struct mr_bench_record_opts *opts, struct mr_bench_record_case *out,
+		    size_t cap, size_t *n, struct mr_error *err);
+
+/* The report of rows c[0..n) (see "Reports" above): the table, what the columns mean,
+ * and the targets, the fault-bound one against both baselines (the ring drainer and the
+ * perf tool) when they ran. */
+int mr_bench_record_format(const struct mr_bench_record_case *c, size_t n, char *buf,
+			   size_t cap);
+
+#endif /* MR_BENCH_H */
