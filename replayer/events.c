@@ -7,49 +7,49 @@
 #include "machine_int.h"
 
 /* Did this task's current fault read page in (in-fault readahead since its last ACCESS)? */
-static int ra_major(const struct rp_machine *x, uint32_t page, uint32_t task)
+static int ra_major(const struct rp_machine *mach, uint32_t page, uint32_t task)
 {
-	if (x->ra_task != task)
+	if (mach->ra_task != task)
 		return 0;
-	for (uint32_t i = 0; i < x->ra_n; i++)
-		if (page - x->ra_first[i] < x->ra_len[i])
+	for (uint32_t i = 0; i < mach->ra_n; i++)
+		if (page - mach->ra_first[i] < mach->ra_len[i])
 			return 1;
 	return 0;
 }
 
-static void ra_note(struct rp_machine *x, uint32_t task, uint32_t first, uint32_t len)
+static void ra_note(struct rp_machine *mach, uint32_t task, uint32_t first, uint32_t len)
 {
-	if (x->ra_task != task) {
-		x->ra_task = task;
-		x->ra_n = 0;
+	if (mach->ra_task != task) {
+		mach->ra_task = task;
+		mach->ra_n = 0;
 	}
-	if (x->ra_n == RA_RANGES) {
-		memmove(&x->ra_first[0], &x->ra_first[1], (RA_RANGES - 1) * sizeof(uint32_t));
-		memmove(&x->ra_len[0], &x->ra_len[1], (RA_RANGES - 1) * sizeof(uint32_t));
-		x->ra_n--;
+	if (mach->ra_n == RA_RANGES) {
+		memmove(&mach->ra_first[0], &mach->ra_first[1], (RA_RANGES - 1) * sizeof(uint32_t));
+		memmove(&mach->ra_len[0], &mach->ra_len[1], (RA_RANGES - 1) * sizeof(uint32_t));
+		mach->ra_n--;
 	}
-	x->ra_first[x->ra_n] = first;
-	x->ra_len[x->ra_n] = len;
-	x->ra_n++;
+	mach->ra_first[mach->ra_n] = first;
+	mach->ra_len[mach->ra_n] = len;
+	mach->ra_n++;
 }
 
 /* ---- events ---- */
 
 /* An access with no mapping to go through: like an fd access. */
-static void access_unmapped(struct rp_machine *x, uint32_t page, int write)
+static void access_unmapped(struct rp_machine *mach, uint32_t page, int write)
 {
-	struct mr_folio *f = &x->m.folios[page];
+	struct mr_folio *f = &mach->m.folios[page];
 
-	x->c[C_UNMAPPED_ACCESS]++;
+	mach->c[C_UNMAPPED_ACCESS]++;
 	if (!(f->flags & MR_PG_RESIDENT))
-		rp_insert_page(x, page, 0, write);
-	if (x->ops->mark_accessed)
-		x->ops->mark_accessed(x->pol, page);
+		rp_insert_page(mach, page, 0, write);
+	if (mach->ops->mark_accessed)
+		mach->ops->mark_accessed(mach->pol, page);
 	if (write)
 		f->flags |= MR_PG_DIRTY;
 }
 
-static void ev_access(struct rp_machine *x, const struct mr_event *ev, const uint64_t *nu)
+static void ev_access(struct rp_machine *mach, const struct mr_event *ev, const uint64_t *nu)
 {
 	const struct rp_page *rp;
 	struct mr_folio *f;
@@ -58,131 +58,131 @@ static void ev_access(struct rp_machine *x, const struct mr_event *ev, const uin
 	uint8_t bits = (uint8_t)(MR_PTE_YOUNG | (write ? MR_PTE_DIRTY : 0));
 	uint64_t addr = 0;
 
-	x->c[C_ACCESSES]++;
-	if (__builtin_expect(page >= x->m.nr_pages, 0)) {
-		x->c[C_BAD]++;
+	mach->c[C_ACCESSES]++;
+	if (__builtin_expect(page >= mach->m.nr_pages, 0)) {
+		mach->c[C_BAD]++;
 		return;
 	}
-	f = &x->m.folios[page];
+	f = &mach->m.folios[page];
 	if (__builtin_expect((f->flags & MR_PG_RESIDENT) && f->mapcount, 1)) {
 		/* the usual case: the PTE the folio's hint names. An anon folio has one
 		 * mapping, so the hint is it; a file folio's may be in another mm. */
 		uint32_t ti = LOC_TABLE(f->pte);
-		struct mr_pte_table *pt = tbl(x, ti);
+		struct mr_pte_table *pt = tbl(mach, ti);
 		unsigned s = LOC_SLOT(f->pte);
 
 		if (f->type != RP_FILE) {
 			(void)MR_WARN_ON_ONCE(pt->page[s] != page);
 			pt->bits[s] |= bits;
-			pmd_mark(x, ti);
+			pmd_mark(mach, ti);
 			goto done;
 		}
-		if (x->tbl_mm[ti] == task_mm(x, ev->task) &&
+		if (mach->tbl_mm[ti] == task_mm(mach, ev->task) &&
 		    ((f->flags & E_HINT) || pt->page[s] == page)) {
 			(void)MR_WARN_ON_ONCE(pt->page[s] != page);
 			pt->bits[s] |= bits;
-			pmd_mark(x, ti);
+			pmd_mark(mach, ti);
 			goto done;
 		}
 	}
-	rp = &x->t->pages[page];
+	rp = &mach->t->pages[page];
 	if (!(rp->info & RP_PAGE_VALID)) {
-		x->c[C_BAD]++;
+		mach->c[C_BAD]++;
 		return;
 	}
-	mm = rp_page_type(rp) == RP_FILE ? task_mm(x, ev->task) : rp->owner;
-	vi = rp_vma_for_page(x, page, mm, &addr);
+	mm = rp_page_type(rp) == RP_FILE ? task_mm(mach, ev->task) : rp->owner;
+	vi = rp_vma_for_page(mach, page, mm, &addr);
 	if (vi == MR_NONE) {
-		access_unmapped(x, page, write);
+		access_unmapped(mach, page, write);
 		goto done;
 	}
 	if (!(f->flags & MR_PG_RESIDENT)) {
 		/* handle_mm_fault(): lru_gen_enter_fault() sets in_lru_fault by recency */
-		unsigned ctx = mr_vma_has_recency(&x->vmas[vi].v) ? MR_ADD_IN_FAULT : 0;
+		unsigned ctx = mr_vma_has_recency(&mach->vmas[vi].v) ? MR_ADD_IN_FAULT : 0;
 		int major = rp_page_type(rp) == RP_FILE || (f->flags & E_SWAP);
 
-		rp_insert_page(x, page, ctx, write);
-		rp_install_pte(x, page, mm, addr, write);
-		count(x, page, MR_VM_PGFAULT);
+		rp_insert_page(mach, page, ctx, write);
+		rp_install_pte(mach, page, mm, addr, write);
+		count(mach, page, MR_VM_PGFAULT);
 		if (major)
-			count(x, page, MR_VM_PGMAJFAULT);
+			count(mach, page, MR_VM_PGMAJFAULT);
 	} else {
-		uint32_t ti = table_find(x, mm, addr >> 21);
+		uint32_t ti = table_find(mach, mm, addr >> 21);
 		unsigned s = (unsigned)((addr >> 12) & 511);
 
-		if (ti != MR_NONE && tbl(x, ti)->page[s] == page) {
+		if (ti != MR_NONE && tbl(mach, ti)->page[s] == page) {
 			/* mapped here too (a shared file page): the hint pointed elsewhere */
-			struct mr_pte_table *pt = tbl(x, ti);
+			struct mr_pte_table *pt = tbl(mach, ti);
 
 			pt->bits[s] |= bits;
-			pmd_mark(x, ti);
+			pmd_mark(mach, ti);
 			f->pte = LOC(ti, s);
 			f->flags |= E_HINT;
 		} else {
 			/* filemap_map_pages()/do_swap_page() on a resident folio: minor */
-			rp_install_pte(x, page, mm, addr, write);
-			count(x, page, MR_VM_PGFAULT);
-			if (ra_major(x, page, ev->task))
-				count(x, page, MR_VM_PGMAJFAULT);
+			rp_install_pte(mach, page, mm, addr, write);
+			count(mach, page, MR_VM_PGFAULT);
+			if (ra_major(mach, page, ev->task))
+				count(mach, page, MR_VM_PGMAJFAULT);
 		}
 	}
 done:
-	if (x->ra_n && x->ra_task == ev->task)
-		x->ra_n = 0;
-	notify_access(x, page, nu);
+	if (mach->ra_n && mach->ra_task == ev->task)
+		mach->ra_n = 0;
+	notify_access(mach, page, nu);
 }
 
-static void ev_fd_access(struct rp_machine *x, const struct mr_event *ev, const uint64_t *nu)
+static void ev_fd_access(struct rp_machine *mach, const struct mr_event *ev, const uint64_t *nu)
 {
 	uint32_t first;
-	uint64_t n = rp_event_refs(ev, x->m.nr_pages, &first);
+	uint64_t n = rp_event_refs(ev, mach->m.nr_pages, &first);
 	int write = (ev->flags & MR_ACC_WRITE) != 0;
 
 	if (!n)
-		x->c[C_BAD]++;
+		mach->c[C_BAD]++;
 	for (uint64_t i = 0; i < n; i++) {
 		uint32_t page = first + (uint32_t)i;
-		struct mr_folio *f = &x->m.folios[page];
+		struct mr_folio *f = &mach->m.folios[page];
 
 		/* no page row, or an anonymous one (a missing row gives an anon folio) */
 		if (f->type == RP_ANON) {
-			x->c[C_BAD]++;
+			mach->c[C_BAD]++;
 			continue;
 		}
-		x->c[C_FD_PAGES]++;
+		mach->c[C_FD_PAGES]++;
 		if (!(f->flags & MR_PG_RESIDENT))
-			rp_insert_page(x, page, 0, 0);
+			rp_insert_page(mach, page, 0, 0);
 		/* filemap_read() / generic_perform_write(): folio_mark_accessed() */
-		if (x->ops->mark_accessed)
-			x->ops->mark_accessed(x->pol, page);
+		if (mach->ops->mark_accessed)
+			mach->ops->mark_accessed(mach->pol, page);
 		if (write)
 			f->flags |= MR_PG_DIRTY;
-		notify_access(x, page, nu ? nu + i : NULL);
+		notify_access(mach, page, nu ? nu + i : NULL);
 	}
 }
 
 /* READAHEAD window / PC_INSERT: fill the page cache, not accessed. */
-static void ev_insert(struct rp_machine *x, const struct mr_event *ev, int in_fault,
+static void ev_insert(struct rp_machine *mach, const struct mr_event *ev, int in_fault,
 		      const uint64_t *nu)
 {
 	uint32_t first, run = MR_NONE, runlen = 0;
-	uint64_t n = rp_event_refs(ev, x->m.nr_pages, &first);
+	uint64_t n = rp_event_refs(ev, mach->m.nr_pages, &first);
 	unsigned ctx = MR_ADD_READAHEAD;
 
 	if (!n) {
-		x->c[C_BAD]++;
+		mach->c[C_BAD]++;
 		return;
 	}
 	if (in_fault) {
 		/* in_lru_fault only when the faulting VMA has recency */
-		const struct rp_page *rp = &x->t->pages[first];
-		uint32_t mm = task_mm(x, ev->task);
+		const struct rp_page *rp = &mach->t->pages[first];
+		uint32_t mm = task_mm(mach, ev->task);
 
 		if (rp_page_type(rp) == RP_FILE && mm) {
-			const struct rp_flist *fl = &x->imap[rp->owner];
+			const struct rp_flist *fl = &mach->imap[rp->owner];
 
 			for (uint32_t i = 0; i < fl->n; i++) {
-				const struct mr_vma *v = &x->vmas[fl->live[i]].v;
+				const struct mr_vma *v = &mach->vmas[fl->live[i]].v;
 
 				if (v->mm == mm && rp->key >= v->pgoff && rp->key - v->pgoff < vma_pages(v)) {
 					if (!mr_vma_has_recency(v))
@@ -197,144 +197,144 @@ static void ev_insert(struct rp_machine *x, const struct mr_event *ev, int in_fa
 	for (uint64_t i = 0; i < n; i++) {
 		uint32_t page = first + (uint32_t)i;
 
-		if (!(x->t->pages[page].info & RP_PAGE_VALID) ||
-		    rp_page_type(&x->t->pages[page]) == RP_ANON ||
-		    (x->m.folios[page].flags & MR_PG_RESIDENT))
+		if (!(mach->t->pages[page].info & RP_PAGE_VALID) ||
+		    rp_page_type(&mach->t->pages[page]) == RP_ANON ||
+		    (mach->m.folios[page].flags & MR_PG_RESIDENT))
 			continue;
-		rp_insert_page(x, page, ctx, 0);
-		x->c[C_RA_PAGES]++;
-		notify_access(x, page, nu ? nu + i : NULL);
+		rp_insert_page(mach, page, ctx, 0);
+		mach->c[C_RA_PAGES]++;
+		notify_access(mach, page, nu ? nu + i : NULL);
 		if (in_fault) {
 			if (run != MR_NONE && run + runlen == page) {
 				runlen++;
 			} else {
 				if (run != MR_NONE)
-					ra_note(x, ev->task, run, runlen);
+					ra_note(mach, ev->task, run, runlen);
 				run = page;
 				runlen = 1;
 			}
 		}
 	}
 	if (run != MR_NONE)
-		ra_note(x, ev->task, run, runlen);
+		ra_note(mach, ev->task, run, runlen);
 }
 
-static void ev_free(struct rp_machine *x, const struct mr_event *ev)
+static void ev_free(struct rp_machine *mach, const struct mr_event *ev)
 {
 	uint64_t n = ev->size;
 
-	if (ev->page >= x->m.nr_pages) {
-		x->c[C_BAD]++;
+	if (ev->page >= mach->m.nr_pages) {
+		mach->c[C_BAD]++;
 		return;
 	}
-	if (n > (uint64_t)x->m.nr_pages - ev->page)
-		n = (uint64_t)x->m.nr_pages - ev->page;
+	if (n > (uint64_t)mach->m.nr_pages - ev->page)
+		n = (uint64_t)mach->m.nr_pages - ev->page;
 	for (uint64_t i = 0; i < n; i++)
-		rp_folio_free(x, ev->page + (uint32_t)i);
+		rp_folio_free(mach, ev->page + (uint32_t)i);
 }
 
-static void exit_mm(struct rp_machine *x, uint32_t mm)
+static void exit_mm(struct rp_machine *mach, uint32_t mm)
 {
-	struct rp_mmx *mx = &x->mmx[mm];
-	uint64_t lo = x->t->mm_anon_off[mm], hi = x->t->mm_anon_off[mm + 1];
+	struct rp_mmx *mx = &mach->mmx[mm];
+	uint64_t lo = mach->t->mm_anon_off[mm], hi = mach->t->mm_anon_off[mm + 1];
 
 	/* exit_mmap(): unmap every VMA, free what is left of the anonymous memory */
 	while (mx->nlive)
-		rp_vma_unmap(x, mx->live[0], 1);
+		rp_vma_unmap(mach, mx->live[0], 1);
 	for (uint64_t i = lo; i < hi; i++)
-		rp_folio_free(x, x->t->anon_index[i]);
+		rp_folio_free(mach, mach->t->anon_index[i]);
 	while (mx->ntbl) {
 		/* tables outside any VMA (cannot happen) */
-		struct mr_pte_table *pt = tbl(x, mx->tbl[mx->ntbl - 1].table);
+		struct mr_pte_table *pt = tbl(mach, mx->tbl[mx->ntbl - 1].table);
 
 		for (unsigned s = 0; s < MR_PTRS_PER_TABLE && pt->nr_present; s++)
 			if (pt->page[s] != MR_NONE)
-				rp_zap_pte(x, NULL, pt, s, 0);
-		rp_table_free(x, mx->tbl[--mx->ntbl].table);
+				rp_zap_pte(mach, NULL, pt, s, 0);
+		rp_table_free(mach, mx->tbl[--mx->ntbl].table);
 	}
 	mx->dead = 1;
-	x->m.mms[mm].alive = 0;
-	x->m.mms[mm].lru_gen_bitmap = 0;
-	x->c[C_MM_EXITS]++;
+	mach->m.mms[mm].alive = 0;
+	mach->m.mms[mm].lru_gen_bitmap = 0;
+	mach->c[C_MM_EXITS]++;
 }
 
-static void ev_exit(struct rp_machine *x, const struct mr_event *ev)
+static void ev_exit(struct rp_machine *mach, const struct mr_event *ev)
 {
 	uint32_t task = ev->task, mm;
 
-	if (!task || task >= x->t->nr_tasks || x->task_exited[task])
+	if (!task || task >= mach->t->nr_tasks || mach->task_exited[task])
 		return;
-	x->task_exited[task] = 1;
-	mm = x->t->task_mm[task];
-	if (!mm || x->mmx[mm].dead)
+	mach->task_exited[task] = 1;
+	mm = mach->t->task_mm[task];
+	if (!mm || mach->mmx[mm].dead)
 		return;
-	if (x->mmx[mm].tasks_left)
-		x->mmx[mm].tasks_left--;
-	if (!x->mmx[mm].tasks_left)
-		exit_mm(x, mm);
+	if (mach->mmx[mm].tasks_left)
+		mach->mmx[mm].tasks_left--;
+	if (!mach->mmx[mm].tasks_left)
+		exit_mm(mach, mm);
 }
 
-static void run_script_cmd(struct rp_machine *x, const struct rp_script_cmd *cmd, uint64_t t);
+static void run_script_cmd(struct rp_machine *mach, const struct rp_script_cmd *cmd, uint64_t t);
 
-static void ev_marker(struct rp_machine *x, const struct mr_event *ev)
+static void ev_marker(struct rp_machine *mach, const struct mr_event *ev)
 {
-	x->c[C_MARKERS]++;
-	if (!x->script)
+	mach->c[C_MARKERS]++;
+	if (!mach->script)
 		return;
-	for (size_t i = x->script->n_timed; i < x->script->n; i++)
-		if (x->script->cmds[i].marker == ev->arg)
-			run_script_cmd(x, &x->script->cmds[i], ev->time);
+	for (size_t i = mach->script->n_timed; i < mach->script->n; i++)
+		if (mach->script->cmds[i].marker == ev->arg)
+			run_script_cmd(mach, &mach->script->cmds[i], ev->time);
 }
 
-static void step(struct rp_machine *x, const struct mr_event *ev, const uint64_t *nu)
+static void step(struct rp_machine *mach, const struct mr_event *ev, const uint64_t *nu)
 {
 	uint32_t vi;
 
 	if (ev->task)
-		use_mm(x, task_mm(x, ev->task));
+		use_mm(mach, task_mm(mach, ev->task));
 	switch (ev->kind) {
 	case MR_EV_ACCESS:
-		ev_access(x, ev, nu);
+		ev_access(mach, ev, nu);
 		break;
 	case MR_EV_FD_ACCESS:
-		ev_fd_access(x, ev, nu);
+		ev_fd_access(mach, ev, nu);
 		break;
 	case MR_EV_READAHEAD:
-		ev_insert(x, ev, (ev->flags & MR_RA_IN_FAULT) != 0, nu);
+		ev_insert(mach, ev, (ev->flags & MR_RA_IN_FAULT) != 0, nu);
 		break;
 	case MR_EV_PC_INSERT:
-		ev_insert(x, ev, (ev->flags & MR_PC_IN_FAULT) != 0, nu);
+		ev_insert(mach, ev, (ev->flags & MR_PC_IN_FAULT) != 0, nu);
 		break;
 	case MR_EV_FREE:
-		ev_free(x, ev);
+		ev_free(mach, ev);
 		break;
 	case MR_EV_MAP:
-		vi = ev->arg <= UINT32_MAX ? rp_trace_vma_by_id(x->t, (uint32_t)ev->arg) : MR_NONE;
+		vi = ev->arg <= UINT32_MAX ? rp_trace_vma_by_id(mach->t, (uint32_t)ev->arg) : MR_NONE;
 		if (vi == MR_NONE)
-			x->c[C_BAD]++;
+			mach->c[C_BAD]++;
 		else
-			rp_vma_activate(x, vi);
+			rp_vma_activate(mach, vi);
 		break;
 	case MR_EV_UNMAP:
-		vi = ev->arg <= UINT32_MAX ? rp_trace_vma_by_id(x->t, (uint32_t)ev->arg) : MR_NONE;
+		vi = ev->arg <= UINT32_MAX ? rp_trace_vma_by_id(mach->t, (uint32_t)ev->arg) : MR_NONE;
 		if (vi == MR_NONE)
-			x->c[C_BAD]++;
+			mach->c[C_BAD]++;
 		else
-			rp_vma_unmap(x, vi, 1);
+			rp_vma_unmap(mach, vi, 1);
 		break;
 	case MR_EV_EXIT:
-		ev_exit(x, ev);
+		ev_exit(mach, ev);
 		break;
 	case MR_EV_MARKER:
-		ev_marker(x, ev);
+		ev_marker(mach, ev);
 		break;
 	case MR_EV_FAULT:
-		x->c[C_H_FAULT]++;
+		mach->c[C_H_FAULT]++;
 		if (ev->flags & MR_FAULT_MAJOR)
-			x->c[C_H_MAJFAULT]++;
+			mach->c[C_H_MAJFAULT]++;
 		break;
 	case MR_EV_PC_DELETE:
-		x->c[C_H_PC_DELETE]++;
+		mach->c[C_H_PC_DELETE]++;
 		break;
 	case MR_EV_REFAULT:
 		/* the kernel's own labels (memcg tracepoint) apart from delete->insert key
@@ -343,41 +343,41 @@ static void step(struct rp_machine *x, const struct mr_event *ev, const uint64_t
 			/* KERNEL without FILE: an anon label (swap-in), see mr_event.h (3) */
 			int file = (ev->flags & MR_REFAULT_FILE) != 0;
 
-			x->c[C_H_WS_REFAULT]++;
-			x->c[file ? C_H_WS_REFAULT_FILE : C_H_WS_REFAULT_ANON]++;
+			mach->c[C_H_WS_REFAULT]++;
+			mach->c[file ? C_H_WS_REFAULT_FILE : C_H_WS_REFAULT_ANON]++;
 			if (ev->flags & MR_REFAULT_WORKINGSET) {
-				x->c[C_H_WS_RESTORE]++;
-				x->c[file ? C_H_WS_RESTORE_FILE : C_H_WS_RESTORE_ANON]++;
+				mach->c[C_H_WS_RESTORE]++;
+				mach->c[file ? C_H_WS_RESTORE_FILE : C_H_WS_RESTORE_ANON]++;
 			}
 			break;
 		}
-		x->c[C_H_REFAULT]++;
+		mach->c[C_H_REFAULT]++;
 		if (ev->flags & MR_REFAULT_FILE)
-			x->c[C_H_REFAULT_FILE]++;
+			mach->c[C_H_REFAULT_FILE]++;
 		break;
 	case MR_EV_SWAP_IN:
-		x->c[C_H_SWAP_IN]++;
+		mach->c[C_H_SWAP_IN]++;
 		break;
 	case MR_EV_SWAP_OUT:
-		x->c[C_H_SWAP_OUT]++;
+		mach->c[C_H_SWAP_OUT]++;
 		break;
 	case MR_EV_ACTIVATE:
 		if (ev->flags & MR_REFAULT_KERNEL) { /* WORKINGSET_ACTIVATE, see mr_event.h */
-			x->c[C_H_WS_ACTIVATE]++;
+			mach->c[C_H_WS_ACTIVATE]++;
 			/* its page's type: the recorder puts it on the refaulted page */
-			if (ev->page < x->m.nr_pages &&
-			    (x->t->pages[ev->page].info & RP_PAGE_VALID))
-				x->c[rp_page_type(&x->t->pages[ev->page]) == RP_FILE ?
+			if (ev->page < mach->m.nr_pages &&
+			    (mach->t->pages[ev->page].info & RP_PAGE_VALID))
+				mach->c[rp_page_type(&mach->t->pages[ev->page]) == RP_FILE ?
 				     C_H_WS_ACTIVATE_FILE : C_H_WS_ACTIVATE_ANON]++;
 		} else {
-			x->c[C_H_ACTIVATE]++;
+			mach->c[C_H_ACTIVATE]++;
 		}
 		break;
 	case MR_EV_SCAN_END:
-		x->c[C_H_SCANS]++;
+		mach->c[C_H_SCANS]++;
 		break;
 	case MR_EV_LOST:
-		x->c[C_H_LOST] += ev->arg;
+		mach->c[C_H_LOST] += ev->arg;
 		break;
 	default:
 		break;
@@ -386,100 +386,100 @@ static void step(struct rp_machine *x, const struct mr_event *ev, const uint64_t
 
 /* ---- time-driven work: samples, snapshots, script commands, writeback ---- */
 
-static void record_sample(struct rp_machine *x, uint64_t t)
+static void record_sample(struct rp_machine *mach, uint64_t t)
 {
 	uint64_t *row;
 	size_t k = 0;
 
-	if (x->ts_n == x->ts_cap)
+	if (mach->ts_n == mach->ts_cap)
 		return;
-	row = x->ts_val + x->ts_n * x->ts_nnames;
-	x->ts_t[x->ts_n++] = t;
+	row = mach->ts_val + mach->ts_n * mach->ts_nnames;
+	mach->ts_t[mach->ts_n++] = t;
 	for (unsigned i = 0; i < MR_NR_VMSTAT; i++)
-		row[k++] = x->vmstat[i];
+		row[k++] = mach->vmstat[i];
 	for (size_t i = 0; i < TS_NENGINE; i++)
-		row[k++] = x->c[rp_ts_engine[i]];
-	if (x->m.nr_memcgs > 1)
-		for (uint32_t i = 0; i < x->m.nr_memcgs; i++)
-			row[k++] = x->memcg[i].usage;
+		row[k++] = mach->c[rp_ts_engine[i]];
+	if (mach->m.nr_memcgs > 1)
+		for (uint32_t i = 0; i < mach->m.nr_memcgs; i++)
+			row[k++] = mach->memcg[i].usage;
 }
 
-static void take_snapshot(struct rp_machine *x, uint64_t t, int full, const char *why)
+static void take_snapshot(struct rp_machine *mach, uint64_t t, int full, const char *why)
 {
 	struct mr_result_snapshot *s;
 	size_t n;
 
-	if (!x->ops->lru_gen_show)
+	if (!mach->ops->lru_gen_show)
 		return;
 	for (;;) {
-		if (!x->showbuf || x->showcap < 4096) {
-			char *nb = realloc(x->showbuf, 1 << 16);
+		if (!mach->showbuf || mach->showcap < 4096) {
+			char *nb = realloc(mach->showbuf, 1 << 16);
 
 			if (!nb)
 				return;
-			x->showbuf = nb;
-			x->showcap = 1 << 16;
+			mach->showbuf = nb;
+			mach->showcap = 1 << 16;
 		}
-		n = x->ops->lru_gen_show(x->pol, full, x->showbuf, x->showcap);
-		if (n + 1 < x->showcap || x->showcap >= (64u << 20))
+		n = mach->ops->lru_gen_show(mach->pol, full, mach->showbuf, mach->showcap);
+		if (n + 1 < mach->showcap || mach->showcap >= (64u << 20))
 			break;
 		{
-			char *nb = realloc(x->showbuf, x->showcap * 2);
+			char *nb = realloc(mach->showbuf, mach->showcap * 2);
 
 			if (!nb)
 				return;
-			x->showbuf = nb;
-			x->showcap *= 2;
+			mach->showbuf = nb;
+			mach->showcap *= 2;
 		}
 	}
-	if (n >= x->showcap)
-		n = x->showcap - 1;
-	if (x->nsnaps == x->capsnaps) {
-		size_t cap = x->capsnaps ? 2 * x->capsnaps : 16;
-		struct mr_result_snapshot *ns = realloc(x->snaps, cap * sizeof(*ns));
+	if (n >= mach->showcap)
+		n = mach->showcap - 1;
+	if (mach->nsnaps == mach->capsnaps) {
+		size_t cap = mach->capsnaps ? 2 * mach->capsnaps : 16;
+		struct mr_result_snapshot *ns = realloc(mach->snaps, cap * sizeof(*ns));
 
 		if (!ns)
 			return;
-		x->snaps = ns;
-		x->capsnaps = cap;
+		mach->snaps = ns;
+		mach->capsnaps = cap;
 	}
-	s = &x->snaps[x->nsnaps];
+	s = &mach->snaps[mach->nsnaps];
 	s->text = malloc(n + 1);
 	if (!s->text)
 		return;
-	memcpy(s->text, x->showbuf, n);
+	memcpy(s->text, mach->showbuf, n);
 	s->text[n] = 0;
 	s->t = t;
 	s->full = full;
 	s->why = why;
-	x->nsnaps++;
+	mach->nsnaps++;
 }
 
-static void run_script_cmd(struct rp_machine *x, const struct rp_script_cmd *cmd, uint64_t t)
+static void run_script_cmd(struct rp_machine *mach, const struct rp_script_cmd *cmd, uint64_t t)
 {
 	struct mr_error e = { 0 };
 	struct mr_result_script_log *l;
-	uint64_t saved = x->m.now_ns;
+	uint64_t saved = mach->m.now_ns;
 	int rc;
 
-	x->m.now_ns = t;
-	x->c[C_SCRIPT_CMDS]++;
-	rc = x->ops->lru_gen_command ? x->ops->lru_gen_command(x->pol, cmd->text, &e) : MR_ENOTSUP;
-	if (!x->wb_delay)
-		rp_wb_complete_all(x); /* a debugfs eviction is a reclaim invocation too */
+	mach->m.now_ns = t;
+	mach->c[C_SCRIPT_CMDS]++;
+	rc = mach->ops->lru_gen_command ? mach->ops->lru_gen_command(mach->pol, cmd->text, &e) : MR_ENOTSUP;
+	if (!mach->wb_delay)
+		rp_wb_complete_all(mach); /* a debugfs eviction is a reclaim invocation too */
 	if (rc)
-		x->c[C_SCRIPT_ERRORS]++;
-	if (x->nlog == x->caplog) {
-		size_t cap = x->caplog ? 2 * x->caplog : 16;
-		struct mr_result_script_log *nl = realloc(x->log, cap * sizeof(*nl));
+		mach->c[C_SCRIPT_ERRORS]++;
+	if (mach->nlog == mach->caplog) {
+		size_t cap = mach->caplog ? 2 * mach->caplog : 16;
+		struct mr_result_script_log *nl = realloc(mach->log, cap * sizeof(*nl));
 
 		if (nl) {
-			x->log = nl;
-			x->caplog = cap;
+			mach->log = nl;
+			mach->caplog = cap;
 		}
 	}
-	if (x->nlog < x->caplog) {
-		l = &x->log[x->nlog++];
+	if (mach->nlog < mach->caplog) {
+		l = &mach->log[mach->nlog++];
 		memset(l, 0, sizeof(*l));
 		l->t = t;
 		l->line = cmd->line;
@@ -487,58 +487,58 @@ static void run_script_cmd(struct rp_machine *x, const struct rp_script_cmd *cmd
 		snprintf(l->cmd, sizeof(l->cmd), "%s", cmd->text);
 		snprintf(l->msg, sizeof(l->msg), "%.159s", rc ? (e.msg[0] ? e.msg : mr_strerror(rc)) : "");
 	}
-	take_snapshot(x, t, 0, "script");
-	x->m.now_ns = saved;
+	take_snapshot(mach, t, 0, "script");
+	mach->m.now_ns = saved;
 }
 
-void rp_set_next_due(struct rp_machine *x)
+void rp_set_next_due(struct rp_machine *mach)
 {
-	uint64_t d = x->next_sample;
+	uint64_t d = mach->next_sample;
 
-	if (x->snap_every && x->next_snap < d)
-		d = x->next_snap;
-	if (x->script && x->next_cmd < x->script->n_timed && x->script->cmds[x->next_cmd].time < d)
-		d = x->script->cmds[x->next_cmd].time;
-	if (x->wb_delay && x->wbb_head < x->wbb_tail && x->wbb[x->wbb_head % WB_BATCHES].due < d)
-		d = x->wbb[x->wbb_head % WB_BATCHES].due;
-	x->next_due = d;
+	if (mach->snap_every && mach->next_snap < d)
+		d = mach->next_snap;
+	if (mach->script && mach->next_cmd < mach->script->n_timed && mach->script->cmds[mach->next_cmd].time < d)
+		d = mach->script->cmds[mach->next_cmd].time;
+	if (mach->wb_delay && mach->wbb_head < mach->wbb_tail && mach->wbb[mach->wbb_head % WB_BATCHES].due < d)
+		d = mach->wbb[mach->wbb_head % WB_BATCHES].due;
+	mach->next_due = d;
 }
 
 /* Everything due at or before t, in time order (writeback, script, sample, snapshot). */
-static void process_due(struct rp_machine *x, uint64_t t)
+static void process_due(struct rp_machine *mach, uint64_t t)
 {
 	for (;;) {
 		uint64_t wb = UINT64_MAX, cmd = UINT64_MAX, d;
 
-		if (x->wb_delay && x->wbb_head < x->wbb_tail)
-			wb = x->wbb[x->wbb_head % WB_BATCHES].due;
-		if (x->script && x->next_cmd < x->script->n_timed)
-			cmd = x->script->cmds[x->next_cmd].time;
+		if (mach->wb_delay && mach->wbb_head < mach->wbb_tail)
+			wb = mach->wbb[mach->wbb_head % WB_BATCHES].due;
+		if (mach->script && mach->next_cmd < mach->script->n_timed)
+			cmd = mach->script->cmds[mach->next_cmd].time;
 		d = wb;
 		if (cmd < d)
 			d = cmd;
-		if (x->next_sample < d)
-			d = x->next_sample;
-		if (x->snap_every && x->next_snap < d)
-			d = x->next_snap;
+		if (mach->next_sample < d)
+			d = mach->next_sample;
+		if (mach->snap_every && mach->next_snap < d)
+			d = mach->next_snap;
 		if (d > t)
 			break;
-		x->m.now_ns = d;
+		mach->m.now_ns = d;
 		if (wb == d) {
-			rp_wb_complete_until(x, d);
+			rp_wb_complete_until(mach, d);
 		} else if (cmd == d) {
-			run_script_cmd(x, &x->script->cmds[x->next_cmd++], d);
-		} else if (x->next_sample == d) {
-			record_sample(x, d);
-			x->next_sample = x->next_sample > UINT64_MAX - x->interval ? UINT64_MAX
-							: x->next_sample + x->interval;
+			run_script_cmd(mach, &mach->script->cmds[mach->next_cmd++], d);
+		} else if (mach->next_sample == d) {
+			record_sample(mach, d);
+			mach->next_sample = mach->next_sample > UINT64_MAX - mach->interval ? UINT64_MAX
+							: mach->next_sample + mach->interval;
 		} else {
-			take_snapshot(x, d, 0, "every");
-			x->next_snap = x->next_snap > UINT64_MAX - x->snap_every ? UINT64_MAX
-							: x->next_snap + x->snap_every;
+			take_snapshot(mach, d, 0, "every");
+			mach->next_snap = mach->next_snap > UINT64_MAX - mach->snap_every ? UINT64_MAX
+							: mach->next_snap + mach->snap_every;
 		}
 	}
-	rp_set_next_due(x);
+	rp_set_next_due(mach);
 }
 
 #define PF_DIST 8 /* events ahead: folio at 2 * PF_DIST, its PTE or row at PF_DIST */
@@ -549,106 +549,106 @@ static void process_due(struct rp_machine *x, uint64_t t)
  * hit; on a miss the page row, the shadow, the policy's per-page state, and the PTE the
  * folio last had (an anon page comes back to the same one).
  */
-static inline void prefetch_ahead(const struct rp_machine *x, const struct mr_event *ev,
+static inline void prefetch_ahead(const struct rp_machine *mach, const struct mr_event *ev,
 				  size_t i, size_t n)
 {
-	const uint32_t nr_pages = x->m.nr_pages;
+	const uint32_t nr_pages = mach->m.nr_pages;
 	const struct mr_event *e;
 	const struct mr_folio *f;
 	uint32_t page;
 
 	if (i + 2 * PF_DIST < n && ev[i + 2 * PF_DIST].page < nr_pages)
-		mr_prefetch(&x->m.folios[ev[i + 2 * PF_DIST].page]);
+		mr_prefetch(&mach->m.folios[ev[i + 2 * PF_DIST].page]);
 	if (i + PF_DIST >= n)
 		return;
 	e = &ev[i + PF_DIST];
 	page = e->page;
 	if ((e->kind != MR_EV_ACCESS && e->kind != MR_EV_FD_ACCESS) || page >= nr_pages)
 		return;
-	f = &x->m.folios[page];
-	if (e->kind == MR_EV_ACCESS && f->mapcount && LOC_TABLE(f->pte) < x->ntables) {
-		mr_prefetchw(&tbl(x, LOC_TABLE(f->pte))->bits[LOC_SLOT(f->pte)]);
+	f = &mach->m.folios[page];
+	if (e->kind == MR_EV_ACCESS && f->mapcount && LOC_TABLE(f->pte) < mach->ntables) {
+		mr_prefetchw(&tbl(mach, LOC_TABLE(f->pte))->bits[LOC_SLOT(f->pte)]);
 		if (f->type == RP_FILE && !(f->flags & E_HINT)) /* the owner check reads page[] */
-			mr_prefetch(&tbl(x, LOC_TABLE(f->pte))->page[LOC_SLOT(f->pte)]);
-		if (x->ops->access && x->ops->page_priv_size)
-			mr_prefetchw(mr_policy_page(x->pol, page));
+			mr_prefetch(&tbl(mach, LOC_TABLE(f->pte))->page[LOC_SLOT(f->pte)]);
+		if (mach->ops->access && mach->ops->page_priv_size)
+			mr_prefetchw(mr_policy_page(mach->pol, page));
 		return;
 	}
-	if (x->ops->page_priv_size)
-		mr_prefetchw(mr_policy_page(x->pol, page));
+	if (mach->ops->page_priv_size)
+		mr_prefetchw(mr_policy_page(mach->pol, page));
 	if (f->flags & MR_PG_RESIDENT)
 		return;
-	mr_prefetch(&x->slot[page]);
+	mr_prefetch(&mach->slot[page]);
 	if (e->kind == MR_EV_ACCESS) {
-		mr_prefetch(&x->t->pages[page]);
-		if (LOC_TABLE(f->pte) < x->ntables) {
-			mr_prefetchw(&tbl(x, LOC_TABLE(f->pte))->page[LOC_SLOT(f->pte)]);
-			mr_prefetchw(&tbl(x, LOC_TABLE(f->pte))->bits[LOC_SLOT(f->pte)]);
+		mr_prefetch(&mach->t->pages[page]);
+		if (LOC_TABLE(f->pte) < mach->ntables) {
+			mr_prefetchw(&tbl(mach, LOC_TABLE(f->pte))->page[LOC_SLOT(f->pte)]);
+			mr_prefetchw(&tbl(mach, LOC_TABLE(f->pte))->bits[LOC_SLOT(f->pte)]);
 		}
 	}
 }
 
-int rp_machine_run(struct rp_machine *x, const struct mr_event *ev, size_t n, const uint64_t *nu)
+int rp_machine_run(struct rp_machine *mach, const struct mr_event *ev, size_t n, const uint64_t *nu)
 {
-	const uint32_t nr_pages = x->m.nr_pages;
+	const uint32_t nr_pages = mach->m.nr_pages;
 
 	for (size_t i = 0; i < n; i++) {
 		const struct mr_event *e = &ev[i];
 
-		prefetch_ahead(x, ev, i, n);
+		prefetch_ahead(mach, ev, i, n);
 
-		if (e->time >= x->next_due)
-			process_due(x, e->time);
-		x->m.now_ns = e->time;
-		x->m.cpu = e->cpu;
-		step(x, e, nu);
+		if (e->time >= mach->next_due)
+			process_due(mach, e->time);
+		mach->m.now_ns = e->time;
+		mach->m.cpu = e->cpu;
+		step(mach, e, nu);
 		if (nu) {
 			uint32_t first;
 
 			nu += rp_event_refs(e, nr_pages, &first);
 		}
 	}
-	x->c[C_EVENTS] += n;
+	mach->c[C_EVENTS] += n;
 	if (n)
-		x->last_time = ev[n - 1].time;
-	return x->failed;
+		mach->last_time = ev[n - 1].time;
+	return mach->failed;
 }
 
 static void emit_model(void *arg, const char *name, double value)
 {
-	struct rp_machine *x = arg;
+	struct rp_machine *mach = arg;
 
-	if (x->nmodel == x->capmodel) {
-		size_t cap = x->capmodel ? 2 * x->capmodel : 32;
-		struct mr_result_model_counter *nm = realloc(x->model, cap * sizeof(*nm));
+	if (mach->nmodel == mach->capmodel) {
+		size_t cap = mach->capmodel ? 2 * mach->capmodel : 32;
+		struct mr_result_model_counter *nm = realloc(mach->model, cap * sizeof(*nm));
 
 		if (!nm)
 			return;
-		x->model = nm;
-		x->capmodel = cap;
+		mach->model = nm;
+		mach->capmodel = cap;
 	}
-	snprintf(x->model[x->nmodel].name, sizeof(x->model[0].name), "%s", name);
-	x->model[x->nmodel].value = value;
-	x->nmodel++;
+	snprintf(mach->model[mach->nmodel].name, sizeof(mach->model[0].name), "%s", name);
+	mach->model[mach->nmodel].value = value;
+	mach->nmodel++;
 }
 
-int rp_machine_finish(struct rp_machine *x)
+int rp_machine_finish(struct rp_machine *mach)
 {
-	uint64_t end = x->t->t_last > x->last_time ? x->t->t_last : x->last_time;
+	uint64_t end = mach->t->t_last > mach->last_time ? mach->t->t_last : mach->last_time;
 
 	/* script commands after the last event run at their times, samples between them */
-	if (x->script && x->script->n_timed && x->script->cmds[x->script->n_timed - 1].time > end)
-		end = x->script->cmds[x->script->n_timed - 1].time;
-	process_due(x, end);
-	x->m.now_ns = end;
-	if (!x->ts_n || x->ts_t[x->ts_n - 1] != end)
-		record_sample(x, end);
-	take_snapshot(x, end, 0, "end");
-	take_snapshot(x, end, 1, "end");
-	if (x->ops->model_counters)
-		x->ops->model_counters(x->pol, emit_model, x);
-	if (x->ops->check)
-		x->c[C_CHECK] += x->ops->check(x->pol);
-	return x->failed;
+	if (mach->script && mach->script->n_timed && mach->script->cmds[mach->script->n_timed - 1].time > end)
+		end = mach->script->cmds[mach->script->n_timed - 1].time;
+	process_due(mach, end);
+	mach->m.now_ns = end;
+	if (!mach->ts_n || mach->ts_t[mach->ts_n - 1] != end)
+		record_sample(mach, end);
+	take_snapshot(mach, end, 0, "end");
+	take_snapshot(mach, end, 1, "end");
+	if (mach->ops->model_counters)
+		mach->ops->model_counters(mach->pol, emit_model, mach);
+	if (mach->ops->check)
+		mach->c[C_CHECK] += mach->ops->check(mach->pol);
+	return mach->failed;
 }
 

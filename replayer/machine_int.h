@@ -233,44 +233,44 @@ static inline struct rp_machine *to_rp(struct mr_machine *m)
 	return (struct rp_machine *)m;
 }
 
-static inline struct mr_pte_table *tbl(const struct rp_machine *x, uint32_t i)
+static inline struct mr_pte_table *tbl(const struct rp_machine *mach, uint32_t i)
 {
-	return &x->slabs[i >> TSHIFT][i & (TPER - 1)];
+	return &mach->slabs[i >> TSHIFT][i & (TPER - 1)];
 }
 
-static inline void pmd_mark(struct rp_machine *x, uint32_t ti)
+static inline void pmd_mark(struct rp_machine *mach, uint32_t ti)
 {
-	x->pmdy[ti >> 6] |= 1ull << (ti & 63);
+	mach->pmdy[ti >> 6] |= 1ull << (ti & 63);
 }
 
 /* Fold the pending non-leaf young bit of table ti into its PMD entry. */
-static inline struct mr_pte_table *pmd_sync(struct rp_machine *x, uint32_t ti)
+static inline struct mr_pte_table *pmd_sync(struct rp_machine *mach, uint32_t ti)
 {
-	struct mr_pte_table *pt = tbl(x, ti);
+	struct mr_pte_table *pt = tbl(mach, ti);
 	uint64_t bit = 1ull << (ti & 63);
 
-	if (x->pmdy[ti >> 6] & bit) {
-		x->pmdy[ti >> 6] &= ~bit;
+	if (mach->pmdy[ti >> 6] & bit) {
+		mach->pmdy[ti >> 6] &= ~bit;
 		pt->pmd_young = 1;
 	}
 	return pt;
 }
 
-static inline unsigned ptype(const struct rp_machine *x, uint32_t page)
+static inline unsigned ptype(const struct rp_machine *mach, uint32_t page)
 {
-	return x->m.folios[page].type;
+	return mach->m.folios[page].type;
 }
 
-static inline void count(struct rp_machine *x, uint32_t page, unsigned item)
+static inline void count(struct rp_machine *mach, uint32_t page, unsigned item)
 {
-	mr_count(&x->m, x->m.folios[page].lruvec, item, 1);
+	mr_count(&mach->m, mach->m.folios[page].lruvec, item, 1);
 }
 
-static inline void fail(struct rp_machine *x, int code, const char *what)
+static inline void fail(struct rp_machine *mach, int code, const char *what)
 {
-	if (!x->failed)
-		mr_error_set(&x->err, code, "replay of %s: %s", x->canon, what);
-	x->failed = code;
+	if (!mach->failed)
+		mr_error_set(&mach->err, code, "replay of %s: %s", mach->canon, what);
+	mach->failed = code;
 }
 
 /* First position in mm's table array with key >= key. */
@@ -289,9 +289,9 @@ static inline uint32_t tkey_lower(const struct rp_mmx *mx, uint64_t key)
 	return lo;
 }
 
-static inline uint32_t table_find(const struct rp_machine *x, uint32_t mm, uint64_t key)
+static inline uint32_t table_find(const struct rp_machine *mach, uint32_t mm, uint64_t key)
 {
-	const struct rp_mmx *mx = &x->mmx[mm];
+	const struct rp_mmx *mx = &mach->mmx[mm];
 	uint32_t pos = tkey_lower(mx, key);
 
 	return pos < mx->ntbl && mx->tbl[pos].key == key ? mx->tbl[pos].table : MR_NONE;
@@ -302,37 +302,37 @@ static inline uint64_t vma_pages(const struct mr_vma *v)
 	return (v->end - v->start) >> 12;
 }
 
-static inline void use_mm(struct rp_machine *x, uint32_t mm)
+static inline void use_mm(struct rp_machine *mach, uint32_t mm)
 {
-	if (mm && !x->mmx[mm].dead) {
-		x->m.mms[mm].lru_gen_bitmap = x->all_nodes;
-		x->m.mms[mm].alive = 1;
+	if (mm && !mach->mmx[mm].dead) {
+		mach->m.mms[mm].lru_gen_bitmap = mach->all_nodes;
+		mach->m.mms[mm].alive = 1;
 	}
 }
 
-static inline uint32_t task_mm(const struct rp_machine *x, uint32_t task)
+static inline uint32_t task_mm(const struct rp_machine *mach, uint32_t task)
 {
-	return task < x->t->nr_tasks ? x->t->task_mm[task] : 0;
+	return task < mach->t->nr_tasks ? mach->t->task_mm[task] : 0;
 }
 
-static inline void notify_access(struct rp_machine *x, uint32_t page, const uint64_t *nu)
+static inline void notify_access(struct rp_machine *mach, uint32_t page, const uint64_t *nu)
 {
-	if (nu && x->ops->access)
-		x->ops->access(x->pol, page, *nu);
+	if (nu && mach->ops->access)
+		mach->ops->access(mach->pol, page, *nu);
 }
 
 /* ---- mm.c: page tables, VMAs, rmap ---- */
 
-uint32_t rp_table_get(struct rp_machine *x, uint32_t mm, uint64_t key);
-void rp_table_free(struct rp_machine *x, uint32_t i);
-uint32_t rp_vma_at(const struct rp_machine *x, uint32_t mm, uint64_t addr);
-uint32_t rp_vma_for_page(struct rp_machine *x, uint32_t page, uint32_t mm, uint64_t *addr);
-void rp_vma_activate(struct rp_machine *x, uint32_t vi);
-void rp_vma_unmap(struct rp_machine *x, uint32_t vi, int explicit);
-void rp_zap_pte(struct rp_machine *x, const struct mr_vma *vma, struct mr_pte_table *pt,
+uint32_t rp_table_get(struct rp_machine *mach, uint32_t mm, uint64_t key);
+void rp_table_free(struct rp_machine *mach, uint32_t i);
+uint32_t rp_vma_at(const struct rp_machine *mach, uint32_t mm, uint64_t addr);
+uint32_t rp_vma_for_page(struct rp_machine *mach, uint32_t page, uint32_t mm, uint64_t *addr);
+void rp_vma_activate(struct rp_machine *mach, uint32_t vi);
+void rp_vma_unmap(struct rp_machine *mach, uint32_t vi, int explicit);
+void rp_zap_pte(struct rp_machine *mach, const struct mr_vma *vma, struct mr_pte_table *pt,
 		unsigned s, int explicit);
-void rp_install_pte(struct rp_machine *x, uint32_t page, uint32_t mm, uint64_t addr, int write);
-void rp_unmap_all(struct rp_machine *x, uint32_t page);
+void rp_install_pte(struct rp_machine *mach, uint32_t page, uint32_t mm, uint64_t addr, int write);
+void rp_unmap_all(struct rp_machine *mach, uint32_t page);
 void rp_anon_range(const struct rp_trace *t, uint32_t mm, uint64_t start, uint64_t end,
 		   uint64_t *lo_out, uint64_t *hi_out);
 int rp_rmap_walk(struct mr_machine *m, uint32_t page,
@@ -343,13 +343,13 @@ void rp_prefetch_folio(struct mr_machine *m, uint32_t page);
 
 /* ---- machine.c: memory in and out, reclaim ---- */
 
-void rp_folio_free(struct rp_machine *x, uint32_t page);
-void rp_insert_page(struct rp_machine *x, uint32_t page, unsigned ctx, int write);
-void rp_wb_complete_all(struct rp_machine *x);
-void rp_wb_complete_until(struct rp_machine *x, uint64_t t);
+void rp_folio_free(struct rp_machine *mach, uint32_t page);
+void rp_insert_page(struct rp_machine *mach, uint32_t page, unsigned ctx, int write);
+void rp_wb_complete_all(struct rp_machine *mach);
+void rp_wb_complete_until(struct rp_machine *mach, uint64_t t);
 
 /* ---- events.c ---- */
 
-void rp_set_next_due(struct rp_machine *x);
+void rp_set_next_due(struct rp_machine *mach);
 
 #endif /* MR_RP_MACHINE_INT_H */

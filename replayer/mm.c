@@ -8,63 +8,63 @@
 
 /* ---- page tables ---- */
 
-static uint32_t table_alloc(struct rp_machine *x, uint32_t mm, uint64_t key)
+static uint32_t table_alloc(struct rp_machine *mach, uint32_t mm, uint64_t key)
 {
 	struct mr_pte_table *pt;
 	uint32_t i;
 
-	if (x->nfree) {
-		i = x->freelist[--x->nfree];
+	if (mach->nfree) {
+		i = mach->freelist[--mach->nfree];
 	} else {
-		if (x->ntables == x->nslabs * TPER) {
-			if (x->nslabs * TPER >= MAX_TABLES) {
-				fail(x, MR_ERANGE, "more than 8M page tables");
+		if (mach->ntables == mach->nslabs * TPER) {
+			if (mach->nslabs * TPER >= MAX_TABLES) {
+				fail(mach, MR_ERANGE, "more than 8M page tables");
 				return MR_NONE;
 			}
-			if (x->nslabs == x->capslabs) {
-				uint32_t cap = x->capslabs * 2 + 4;
-				struct mr_pte_table **ns = realloc(x->slabs, cap * sizeof(*ns));
+			if (mach->nslabs == mach->capslabs) {
+				uint32_t cap = mach->capslabs * 2 + 4;
+				struct mr_pte_table **ns = realloc(mach->slabs, cap * sizeof(*ns));
 				uint32_t *nm, *nv;
 				uint64_t *nb, *na;
 
 				if (!ns) {
-					fail(x, MR_ENOMEM, "out of memory for page tables");
+					fail(mach, MR_ENOMEM, "out of memory for page tables");
 					return MR_NONE;
 				}
-				x->slabs = ns;
-				nm = realloc(x->tbl_mm, (size_t)cap * TPER * sizeof(*nm));
+				mach->slabs = ns;
+				nm = realloc(mach->tbl_mm, (size_t)cap * TPER * sizeof(*nm));
 				if (nm)
-					x->tbl_mm = nm;
-				na = realloc(x->tbl_addr, (size_t)cap * TPER * sizeof(*na));
+					mach->tbl_mm = nm;
+				na = realloc(mach->tbl_addr, (size_t)cap * TPER * sizeof(*na));
 				if (na)
-					x->tbl_addr = na;
-				nv = realloc(x->tbl_vma, (size_t)cap * TPER * sizeof(*nv));
+					mach->tbl_addr = na;
+				nv = realloc(mach->tbl_vma, (size_t)cap * TPER * sizeof(*nv));
 				if (nv)
-					x->tbl_vma = nv;
-				nb = realloc(x->pmdy, (size_t)cap * TPER / 64 * sizeof(*nb));
+					mach->tbl_vma = nv;
+				nb = realloc(mach->pmdy, (size_t)cap * TPER / 64 * sizeof(*nb));
 				if (nb) {
-					memset(nb + (size_t)x->capslabs * TPER / 64, 0,
-					       (size_t)(cap - x->capslabs) * TPER / 64 * sizeof(*nb));
-					x->pmdy = nb;
+					memset(nb + (size_t)mach->capslabs * TPER / 64, 0,
+					       (size_t)(cap - mach->capslabs) * TPER / 64 * sizeof(*nb));
+					mach->pmdy = nb;
 				}
 				if (!nm || !nb || !na || !nv) {
-					fail(x, MR_ENOMEM, "out of memory for page tables");
+					fail(mach, MR_ENOMEM, "out of memory for page tables");
 					return MR_NONE;
 				}
-				x->capslabs = cap;
+				mach->capslabs = cap;
 			}
-			x->slabs[x->nslabs] = malloc(TPER * sizeof(struct mr_pte_table));
-			if (!x->slabs[x->nslabs]) {
-				fail(x, MR_ENOMEM, "out of memory for page tables");
+			mach->slabs[mach->nslabs] = malloc(TPER * sizeof(struct mr_pte_table));
+			if (!mach->slabs[mach->nslabs]) {
+				fail(mach, MR_ENOMEM, "out of memory for page tables");
 				return MR_NONE;
 			}
-			x->nslabs++;
-			if (x->nslabs > x->initial_slabs)
-				x->c[C_TABLE_GROW]++;
+			mach->nslabs++;
+			if (mach->nslabs > mach->initial_slabs)
+				mach->c[C_TABLE_GROW]++;
 		}
-		i = x->ntables++;
+		i = mach->ntables++;
 	}
-	pt = tbl(x, i);
+	pt = tbl(mach, i);
 	memset(pt->page, 0xff, sizeof(pt->page));
 	memset(pt->bits, 0, sizeof(pt->bits));
 	pt->addr = key << 21;
@@ -72,36 +72,36 @@ static uint32_t table_alloc(struct rp_machine *x, uint32_t mm, uint64_t key)
 	pt->nr_present = 0;
 	pt->pmd_young = 0;
 	pt->pad = 0;
-	x->tbl_mm[i] = mm;
-	x->tbl_addr[i] = key << 21;
-	x->tbl_vma[i] = MR_NONE;
-	x->pmdy[i >> 6] &= ~(1ull << (i & 63));
-	if (++x->live_tables > x->c[C_TABLES_MAX])
-		x->c[C_TABLES_MAX] = x->live_tables;
+	mach->tbl_mm[i] = mm;
+	mach->tbl_addr[i] = key << 21;
+	mach->tbl_vma[i] = MR_NONE;
+	mach->pmdy[i >> 6] &= ~(1ull << (i & 63));
+	if (++mach->live_tables > mach->c[C_TABLES_MAX])
+		mach->c[C_TABLES_MAX] = mach->live_tables;
 	return i;
 }
 
-void rp_table_free(struct rp_machine *x, uint32_t i)
+void rp_table_free(struct rp_machine *mach, uint32_t i)
 {
-	if (x->nfree == x->capfree) {
-		uint32_t cap = x->capfree * 2 + 64;
-		uint32_t *nf = realloc(x->freelist, cap * sizeof(*nf));
+	if (mach->nfree == mach->capfree) {
+		uint32_t cap = mach->capfree * 2 + 64;
+		uint32_t *nf = realloc(mach->freelist, cap * sizeof(*nf));
 
 		if (!nf) {
-			fail(x, MR_ENOMEM, "out of memory for the page table free list");
+			fail(mach, MR_ENOMEM, "out of memory for the page table free list");
 			return; /* leaked, not reused */
 		}
-		x->freelist = nf;
-		x->capfree = cap;
+		mach->freelist = nf;
+		mach->capfree = cap;
 	}
-	x->freelist[x->nfree++] = i;
-	x->tbl_mm[i] = 0; /* free: no install or rmap hint may take it */
-	x->live_tables--;
+	mach->freelist[mach->nfree++] = i;
+	mach->tbl_mm[i] = 0; /* free: no install or rmap hint may take it */
+	mach->live_tables--;
 }
 
-uint32_t rp_table_get(struct rp_machine *x, uint32_t mm, uint64_t key)
+uint32_t rp_table_get(struct rp_machine *mach, uint32_t mm, uint64_t key)
 {
-	struct rp_mmx *mx = &x->mmx[mm];
+	struct rp_mmx *mx = &mach->mmx[mm];
 	uint32_t pos = tkey_lower(mx, key), ti;
 
 	if (pos < mx->ntbl && mx->tbl[pos].key == key)
@@ -111,14 +111,14 @@ uint32_t rp_table_get(struct rp_machine *x, uint32_t mm, uint64_t key)
 		struct rp_tkey *nt = realloc(mx->tbl, cap * sizeof(*nt));
 
 		if (!nt) {
-			fail(x, MR_ENOMEM, "out of memory for page directories");
+			fail(mach, MR_ENOMEM, "out of memory for page directories");
 			return MR_NONE;
 		}
 		mx->tbl = nt;
 		mx->captbl = cap;
-		x->c[C_TABLE_GROW]++;
+		mach->c[C_TABLE_GROW]++;
 	}
-	ti = table_alloc(x, mm, key);
+	ti = table_alloc(mach, mm, key);
 	if (ti == MR_NONE)
 		return MR_NONE;
 	memmove(&mx->tbl[pos + 1], &mx->tbl[pos], (mx->ntbl - pos) * sizeof(*mx->tbl));
@@ -130,20 +130,20 @@ uint32_t rp_table_get(struct rp_machine *x, uint32_t mm, uint64_t key)
 /* ---- VMAs ---- */
 
 /* Live VMA of mm covering addr, or MR_NONE. */
-uint32_t rp_vma_at(const struct rp_machine *x, uint32_t mm, uint64_t addr)
+uint32_t rp_vma_at(const struct rp_machine *mach, uint32_t mm, uint64_t addr)
 {
-	const struct rp_mmx *mx = &x->mmx[mm];
+	const struct rp_mmx *mx = &mach->mmx[mm];
 	uint32_t lo = 0, hi = mx->nlive;
 
 	while (lo < hi) {
 		uint32_t mid = (lo + hi) / 2;
 
-		if (x->vmas[mx->live[mid]].v.start <= addr)
+		if (mach->vmas[mx->live[mid]].v.start <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo && x->vmas[mx->live[lo - 1]].v.end > addr)
+	if (lo && mach->vmas[mx->live[lo - 1]].v.end > addr)
 		return mx->live[lo - 1];
 	return MR_NONE;
 }
@@ -151,38 +151,38 @@ uint32_t rp_vma_at(const struct rp_machine *x, uint32_t mm, uint64_t addr)
 /* rp_vma_at() for an address in live table ti of mm: the VMA found there last is
  * checked first (live VMAs of an mm do not overlap, so a live one covering addr is the
  * answer), else the search result is remembered. */
-static uint32_t vma_at_table(struct rp_machine *x, uint32_t ti, uint32_t mm, uint64_t addr)
+static uint32_t vma_at_table(struct rp_machine *mach, uint32_t ti, uint32_t mm, uint64_t addr)
 {
-	uint32_t vi = x->tbl_vma[ti];
+	uint32_t vi = mach->tbl_vma[ti];
 
 	if (vi != MR_NONE) {
-		const struct rp_mvma *mv = &x->vmas[vi];
+		const struct rp_mvma *mv = &mach->vmas[vi];
 
 		if (mv->live && mv->v.mm == mm && mv->v.start <= addr && addr < mv->v.end)
 			return vi;
 	}
-	vi = rp_vma_at(x, mm, addr);
-	x->tbl_vma[ti] = vi;
+	vi = rp_vma_at(mach, mm, addr);
+	mach->tbl_vma[ti] = vi;
 	return vi;
 }
 
 /* Does some live VMA of mm other than skip overlap [s, e)? */
-static int vma_overlaps(const struct rp_machine *x, uint32_t mm, uint64_t s, uint64_t e,
+static int vma_overlaps(const struct rp_machine *mach, uint32_t mm, uint64_t s, uint64_t e,
 			uint32_t skip)
 {
-	const struct rp_mmx *mx = &x->mmx[mm];
+	const struct rp_mmx *mx = &mach->mmx[mm];
 	uint32_t lo = 0, hi = mx->nlive;
 
 	while (lo < hi) { /* first live VMA with start >= e */
 		uint32_t mid = (lo + hi) / 2;
 
-		if (x->vmas[mx->live[mid]].v.start < e)
+		if (mach->vmas[mx->live[mid]].v.start < e)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	while (lo--) {
-		const struct mr_vma *v = &x->vmas[mx->live[lo]].v;
+		const struct mr_vma *v = &mach->vmas[mx->live[lo]].v;
 
 		if (mx->live[lo] == skip)
 			continue;
@@ -193,12 +193,12 @@ static int vma_overlaps(const struct rp_machine *x, uint32_t mm, uint64_t s, uin
 
 /* Clear one present PTE (zap_pte_range for one entry, or try_to_unmap_one). explicit:
  * a munmap/exit, which hands the young and dirty bits of file pages to the folio. */
-void rp_zap_pte(struct rp_machine *x, const struct mr_vma *vma, struct mr_pte_table *pt,
+void rp_zap_pte(struct rp_machine *mach, const struct mr_vma *vma, struct mr_pte_table *pt,
 		    unsigned s, int explicit)
 {
 	uint32_t page = pt->page[s];
 	uint8_t bits = pt->bits[s];
-	struct mr_folio *f = &x->m.folios[page];
+	struct mr_folio *f = &mach->m.folios[page];
 
 	pt->page[s] = MR_NONE;
 	pt->bits[s] = 0;
@@ -206,39 +206,39 @@ void rp_zap_pte(struct rp_machine *x, const struct mr_vma *vma, struct mr_pte_ta
 	if (f->mapcount)
 		f->mapcount--;
 	f->flags &= ~E_HINT;
-	if (ptype(x, page) == RP_ANON)
+	if (ptype(mach, page) == RP_ANON)
 		return;
 	if (bits & MR_PTE_DIRTY)
 		f->flags |= MR_PG_DIRTY;
 	if (explicit && (bits & MR_PTE_YOUNG) && vma && mr_vma_has_recency(vma) &&
-	    x->ops->mark_accessed)
-		x->ops->mark_accessed(x->pol, page);
+	    mach->ops->mark_accessed)
+		mach->ops->mark_accessed(mach->pol, page);
 }
 
 /* Zap the PTEs of [start, end) in mm and free the tables no live VMA covers any more
  * (the caller has already taken vma off the live list). */
-static void zap_range(struct rp_machine *x, const struct mr_vma *vma, int explicit)
+static void zap_range(struct rp_machine *mach, const struct mr_vma *vma, int explicit)
 {
-	struct rp_mmx *mx = &x->mmx[vma->mm];
+	struct rp_mmx *mx = &mach->mmx[vma->mm];
 	uint64_t k0 = vma->start >> 21, k1 = (vma->end - 1) >> 21;
 	uint32_t pos = tkey_lower(mx, k0);
 
 	while (pos < mx->ntbl && mx->tbl[pos].key <= k1) {
 		uint64_t key = mx->tbl[pos].key;
 		uint32_t ti = mx->tbl[pos].table;
-		struct mr_pte_table *pt = tbl(x, ti);
+		struct mr_pte_table *pt = tbl(mach, ti);
 		unsigned first = key == k0 ? (unsigned)((vma->start >> 12) & 511) : 0;
 		unsigned last = key == k1 ? (unsigned)(((vma->end - 1) >> 12) & 511) : 511;
 
 		for (unsigned s = first; s <= last && pt->nr_present; s++)
 			if (pt->page[s] != MR_NONE)
-				rp_zap_pte(x, vma, pt, s, explicit);
-		if (!vma_overlaps(x, vma->mm, key << 21, (key + 1) << 21, MR_NONE)) {
+				rp_zap_pte(mach, vma, pt, s, explicit);
+		if (!vma_overlaps(mach, vma->mm, key << 21, (key + 1) << 21, MR_NONE)) {
 			/* free_pgtables(): nothing maps this region any more */
 			for (unsigned s = 0; s < MR_PTRS_PER_TABLE && pt->nr_present; s++)
 				if (pt->page[s] != MR_NONE)
-					rp_zap_pte(x, NULL, pt, s, 0);
-			rp_table_free(x, ti);
+					rp_zap_pte(mach, NULL, pt, s, 0);
+			rp_table_free(mach, ti);
 			memmove(&mx->tbl[pos], &mx->tbl[pos + 1], (mx->ntbl - pos - 1) * sizeof(*mx->tbl));
 			mx->ntbl--;
 			continue;
@@ -247,10 +247,10 @@ static void zap_range(struct rp_machine *x, const struct mr_vma *vma, int explic
 	}
 }
 
-static void list_remove(uint32_t *v, uint32_t *n, uint32_t x)
+static void list_remove(uint32_t *v, uint32_t *n, uint32_t id)
 {
 	for (uint32_t i = 0; i < *n; i++) {
-		if (v[i] == x) {
+		if (v[i] == id) {
 			memmove(&v[i], &v[i + 1], (*n - i - 1) * sizeof(*v));
 			(*n)--;
 			return;
@@ -290,33 +290,33 @@ void rp_anon_range(const struct rp_trace *t, uint32_t mm, uint64_t start, uint64
 
 /* munmap(): explicit frees the anonymous memory of the range too; an implicit unmap
  * (another VMA mapped over it) only takes the PTEs away. */
-void rp_vma_unmap(struct rp_machine *x, uint32_t vi, int explicit)
+void rp_vma_unmap(struct rp_machine *mach, uint32_t vi, int explicit)
 {
-	struct rp_mvma *mv = &x->vmas[vi];
-	struct rp_mmx *mx = &x->mmx[mv->v.mm];
+	struct rp_mvma *mv = &mach->vmas[vi];
+	struct rp_mmx *mx = &mach->mmx[mv->v.mm];
 
 	if (!mv->live)
 		return;
 	list_remove(mx->live, &mx->nlive, vi);
 	if (mv->v.file)
-		list_remove(x->imap[mv->v.file].live, &x->imap[mv->v.file].n, vi);
+		list_remove(mach->imap[mv->v.file].live, &mach->imap[mv->v.file].n, vi);
 	mv->live = 0;
-	zap_range(x, &mv->v, explicit);
+	zap_range(mach, &mv->v, explicit);
 	if (explicit) {
 		uint64_t lo, hi;
 
-		rp_anon_range(x->t, mv->v.mm, mv->v.start, mv->v.end, &lo, &hi);
+		rp_anon_range(mach->t, mv->v.mm, mv->v.start, mv->v.end, &lo, &hi);
 		for (uint64_t i = lo; i < hi; i++)
-			rp_folio_free(x, x->t->anon_index[i]);
-		x->c[C_UNMAPS]++;
+			rp_folio_free(mach, mach->t->anon_index[i]);
+		mach->c[C_UNMAPS]++;
 	}
 }
 
-void rp_vma_activate(struct rp_machine *x, uint32_t vi)
+void rp_vma_activate(struct rp_machine *mach, uint32_t vi)
 {
-	struct rp_mvma *mv = &x->vmas[vi];
+	struct rp_mvma *mv = &mach->vmas[vi];
 	uint32_t mm = mv->v.mm;
-	struct rp_mmx *mx = &x->mmx[mm];
+	struct rp_mmx *mx = &mach->mmx[mm];
 	uint32_t lo, hi;
 
 	if (mv->live || !mm)
@@ -326,7 +326,7 @@ void rp_vma_activate(struct rp_machine *x, uint32_t vi)
 		uint32_t victim = MR_NONE;
 
 		for (uint32_t i = 0; i < mx->nlive; i++) {
-			const struct mr_vma *v = &x->vmas[mx->live[i]].v;
+			const struct mr_vma *v = &mach->vmas[mx->live[i]].v;
 
 			if (v->start < mv->v.end && v->end > mv->v.start) {
 				victim = mx->live[i];
@@ -337,14 +337,14 @@ void rp_vma_activate(struct rp_machine *x, uint32_t vi)
 		}
 		if (victim == MR_NONE)
 			break;
-		rp_vma_unmap(x, victim, 0);
+		rp_vma_unmap(mach, victim, 0);
 	}
 	lo = 0;
 	hi = mx->nlive;
 	while (lo < hi) {
 		uint32_t mid = (lo + hi) / 2;
 
-		if (x->vmas[mx->live[mid]].v.start < mv->v.start)
+		if (mach->vmas[mx->live[mid]].v.start < mv->v.start)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -357,29 +357,29 @@ void rp_vma_activate(struct rp_machine *x, uint32_t vi)
 	mx->live[lo] = vi;
 	mx->nlive++;
 	if (mv->v.file) {
-		struct rp_flist *fl = &x->imap[mv->v.file];
+		struct rp_flist *fl = &mach->imap[mv->v.file];
 
 		if (fl->n < fl->cap)
 			fl->live[fl->n++] = vi;
 	}
 	mv->live = 1;
-	use_mm(x, mm);
+	use_mm(mach, mm);
 }
 
 /* Among the VMAs idx[from..to) (or from..to themselves when idx is NULL) that cover the
  * page in mm, the one a trace without a MAP event most likely means at time now. */
-static uint32_t pick_row(const struct rp_machine *x, const uint32_t *idx, uint32_t from,
+static uint32_t pick_row(const struct rp_machine *mach, const uint32_t *idx, uint32_t from,
 			 uint32_t to, uint32_t mm, uint32_t page)
 {
-	const struct rp_page *rp = &x->t->pages[page];
-	uint64_t now = x->m.now_ns;
+	const struct rp_page *rp = &mach->t->pages[page];
+	uint64_t now = mach->m.now_ns;
 	uint32_t best = MR_NONE;
 	int best_score = -1;
 	uint64_t best_map = 0;
 
 	for (uint32_t i = from; i < to; i++) {
 		uint32_t vi = idx ? idx[i] : i;
-		const struct rp_vma_row *r = &x->t->vmas[vi];
+		const struct rp_vma_row *r = &mach->t->vmas[vi];
 		int score;
 
 		if (r->mm != mm)
@@ -408,43 +408,43 @@ static uint32_t pick_row(const struct rp_machine *x, const uint32_t *idx, uint32
 
 /* The VMA that maps page in mm (activating a row if none is live); MR_NONE when the
  * trace has none. *addr is the page's address in it. */
-uint32_t rp_vma_for_page(struct rp_machine *x, uint32_t page, uint32_t mm, uint64_t *addr)
+uint32_t rp_vma_for_page(struct rp_machine *mach, uint32_t page, uint32_t mm, uint64_t *addr)
 {
-	const struct rp_trace *t = x->t;
+	const struct rp_trace *t = mach->t;
 	const struct rp_page *rp = &t->pages[page];
 	uint32_t vi;
 
 	if (!mm)
 		return MR_NONE;
 	if (rp_page_type(rp) != RP_FILE) {
-		uint32_t ti = LOC_TABLE(x->m.folios[page].pte);
+		uint32_t ti = LOC_TABLE(mach->m.folios[page].pte);
 
 		*addr = rp->key << 12;
-		if (ti < x->ntables && x->tbl_mm[ti] == mm && x->tbl_addr[ti] == (*addr & ~((1ull << 21) - 1)))
-			vi = vma_at_table(x, ti, mm, *addr); /* the table it was mapped in last */
+		if (ti < mach->ntables && mach->tbl_mm[ti] == mm && mach->tbl_addr[ti] == (*addr & ~((1ull << 21) - 1)))
+			vi = vma_at_table(mach, ti, mm, *addr); /* the table it was mapped in last */
 		else
-			vi = rp_vma_at(x, mm, *addr);
+			vi = rp_vma_at(mach, mm, *addr);
 		if (vi != MR_NONE)
 			return vi;
-		vi = pick_row(x, NULL, t->mm_vma_off[mm], t->mm_vma_off[mm + 1], mm, page);
+		vi = pick_row(mach, NULL, t->mm_vma_off[mm], t->mm_vma_off[mm + 1], mm, page);
 	} else {
-		const struct rp_flist *fl = &x->imap[rp->owner];
+		const struct rp_flist *fl = &mach->imap[rp->owner];
 
 		for (uint32_t i = 0; i < fl->n; i++) {
-			const struct mr_vma *v = &x->vmas[fl->live[i]].v;
+			const struct mr_vma *v = &mach->vmas[fl->live[i]].v;
 
 			if (v->mm == mm && rp->key >= v->pgoff && rp->key - v->pgoff < vma_pages(v)) {
 				*addr = v->start + ((rp->key - v->pgoff) << 12);
 				return fl->live[i];
 			}
 		}
-		vi = pick_row(x, t->file_vmas, t->file_vma_off[rp->owner],
+		vi = pick_row(mach, t->file_vmas, t->file_vma_off[rp->owner],
 			      t->file_vma_off[rp->owner + 1], mm, page);
 		if (vi != MR_NONE)
 			*addr = t->vmas[vi].start + ((rp->key - t->vmas[vi].pgoff) << 12);
 	}
 	if (vi != MR_NONE)
-		rp_vma_activate(x, vi);
+		rp_vma_activate(mach, vi);
 	return vi;
 }
 
@@ -456,7 +456,7 @@ int rp_rmap_walk(struct mr_machine *m, uint32_t page,
 			       unsigned slot),
 		     void *arg)
 {
-	struct rp_machine *x = to_rp(m);
+	struct rp_machine *mach = to_rp(m);
 	const struct rp_page *rp;
 	uint32_t want = m->folios[page].mapcount, found = 0;
 
@@ -471,24 +471,24 @@ int rp_rmap_walk(struct mr_machine *m, uint32_t page,
 		int anon = m->folios[page].type != RP_FILE;
 		int hint = (m->folios[page].flags & E_HINT) != 0;
 
-		if (anon || hint || tbl(x, ti)->page[s] == page) {
-			uint32_t vi = vma_at_table(x, ti, x->tbl_mm[ti],
-						   x->tbl_addr[ti] + ((uint64_t)s << 12));
+		if (anon || hint || tbl(mach, ti)->page[s] == page) {
+			uint32_t vi = vma_at_table(mach, ti, mach->tbl_mm[ti],
+						   mach->tbl_addr[ti] + ((uint64_t)s << 12));
 
-			(void)MR_WARN_ON_ONCE((anon || hint) && tbl(x, ti)->page[s] != page);
+			(void)MR_WARN_ON_ONCE((anon || hint) && tbl(mach, ti)->page[s] != page);
 			if (vi != MR_NONE)
-				return fn(arg, &x->vmas[vi].v, pmd_sync(x, ti), s);
+				return fn(arg, &mach->vmas[vi].v, pmd_sync(mach, ti), s);
 		}
 		(void)MR_WARN_ON_ONCE(anon);
 		if (anon)
 			return 0;
 	}
-	rp = &x->t->pages[page];
+	rp = &mach->t->pages[page];
 	{
-		const struct rp_flist *fl = &x->imap[rp->owner];
+		const struct rp_flist *fl = &mach->imap[rp->owner];
 
 		for (uint32_t i = 0; i < fl->n && found < want; i++) {
-			const struct mr_vma *v = &x->vmas[fl->live[i]].v;
+			const struct mr_vma *v = &mach->vmas[fl->live[i]].v;
 			uint64_t addr;
 			uint32_t ti;
 			unsigned s;
@@ -497,14 +497,14 @@ int rp_rmap_walk(struct mr_machine *m, uint32_t page,
 			if (rp->key < v->pgoff || rp->key - v->pgoff >= vma_pages(v))
 				continue;
 			addr = v->start + ((rp->key - v->pgoff) << 12);
-			ti = table_find(x, v->mm, addr >> 21);
+			ti = table_find(mach, v->mm, addr >> 21);
 			if (ti == MR_NONE)
 				continue;
 			s = (addr >> 12) & 511;
-			if (tbl(x, ti)->page[s] != page)
+			if (tbl(mach, ti)->page[s] != page)
 				continue;
 			found++;
-			r = fn(arg, v, pmd_sync(x, ti), s);
+			r = fn(arg, v, pmd_sync(mach, ti), s);
 			if (r)
 				return r;
 		}
@@ -517,13 +517,13 @@ int rp_rmap_walk(struct mr_machine *m, uint32_t page,
  * file folio's hint may name another mapping or none; the lines are then merely wasted. */
 void rp_prefetch_folio(struct mr_machine *m, uint32_t page)
 {
-	struct rp_machine *x = to_rp(m);
+	struct rp_machine *mach = to_rp(m);
 	const struct mr_folio *f = &m->folios[page];
 	uint32_t ti = LOC_TABLE(f->pte);
 
-	mr_prefetchw(&x->slot[page]);
-	if (f->mapcount && ti < x->ntables) {
-		struct mr_pte_table *pt = tbl(x, ti);
+	mr_prefetchw(&mach->slot[page]);
+	if (f->mapcount && ti < mach->ntables) {
+		struct mr_pte_table *pt = tbl(mach, ti);
 		unsigned s = LOC_SLOT(f->pte);
 
 		mr_prefetchw(&pt->page[s]);
@@ -535,14 +535,14 @@ void rp_prefetch_folio(struct mr_machine *m, uint32_t page)
 /* walk_page_range() over the whole mm, VMA by VMA. */
 void rp_walk_mm(struct mr_machine *m, uint32_t mm, const struct mr_walk_ops *ops, void *arg)
 {
-	struct rp_machine *x = to_rp(m);
+	struct rp_machine *mach = to_rp(m);
 	struct rp_mmx *mx;
 
 	if (!mm || mm >= m->nr_mms)
 		return;
-	mx = &x->mmx[mm];
+	mx = &mach->mmx[mm];
 	for (uint32_t i = 0; i < mx->nlive; i++) {
-		const struct mr_vma *v = &x->vmas[mx->live[i]].v;
+		const struct mr_vma *v = &mach->vmas[mx->live[i]].v;
 		uint64_t k0 = v->start >> 21, k1 = (v->end - 1) >> 21;
 		uint32_t pos = tkey_lower(mx, k0);
 
@@ -563,7 +563,7 @@ void rp_walk_mm(struct mr_machine *m, uint32_t mm, const struct mr_walk_ops *ops
 				unsigned last = key == k1 ? (unsigned)(((v->end - 1) >> 12) & 511) : 511;
 
 				if (ops->pmd_entry &&
-				    ops->pmd_entry(arg, v, pmd_sync(x, mx->tbl[pos].table), first,
+				    ops->pmd_entry(arg, v, pmd_sync(mach, mx->tbl[pos].table), first,
 						   last) < 0)
 					return;
 			}
@@ -575,14 +575,14 @@ void rp_walk_mm(struct mr_machine *m, uint32_t mm, const struct mr_walk_ops *ops
 
 /* Unmap every PTE of page (try_to_unmap), dirty bits to PG_dirty. */
 struct unmap_arg {
-	struct rp_machine *x;
+	struct rp_machine *mach;
 	uint32_t page; /* rmap_walk only calls back for PTEs holding it: no need to load one */
 };
 
 static int unmap_one(void *arg, const struct mr_vma *vma, struct mr_pte_table *pt, unsigned s)
 {
 	struct unmap_arg *ua = arg;
-	struct mr_folio *f = &ua->x->m.folios[ua->page];
+	struct mr_folio *f = &ua->mach->m.folios[ua->page];
 
 	(void)vma;
 	MR_WARN_ON_ONCE(pt->page[s] != ua->page);
@@ -596,27 +596,27 @@ static int unmap_one(void *arg, const struct mr_vma *vma, struct mr_pte_table *p
 	return 0;
 }
 
-void rp_unmap_all(struct rp_machine *x, uint32_t page)
+void rp_unmap_all(struct rp_machine *mach, uint32_t page)
 {
-	struct unmap_arg ua = { x, page };
+	struct unmap_arg ua = { mach, page };
 
-	while (x->m.folios[page].mapcount) {
-		uint32_t before = x->m.folios[page].mapcount;
+	while (mach->m.folios[page].mapcount) {
+		uint32_t before = mach->m.folios[page].mapcount;
 
-		rp_rmap_walk(&x->m, page, unmap_one, &ua);
-		if (x->m.folios[page].mapcount == before) {
+		rp_rmap_walk(&mach->m, page, unmap_one, &ua);
+		if (mach->m.folios[page].mapcount == before) {
 			/* a mapping rmap cannot find: a bug; do not loop */
 			MR_WARN_ON_ONCE(1);
-			x->m.folios[page].mapcount = 0;
+			mach->m.folios[page].mapcount = 0;
 		}
 	}
 }
 
 /* Install page's PTE at addr in mm: young, dirty for a write. */
-void rp_install_pte(struct rp_machine *x, uint32_t page, uint32_t mm, uint64_t addr,
+void rp_install_pte(struct rp_machine *mach, uint32_t page, uint32_t mm, uint64_t addr,
 			int write)
 {
-	uint32_t ti = LOC_TABLE(x->m.folios[page].pte);
+	uint32_t ti = LOC_TABLE(mach->m.folios[page].pte);
 	struct mr_pte_table *pt;
 	unsigned s = (unsigned)((addr >> 12) & 511);
 	uint8_t bits = (uint8_t)(MR_PTE_YOUNG | (write ? MR_PTE_DIRTY : 0));
@@ -624,22 +624,22 @@ void rp_install_pte(struct rp_machine *x, uint32_t page, uint32_t mm, uint64_t a
 	/* The table of the folio's last PTE is usually this one again (an anon page is
 	 * always mapped at the same place): take it without the directory search when its
 	 * mm and address match (a live table is unique per mm and 2 MiB region). */
-	if (ti >= x->ntables || x->tbl_mm[ti] != mm || x->tbl_addr[ti] != (addr & ~((1ull << 21) - 1)))
-		ti = rp_table_get(x, mm, addr >> 21);
+	if (ti >= mach->ntables || mach->tbl_mm[ti] != mm || mach->tbl_addr[ti] != (addr & ~((1ull << 21) - 1)))
+		ti = rp_table_get(mach, mm, addr >> 21);
 	if (ti == MR_NONE)
 		return;
-	pt = tbl(x, ti);
+	pt = tbl(mach, ti);
 	if (pt->page[s] == page) {
 		pt->bits[s] |= bits;
 	} else {
 		if (pt->page[s] != MR_NONE)
-			rp_zap_pte(x, NULL, pt, s, 0); /* another page at this address: replaced */
+			rp_zap_pte(mach, NULL, pt, s, 0); /* another page at this address: replaced */
 		pt->page[s] = page;
 		pt->bits[s] = bits;
 		pt->nr_present++;
-		x->m.folios[page].mapcount++;
+		mach->m.folios[page].mapcount++;
 	}
-	pmd_mark(x, ti);
-	x->m.folios[page].pte = LOC(ti, s);
-	x->m.folios[page].flags |= E_HINT;
+	pmd_mark(mach, ti);
+	mach->m.folios[page].pte = LOC(ti, s);
+	mach->m.folios[page].flags |= E_HINT;
 }

@@ -37,20 +37,20 @@ int rp_machine_create(const struct rp_trace *t, const struct rp_machine_opts *o,
  * zone watermarks, kswapd and direct reclaim (machine.c). Call once after
  * rp_machine_create() (with no global limit), before any event. MR_ENOMEM.
  */
-int rp_machine_set_node_reclaim(struct rp_machine *x, uint64_t node_pages, struct mr_error *err);
-void rp_machine_destroy(struct rp_machine *x);
+int rp_machine_set_node_reclaim(struct rp_machine *mach, uint64_t node_pages, struct mr_error *err);
+void rp_machine_destroy(struct rp_machine *mach);
 /* Does the policy want next-use positions (an access hook)? */
-int rp_machine_wants_nextuse(const struct rp_machine *x);
+int rp_machine_wants_nextuse(const struct rp_machine *mach);
 /* Replay n events in order. nu: next-use positions of their references (rp_event_refs),
  * or NULL when not wanted. 0, or negative with rp_machine_error() set (pool growth). */
-int rp_machine_run(struct rp_machine *x, const struct mr_event *ev, size_t n,
+int rp_machine_run(struct rp_machine *mach, const struct mr_event *ev, size_t n,
 		   const uint64_t *nu);
 /* After the last event: remaining script commands, final sample and snapshots. */
-int rp_machine_finish(struct rp_machine *x);
+int rp_machine_finish(struct rp_machine *mach);
 /* The run's results, pointing into memory the machine owns (valid until destroy). */
-int rp_machine_result(struct rp_machine *x, struct mr_run_result *r, struct mr_error *err);
-const struct mr_error *rp_machine_error(const struct rp_machine *x);
+int rp_machine_result(struct rp_machine *mach, struct mr_run_result *r, struct mr_error *err);
+const struct mr_error *rp_machine_error(const struct rp_machine *mach);
 /* Accumulated worker time for this machine. */
-void rp_machine_add_time(struct rp_machine *x, double s);
+void rp_machine_add_time(struct rp_machine *mach, double s);
 
 #endif /* MR_RP_MACHINE_H */
