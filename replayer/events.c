@@ -309,14 +309,14 @@ static void step(struct rp_machine *mach, const struct mr_event *ev, const uint6
 		ev_free(mach, ev);
 		break;
 	case MR_EV_MAP:
-		vi = ev->arg <= UINT32_MAX ? rp_trace_vma_by_id(mach->t, (uint32_t)ev->arg) : MR_NONE;
+		vi = ev->arg <= UINT32_MAX ? rp_image_vma_by_id(mach->t, (uint32_t)ev->arg) : MR_NONE;
 		if (vi == MR_NONE)
 			mach->c[C_BAD]++;
 		else
 			rp_vma_activate(mach, vi);
 		break;
 	case MR_EV_UNMAP:
-		vi = ev->arg <= UINT32_MAX ? rp_trace_vma_by_id(mach->t, (uint32_t)ev->arg) : MR_NONE;
+		vi = ev->arg <= UINT32_MAX ? rp_image_vma_by_id(mach->t, (uint32_t)ev->arg) : MR_NONE;
 		if (vi == MR_NONE)
 			mach->c[C_BAD]++;
 		else

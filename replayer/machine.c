@@ -718,7 +718,7 @@ void rp_machine_destroy(struct rp_machine *mach)
 	free(mach);
 }
 
-int rp_machine_create(const struct rp_trace *t, const struct rp_machine_opts *o,
+int rp_machine_create(const struct rp_image *t, const struct rp_machine_opts *o,
 		      struct rp_machine **out, struct mr_error *err)
 {
 	const struct mr_policy_ops *ops = o->ops;
@@ -799,7 +799,7 @@ int rp_machine_create(const struct rp_trace *t, const struct rp_machine_opts *o,
 	}
 	/* VMAs, mm and file lists */
 	for (uint32_t i = 0; i < t->nr_vmas; i++) {
-		const struct rp_vma_row *r = &t->vmas[i];
+		const struct rp_image_vma *r = &t->vmas[i];
 
 		mach->vmas[i].v = (struct mr_vma){ .start = r->start, .end = r->end, .flags = r->flags,
 						.file = r->file, .pgoff = r->pgoff, .mm = r->mm,

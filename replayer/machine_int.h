@@ -13,7 +13,7 @@
  * Memory per page id, per machine: struct mr_folio (16 B, whose `pte` is the PTE hint
  * and whose flags' high bits hold engine state, E_*), one u64 shadow, plus the policy's
  * page_priv_size. Page tables come from a pool of struct mr_pte_table sized from the trace
- * (trace.c); tables are indexed by a u32 and a PTE location is (table << 9 | slot).
+ * (image.c); tables are indexed by a u32 and a PTE location is (table << 9 | slot).
  *
  *   mm (index) -> sorted array of (2 MiB region key, table index)   PMD entries
  *                 grouped by key >> 9 = PUD                          PUD entries
@@ -118,7 +118,8 @@ struct rp_flist {
 	uint32_t n, cap;
 };
 
-struct rp_mvma {
+/* An image VMA in this machine: what policies see, and whether it is mapped now. */
+struct rp_machine_vma {
 	struct mr_vma v;
 	uint8_t live;
 };
@@ -146,7 +147,7 @@ struct wb_batch {
 struct rp_machine {
 	struct mr_machine m; /* what policies see; first */
 	struct mr_machine_ops mops;
-	const struct rp_trace *t;
+	const struct rp_image *t;
 	const struct mr_policy_ops *ops;
 	struct mr_policy *pol;
 	struct mr_error err;
@@ -154,7 +155,7 @@ struct rp_machine {
 
 	uint64_t *slot; /* shadow per page (E_SHADOW) */
 
-	struct rp_mvma *vmas;
+	struct rp_machine_vma *vmas;
 	struct rp_mmx *mmx;
 	struct rp_flist *imap;
 	uint32_t *arena;        /* live lists */
@@ -333,7 +334,7 @@ void rp_zap_pte(struct rp_machine *mach, const struct mr_vma *vma, struct mr_pte
 		unsigned s, int explicit);
 void rp_install_pte(struct rp_machine *mach, uint32_t page, uint32_t mm, uint64_t addr, int write);
 void rp_unmap_all(struct rp_machine *mach, uint32_t page);
-void rp_anon_range(const struct rp_trace *t, uint32_t mm, uint64_t start, uint64_t end,
+void rp_anon_range(const struct rp_image *t, uint32_t mm, uint64_t start, uint64_t end,
 		   uint64_t *lo_out, uint64_t *hi_out);
 int rp_rmap_walk(struct mr_machine *m, uint32_t page,
 		 int (*fn)(void *arg, const struct mr_vma *vma, struct mr_pte_table *pt, unsigned slot),

@@ -156,7 +156,7 @@ static uint32_t vma_at_table(struct rp_machine *mach, uint32_t ti, uint32_t mm, 
 	uint32_t vi = mach->tbl_vma[ti];
 
 	if (vi != MR_NONE) {
-		const struct rp_mvma *mv = &mach->vmas[vi];
+		const struct rp_machine_vma *mv = &mach->vmas[vi];
 
 		if (mv->live && mv->v.mm == mm && mv->v.start <= addr && addr < mv->v.end)
 			return vi;
@@ -259,7 +259,7 @@ static void list_remove(uint32_t *v, uint32_t *n, uint32_t id)
 }
 
 /* Anon/shmem pages of mm with addresses in [start, end): anon_index range. */
-void rp_anon_range(const struct rp_trace *t, uint32_t mm, uint64_t start, uint64_t end,
+void rp_anon_range(const struct rp_image *t, uint32_t mm, uint64_t start, uint64_t end,
 		       uint64_t *lo_out, uint64_t *hi_out)
 {
 	uint64_t lo = t->mm_anon_off[mm], hi = t->mm_anon_off[mm + 1], k0 = start >> 12;
@@ -292,7 +292,7 @@ void rp_anon_range(const struct rp_trace *t, uint32_t mm, uint64_t start, uint64
  * (another VMA mapped over it) only takes the PTEs away. */
 void rp_vma_unmap(struct rp_machine *mach, uint32_t vi, int explicit)
 {
-	struct rp_mvma *mv = &mach->vmas[vi];
+	struct rp_machine_vma *mv = &mach->vmas[vi];
 	struct rp_mmx *mx = &mach->mmx[mv->v.mm];
 
 	if (!mv->live)
@@ -314,7 +314,7 @@ void rp_vma_unmap(struct rp_machine *mach, uint32_t vi, int explicit)
 
 void rp_vma_activate(struct rp_machine *mach, uint32_t vi)
 {
-	struct rp_mvma *mv = &mach->vmas[vi];
+	struct rp_machine_vma *mv = &mach->vmas[vi];
 	uint32_t mm = mv->v.mm;
 	struct rp_mmx *mx = &mach->mmx[mm];
 	uint32_t lo, hi;
@@ -379,7 +379,7 @@ static uint32_t pick_row(const struct rp_machine *mach, const uint32_t *idx, uin
 
 	for (uint32_t i = from; i < to; i++) {
 		uint32_t vi = idx ? idx[i] : i;
-		const struct rp_vma_row *r = &mach->t->vmas[vi];
+		const struct rp_image_vma *r = &mach->t->vmas[vi];
 		int score;
 
 		if (r->mm != mm)
@@ -410,7 +410,7 @@ static uint32_t pick_row(const struct rp_machine *mach, const uint32_t *idx, uin
  * trace has none. *addr is the page's address in it. */
 uint32_t rp_vma_for_page(struct rp_machine *mach, uint32_t page, uint32_t mm, uint64_t *addr)
 {
-	const struct rp_trace *t = mach->t;
+	const struct rp_image *t = mach->t;
 	const struct rp_page *rp = &t->pages[page];
 	uint32_t vi;
 

@@ -26,7 +26,7 @@
 #define RP_MAX_SAMPLES 1000000
 
 struct mr_replay {
-	struct rp_trace *t;
+	struct rp_image *t;
 	struct rp_script script;
 	int has_script;
 	char script_name[1024];
@@ -78,7 +78,7 @@ void mr_replay_destroy(struct mr_replay *r)
 	free(r->memcg_ids);
 	free(r->memcg_paths);
 	rp_script_free(&r->script);
-	rp_trace_free(r->t);
+	rp_image_free(r->t);
 	free(r);
 }
 
@@ -226,7 +226,7 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 	r->progress = o->progress;
 	r->progress_arg = o->progress_arg;
 
-	rc = rp_trace_load(o->trace, &r->t, err);
+	rc = rp_image_load(o->trace, &r->t, err);
 	if (rc)
 		goto fail;
 
@@ -243,7 +243,7 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 		r->memcg_paths[i] = r->t->memcgs[i].path;
 	}
 	for (size_t i = 0; i < o->nlimits; i++) {
-		int mi = rp_trace_memcg_index(r->t, o->limits[i].cgroup);
+		int mi = rp_image_memcg_index(r->t, o->limits[i].cgroup);
 
 		if (mi < 0) {
 			char list[400] = "";

@@ -6,14 +6,14 @@
  * Files of the engine (each keeps to the headers it names, so the store and the policy
  * interface stay apart):
  *
- *   trace.c     (mr_store.h)  open a trace, load its tables into a struct rp_trace,
+ *   image.c     (mr_store.h)  open a trace, load its tables into a struct rp_image,
  *                             derive missing anonymous VMAs, size the page tables
  *   source.c    (mr_store.h)  the event source: a reader behind neutral calls
  *   nextuse.c   (no store)    the backward next-use pass for policies with an access hook
  *   machine.c, mm.c, events.c (mr_policy.h, via machine_int.h) the simulated machine:
  *               memory and reclaim, address spaces, event semantics
  *   replay.c    (mr_policy.h) policies, threads, batches, script, results assembly
- *   results.c   (sqlite3)     the results database: write, read, compare
+ *   results.c   (sqlite3)     the results database (mr_results.h): write, read, compare
  *   script.c    (mr_util.h)   the lru_gen replay script parser
  *   sha256.c    (none)        trace identity
  *
@@ -51,8 +51,14 @@ static inline unsigned rp_page_type(const struct rp_page *p)
 	return p->info & RP_PAGE_TYPE_MASK;
 }
 
-/* One VMA (a vmas row or a derived anonymous VMA). */
-struct rp_vma_row {
+/*
+ * The VMAs, one name per role: struct mr_vma_row is a row of a trace's vmas table
+ * (mr_store.h); struct rp_image_vma is one VMA of the loaded image, a row or one derived
+ * for anonymous pages no row covers; struct rp_machine_vma is that VMA in one machine,
+ * live or not (machine_int.h), around the struct mr_vma policies see (mr_policy.h, the
+ * kernel's vm_area_struct); struct rec_vma is the recorder's, while it records.
+ */
+struct rp_image_vma {
 	uint64_t start, end; /* [start, end) bytes */
 	uint64_t pgoff;      /* file offset of start, pages */
 	uint64_t map_ns, unmap_ns;
@@ -75,7 +81,7 @@ struct rp_memcg_row {
  *   task id   the trace's id, arrays sized nr_tasks = max id + 1
  *   vma index position in vmas[], sorted by (mm, start, id)
  */
-struct rp_trace {
+struct rp_image {
 	char path[1024];
 	char identity[80];     /* "sha256:<hex>" over chunk rows and table counts */
 	uint64_t n_events, n_chunks;
@@ -87,7 +93,7 @@ struct rp_trace {
 	uint32_t nr_pages;
 	uint64_t nr_anon, nr_file, nr_shmem;
 
-	struct rp_vma_row *vmas;
+	struct rp_image_vma *vmas;
 	uint32_t nr_vmas, nr_derived;
 	uint32_t *vma_by_id;   /* vma indices sorted by id (MAP/UNMAP lookup) */
 
@@ -115,13 +121,13 @@ struct rp_trace {
 	uint64_t pool_tables;  /* initial PTE table pool (peak live tables, bounded) */
 };
 
-/* trace.c */
-int rp_trace_load(const char *path, struct rp_trace **out, struct mr_error *err);
-void rp_trace_free(struct rp_trace *t);
+/* image.c */
+int rp_image_load(const char *path, struct rp_image **out, struct mr_error *err);
+void rp_image_free(struct rp_image *t);
 /* memcg index of a trace cgroup id; -1 when no page is charged to it. */
-int rp_trace_memcg_index(const struct rp_trace *t, uint32_t cgroup);
+int rp_image_memcg_index(const struct rp_image *t, uint32_t cgroup);
 /* vma index by row id, or UINT32_MAX. */
-uint32_t rp_trace_vma_by_id(const struct rp_trace *t, uint32_t id);
+uint32_t rp_image_vma_by_id(const struct rp_image *t, uint32_t id);
 
 /* source.c: events of a trace in time order, through the store's reader. */
 struct rp_source;

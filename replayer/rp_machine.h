@@ -30,7 +30,7 @@ struct rp_machine_opts {
 };
 
 /* Size and initialise the machine and its policy (ops->init). */
-int rp_machine_create(const struct rp_trace *t, const struct rp_machine_opts *o,
+int rp_machine_create(const struct rp_image *t, const struct rp_machine_opts *o,
 		      struct rp_machine **out, struct mr_error *err);
 /*
  * Node reclaim (--reclaim node): node_pages of memory split over the machine's nodes,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * trace.c - load a trace's tables into the image every machine reads (struct rp_trace):
+ * image.c - load a trace's tables into the image every machine reads (struct rp_image):
  * pages as 16-byte rows, VMAs sorted by (mm, start), tasks, memcgs, and the sizes the
  * machines allocate up front (PTE tables per mm, the table pool).
  *
@@ -31,7 +31,7 @@
 #define RP_MAX_DENSE_ID (1u << 26) /* task/file ids index arrays directly */
 
 struct load {
-	struct rp_trace *t;
+	struct rp_image *t;
 	struct mr_store *s;
 	struct mr_error *err;
 	struct rp_sha256 sha;
@@ -204,7 +204,7 @@ static int add_cgroup(struct load *l, uint32_t id, uint32_t *idx)
 static int page_row(const struct mr_page *p, void *arg)
 {
 	struct load *l = arg;
-	struct rp_trace *t = l->t;
+	struct rp_image *t = l->t;
 	struct rp_page *rp;
 	unsigned node = p->node < 0 ? 0 : (unsigned)p->node;
 	uint32_t cg;
@@ -254,7 +254,7 @@ static int cmp_by_key(const void *a, const void *b, void *arg)
 
 static int cmp_vma(const void *a, const void *b)
 {
-	const struct rp_vma_row *x = a, *y = b;
+	const struct rp_image_vma *x = a, *y = b;
 
 	if (x->mm != y->mm)
 		return x->mm < y->mm ? -1 : 1;
@@ -265,18 +265,18 @@ static int cmp_vma(const void *a, const void *b)
 
 static int cmp_vma_id(const void *a, const void *b, void *arg)
 {
-	const struct rp_trace *t = arg;
+	const struct rp_image *t = arg;
 	uint32_t x = t->vmas[*(const uint32_t *)a].id;
 	uint32_t y = t->vmas[*(const uint32_t *)b].id;
 
 	return x < y ? -1 : x > y;
 }
 
-static int load_vmas(struct load *l, struct rp_vma_row **out, uint32_t *n)
+static int load_vmas(struct load *l, struct rp_image_vma **out, uint32_t *n)
 {
-	struct rp_trace *t = l->t;
+	struct rp_image *t = l->t;
 	sqlite3_stmt *st;
-	struct rp_vma_row *v = NULL;
+	struct rp_image_vma *v = NULL;
 	uint32_t cap = 0, k = 0;
 	int rc = prepare(l, "SELECT id, coalesce(mm,0), coalesce(start,0), coalesce(\"end\",0),"
 			    " coalesce(flags,0), coalesce(file,0), coalesce(pgoff,0),"
@@ -285,7 +285,7 @@ static int load_vmas(struct load *l, struct rp_vma_row **out, uint32_t *n)
 	if (rc)
 		return rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct rp_vma_row r = { 0 };
+		struct rp_image_vma r = { 0 };
 		int64_t id = sqlite3_column_int64(st, 0);
 		uint64_t file = (uint64_t)sqlite3_column_int64(st, 5);
 
@@ -304,7 +304,7 @@ static int load_vmas(struct load *l, struct rp_vma_row **out, uint32_t *n)
 		if (!r.file)
 			r.flags &= ~(uint32_t)MR_VMA_FILE;
 		if (k == cap) {
-			struct rp_vma_row *nv;
+			struct rp_image_vma *nv;
 
 			cap = cap ? 2 * cap : 256;
 			nv = realloc(v, cap * sizeof(*v));
@@ -329,7 +329,7 @@ static int load_vmas(struct load *l, struct rp_vma_row **out, uint32_t *n)
 
 /* Within an mm's rows [lo, hi) (sorted by start, pmax = prefix maximum of end): does a
  * row cover addr / overlap [s, e)? */
-static int rows_cover(const struct rp_vma_row *v, const uint64_t *pmax, uint32_t lo, uint32_t hi,
+static int rows_cover(const struct rp_image_vma *v, const uint64_t *pmax, uint32_t lo, uint32_t hi,
 		      uint64_t s, uint64_t e)
 {
 	uint32_t x = lo, y = hi;
@@ -345,12 +345,12 @@ static int rows_cover(const struct rp_vma_row *v, const uint64_t *pmax, uint32_t
 	return x > lo && pmax[x - 1] > s;
 }
 
-static int push_vma(struct load *l, struct rp_vma_row **vp, uint32_t *np, uint32_t *capp,
-		    const struct rp_vma_row *r)
+static int push_vma(struct load *l, struct rp_image_vma **vp, uint32_t *np, uint32_t *capp,
+		    const struct rp_image_vma *r)
 {
 	if (*np == *capp) {
 		uint32_t cap = *capp ? 2 * *capp : 256;
-		struct rp_vma_row *nv = realloc(*vp, cap * sizeof(**vp));
+		struct rp_image_vma *nv = realloc(*vp, cap * sizeof(**vp));
 
 		if (!nv)
 			return mr_error_set(l->err, MR_ENOMEM, "out of memory deriving vmas");
@@ -362,9 +362,9 @@ static int push_vma(struct load *l, struct rp_vma_row **vp, uint32_t *np, uint32
 }
 
 /* Anonymous VMAs for uncovered anon/shmem pages (see the file comment). */
-static int derive_vmas(struct load *l, struct rp_vma_row **vp, uint32_t *np, uint32_t *capp)
+static int derive_vmas(struct load *l, struct rp_image_vma **vp, uint32_t *np, uint32_t *capp)
 {
-	struct rp_trace *t = l->t;
+	struct rp_image *t = l->t;
 	const uint32_t *ix = t->anon_index;
 	uint32_t rows = *np, next_id = 1;
 	uint64_t *pmax = malloc((rows ? rows : 1) * sizeof(*pmax));
@@ -375,7 +375,7 @@ static int derive_vmas(struct load *l, struct rp_vma_row **vp, uint32_t *np, uin
 	if (!pmax)
 		return mr_error_set(l->err, MR_ENOMEM, "out of memory deriving vmas");
 	for (uint32_t k = 0; k < rows; k++) {
-		const struct rp_vma_row *v = *vp;
+		const struct rp_image_vma *v = *vp;
 
 		if (v[k].id >= next_id)
 			next_id = v[k].id + 1;
@@ -385,8 +385,8 @@ static int derive_vmas(struct load *l, struct rp_vma_row **vp, uint32_t *np, uin
 	while (a < t->nr_anon_index) {
 		uint32_t mm = t->pages[ix[a]].owner;
 		uint64_t region = t->pages[ix[a]].key >> 9, b = a, first = UINT64_MAX, last = 0;
-		const struct rp_vma_row *v = *vp;
-		struct rp_vma_row r = { .mm = mm, .flags = MR_VMA_READ | MR_VMA_WRITE, .derived = 1 };
+		const struct rp_image_vma *v = *vp;
+		struct rp_image_vma r = { .mm = mm, .flags = MR_VMA_READ | MR_VMA_WRITE, .derived = 1 };
 
 		while (mlo < rows && v[mlo].mm < mm)
 			mlo++;
@@ -505,7 +505,7 @@ static int cmp_sweep(const void *a, const void *b)
 }
 
 /* Regions of v holding at least one page it could map. */
-static uint64_t vma_regions(const struct rp_trace *t, const struct rp_vma_row *v,
+static uint64_t vma_regions(const struct rp_image *t, const struct rp_image_vma *v,
 			    const uint32_t *fidx, uint64_t nfidx)
 {
 	uint64_t count = 0, last = UINT64_MAX;
@@ -562,7 +562,7 @@ static uint64_t vma_regions(const struct rp_trace *t, const struct rp_vma_row *v
 
 static int size_tables(struct load *l)
 {
-	struct rp_trace *t = l->t;
+	struct rp_image *t = l->t;
 	uint32_t *fidx = NULL;
 	uint64_t nf = 0, total = 0, peak = 0, cur = 0;
 	struct sweep_ev *sw = NULL;
@@ -585,7 +585,7 @@ static int size_tables(struct load *l)
 		goto out;
 	}
 	for (uint32_t k = 0; k < t->nr_vmas; k++) {
-		struct rp_vma_row *v = &t->vmas[k];
+		struct rp_image_vma *v = &t->vmas[k];
 		uint64_t r = vma_regions(t, v, fidx, nf);
 
 		reg[k] = r;
@@ -621,13 +621,13 @@ out:
 
 static int load_all(struct load *l)
 {
-	struct rp_trace *t = l->t;
+	struct rp_image *t = l->t;
 	struct mr_store_summary sum;
 	char buf[64];
 	uint64_t mx;
 	sqlite3_stmt *st;
 	uint32_t *tmp = NULL, ntmp = 0, capv = 0;
-	struct rp_vma_row *v = NULL;
+	struct rp_image_vma *v = NULL;
 	uint32_t nv = 0;
 	int rc;
 
@@ -921,10 +921,10 @@ static int load_all(struct load *l)
 	return 0;
 }
 
-int rp_trace_load(const char *path, struct rp_trace **out, struct mr_error *err)
+int rp_image_load(const char *path, struct rp_image **out, struct mr_error *err)
 {
 	struct load l = { .err = err };
-	struct rp_trace *t;
+	struct rp_image *t;
 	int rc;
 
 	*out = NULL;
@@ -941,14 +941,14 @@ int rp_trace_load(const char *path, struct rp_trace **out, struct mr_error *err)
 	free(l.cg_ids);
 	free(l.mm_first_cg);
 	if (rc) {
-		rp_trace_free(t);
+		rp_image_free(t);
 		return rc;
 	}
 	*out = t;
 	return 0;
 }
 
-void rp_trace_free(struct rp_trace *t)
+void rp_image_free(struct rp_image *t)
 {
 	if (!t)
 		return;
@@ -969,7 +969,7 @@ void rp_trace_free(struct rp_trace *t)
 	free(t);
 }
 
-int rp_trace_memcg_index(const struct rp_trace *t, uint32_t cgroup)
+int rp_image_memcg_index(const struct rp_image *t, uint32_t cgroup)
 {
 	for (uint32_t i = 0; i < t->nr_memcgs; i++)
 		if (t->memcgs[i].cgroup == cgroup)
@@ -977,7 +977,7 @@ int rp_trace_memcg_index(const struct rp_trace *t, uint32_t cgroup)
 	return -1;
 }
 
-uint32_t rp_trace_vma_by_id(const struct rp_trace *t, uint32_t id)
+uint32_t rp_image_vma_by_id(const struct rp_image *t, uint32_t id)
 {
 	uint32_t lo = 0, hi = t->nr_vmas;
 
