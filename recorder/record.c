@@ -50,10 +50,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "libperf_compat.h"
 #include "rec_int.h"
-
-_Static_assert(sizeof(struct perf_event_attr) >= PERF_ATTR_SIZE_VER8,
-	       "struct perf_event_attr older than libperf's");
 
 #define DEFAULT_RING_PAGES 2048 /* 8 MiB per CPU: 2 MiB lost ~7% of a 1 GiB touch here */
 #define POLL_MS 50
@@ -72,11 +70,6 @@ _Static_assert(sizeof(struct perf_event_attr) >= PERF_ATTR_SIZE_VER8,
 #define MERGE_SLACK_NS 20000000ull /* pages per FD_ACCESS/READAHEAD event expanded at most */
 
 void rec_task_put(struct rec *r, uint32_t id);
-/* libperf (6.12) allocates sample ids for PERF_FORMAT_ID in perf_evlist__mmap() but
- * frees them only here, which its evlist/evsel delete do not call. */
-void perf_evsel__free_id(struct perf_evsel *evsel);
-/* libperf: PERF_EVENT_IOC_SET_FILTER on every fd of evsel (exported, not in its headers). */
-int perf_evsel__apply_filter(struct perf_evsel *evsel, const char *filter);
 
 #define TPF_FILE (TPF_INO | TPF_INDEX | TPF_DEV)
 /* x86 page fault error code (arch/x86/include/asm/trap_pf.h) */
@@ -206,27 +199,6 @@ static void src_set(struct mr_record_stats *st, const char *name, int on, const 
 		/* MR_RECORD_WHY_MAX is sized for the longest reason (mr_recorder.h) */
 		MR_WARN_ON_ONCE(n < 0 || (size_t)n >= sizeof(s->why));
 	}
-}
-
-static void delete_evlist(struct perf_evlist *evlist)
-{
-	struct perf_evsel *e;
-
-	if (!evlist)
-		return;
-	perf_evlist__for_each_evsel(evlist, e)
-		perf_evsel__free_id(e);
-#ifdef MR_LIBPERF_EVSEL_DELETE_LEAKS_MAPS
-	struct perf_evsel *evsel;
-
-	perf_evlist__munmap(evlist);
-	perf_evlist__close(evlist);
-	perf_evlist__for_each_evsel(evlist, evsel) {
-		perf_cpu_map__put(perf_evsel__cpus(evsel));
-		perf_thread_map__put(perf_evsel__threads(evsel));
-	}
-#endif
-	perf_evlist__delete(evlist);
 }
 
 static int read_int_file(const char *path, long *v)
@@ -375,12 +347,12 @@ static int open_perf(struct rec *r, struct perf_state *ps, int with_tp, const ch
 static int open_perf_without(struct rec *r, struct perf_state *ps, int with_tp,
 			     const char **step, int *feature)
 {
-	delete_evlist(ps->evlist);
+	rec_evlist_delete(ps->evlist);
 	ps->evlist = NULL;
 	*feature = 0;
 	if (open_perf(r, ps, with_tp, step) == 0)
 		return 0;
-	delete_evlist(ps->evlist);
+	rec_evlist_delete(ps->evlist);
 	ps->evlist = NULL;
 	*feature = 1;
 	return open_perf(r, ps, with_tp, step);
@@ -1919,7 +1891,7 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 	}
 	if (rc == 0 && with_tp && apply_filters(&r, &ps, filter_why, sizeof(filter_why))) {
 		/* the refault labels without their filter would be every memcg stat update */
-		delete_evlist(ps.evlist);
+		rec_evlist_delete(ps.evlist);
 		ps.evlist = NULL;
 		r.tp[RTP_MEMCG].present = 0;
 		snprintf(refault_why, sizeof(refault_why), "%s", filter_why);
@@ -1932,7 +1904,7 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 		/* tracepoints denied: record the rest */
 		snprintf(tracefs_why, sizeof(tracefs_why), "tracepoint events cannot be opened: "
 			 "%s; fix: run as root", strerror(-rc));
-		delete_evlist(ps.evlist);
+		rec_evlist_delete(ps.evlist);
 		ps.evlist = NULL;
 		with_tp = 0;
 		for (int t = 0; t < RTP_NR; t++)
@@ -2332,7 +2304,7 @@ out:
 		mr_writer_get_stats(r.w, &ws);
 		stats->bytes_written = ws.stored_bytes;
 	}
-	delete_evlist(ps.evlist);
+	rec_evlist_delete(ps.evlist);
 	perf_thread_map__put(ps.threads);
 	perf_cpu_map__put(ps.cpus);
 	free(ps.ids);
