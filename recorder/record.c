@@ -172,12 +172,11 @@ static int swallow(enum libperf_print_level level, const char *fmt, va_list ap)
 	return 0;
 }
 
-static void src_set(struct mr_record_stats *st, const char *name, int on, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static void src_set(struct mr_record_stats *st, const char *name, int on, const char *fmt, ...)
+/* Source name (static) is on, or off, with the reason fmt (NULL: none). */
+static void src_vset(struct mr_record_stats *st, const char *name, int on, const char *fmt,
+		     va_list ap)
 {
 	struct mr_record_source_state *s = NULL;
-	va_list ap;
 
 	for (int i = 0; i < st->nsrc; i++)
 		if (!strcmp(st->src[i].name, name))
@@ -193,12 +192,34 @@ static void src_set(struct mr_record_stats *st, const char *name, int on, const 
 	if (fmt) {
 		int n;
 
-		va_start(ap, fmt);
 		n = vsnprintf(s->why, sizeof(s->why), fmt, ap);
-		va_end(ap);
 		/* MR_RECORD_WHY_MAX is sized for the longest reason (mr_recorder.h) */
 		MR_WARN_ON_ONCE(n < 0 || (size_t)n >= sizeof(s->why));
 	}
+}
+
+/* The state of a source that is no --sources name ("munmap", "cgroup"). */
+static void src_set(struct mr_record_stats *st, const char *name, int on, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void src_set(struct mr_record_stats *st, const char *name, int on, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	src_vset(st, name, on, fmt, ap);
+	va_end(ap);
+}
+
+/* The state of the --sources source of bit (MR_RSRC_*), by its name in sources.c. */
+static void src_bit(struct mr_record_stats *st, unsigned int bit, int on, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void src_bit(struct mr_record_stats *st, unsigned int bit, int on, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	src_vset(st, mr_record_source_name(bit), on, fmt, ap);
+	va_end(ap);
 }
 
 static int read_int_file(const char *path, long *v)
@@ -1956,35 +1977,35 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 	stats->nrings = r.nrings;
 
 	/* Sources: on/off and why. */
-	src_set(stats, "faults", !!(o.sources & MR_RSRC_FAULTS),
+	src_bit(stats, MR_RSRC_FAULTS, !!(o.sources & MR_RSRC_FAULTS),
 		(o.sources & MR_RSRC_FAULTS) ? NULL : "not asked for (--sources)");
-	src_set(stats, "mmap", !!(o.sources & MR_RSRC_MMAP),
+	src_bit(stats, MR_RSRC_MMAP, !!(o.sources & MR_RSRC_MMAP),
 		(o.sources & MR_RSRC_MMAP) ? NULL : "not asked for (--sources)");
 	if (!(o.sources & MR_RSRC_PAGECACHE))
-		src_set(stats, "pagecache", 0, "not asked for (--sources)");
+		src_bit(stats, MR_RSRC_PAGECACHE, 0, "not asked for (--sources)");
 	else if (with_tp && r.tp[RTP_ADD].present)
-		src_set(stats, "pagecache", 1, NULL);
+		src_bit(stats, MR_RSRC_PAGECACHE, 1, NULL);
 	else
-		src_set(stats, "pagecache", 0, "%s", tracefs_why[0] ? tracefs_why :
+		src_bit(stats, MR_RSRC_PAGECACHE, 0, "%s", tracefs_why[0] ? tracefs_why :
 			"filemap tracepoints missing");
 	if (!(o.sources & MR_RSRC_READAHEAD))
-		src_set(stats, "readahead", 0, "not asked for (--sources)");
+		src_bit(stats, MR_RSRC_READAHEAD, 0, "not asked for (--sources)");
 	else if (with_tp && r.tp[RTP_RA_SYNC].present)
-		src_set(stats, "readahead", 1, NULL);
+		src_bit(stats, MR_RSRC_READAHEAD, 1, NULL);
 	else
-		src_set(stats, "readahead", 0, "%s", tracefs_why[0] ? tracefs_why :
+		src_bit(stats, MR_RSRC_READAHEAD, 0, "%s", tracefs_why[0] ? tracefs_why :
 			"readahead tracepoints not in this kernel (they exist from 6.10 on)");
 	r.refault_on = with_tp && r.tp[RTP_MEMCG].present;
 	r.pf_user_on = with_tp && r.tp[RTP_PF_USER].present;
 	if (!(o.sources & MR_RSRC_REFAULT))
-		src_set(stats, "refault", 0, "not asked for (--sources default,refault adds "
+		src_bit(stats, MR_RSRC_REFAULT, 0, "not asked for (--sources default,refault adds "
 			"the kernel's labels, ~1.2 us per fault; key-matched refaults come with "
 			"pagecache)");
 	else if (r.refault_on)
-		src_set(stats, "refault", 1, "kernel labels: memcg:mod_memcg_lruvec_state "
+		src_bit(stats, MR_RSRC_REFAULT, 1, "kernel labels: memcg:mod_memcg_lruvec_state "
 			"WORKINGSET_* items (values from BTF)");
 	else
-		src_set(stats, "refault", 0, "%s; REFAULT events are key matches only "
+		src_bit(stats, MR_RSRC_REFAULT, 0, "%s; REFAULT events are key matches only "
 			"(delete then insert of the same file page)",
 			refault_why[0] ? refault_why : tracefs_why[0] ? tracefs_why :
 			"tracepoint unusable");
@@ -2000,19 +2021,19 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 			ENOENT ? "not in this kernel (CONFIG_FTRACE_SYSCALLS off?)" :
 			"unusable");
 	if (!(o.sources & MR_RSRC_FAULTS) || !(o.sources & MR_RSRC_FAULT_RW))
-		src_set(stats, "fault_rw", 0, "not asked for (--sources faults,fault_rw; off by "
-			"default: it doubles the ring traffic of write faults)");
+		src_bit(stats, MR_RSRC_FAULT_RW, 0, "not asked for (--sources faults,fault_rw; off "
+			"by default: it doubles the ring traffic of write faults)");
 	else if (r.pf_user_on)
-		src_set(stats, "fault_rw", 1, "%s", filter_why[0] ? filter_why :
+		src_bit(stats, MR_RSRC_FAULT_RW, 1, "%s", filter_why[0] ? filter_why :
 			"exceptions:page_fault_user (write / instruction fetch only, kernel "
 			"filter) paired with each fault: exact W and X");
 	else
-		src_set(stats, "fault_rw", 0, "exceptions:page_fault_user %s; FAULT events "
+		src_bit(stats, MR_RSRC_FAULT_RW, 0, "exceptions:page_fault_user %s; FAULT events "
 			"have no W bit and X only when the IP is on the faulting page",
 			tracefs_why[0] ? tracefs_why : tp_why[RTP_PF_USER] == ENOENT ?
 			"not in this kernel (x86 only)" : "unusable");
 	if (!(o.sources & MR_RSRC_HWSAMPLE)) {
-		src_set(stats, "hwsample", 0, "not asked for (--sources)");
+		src_bit(stats, MR_RSRC_HWSAMPLE, 0, "not asked for (--sources)");
 	} else {
 		char why[MR_RECORD_WHY_MAX], meta[MR_RECORD_WHY_MAX + 8];
 
@@ -2023,7 +2044,7 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 		else
 			snprintf(why, sizeof(why), "%s; the software sources continue", hw_why);
 		/* said once: the CLI prints the sources, the metadata keeps them */
-		src_set(stats, "hwsample", r.hw_on, "%s", why);
+		src_bit(stats, MR_RSRC_HWSAMPLE, r.hw_on, "%s", why);
 		snprintf(meta, sizeof(meta), "%s: %s", r.hw_on ? "on" : "off", why);
 		mr_writer_set_meta(r.w, "hwsample", meta);
 		meta_hw(&r);
@@ -2034,23 +2055,23 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 		int pi = access("/sys/kernel/mm/page_idle/bitmap", F_OK) == 0;
 
 		if (!(o.sources & MR_RSRC_YOUNG) || y == MR_YOUNG_OFF) {
-			src_set(stats, "young", 0, "off (--young-scan off or --sources)");
+			src_bit(stats, MR_RSRC_YOUNG, 0, "off (--young-scan off or --sources)");
 			r.young_src = "off";
 		} else if (y == MR_YOUNG_AUTO && o.target == MR_TARGET_SYSTEM) {
-			src_set(stats, "young", 0, "auto is off with -a: clear_refs would reset "
-				"the young bits of every process on the host; ask for it with "
-				"--young-scan clear_refs");
+			src_bit(stats, MR_RSRC_YOUNG, 0, "auto is off with -a: clear_refs would "
+				"reset the young bits of every process on the host; ask for it "
+				"with --young-scan clear_refs");
 			r.young_src = "off";
 		} else if (y == MR_YOUNG_PAGE_IDLE || y == MR_YOUNG_DAMON) {
-			src_set(stats, "young", 0, "%s is not implemented by this recorder%s; use "
-				"--young-scan clear_refs", y == MR_YOUNG_DAMON ? "DAMON vaddr" :
-				"page_idle", y == MR_YOUNG_PAGE_IDLE && !pi ?
+			src_bit(stats, MR_RSRC_YOUNG, 0, "%s is not implemented by this "
+				"recorder%s; use --young-scan clear_refs", y == MR_YOUNG_DAMON ?
+				"DAMON vaddr" : "page_idle", y == MR_YOUNG_PAGE_IDLE && !pi ?
 				" (and /sys/kernel/mm/page_idle/bitmap is missing here)" : "");
 			r.young_src = "off";
 		} else {
 			r.young_on = 1;
 			r.young_src = "clear_refs";
-			src_set(stats, "young", 1, y == MR_YOUNG_AUTO ? "auto: clear_refs + "
+			src_bit(stats, MR_RSRC_YOUNG, 1, y == MR_YOUNG_AUTO ? "auto: clear_refs + "
 				"smaps (page_idle %s, DAMON vaddr not used)" : NULL,
 				pi ? "present but not implemented" : "missing");
 		}
@@ -2065,9 +2086,9 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 				   "young.partial_vmas and emit no per-page events");
 	}
 	if (o.sources & MR_RSRC_NUMA)
-		src_set(stats, "numa", 1, "move_pages on up to 4096 anon pages per interval");
+		src_bit(stats, MR_RSRC_NUMA, 1, "move_pages on up to 4096 anon pages per interval");
 	else
-		src_set(stats, "numa", 0, "not asked for (--sources)");
+		src_bit(stats, MR_RSRC_NUMA, 0, "not asked for (--sources)");
 	if (o.target == MR_TARGET_CGROUP) {
 		/* said once: the CLI prints the sources, the metadata keeps them */
 		src_set(stats, "cgroup", 1, "%s: filter %s", o.cgroup, r.cg_how);
