@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * rec_int.h - the recorder's private state, shared by record.c (perf rings and the main
- * loop), ids.c (dense ids for tasks, mms, files, pages; VMAs per mm), tp.c (tracefs
- * formats), young.c (clear_refs scans, NUMA nodes) and hwsample.c (hardware sampling
- * events: libpfm4 or sysfs encoding, which open here).
+ * loop), ids.c (dense ids for tasks, mms, files, pages; VMAs per mm), tp.c (the
+ * tracepoints read and their tracefs formats), young.c (clear_refs scans, NUMA nodes)
+ * and hwsample.c (hardware sampling events: libpfm4 or sysfs encoding, which open here).
  */
 #ifndef MR_REC_INT_H
 #define MR_REC_INT_H
@@ -122,6 +122,21 @@ struct tp_info {
 	struct tp_field item, val, addr, len, address, error_code;
 	char layout[256]; /* "name@off:size,..." for the metadata */
 };
+
+/*
+ * The tracepoints the recorder reads, by enum rec_tp (tp.c; it says from which task's
+ * context each one fires).
+ */
+struct rec_tp_name {
+	const char *sys, *name;
+	unsigned int source;	/* the MR_RSRC_* bit that wants it */
+	unsigned int need;	/* TPF_* fields it must have */
+	int cpu_wide;		/* under --cgroup, stays CPU-wide even when the kernel can
+				 * scope the other events to the cgroup */
+};
+extern const struct rec_tp_name rec_tp_names[RTP_NR];
+/* The enum node_stat_item names of enum rec_ws, in its order (tp.c). */
+extern const char *const rec_ws_names[RWS_NR];
 
 /* What an event id (PERF_SAMPLE_IDENTIFIER) belongs to: RK_TP_BASE + enum rec_tp, then
  * RK_HW_BASE + index into rec_hw.ev[]. */

@@ -7,7 +7,7 @@
  *
  *   evsel 0  page-faults (minor)  + side band: MMAP2 (data too), COMM, FORK, EXIT
  *   evsel 1  page-faults (major)
- *   evsel 2+ the tracepoints of tp_names[] that this kernel has: filemap / readahead,
+ *   evsel 2+ the tracepoints of rec_tp_names[] (tp.c) this kernel has: filemap / readahead,
  *            memcg:mod_memcg_lruvec_state (kernel refault labels, filtered in the kernel
  *            to the WORKINGSET_* items), syscalls:sys_enter_munmap and mmap:exit_mmap
  *            (UNMAP / FREE), exceptions:page_fault_user (filtered to write and
@@ -71,77 +71,19 @@
 
 void rec_task_put(struct rec *r, uint32_t id);
 
-#define TPF_FILE (TPF_INO | TPF_INDEX | TPF_DEV)
 /* x86 page fault error code (arch/x86/include/asm/trap_pf.h) */
 #define X86_PF_WRITE 0x02u
 #define X86_PF_INSTR 0x10u
 #define PFE_PENDING 0x80000000u /* rec_task.pf_err: a page_fault_user waits for its fault */
 
-/*
- * The tracepoints. cpu_wide: under --cgroup this one stays CPU-wide even when the kernel
- * can scope events to the cgroup (PERF_FLAG_PID_CGROUP matches the task running on the
- * CPU when the event fires, so it is right only for events that fire in the context of
- * the task they are about). Per stream, from where the kernel fires it (mm/, 6.12):
- *
- *   faults, MMAP2/COMM/FORK/EXIT     the faulting / mapping / forking / exiting task
- *   mm_filemap_add_to_page_cache     __filemap_add_folio(): the task that reads, faults or
- *                                    reads ahead (readahead is submitted synchronously by
- *                                    that task); the insert is charged to its memcg
- *   mm_filemap_get_pages             filemap_read() of the reading task
- *   page_cache_sync_ra / _async_ra   the reading or faulting task
- *   mod_memcg_lruvec_state           WORKINGSET_REFAULT/ACTIVATE/RESTORE_* change only in
- *     (WORKINGSET_* items only)      mm/workingset.c:workingset_refault(), called from
- *                                    filemap_add_folio() and the swap-in paths of the task
- *                                    that brings the page back (vmscan only reads them);
- *                                    on_memcg() pairs them with that task's insert
- *                                    (file) or its major fault (anon: claim_swapin())
- *   sys_enter_munmap                 the calling task
- *   exit_mmap                        the task dropping the last mm reference: the exiting
- *                                    task (still in its cgroup: cgroup_exit() comes after
- *                                    exit_mm()) or an exec; a /proc reader holding the last
- *                                    reference is missed either way (on_mm_tracepoint()
- *                                    attributes it to the firing task)
- *   page_fault_user                  the faulting task
- *   mm_filemap_delete_from_page_cache  CPU-WIDE: eviction runs in kswapd, in whichever
- *                                    task does direct reclaim, in a memory.reclaim writer,
- *                                    in a DAMON kdamond (this platform's reclaim), and
- *                                    truncation in whoever truncates. on_tracepoint()
- *                                    keeps a deletion when the deleting task is in the
- *                                    cgroup or when the trace knows a page of the folio.
- */
-static const struct {
-	const char *sys, *name;
-	unsigned int source, need;
-	int cpu_wide;
-} tp_names[RTP_NR] = {
-	[RTP_ADD] = { "filemap", "mm_filemap_add_to_page_cache", MR_RSRC_PAGECACHE, TPF_FILE },
-	[RTP_DELETE] = { "filemap", "mm_filemap_delete_from_page_cache", MR_RSRC_PAGECACHE,
-			 TPF_FILE, 1 },
-	[RTP_GET_PAGES] = { "filemap", "mm_filemap_get_pages", MR_RSRC_PAGECACHE, TPF_FILE },
-	[RTP_RA_SYNC] = { "readahead", "page_cache_sync_ra", MR_RSRC_READAHEAD, TPF_FILE },
-	[RTP_RA_ASYNC] = { "readahead", "page_cache_async_ra", MR_RSRC_READAHEAD, TPF_FILE },
-	[RTP_MEMCG] = { "memcg", "mod_memcg_lruvec_state", MR_RSRC_REFAULT,
-			TPF_ITEM | TPF_VAL },
-	[RTP_MUNMAP] = { "syscalls", "sys_enter_munmap", MR_RSRC_MMAP, TPF_ADDR | TPF_LEN },
-	[RTP_EXIT_MMAP] = { "mmap", "exit_mmap", MR_RSRC_MMAP, 0 },
-	[RTP_PF_USER] = { "exceptions", "page_fault_user", MR_RSRC_FAULT_RW,
-			  TPF_ADDRESS | TPF_ERROR_CODE },
-};
-
 /* Whether any source asked for reads a tracepoint (then tracefs is needed). */
 static int tp_wanted(unsigned int sources)
 {
 	for (int t = 0; t < RTP_NR; t++)
-		if (sources & tp_names[t].source)
+		if (sources & rec_tp_names[t].source)
 			return 1;
 	return 0;
 }
-
-/* enum rec_ws order */
-static const char *const ws_names[RWS_NR] = {
-	"WORKINGSET_REFAULT_ANON", "WORKINGSET_REFAULT_FILE", "WORKINGSET_ACTIVATE_ANON",
-	"WORKINGSET_ACTIVATE_FILE", "WORKINGSET_RESTORE_ANON", "WORKINGSET_RESTORE_FILE",
-};
 
 struct idmap {
 	uint64_t id;
@@ -316,7 +258,7 @@ static int open_perf(struct rec *r, struct perf_state *ps, int with_tp, const ch
 			return rc;
 	}
 	for (int t = 0; with_tp && t < RTP_NR; t++) {
-		if (!r->tp[t].present || !(src & tp_names[t].source))
+		if (!r->tp[t].present || !(src & rec_tp_names[t].source))
 			continue;
 		base_attr(&a, o);
 		a.wakeup_watermark = (uint32_t)(pages * r->psize / 2);
@@ -339,10 +281,10 @@ static int open_perf(struct rec *r, struct perf_state *ps, int with_tp, const ch
 			return rc;
 	}
 #ifdef MR_LIBPERF_CGROUP_FD
-	/* --cgroup in the kernel: every stream but the CPU-wide ones (tp_names[]) */
+	/* --cgroup in the kernel: every stream but the CPU-wide ones (rec_tp_names[]) */
 	for (int e = 0; r->cg_kernel && e < ps->nevsel; e++)
 		if (ps->kind[e] < RK_TP_BASE || ps->kind[e] >= RK_HW_BASE ||
-		    !tp_names[ps->kind[e] - RK_TP_BASE].cpu_wide)
+		    !rec_tp_names[ps->kind[e] - RK_TP_BASE].cpu_wide)
 			perf_evsel__set_cgroup_fd(ps->evsel[e], r->cg_fd);
 #endif
 	perf_evlist__set_maps(ps->evlist, ps->cpus, ps->threads);
@@ -639,7 +581,7 @@ static int set_cgroup(struct rec *r, const char *path, struct mr_error *err)
  */
 static int stream_in_scope(struct rec *r, int t, int32_t tid)
 {
-	if (r->cg_kernel && (t < 0 || !tp_names[t].cpu_wide))
+	if (r->cg_kernel && (t < 0 || !rec_tp_names[t].cpu_wide))
 		return 1;
 	return in_scope(r, tid);
 }
@@ -1103,7 +1045,7 @@ static int on_tracepoint(struct rec *r, int ring, int t, const unsigned char *p,
 	/* kernel dev_t (MAJOR << 20 | MINOR) -> (major << 32 | minor), as in the maps */
 	dev = ((dev >> 20) << 32) | (dev & 0xfffff);
 	if (!ours) {
-		/* a deletion by a task outside --cgroup (see tp_names[]); no task */
+		/* a deletion by a task outside --cgroup (see tp.c: rec_tp_names[]); no task */
 		order = (int)rec_tp_get(raw, rawlen, &tp->order);
 		if (!delete_is_ours(r, dev, ino, index, 1ull << (order > 12 ? 12 : order)))
 			return 0;
@@ -1662,8 +1604,8 @@ static void refault_setup(struct rec *r, const char *tracefs_why, char *why, siz
 			 "refault labels have no page-cache insert to attach to");
 		return;
 	}
-	if (rec_btf_enum_file("/sys/kernel/btf/vmlinux", "node_stat_item", ws_names, RWS_NR,
-			      r->ws_item, bwhy, sizeof(bwhy))) {
+	if (rec_btf_enum_file("/sys/kernel/btf/vmlinux", "node_stat_item", rec_ws_names,
+			      RWS_NR, r->ws_item, bwhy, sizeof(bwhy))) {
 		r->tp[RTP_MEMCG].present = 0;
 		snprintf(why, cap, "cannot resolve the WORKINGSET_* items: %.110s", bwhy);
 	}
@@ -1788,10 +1730,10 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 		if (rec_tracefs_enter(&tf))
 			snprintf(tracefs_why, sizeof(tracefs_why), "%s", tf.how);
 		for (int t = 0; tf.path[0] && t < RTP_NR; t++) {
-			if (!(o.sources & tp_names[t].source))
+			if (!(o.sources & rec_tp_names[t].source))
 				continue;
-			tp_why[t] = -rec_tp_load(&r.tp[t], tf.path, tp_names[t].sys,
-						 tp_names[t].name, tp_names[t].need);
+			tp_why[t] = -rec_tp_load(&r.tp[t], tf.path, rec_tp_names[t].sys,
+						 rec_tp_names[t].name, rec_tp_names[t].need);
 			with_tp |= r.tp[t].present;
 		}
 		snprintf(stats->tracefs, sizeof(stats->tracefs), "%s", tf.how);
@@ -2106,7 +2048,7 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 		buf[0] = '\0';
 		for (int k = 0; k < RWS_NR; k++)
 			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s=%lld", k ? "," : "",
-					      ws_names[k], (long long)r.ws_item[k]);
+					      rec_ws_names[k], (long long)r.ws_item[k]);
 		mr_writer_set_meta(r.w, "refault.node_stat_item", buf);
 	}
 	for (int t = 0; t < RTP_NR; t++) {
@@ -2114,7 +2056,8 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 
 		if (!r.tp[t].present)
 			continue;
-		snprintf(key, sizeof(key), "tracepoint.%s:%s", tp_names[t].sys, tp_names[t].name);
+		snprintf(key, sizeof(key), "tracepoint.%s:%s", rec_tp_names[t].sys,
+			 rec_tp_names[t].name);
 		mr_writer_set_meta(r.w, key, r.tp[t].layout);
 	}
 
