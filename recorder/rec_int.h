@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "mr_recorder.h"
 #include "mr_store.h"
@@ -208,7 +209,7 @@ struct rec {
 	struct tp_info tp[RTP_NR];
 	struct rec_ring_state *rs;	/* [nrings] */
 	struct rec_hw hw;		/* hardware sampling events (--sources hwsample) */
-	int hw_on;			/* open_perf() adds the hw events that opened alone */
+	int hw_on;			/* rec_perf_open() adds the hw events that opened alone */
 	int64_t ws_item[RWS_NR];	/* enum node_stat_item values, -1 = unknown */
 	int refault_on, pf_user_on;
 	/* counters kept in the metadata */
@@ -247,6 +248,81 @@ struct rec {
 #define PF_CACHED 0x01u	/* in the host page cache per the tracepoints */
 #define PF_DELETED 0x02u	/* deleted from it since (a later insert is a refault) */
 #define PF_ANON_MAPPED 0x04u	/* anon page faulted in and not freed since (munmap/exit) */
+
+/*
+ * The perf events (perf.c). Every evsel samples SAMPLE_TYPE (the hardware events
+ * HW_SAMPLE_TYPE); the decoders read the fixed part at these offsets. The PERF_SAMPLE_*
+ * names need libperf's <linux/perf_event.h> where they are used.
+ */
+#define DEFAULT_RING_PAGES 2048 /* 8 MiB per CPU: 2 MiB lost ~7% of a 1 GiB touch here */
+#define SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
+		     PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU)
+/* id, ip, pid/tid, time, addr, cpu/res */
+#define SAMPLE_FIXED (6 * 8)
+/* hardware events: the same, then data_src (its mem_op says load or store) */
+#define HW_SAMPLE_TYPE (SAMPLE_TYPE | PERF_SAMPLE_DATA_SRC)
+#define HW_SAMPLE_FIXED (SAMPLE_FIXED + 8)
+/* sample_id_all trailer: pid/tid, time, cpu/res, identifier */
+#define SIDE_TRAILER (4 * 8)
+#define MAX_RANGE (1u << 16) /* pages per FD_ACCESS/READAHEAD event expanded at most */
+/* x86 page fault error code (arch/x86/include/asm/trap_pf.h) */
+#define X86_PF_WRITE 0x02u
+#define X86_PF_INSTR 0x10u
+
+struct idmap {
+	uint64_t id;
+	int kind; /* enum rec_kind; RK_TP_BASE + rec_tp */
+};
+
+struct perf_state {
+	struct perf_cpu_map *cpus;
+	struct perf_thread_map *threads;
+	struct perf_evlist *evlist;
+	struct perf_evsel *evsel[2 + RTP_NR + REC_HW_MAX];
+	int kind[2 + RTP_NR + REC_HW_MAX];
+	int nevsel;
+	struct idmap *ids;
+	int nids;
+};
+
+static inline uint64_t now_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* perf.c */
+struct perf_event_attr;
+union perf_event;
+/* The attr every evsel starts from: each event a sample with its id and the loss count,
+ * disabled (until enabled, or exec), inherited for a command or pids, CLOCK_MONOTONIC. */
+void rec_perf_base_attr(struct perf_event_attr *a, const struct mr_record_opts *o);
+/* Build the evlist for the sources asked for (tracepoints when with_tp) and open and map
+ * it: 0, or -errno with *step naming the call that failed. */
+int rec_perf_open(struct rec *r, struct perf_state *ps, int with_tp, const char **step);
+/* After rec_perf_open() failed with *feature on: the same without it, see perf.c. */
+int rec_perf_open_without(struct rec *r, struct perf_state *ps, int with_tp,
+			  const char **step, int *feature);
+/* Fill ps->ids (id -> evsel kind): 0 or -ENOMEM. */
+int rec_perf_read_ids(struct perf_state *ps);
+/* The enum rec_kind of a sample's id; -1 when unknown. */
+int rec_perf_kind(const struct perf_state *ps, uint64_t id);
+/* Kernel-side tracepoint filters; non-zero when the required memcg one failed (why). */
+int rec_perf_apply_filters(struct rec *r, struct perf_state *ps, char *why, size_t cap);
+/* Read every ring and decode what is old enough, merged by time (final: everything).
+ * ids: MAX_RANGE page ids of scratch. Returns 0 or the first decoder / writer error. */
+int rec_perf_drain(struct rec *r, struct perf_state *ps, uint32_t *ids, int final);
+/* Samples lost (PERF_FORMAT_LOST) on one ring, and of one evsel on every ring. */
+uint64_t rec_perf_ring_lost(struct perf_state *ps, int ring);
+uint64_t rec_perf_evsel_lost(struct perf_state *ps, int e);
+
+/* record.c: the decoders. One record of ring; ids as for rec_perf_drain(). */
+int rec_process(struct rec *r, struct perf_state *ps, int ring, const union perf_event *e,
+		uint32_t *ids);
+/* Emit the kernel refault label waiting on ring, if any. */
+int rec_flush_refault(struct rec *r, int ring);
 
 /* ids.c */
 uint32_t rec_task_get(struct rec *r, int32_t pid, int32_t tid, uint64_t t);
@@ -319,7 +395,6 @@ int rec_btf_enum_file(const char *path, const char *enum_name, const char *const
 int rec_young_scan(struct rec *r, uint64_t t);
 void rec_numa_sample(struct rec *r);
 /* hwsample.c */
-struct perf_event_attr;
 /* Default period of hardware events (--hw-period 0). */
 #define REC_HW_DEFAULT_PERIOD 100003
 /*

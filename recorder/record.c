@@ -1,24 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * record.c - mr_record_run(): open the perf sources through libperf (one ring per CPU,
- * every event of a CPU redirected into that CPU's ring, so a ring is one time-ordered
- * stream), drain the rings into the store writer, run the periodic scanners, and write
- * the metadata a replay depends on.
- *
- *   evsel 0  page-faults (minor)  + side band: MMAP2 (data too), COMM, FORK, EXIT
- *   evsel 1  page-faults (major)
- *   evsel 2+ the tracepoints of rec_tp_names[] (tp.c) this kernel has: filemap / readahead,
- *            memcg:mod_memcg_lruvec_state (kernel refault labels, filtered in the kernel
- *            to the WORKINGSET_* items), syscalls:sys_enter_munmap and mmap:exit_mmap
- *            (UNMAP / FREE), exceptions:page_fault_user (filtered to write and
- *            instruction-fetch faults: the W / X bits of FAULT events)
- *   then     the hardware sampling events of hwsample.c that open here (--sources
- *            hwsample): IP|TID|TIME|ADDR|CPU|DATA_SRC, user-space data addresses become
- *            ACCESS events with source hwsample (on_hwsample())
- *
- * Every evsel uses PERF_SAMPLE_IDENTIFIER (the id says which evsel a sample came from,
- * also for inherited children) and PERF_FORMAT_ID|PERF_FORMAT_LOST (exact loss per ring).
- * Times are CLOCK_MONOTONIC (use_clockid) minus the start time.
+ * record.c - mr_record_run(): open the perf sources (perf.c), drain the rings into the
+ * store writer, run the periodic scanners, and write the metadata a replay depends on.
  */
 #define _GNU_SOURCE
 /* libperf's tree header first: its struct perf_event_attr is the size libperf copies. */
@@ -53,27 +36,10 @@
 #include "libperf_compat.h"
 #include "rec_int.h"
 
-#define DEFAULT_RING_PAGES 2048 /* 8 MiB per CPU: 2 MiB lost ~7% of a 1 GiB touch here */
 #define POLL_MS 50
-#define SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
-		     PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU)
-/* id, ip, pid/tid, time, addr, cpu/res */
-#define SAMPLE_FIXED (6 * 8)
-/* hardware events: the same, then data_src (its mem_op says load or store) */
-#define HW_SAMPLE_TYPE (SAMPLE_TYPE | PERF_SAMPLE_DATA_SRC)
-#define HW_SAMPLE_FIXED (SAMPLE_FIXED + 8)
-/* sample_id_all trailer: pid/tid, time, cpu/res, identifier */
-#define SIDE_TRAILER (4 * 8)
-#define MAX_RANGE (1u << 16)
-/* Records this much older than a drain are all in the rings already (the kernel writes a
- * record microseconds after its timestamp); newer ones wait for the next drain. */
-#define MERGE_SLACK_NS 20000000ull /* pages per FD_ACCESS/READAHEAD event expanded at most */
 
 void rec_task_put(struct rec *r, uint32_t id);
 
-/* x86 page fault error code (arch/x86/include/asm/trap_pf.h) */
-#define X86_PF_WRITE 0x02u
-#define X86_PF_INSTR 0x10u
 #define PFE_PENDING 0x80000000u /* rec_task.pf_err: a page_fault_user waits for its fault */
 
 /* Whether any source asked for reads a tracepoint (then tracefs is needed). */
@@ -83,30 +49,6 @@ static int tp_wanted(unsigned int sources)
 		if (sources & rec_tp_names[t].source)
 			return 1;
 	return 0;
-}
-
-struct idmap {
-	uint64_t id;
-	int kind; /* enum rec_kind; RK_TP_BASE + rec_tp */
-};
-
-struct perf_state {
-	struct perf_cpu_map *cpus;
-	struct perf_thread_map *threads;
-	struct perf_evlist *evlist;
-	struct perf_evsel *evsel[2 + RTP_NR + REC_HW_MAX];
-	int kind[2 + RTP_NR + REC_HW_MAX];
-	int nevsel;
-	struct idmap *ids;
-	int nids;
-};
-
-static uint64_t now_mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 static int swallow(enum libperf_print_level level, const char *fmt, va_list ap)
@@ -192,162 +134,6 @@ static int perm_error(struct mr_error *err, int e, const char *what)
 			    "sysctl kernel.perf_event_paranoid=-1", what, strerror(e), paranoid,
 			    geteuid() == 0 ? "root (a seccomp filter or LSM denies perf)" :
 					     "not root");
-}
-
-static void base_attr(struct perf_event_attr *a, const struct mr_record_opts *o)
-{
-	memset(a, 0, sizeof(*a));
-	a->size = sizeof(*a);
-	a->sample_period = 1;
-	a->sample_type = SAMPLE_TYPE;
-	a->read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
-	a->disabled = 1;
-	a->inherit = o->target != MR_TARGET_SYSTEM && o->target != MR_TARGET_CGROUP;
-	a->enable_on_exec = o->target == MR_TARGET_COMMAND;
-	a->sample_id_all = 1;
-	a->use_clockid = 1;
-	a->clockid = CLOCK_MONOTONIC;
-	a->watermark = 1;
-}
-
-static int add_evsel(struct perf_state *ps, struct perf_event_attr *a, int kind)
-{
-	struct perf_evsel *e = perf_evsel__new(a);
-
-	if (!e)
-		return -ENOMEM;
-	perf_evlist__add(ps->evlist, e);
-	ps->evsel[ps->nevsel] = e;
-	ps->kind[ps->nevsel++] = kind;
-	return 0;
-}
-
-/* Build the evlist for the sources asked for and that exist; open and map it. */
-static int open_perf(struct rec *r, struct perf_state *ps, int with_tp, const char **step)
-{
-	const struct mr_record_opts *o = r->o;
-	unsigned int src = o->sources;
-	struct perf_event_attr a;
-	int rc, pages = o->ring_pages ? (int)o->ring_pages : DEFAULT_RING_PAGES;
-
-	ps->evlist = perf_evlist__new();
-	if (!ps->evlist)
-		return -ENOMEM;
-	ps->nevsel = 0;
-
-	base_attr(&a, o);
-	a.wakeup_watermark = (uint32_t)(pages * r->psize / 2);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = (src & MR_RSRC_FAULTS) ? PERF_COUNT_SW_PAGE_FAULTS_MIN : PERF_COUNT_SW_DUMMY;
-	if (src & MR_RSRC_MMAP) {
-		a.mmap = 1;
-		a.mmap2 = 1;
-		a.mmap_data = 1;
-		a.comm = 1;
-		a.comm_exec = 1;
-		a.task = 1;
-	}
-	if ((rc = add_evsel(ps, &a, RK_FAULT_MIN)))
-		return rc;
-	if (src & MR_RSRC_FAULTS) {
-		base_attr(&a, o);
-		a.wakeup_watermark = (uint32_t)(pages * r->psize / 2);
-		a.type = PERF_TYPE_SOFTWARE;
-		a.config = PERF_COUNT_SW_PAGE_FAULTS_MAJ;
-		if ((rc = add_evsel(ps, &a, RK_FAULT_MAJ)))
-			return rc;
-	}
-	for (int t = 0; with_tp && t < RTP_NR; t++) {
-		if (!r->tp[t].present || !(src & rec_tp_names[t].source))
-			continue;
-		base_attr(&a, o);
-		a.wakeup_watermark = (uint32_t)(pages * r->psize / 2);
-		a.type = PERF_TYPE_TRACEPOINT;
-		a.config = r->tp[t].id;
-		a.sample_type |= PERF_SAMPLE_RAW;
-		if ((rc = add_evsel(ps, &a, RK_TP_BASE + t)))
-			return rc;
-	}
-	/* hardware samples are taken in the context of the task that ran the access: scoped
-	 * like the faults (cgroup included) */
-	for (int i = 0; r->hw_on && i < r->hw.n; i++) {
-		if (!r->hw.ev[i].opened)
-			continue;
-		base_attr(&a, o);
-		a.wakeup_watermark = (uint32_t)(pages * r->psize / 2);
-		a.sample_type = HW_SAMPLE_TYPE;
-		rec_hw_attr(&r->hw.ev[i], &a);
-		if ((rc = add_evsel(ps, &a, RK_HW_BASE + i)))
-			return rc;
-	}
-#ifdef MR_LIBPERF_CGROUP_FD
-	/* --cgroup in the kernel: every stream but the CPU-wide ones (rec_tp_names[]) */
-	for (int e = 0; r->cg_kernel && e < ps->nevsel; e++)
-		if (ps->kind[e] < RK_TP_BASE || ps->kind[e] >= RK_HW_BASE ||
-		    !rec_tp_names[ps->kind[e] - RK_TP_BASE].cpu_wide)
-			perf_evsel__set_cgroup_fd(ps->evsel[e], r->cg_fd);
-#endif
-	perf_evlist__set_maps(ps->evlist, ps->cpus, ps->threads);
-	rc = perf_evlist__open(ps->evlist);
-	if (rc < 0) {
-		*step = "perf_evlist__open";
-		return rc;
-	}
-	errno = 0;
-	rc = perf_evlist__mmap(ps->evlist, pages);
-	if (rc < 0) {
-		*step = "perf_evlist__mmap";
-		return rc == -1 ? (errno ? -errno : -EPERM) : rc;
-	}
-	return 0;
-}
-
-/*
- * open_perf() failed with a feature on (*feature = 1): try again without it. Returns 0 when
- * that opens (the feature stays off); else the feature is put back on and the events are
- * opened once more, so that the error and the state are those of the feature on.
- */
-static int open_perf_without(struct rec *r, struct perf_state *ps, int with_tp,
-			     const char **step, int *feature)
-{
-	rec_evlist_delete(ps->evlist);
-	ps->evlist = NULL;
-	*feature = 0;
-	if (open_perf(r, ps, with_tp, step) == 0)
-		return 0;
-	rec_evlist_delete(ps->evlist);
-	ps->evlist = NULL;
-	*feature = 1;
-	return open_perf(r, ps, with_tp, step);
-}
-
-/* id -> evsel kind for every (evsel, cpu, thread). */
-static int read_ids(struct perf_state *ps)
-{
-	int ncpu = perf_cpu_map__nr(ps->cpus), nthr = perf_thread_map__nr(ps->threads);
-
-	ps->ids = calloc((size_t)ps->nevsel * ncpu * nthr, sizeof(*ps->ids));
-	if (!ps->ids)
-		return -ENOMEM;
-	for (int e = 0; e < ps->nevsel; e++)
-		for (int c = 0; c < ncpu; c++)
-			for (int t = 0; t < nthr; t++) {
-				struct perf_counts_values cv = { 0 };
-
-				if (perf_evsel__read(ps->evsel[e], c, t, &cv) == 0) {
-					ps->ids[ps->nids].id = cv.id;
-					ps->ids[ps->nids++].kind = ps->kind[e];
-				}
-			}
-	return 0;
-}
-
-static int kind_of(const struct perf_state *ps, uint64_t id)
-{
-	for (int i = 0; i < ps->nids; i++)
-		if (ps->ids[i].id == id)
-			return ps->ids[i].kind;
-	return -1;
 }
 
 static uint64_t rel_time(const struct rec *r, uint64_t t)
@@ -860,7 +646,7 @@ static int emit_range(struct rec *r, int ring, struct mr_event *tmpl, const uint
  * WORKINGSET_RESTORE_FILE came with it) for each page of the folio, then, when
  * WORKINGSET_ACTIVATE_FILE came with it, ACTIVATE (flags KERNEL) for each page.
  */
-static int flush_refault(struct rec *r, int ring)
+int rec_flush_refault(struct rec *r, int ring)
 {
 	struct rec_ring_state *q = &r->rs[ring];
 	int rc = 0;
@@ -913,7 +699,7 @@ static int on_memcg(struct rec *r, int ring, uint32_t task, uint64_t time, uint1
 	r->rf_labels++;
 	switch (k) {
 	case RWS_REFAULT_FILE:
-		if ((rc = flush_refault(r, ring)))
+		if ((rc = rec_flush_refault(r, ring)))
 			return rc;
 		if (!q->ins_valid || q->ins_task != task || q->ins_nr != (uint32_t)val) {
 			r->rf_unpaired++;
@@ -948,7 +734,7 @@ static int on_memcg(struct rec *r, int ring, uint32_t task, uint64_t time, uint1
 		tk->sw_nr = (uint32_t)val;
 		tk->sw_flags = MR_REFAULT_KERNEL;
 		tk->sw_activate = 0;
-		return flush_refault(r, ring);
+		return rec_flush_refault(r, ring);
 	case RWS_ACTIVATE_ANON:
 	case RWS_RESTORE_ANON:
 		if (!tk->sw_labels || tk->sw_nr != (uint32_t)val)
@@ -957,9 +743,9 @@ static int on_memcg(struct rec *r, int ring, uint32_t task, uint64_t time, uint1
 			tk->sw_activate = 1;
 		else
 			tk->sw_flags |= MR_REFAULT_WORKINGSET;
-		return flush_refault(r, ring);
+		return rec_flush_refault(r, ring);
 	default:
-		return flush_refault(r, ring);
+		return rec_flush_refault(r, ring);
 	}
 }
 
@@ -1276,22 +1062,7 @@ static int on_side(struct rec *r, int ring, const union perf_event *e, uint32_t 
 	}
 }
 
-/* Time of a record: samples carry it at a fixed offset, side-band records in the
- * sample_id_all trailer. 0 when it has none (processed first). */
-static uint64_t record_time(const union perf_event *e)
-{
-	uint64_t t = 0;
-
-	if (e->header.type == PERF_RECORD_SAMPLE) {
-		if (e->header.size >= sizeof(e->header) + SAMPLE_FIXED)
-			memcpy(&t, (const char *)e + sizeof(e->header) + 24, 8);
-	} else if (e->header.size >= sizeof(e->header) + SIDE_TRAILER) {
-		memcpy(&t, (const char *)e + e->header.size - 24, 8);
-	}
-	return t;
-}
-
-static int process(struct rec *r, struct perf_state *ps, int ring, const union perf_event *e,
+int rec_process(struct rec *r, struct perf_state *ps, int ring, const union perf_event *e,
 		   uint32_t *ids)
 {
 	if (e->header.type == PERF_RECORD_SAMPLE &&
@@ -1301,9 +1072,9 @@ static int process(struct rec *r, struct perf_state *ps, int ring, const union p
 		int k;
 
 		memcpy(&id, p, 8);
-		k = kind_of(ps, id);
+		k = rec_perf_kind(ps, id);
 		if (k != RK_TP_BASE + RTP_MEMCG && r->rs[ring].rf_pending) {
-			int rc = flush_refault(r, ring);
+			int rc = rec_flush_refault(r, ring);
 
 			if (rc)
 				return rc;
@@ -1319,130 +1090,12 @@ static int process(struct rec *r, struct perf_state *ps, int ring, const union p
 		return 0;
 	}
 	if (r->rs[ring].rf_pending) {
-		int rc = flush_refault(r, ring);
+		int rc = rec_flush_refault(r, ring);
 
 		if (rc)
 			return rc;
 	}
 	return on_side(r, ring, e, ids);
-}
-
-/* Append one record to a ring's pending buffer (records are 8-byte multiples). */
-static int pend_push(struct rec_pending *q, const union perf_event *e)
-{
-	size_t need = q->len + e->header.size;
-
-	if (need > q->cap) {
-		size_t ncap = q->cap ? q->cap * 2 : 65536;
-		unsigned char *nd;
-
-		while (ncap < need)
-			ncap *= 2;
-		nd = realloc(q->data, ncap);
-		if (!nd)
-			return MR_ENOMEM;
-		q->data = nd;
-		q->cap = ncap;
-	}
-	memcpy(q->data + q->len, e, e->header.size);
-	q->len = need;
-	return 0;
-}
-
-/*
- * Copy every ring's records out, then process them merged by time across rings (each
- * ring is time-ordered on its own), so that an exec, fork or mmap seen on one CPU applies
- * before a fault after it on another. Only records older than the drain start minus
- * MERGE_SLACK_NS are processed (a later record of another ring cannot be older than
- * that); the rest wait for the next drain. final: process everything.
- */
-static int drain(struct rec *r, struct perf_state *ps, uint32_t *ids, int final)
-{
-	uint64_t horizon = final ? UINT64_MAX : now_mono() - MERGE_SLACK_NS;
-	struct perf_mmap *map;
-	union perf_event *e;
-	int ring = 0, rc = 0;
-
-	perf_evlist__for_each_mmap(ps->evlist, map, false) {
-		if (ring >= r->nrings)
-			break;
-		if (perf_mmap__read_init(map) == 0) {
-			while ((e = perf_mmap__read_event(map)) != NULL) {
-				r->st->samples++;
-				if (!rc)
-					rc = pend_push(&r->pend[ring], e);
-				perf_mmap__consume(map);
-			}
-			perf_mmap__read_done(map);
-		}
-		ring++;
-	}
-	while (!rc) {
-		uint64_t best_t = UINT64_MAX;
-		int best = -1;
-
-		for (int i = 0; i < r->nrings; i++) {
-			struct rec_pending *q = &r->pend[i];
-			uint64_t t;
-
-			if (q->head >= q->len)
-				continue;
-			t = record_time((const union perf_event *)(q->data + q->head));
-			if (t <= horizon && (best < 0 || t < best_t)) {
-				best = i;
-				best_t = t;
-			}
-		}
-		if (best < 0)
-			break;
-		e = (union perf_event *)(r->pend[best].data + r->pend[best].head);
-		r->pend[best].head += e->header.size;
-		rc = process(r, ps, best, e, ids);
-	}
-	for (int i = 0; final && !rc && i < r->nrings; i++)
-		rc = flush_refault(r, i);
-	for (int i = 0; i < r->nrings; i++) {
-		struct rec_pending *q = &r->pend[i];
-
-		if (!q->head)
-			continue;
-		memmove(q->data, q->data + q->head, q->len - q->head);
-		q->len -= q->head;
-		q->head = 0;
-	}
-	return rc;
-}
-
-/* Lost samples per ring: PERF_FORMAT_LOST of every (evsel, thread) on that CPU. */
-static uint64_t ring_lost(struct perf_state *ps, int ring)
-{
-	int nthr = perf_thread_map__nr(ps->threads);
-	uint64_t lost = 0;
-
-	for (int e = 0; e < ps->nevsel; e++)
-		for (int t = 0; t < nthr; t++) {
-			struct perf_counts_values cv = { 0 };
-
-			if (perf_evsel__read(ps->evsel[e], ring, t, &cv) == 0)
-				lost += cv.lost;
-		}
-	return lost;
-}
-
-/* Samples of evsel e lost on every ring (PERF_FORMAT_LOST). */
-static uint64_t evsel_lost(struct perf_state *ps, int e)
-{
-	int ncpu = perf_cpu_map__nr(ps->cpus), nthr = perf_thread_map__nr(ps->threads);
-	uint64_t lost = 0;
-
-	for (int c = 0; c < ncpu; c++)
-		for (int t = 0; t < nthr; t++) {
-			struct perf_counts_values cv = { 0 };
-
-			if (perf_evsel__read(ps->evsel[e], c, t, &cv) == 0)
-				lost += cv.lost;
-		}
-	return lost;
 }
 
 /* hwsample: what was asked for, what opened (encoding, period) and why the rest did not. */
@@ -1490,7 +1143,7 @@ static void meta_hw_counts(struct rec *r, struct perf_state *ps)
 
 	for (int e = 0; e < ps->nevsel; e++)
 		if (ps->kind[e] >= RK_HW_BASE)
-			r->hw.ev[ps->kind[e] - RK_HW_BASE].lost = evsel_lost(ps, e);
+			r->hw.ev[ps->kind[e] - RK_HW_BASE].lost = rec_perf_evsel_lost(ps, e);
 	for (int i = 0; r->hw_on && i < r->hw.n; i++) {
 		struct rec_hw_event *e = &r->hw.ev[i];
 		const uint64_t v[] = { e->samples, e->accesses, e->no_addr, e->kernel_addr,
@@ -1611,36 +1264,6 @@ static void refault_setup(struct rec *r, const char *tracefs_why, char *why, siz
 	}
 }
 
-/* Kernel-side filters: memcg items (required), page_fault_user W|X (optional: without it
- * every fault comes twice, still paired right). Returns non-zero when the memcg filter
- * failed (why says so). */
-static int apply_filters(struct rec *r, struct perf_state *ps, char *why, size_t cap)
-{
-	char f[256];
-	size_t n = 0;
-	int rc;
-
-	for (int e = 0; e < ps->nevsel; e++) {
-		if (ps->kind[e] == RK_TP_BASE + RTP_MEMCG) {
-			for (int k = 0; k < RWS_NR; k++)
-				n += (size_t)snprintf(f + n, sizeof(f) - n, "%sitem == %lld",
-						      k ? " || " : "", (long long)r->ws_item[k]);
-			rc = perf_evsel__apply_filter(ps->evsel[e], f);
-			if (rc) {
-				snprintf(why, cap, "PERF_EVENT_IOC_SET_FILTER (%.60s...) failed: %.40s",
-					 f, strerror(rc < 0 ? -rc : EINVAL));
-				return 1;
-			}
-		} else if (ps->kind[e] == RK_TP_BASE + RTP_PF_USER) {
-			snprintf(f, sizeof(f), "error_code & %u", X86_PF_WRITE | X86_PF_INSTR);
-			if (perf_evsel__apply_filter(ps->evsel[e], f))
-				snprintf(why, cap, "exceptions:page_fault_user without a kernel "
-					 "filter (\"%.40s\" refused): every fault is paired", f);
-		}
-	}
-	return 0;
-}
-
 /* Fork the command stopped on a pipe; exec happens when the parent writes to it. */
 static int spawn(char *const *argv, int *go_fd, pid_t *out, struct mr_error *err)
 {
@@ -1751,7 +1374,7 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 	if (o.sources & MR_RSRC_HWSAMPLE) {
 		struct perf_event_attr ha;
 
-		base_attr(&ha, &o);
+		rec_perf_base_attr(&ha, &o);
 		ha.sample_type = HW_SAMPLE_TYPE;
 		rc = rec_hw_setup(&r.hw, o.hw_events, o.hw_period, &ha, hw_why, sizeof(hw_why));
 		if (rc < 0) {
@@ -1825,7 +1448,7 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 		goto out;
 	}
 
-	rc = open_perf(&r, &ps, with_tp, &step);
+	rc = rec_perf_open(&r, &ps, with_tp, &step);
 	if (rc < 0 && r.hw_on) {
 		/* the hardware events opened alone; with the rest (inherit, the cgroup
 		 * scope, the shared rings) they may not: record without them when that is
@@ -1833,7 +1456,7 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 		const char *hw_step = step;
 		int hw_rc = rc;
 
-		rc = open_perf_without(&r, &ps, with_tp, &step, &r.hw_on);
+		rc = rec_perf_open_without(&r, &ps, with_tp, &step, &r.hw_on);
 		if (rc == 0)
 			snprintf(hw_open_why, sizeof(hw_open_why), "the hardware events open "
 				 "alone but not with the other streams: %s at %s (%s); the "
@@ -1846,21 +1469,22 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 		const char *cg_step = step;
 		int cg_rc = rc;
 
-		rc = open_perf_without(&r, &ps, with_tp, &step, &r.cg_kernel);
+		rc = rec_perf_open_without(&r, &ps, with_tp, &step, &r.cg_kernel);
 		if (rc == 0)
 			snprintf(r.cg_how, sizeof(r.cg_how), "in user space (every task sampled): "
 				 "perf_event_open(PERF_FLAG_PID_CGROUP) failed: %s at %s",
 				 strerror(-cg_rc), cg_step);
 	}
-	if (rc == 0 && with_tp && apply_filters(&r, &ps, filter_why, sizeof(filter_why))) {
+	if (rc == 0 && with_tp &&
+	    rec_perf_apply_filters(&r, &ps, filter_why, sizeof(filter_why))) {
 		/* the refault labels without their filter would be every memcg stat update */
 		rec_evlist_delete(ps.evlist);
 		ps.evlist = NULL;
 		r.tp[RTP_MEMCG].present = 0;
 		snprintf(refault_why, sizeof(refault_why), "%s", filter_why);
-		rc = open_perf(&r, &ps, with_tp, &step);
+		rc = rec_perf_open(&r, &ps, with_tp, &step);
 		if (rc == 0)
-			apply_filters(&r, &ps, filter_why, sizeof(filter_why));
+			rec_perf_apply_filters(&r, &ps, filter_why, sizeof(filter_why));
 	}
 	if (rc < 0 && with_tp && (rc == -EACCES || rc == -EPERM || rc == -ENOENT ||
 				  rc == -EINVAL)) {
@@ -1872,7 +1496,7 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 		with_tp = 0;
 		for (int t = 0; t < RTP_NR; t++)
 			r.tp[t].present = 0;
-		rc = open_perf(&r, &ps, 0, &step);
+		rc = rec_perf_open(&r, &ps, 0, &step);
 	}
 	if (r.cg_fd >= 0) {
 		close(r.cg_fd); /* the events hold the cgroup now */
@@ -1891,7 +1515,7 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 			rc = mr_error_set(err, MR_EIO, "%s: %s", step, strerror(-rc));
 		goto out;
 	}
-	rc = read_ids(&ps);
+	rc = rec_perf_read_ids(&ps);
 	if (rc) {
 		rc = mr_error_set(err, MR_ENOMEM, "out of memory");
 		goto out;
@@ -2141,7 +1765,7 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 		uint64_t now;
 
 		perf_evlist__poll(ps.evlist, POLL_MS);
-		rc = drain(&r, &ps, ids, 0);
+		rc = rec_perf_drain(&r, &ps, ids, 0);
 		if (rc)
 			break;
 		now = now_mono();
@@ -2173,7 +1797,7 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 	}
 	perf_evlist__disable(ps.evlist);
 	if (!rc)
-		rc = drain(&r, &ps, ids, 1);
+		rc = rec_perf_drain(&r, &ps, ids, 1);
 	if (rc) {
 		const struct mr_error *we = mr_writer_error(r.w);
 
@@ -2189,7 +1813,7 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 
 	/* Loss per ring, exact (PERF_FORMAT_LOST). */
 	for (int i = 0; i < r.nrings; i++) {
-		uint64_t lost = ring_lost(&ps, i);
+		uint64_t lost = rec_perf_ring_lost(&ps, i);
 
 		stats->lost += lost;
 		mr_writer_set_lost(r.w, r.ring_stream[i], lost);
