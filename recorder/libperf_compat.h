@@ -16,7 +16,7 @@
  *                                 and cmake/Libperf.cmake defines MR_LIBPERF_CGROUP_FD
  *                                 when the installed <perf/evsel.h> declares it; without
  *                                 it `record --cgroup` filters in user space
- *                                 (perf.c: rec_perf_open(); record.c: set_cgroup())
+ *                                 (perf.c: rec_perf_open(), cgroup.c: rec_cgroup_set())
  */
 #ifndef MR_LIBPERF_COMPAT_H
 #define MR_LIBPERF_COMPAT_H

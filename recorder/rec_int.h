@@ -224,7 +224,7 @@ struct rec {
 	/*
 	 * --cgroup: events kept only for tasks in this cgroup (or below). cg_kernel: the
 	 * streams that fire in the tasks' own context are scoped by the kernel
-	 * (PERF_FLAG_PID_CGROUP on cg_fd, see record.c:set_cgroup()); the others, and all
+	 * (PERF_FLAG_PID_CGROUP on cg_fd, see cgroup.c:rec_cgroup_set()); the others, and all
 	 * of them when the kernel cannot filter this hierarchy, are CPU-wide and filtered
 	 * here per task (scope_ix).
 	 */
@@ -317,6 +317,16 @@ int rec_perf_drain(struct rec *r, struct perf_state *ps, uint32_t *ids, int fina
 /* Samples lost (PERF_FORMAT_LOST) on one ring, and of one evsel on every ring. */
 uint64_t rec_perf_ring_lost(struct perf_state *ps, int ring);
 uint64_t rec_perf_evsel_lost(struct perf_state *ps, int e);
+
+/* cgroup.c: --cgroup PATH. Where the filter runs (r->cg_kernel, cg_fd, cg_how): 0, or
+ * MR_EINVAL when PATH is no directory of a mounted cgroup hierarchy (err says why). */
+int rec_cgroup_set(struct rec *r, const char *path, struct mr_error *err);
+/* Is tid in the cgroup (always 1 without --cgroup)? A forked child gets its parent's
+ * answer. A record of stream t (enum rec_tp, -1 for faults and side band) from tid: in
+ * scope by construction when the kernel scopes that stream, else rec_in_scope(). */
+int rec_in_scope(struct rec *r, int32_t tid);
+void rec_scope_inherit(struct rec *r, int32_t parent, int32_t child);
+int rec_stream_in_scope(struct rec *r, int t, int32_t tid);
 
 /* record.c: the decoders. One record of ring; ids as for rec_perf_drain(). */
 int rec_process(struct rec *r, struct perf_state *ps, int ring, const union perf_event *e,

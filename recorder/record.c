@@ -149,229 +149,6 @@ static void mark_exec(struct rec *r, uint32_t page)
 	}
 }
 
-/* Path of tid's cgroup in the hierarchy of r->cg_want; "" when unknown. */
-static void tid_cgroup(const struct rec *r, int32_t tid, char *buf, size_t cap)
-{
-	char path[64], line[1024];
-	size_t nf = strlen(r->cg_field);
-	FILE *f;
-
-	buf[0] = '\0';
-	snprintf(path, sizeof(path), "/proc/%d/cgroup", tid);
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		/* "ID:CONTROLLERS:PATH"; v2 is "0::PATH" */
-		char *a = strchr(line, ':'), *b = a ? strchr(a + 1, ':') : NULL;
-
-		line[strcspn(line, "\n")] = '\0';
-		if (!b)
-			continue;
-		if (r->cg_v1 ? (size_t)(b - a - 1) == nf && !strncmp(a + 1, r->cg_field, nf) :
-			       !strncmp(line, "0::", 3)) {
-			snprintf(buf, cap, "%s", b + 1);
-			break;
-		}
-	}
-	fclose(f);
-}
-
-/*
- * --cgroup: is tid in the cgroup (or a descendant)? Decided once per tid from
- * /proc/TID/cgroup (a task that is gone before it is looked at counts as outside; a
- * forked child inherits its parent's answer). Always 1 without --cgroup.
- */
-static int in_scope(struct rec *r, int32_t tid)
-{
-	struct rec_hent *h;
-	char cg[1024];
-	size_t n;
-	int found;
-
-	if (!r->cg_want[0])
-		return 1;
-	h = rec_htab_slot(&r->scope_ix, (uint64_t)(uint32_t)tid, 0, &found);
-	if (!h)
-		return 0;
-	if (found)
-		return h->val == 1;
-	tid_cgroup(r, tid, cg, sizeof(cg));
-	n = strlen(r->cg_want);
-	h->val = cg[0] && !strncmp(cg, r->cg_want, n) &&
-		 (cg[n] == '\0' || cg[n] == '/' || !strcmp(r->cg_want, "/")) ? 1 : 2;
-	return h->val == 1;
-}
-
-static void scope_inherit(struct rec *r, int32_t parent, int32_t child)
-{
-	struct rec_hent *h;
-	int found;
-
-	if (!r->cg_want[0])
-		return;
-	h = rec_htab_slot(&r->scope_ix, (uint64_t)(uint32_t)child, 0, &found);
-	if (h)
-		h->val = in_scope(r, parent) ? 1 : 2;
-}
-
-/*
- * The cgroup mount holding real (the longest mount point that is a prefix): its mount
- * point, root (not "/" inside a cgroup namespace or a bind mount), whether it is cgroup2,
- * and its super options (v1: the controllers). Returns 0 or -ENOENT.
- */
-static int cgroup_mount(const char *real, char *mnt, size_t mcap, char *root, size_t rcap,
-			int *v2, char *opts, size_t ocap)
-{
-	char line[4096];
-	size_t best = 0;
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-
-	if (!f)
-		return -ENOENT;
-	while (fgets(line, sizeof(line), f)) {
-		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS [OPTIONAL...] - FSTYPE SOURCE SUPER */
-		char r_[1024], m_[1024], fs[32], so[1024];
-		char *dash = strstr(line, " - ");
-		size_t n;
-
-		if (!dash || sscanf(line, "%*s %*s %*s %1023s %1023s", r_, m_) != 2 ||
-		    sscanf(dash + 3, "%31s %*s %1023s", fs, so) != 2 ||
-		    (strcmp(fs, "cgroup") && strcmp(fs, "cgroup2")))
-			continue;
-		n = strlen(m_);
-		if (n < best || strncmp(real, m_, n) || (real[n] && real[n] != '/'))
-			continue;
-		best = n;
-		snprintf(mnt, mcap, "%s", m_);
-		snprintf(root, rcap, "%s", r_);
-		snprintf(opts, ocap, "%s", so);
-		*v2 = !strcmp(fs, "cgroup2");
-	}
-	fclose(f);
-	return best ? 0 : -ENOENT;
-}
-
-/* /proc/cgroups: the hierarchy of controller name (0 = cgroup2) and whether it is
- * enabled; -1 when the kernel has no such controller. */
-static int cgroup_hierarchy(const char *name, int *enabled)
-{
-	char line[256], nm[64];
-	int h, e, found = -1;
-	FILE *f = fopen("/proc/cgroups", "re");
-
-	*enabled = 0;
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%63s %d %*d %d", nm, &h, &e) == 3 && !strcmp(nm, name)) {
-			found = h;
-			*enabled = e;
-		}
-	fclose(f);
-	return found;
-}
-
-/* v1 super options ("rw,cpu,cpuacct,xattr") -> the controllers field of
- * /proc/PID/cgroup ("cpu,cpuacct"): the known controllers and name=, in order. */
-static void v1_field(const char *opts, char *field, size_t cap)
-{
-	char buf[1024], *tok, *save = NULL;
-	size_t n = 0;
-	int en;
-
-	field[0] = '\0';
-	snprintf(buf, sizeof(buf), "%s", opts);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-		if ((!strncmp(tok, "name=", 5) || cgroup_hierarchy(tok, &en) > 0) && n < cap)
-			n += (size_t)snprintf(field + n, cap - n, "%s%s", n ? "," : "", tok);
-}
-
-/*
- * --cgroup PATH: a directory of a mounted cgroup hierarchy (v1 or v2). Decides where the
- * filter runs. perf_event_open(PERF_FLAG_PID_CGROUP) takes a directory of the hierarchy
- * the perf_event controller is attached to: cgroup2 when /proc/cgroups says hierarchy 0,
- * else the v1 mount with perf_event among its controllers. Anything else (the v1 memory
- * hierarchy on hosts like this one) is filtered in user space: every CPU's events come
- * in and on_*() keep those of tasks whose /proc/TID/cgroup lies under PATH. r->cg_how
- * says which and why.
- */
-static int set_cgroup(struct rec *r, const char *path, struct mr_error *err)
-{
-	char real[4096], mnt[1024], root[1024], opts[1024], why[160] = "";
-	int v2 = 0, en = 0, pe;
-	struct stat sb;
-	size_t n;
-
-	r->cg_fd = -1;
-	errno = 0;
-	if (!path || !realpath(path, real) || stat(real, &sb) || !S_ISDIR(sb.st_mode))
-		return mr_error_set(err, MR_EINVAL, "--cgroup %s: not a directory%s%s",
-				    path ? path : "(null)", errno ? ": " : "",
-				    errno ? strerror(errno) : "");
-	if (cgroup_mount(real, mnt, sizeof(mnt), root, sizeof(root), &v2, opts, sizeof(opts)))
-		return mr_error_set(err, MR_EINVAL, "--cgroup %s: not in a mounted cgroup "
-				    "hierarchy (none in /proc/self/mountinfo holds it); fix: give "
-				    "a cgroup's directory, e.g. under /sys/fs/cgroup", path);
-	n = strlen(mnt);
-	if (strlen(root) + strlen(real + n) + 2 > sizeof(r->cg_want))
-		return mr_error_set(err, MR_EINVAL, "--cgroup %s: path longer than %zu bytes",
-				    path, sizeof(r->cg_want) - 2);
-	/* the path inside the hierarchy, as /proc/PID/cgroup shows it (length checked) */
-	strcpy(r->cg_want, strcmp(root, "/") ? root : "");
-	strcat(r->cg_want, real[n] ? real + n : (strcmp(root, "/") ? "" : "/"));
-	r->cg_v1 = !v2;
-	if (!v2) {
-		v1_field(opts, r->cg_field, sizeof(r->cg_field));
-		if (!r->cg_field[0])
-			return mr_error_set(err, MR_EINVAL, "--cgroup %s: cannot tell which "
-					    "v1 hierarchy %s is (super options \"%s\")", path, mnt,
-					    opts);
-	}
-
-	pe = cgroup_hierarchy("perf_event", &en);
-	if (pe < 0 || !en)
-		snprintf(why, sizeof(why), "the perf_event cgroup controller is %s",
-			 pe < 0 ? "not in this kernel (CONFIG_CGROUP_PERF)" : "disabled");
-	else if (v2 && pe != 0)
-		snprintf(why, sizeof(why), "%.80s is cgroup2 but perf_event is on v1 hierarchy %d",
-			 mnt, pe);
-	else if (!v2 && !strstr(opts, "perf_event"))
-		snprintf(why, sizeof(why), "%.60s is v1 '%.40s'; perf_event is on %s", mnt,
-			 r->cg_field, pe ? "another v1 hierarchy" : "cgroup2");
-#ifndef MR_LIBPERF_CGROUP_FD
-	else
-		snprintf(why, sizeof(why), "libperf lacks perf_evsel__set_cgroup_fd() (its patch "
-			 "did not apply: see build/_deps/libperf/build.log)");
-#endif
-	if (!why[0]) {
-		r->cg_fd = open(real, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (r->cg_fd < 0)
-			snprintf(why, sizeof(why), "cannot open %.80s: %s", real, strerror(errno));
-	}
-	r->cg_kernel = !why[0];
-	if (r->cg_kernel) /* (cg_how[] holds the longest cg_want) */
-		snprintf(r->cg_how, sizeof(r->cg_how), "in the kernel (PERF_FLAG_PID_CGROUP, "
-			 "%s %s); page-cache deletions CPU-wide, kept for its tasks and known "
-			 "pages", v2 ? "cgroup2" : "v1 perf_event", r->cg_want);
-	else
-		snprintf(r->cg_how, sizeof(r->cg_how), "in user space (every task sampled): %s",
-			 why);
-	return 0;
-}
-
-/*
- * Is a record of this stream (enum rec_tp, or -1 for faults and side band) from tid
- * in scope? Streams scoped by the kernel are by construction; the others are asked
- * in_scope(). Always 1 without --cgroup.
- */
-static int stream_in_scope(struct rec *r, int t, int32_t tid)
-{
-	if (r->cg_kernel && (t < 0 || !rec_tp_names[t].cpu_wide))
-		return 1;
-	return in_scope(r, tid);
-}
-
 /*
  * A page-cache deletion by a task outside the cgroup (kswapd, another cgroup's direct
  * reclaim, kdamond, a truncation): the cgroup's when the trace knows a page of the
@@ -502,7 +279,7 @@ static int on_fault(struct rec *r, int ring, const unsigned char *p, int major)
 	memcpy(&time, p + 24, 8);
 	memcpy(&addr, p + 32, 8);
 	memcpy(&cpu, p + 40, 4);
-	if (!stream_in_scope(r, -1, (int32_t)tid))
+	if (!rec_stream_in_scope(r, -1, (int32_t)tid))
 		return 0;
 	task = rec_task_get(r, (int32_t)pid, (int32_t)tid, rel_time(r, time));
 	mm = task ? r->tasks[task].mm : 0;
@@ -570,7 +347,7 @@ static int on_hwsample(struct rec *r, int ring, int i, const unsigned char *p, u
 	memcpy(&addr, p + 32, 8);
 	memcpy(&cpu, p + 40, 4);
 	memcpy(&data_src, p + SAMPLE_FIXED, 8);
-	if (!stream_in_scope(r, -1, (int32_t)tid))
+	if (!rec_stream_in_scope(r, -1, (int32_t)tid))
 		return 0;
 	he->samples++;
 	if (addr < (uint64_t)r->psize) { /* 0: none (and page 0 is never mapped) */
@@ -811,7 +588,7 @@ static int on_tracepoint(struct rec *r, int ring, int t, const unsigned char *p,
 	if (SAMPLE_FIXED + 4 + (uint64_t)rawlen > len)
 		return 0;
 	raw = p + SAMPLE_FIXED + 4;
-	ours = stream_in_scope(r, t, (int32_t)tid);
+	ours = rec_stream_in_scope(r, t, (int32_t)tid);
 	if (!ours && t != RTP_DELETE)
 		return 0;
 	if (t >= RTP_MEMCG) {
@@ -958,7 +735,7 @@ static int on_side(struct rec *r, int ring, const union perf_event *e, uint32_t 
 		uint32_t flags = 0, file = 0;
 
 		if (e->header.size < sizeof(*m) - sizeof(m->filename) + SIDE_TRAILER ||
-		    !stream_in_scope(r, -1, (int32_t)m->tid))
+		    !rec_stream_in_scope(r, -1, (int32_t)m->tid))
 			return 0;
 		task = ring_stream_task(r, m->pid, m->tid, t);
 		mm = task ? r->tasks[task].mm : 0;
@@ -985,7 +762,7 @@ static int on_side(struct rec *r, int ring, const union perf_event *e, uint32_t 
 				   file, flags, t, r->ring_stream[ring], &r->ring_last[ring], task);
 	}
 	case PERF_RECORD_COMM:
-		if (!stream_in_scope(r, -1, (int32_t)e->comm.tid))
+		if (!rec_stream_in_scope(r, -1, (int32_t)e->comm.tid))
 			return 0;
 		task = ring_stream_task(r, e->comm.pid, e->comm.tid, t);
 		if (!task)
@@ -1011,8 +788,8 @@ static int on_side(struct rec *r, int ring, const union perf_event *e, uint32_t 
 		uint32_t parent;
 
 		if (!r->cg_kernel)
-			scope_inherit(r, (int32_t)e->fork.ptid, (int32_t)e->fork.tid);
-		if (!stream_in_scope(r, -1, (int32_t)e->fork.tid))
+			rec_scope_inherit(r, (int32_t)e->fork.ptid, (int32_t)e->fork.tid);
+		if (!rec_stream_in_scope(r, -1, (int32_t)e->fork.tid))
 			return 0;
 		parent = ring_stream_task(r, e->fork.ppid, e->fork.ptid, t);
 
@@ -1036,7 +813,7 @@ static int on_side(struct rec *r, int ring, const union perf_event *e, uint32_t 
 		return 0;
 	}
 	case PERF_RECORD_EXIT:
-		if (!stream_in_scope(r, -1, (int32_t)e->fork.tid))
+		if (!rec_stream_in_scope(r, -1, (int32_t)e->fork.tid))
 			return 0;
 		task = ring_stream_task(r, e->fork.pid, e->fork.tid, t);
 		if (!task)
@@ -1332,7 +1109,7 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 	if (o.target == MR_TARGET_PIDS && (!o.pids || o.n_pids <= 0))
 		return mr_error_set(err, MR_EINVAL, "no process ids (-p PID)");
 	r.cg_fd = -1;
-	if (o.target == MR_TARGET_CGROUP && set_cgroup(&r, o.cgroup, err))
+	if (o.target == MR_TARGET_CGROUP && rec_cgroup_set(&r, o.cgroup, err))
 		return MR_EINVAL;
 	r.o = &o;
 	r.err = err;
@@ -1378,7 +1155,7 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 		ha.sample_type = HW_SAMPLE_TYPE;
 		rc = rec_hw_setup(&r.hw, o.hw_events, o.hw_period, &ha, hw_why, sizeof(hw_why));
 		if (rc < 0) {
-			if (r.cg_fd >= 0) /* set_cgroup() opened it for the perf open */
+			if (r.cg_fd >= 0) /* rec_cgroup_set() opened it for the perf open */
 				close(r.cg_fd);
 			return mr_error_set(err, rc, "%s", hw_why);
 		}
@@ -1717,7 +1494,7 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 				int pid = atoi(d->d_name);
 				uint32_t task;
 
-				if (pid <= 0 || pid == getpid() || !in_scope(&r, pid))
+				if (pid <= 0 || pid == getpid() || !rec_in_scope(&r, pid))
 					continue;
 				task = rec_task_get(&r, pid, pid, 0);
 				if (task)
