@@ -66,7 +66,7 @@ struct rec_task {
 	uint64_t pf_addr;
 	uint32_t pf_err;
 	/* WORKINGSET_*_ANON labels of this task's swap-in, waiting for the major fault
-	 * sample that ends it (record.c:on_memcg(), claim_swapin()) */
+	 * sample that ends it (decode.c:on_memcg(), claim_swapin()) */
 	uint32_t sw_labels;	/* WORKINGSET_REFAULT_ANON labels since then */
 	uint32_t sw_pages;	/* their pages */
 	uint32_t sw_nr;		/* pages of the last one */
@@ -293,6 +293,12 @@ static inline uint64_t now_mono(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* CLOCK_MONOTONIC ns t as trace time: since the start of the recording. */
+static inline uint64_t rel_time(const struct rec *r, uint64_t t)
+{
+	return t > r->t0 ? t - r->t0 : 0;
+}
+
 /* perf.c */
 struct perf_event_attr;
 union perf_event;
@@ -328,14 +334,17 @@ int rec_in_scope(struct rec *r, int32_t tid);
 void rec_scope_inherit(struct rec *r, int32_t parent, int32_t child);
 int rec_stream_in_scope(struct rec *r, int t, int32_t tid);
 
-/* record.c: the decoders. One record of ring; ids as for rec_perf_drain(). */
+/* decode.c: one record of ring, in time order; ids as for rec_perf_drain(). */
 int rec_process(struct rec *r, struct perf_state *ps, int ring, const union perf_event *e,
 		uint32_t *ids);
 /* Emit the kernel refault label waiting on ring, if any. */
 int rec_flush_refault(struct rec *r, int ring);
+/* Count the anon refault labels task collected and no major fault claimed; drop them. */
+void rec_drop_swapin(struct rec *r, uint32_t task);
 
 /* ids.c */
 uint32_t rec_task_get(struct rec *r, int32_t pid, int32_t tid, uint64_t t);
+void rec_task_put(struct rec *r, uint32_t id);
 uint32_t rec_mm_new(struct rec *r, int32_t tgid, uint32_t copy_from);
 /* Move task to mm (exec); the old mm's ntasks drops. Returns the old mm. */
 uint32_t rec_task_set_mm(struct rec *r, uint32_t task, uint32_t mm);
