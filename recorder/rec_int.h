@@ -342,6 +342,13 @@ int rec_flush_refault(struct rec *r, int ring);
 /* Count the anon refault labels task collected and no major fault claimed; drop them. */
 void rec_drop_swapin(struct rec *r, uint32_t task);
 
+/* meta.c: the metadata known once the events are open and the sources' states are set
+ * (rec_meta_start()), and the counters and source states at the end (rec_meta_end()). */
+void rec_meta_start(struct rec *r);
+void rec_meta_end(struct rec *r, struct perf_state *ps);
+/* The number on the first line of a file: 0, or -errno (-EIO when empty). */
+int rec_read_int_file(const char *path, long *v);
+
 /* ids.c */
 uint32_t rec_task_get(struct rec *r, int32_t pid, int32_t tid, uint64_t t);
 void rec_task_put(struct rec *r, uint32_t id);
