@@ -242,6 +242,17 @@ struct rec {
 	const char *young_src;
 	uint64_t numa_cursor;
 	int write_failed;
+
+	/* What the setup steps of mr_record_run() found (record.c), for the sources' states
+	 * (sources.c): whether the tracepoints are open, and why a part is off ("" none). */
+	int with_tp;
+	int tp_why[RTP_NR];	/* errno of each tracepoint's rec_tp_load(), 0 */
+	char tracefs_why[sizeof(((struct mr_record_stats *)0)->tracefs)]; /* tracefs not
+				 * readable, or the tracepoint events denied */
+	char refault_why[160];	/* the kernel refault labels cannot be had */
+	char filter_why[160];	/* a tracepoint filter refused or missing */
+	char hw_why[MR_RECORD_HW_WHY];	/* rec_hw_setup()'s reason */
+	char hw_open_why[256];	/* the hardware events open alone only */
 };
 
 /* page flags (pflags[]) */
@@ -341,6 +352,10 @@ int rec_process(struct rec *r, struct perf_state *ps, int ring, const union perf
 int rec_flush_refault(struct rec *r, int ring);
 /* Count the anon refault labels task collected and no major fault claimed; drop them. */
 void rec_drop_swapin(struct rec *r, uint32_t task);
+
+/* sources.c: the state of every source (r->st->src), from what the setup found; turns
+ * the optional decoders on (refault_on, pf_user_on, young_on). */
+void rec_sources_state(struct rec *r);
 
 /* meta.c: the metadata known once the events are open and the sources' states are set
  * (rec_meta_start()), and the counters and source states at the end (rec_meta_end()). */
