@@ -1,9 +1,25 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * rec_int.h - the recorder's private state, shared by record.c (perf rings and the main
- * loop), ids.c (dense ids for tasks, mms, files, pages; VMAs per mm), tp.c (the
- * tracepoints read and their tracefs formats), young.c (clear_refs scans, NUMA nodes)
- * and hwsample.c (hardware sampling events: libpfm4 or sysfs encoding, which open here).
+ * rec_int.h - the recorder's private state and what its files share:
+ *
+ *   record.c     mr_record_run(): a recording as its list of steps, the main loop
+ *   perf.c       the perf events through libperf: the evlist, opening it (and again
+ *                without what fails with the rest), kernel-side filters, the rings
+ *                drained merged by time, loss counts
+ *   decode.c     perf records to trace events: faults, hardware samples, tracepoints
+ *                (with the refault and swap-in pairing), the side band
+ *   cgroup.c     --cgroup: its hierarchy, kernel or user-space scope, which tasks are in
+ *   sources.c    the --sources names (mr_record_parse_sources()) and each source's state
+ *   meta.c       the trace's metadata rows
+ *   ids.c        dense ids for tasks, mms, files, pages; VMAs per mm
+ *   tp.c         the tracepoints read; tracefs (the host's, or mounted privately) and
+ *                the tracepoints' formats
+ *   young.c      clear_refs scans, NUMA nodes
+ *   hwsample.c   hardware sampling events: libpfm4 or sysfs encoding, which open here
+ *   btf.c        enum values from the kernel's BTF
+ *   probe.c      mr_recorder_probe(): what this host can record (uses tp.c's tracefs)
+ *
+ * libperf_compat.h holds what perf.c and probe.c need from libperf beyond its headers.
  */
 #ifndef MR_REC_INT_H
 #define MR_REC_INT_H
@@ -280,11 +296,13 @@ struct rec {
 #define X86_PF_WRITE 0x02u
 #define X86_PF_INSTR 0x10u
 
+/* A sample id (PERF_SAMPLE_IDENTIFIER) and the evsel kind it belongs to. */
 struct idmap {
 	uint64_t id;
 	int kind; /* enum rec_kind; RK_TP_BASE + rec_tp */
 };
 
+/* A recording's perf events: its maps, the evlist, each evsel's kind, the ids. */
 struct perf_state {
 	struct perf_cpu_map *cpus;
 	struct perf_thread_map *threads;
@@ -296,6 +314,7 @@ struct perf_state {
 	int nids;
 };
 
+/* CLOCK_MONOTONIC in ns: the perf events' clock (use_clockid). */
 static inline uint64_t now_mono(void)
 {
 	struct timespec ts;
