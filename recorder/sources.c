@@ -127,6 +127,18 @@ static void src_bit(struct mr_record_stats *st, unsigned int bit, int on, const 
 	va_end(ap);
 }
 
+/* A source of tracepoint t (and others like it): on when asked for and t opened, else
+ * off with why tracefs could not be read, else missing. */
+static void state_tp_source(struct rec *r, unsigned int bit, int t, const char *missing)
+{
+	if (!(r->o->sources & bit))
+		src_bit(r->st, bit, 0, "not asked for (--sources)");
+	else if (r->with_tp && r->tp[t].present)
+		src_bit(r->st, bit, 1, NULL);
+	else
+		src_bit(r->st, bit, 0, "%s", r->tracefs_why[0] ? r->tracefs_why : missing);
+}
+
 /*
  * The tracepoint sources: pagecache, readahead, the kernel refault labels, munmap and
  * fault_rw, on when asked for and their tracepoints opened, else off with the reason
@@ -138,19 +150,8 @@ static void state_tracepoints(struct rec *r)
 	const struct mr_record_opts *o = r->o;
 	struct mr_record_stats *st = r->st;
 
-	if (!(o->sources & MR_RSRC_PAGECACHE))
-		src_bit(st, MR_RSRC_PAGECACHE, 0, "not asked for (--sources)");
-	else if (r->with_tp && r->tp[RTP_ADD].present)
-		src_bit(st, MR_RSRC_PAGECACHE, 1, NULL);
-	else
-		src_bit(st, MR_RSRC_PAGECACHE, 0, "%s", r->tracefs_why[0] ? r->tracefs_why :
-			"filemap tracepoints missing");
-	if (!(o->sources & MR_RSRC_READAHEAD))
-		src_bit(st, MR_RSRC_READAHEAD, 0, "not asked for (--sources)");
-	else if (r->with_tp && r->tp[RTP_RA_SYNC].present)
-		src_bit(st, MR_RSRC_READAHEAD, 1, NULL);
-	else
-		src_bit(st, MR_RSRC_READAHEAD, 0, "%s", r->tracefs_why[0] ? r->tracefs_why :
+	state_tp_source(r, MR_RSRC_PAGECACHE, RTP_ADD, "filemap tracepoints missing");
+	state_tp_source(r, MR_RSRC_READAHEAD, RTP_RA_SYNC,
 			"readahead tracepoints not in this kernel (they exist from 6.10 on)");
 	r->refault_on = r->with_tp && r->tp[RTP_MEMCG].present;
 	r->pf_user_on = r->with_tp && r->tp[RTP_PF_USER].present;
