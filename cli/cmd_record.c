@@ -28,41 +28,6 @@ static void on_signal(int sig)
  * rings every 50 ms, a young-bit scan takes longer than this. */
 #define MIN_RECORD_NS 1000000ull
 
-static int parse_sources(const char *s, unsigned int *out)
-{
-	static const struct {
-		const char *name;
-		unsigned int bit;
-	} tab[] = {
-		{ "faults", MR_RSRC_FAULTS }, { "mmap", MR_RSRC_MMAP },
-		{ "pagecache", MR_RSRC_PAGECACHE }, { "readahead", MR_RSRC_READAHEAD },
-		{ "young", MR_RSRC_YOUNG }, { "hwsample", MR_RSRC_HWSAMPLE },
-		{ "numa", MR_RSRC_NUMA }, { "fault_rw", MR_RSRC_FAULT_RW },
-		{ "refault", MR_RSRC_REFAULT },
-		{ "default", MR_RSRC_DEFAULT }, { "all", MR_RSRC_ALL },
-	};
-	char buf[256], *tok, *save = NULL;
-
-	*out = 0;
-	snprintf(buf, sizeof(buf), "%s", s);
-	/* left to right: NAME adds a set, -NAME takes it away (default,-refault) */
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		int minus = tok[0] == '-';
-		size_t i;
-
-		for (i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)
-			if (!strcmp(tab[i].name, tok + minus))
-				break;
-		if (i == sizeof(tab) / sizeof(tab[0]))
-			return -1;
-		if (minus)
-			*out &= ~tab[i].bit;
-		else
-			*out |= tab[i].bit;
-	}
-	return *out ? 0 : -1;
-}
-
 static void print_summary(const char *out, const struct mr_record_stats *st)
 {
 	char b1[32], b2[32];
@@ -174,12 +139,14 @@ int cmd_record(int argc, char **argv)
 				return 1;
 			break;
 		case O_SOURCES:
-			if (parse_sources(optarg, &o.sources))
+			if (mr_record_parse_sources(optarg, &o.sources, NULL)) {
+				char names[MR_RECORD_SOURCE_NAMES_MAX];
+
+				mr_record_source_names(names, sizeof(names));
 				return cli_usage_error("record", "bad --sources '%s' (comma list of "
-						       "faults,mmap,pagecache,readahead,young,"
-						       "hwsample,numa,fault_rw,refault,default,all; "
-						       "-NAME takes one away: default,-refault)",
-						       optarg);
+						       "%s; -NAME takes one away: default,-refault)",
+						       optarg, names);
+			}
 			break;
 		case O_YOUNG:
 			if (!strcmp(optarg, "auto"))

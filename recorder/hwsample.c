@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * hwsample.c - hardware data-address sampling events: which ones to ask for, how they are
- * encoded, and which of them open on this host. record.c adds the ones that open to the
+ * encoded, and which of them open on this host. perf.c adds the ones that open to the
  * per-CPU rings beside the software streams (same task / cgroup / system scope, inherited
- * by children) and turns each sample with a user-space data address into an ACCESS event
- * with source MR_SRC_HWSAMPLE (record.c:on_hwsample()).
+ * by children) and decode.c turns each sample with a user-space data address into an
+ * ACCESS event with source MR_SRC_HWSAMPLE (on_hwsample()).
  *
  * Names (--hw-event NAME[,NAME...]) are libpfm4 event strings ("MEM_INST_RETIRED.ALL_LOADS",
  * "perf::PERF_COUNT_SW_PAGE_FAULTS", with libpfm4 modifiers such as ":precise=2"),
@@ -42,7 +42,7 @@
  * alone but not beside the other streams (record.c then records without them).
  */
 #define _GNU_SOURCE
-/* libperf's tree header first (as record.c): libpfm4's then skips its own copy. */
+/* libperf's tree header first (as perf.c): libpfm4's then skips its own copy. */
 #include <linux/perf_event.h>
 #include <perfmon/pfmlib_perf_event.h>
 

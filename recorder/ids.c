@@ -344,7 +344,6 @@ uint32_t rec_task_set_mm(struct rec *r, uint32_t task, uint32_t mm)
 }
 
 /* Update a task's row (comm, mm, end) after a change. */
-void rec_task_put(struct rec *r, uint32_t id);
 void rec_task_put(struct rec *r, uint32_t id)
 {
 	if (id && id < r->ntasks)

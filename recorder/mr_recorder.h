@@ -167,6 +167,27 @@ enum mr_record_source {
 	MR_RSRC_ALL = 0x1ff,
 };
 
+/*
+ * The sources by name (sources.c, one table): "faults", "mmap", "pagecache",
+ * "readahead", "young", "hwsample", "numa", "fault_rw", "refault" for the bits above,
+ * in that order, then the sets "default" (MR_RSRC_DEFAULT) and "all" (MR_RSRC_ALL).
+ * struct mr_record_stats.src names its states with these (and "munmap", "cgroup").
+ */
+/* Static name of one MR_RSRC_* bit or set; NULL for any other value. */
+const char *mr_record_source_name(unsigned int bit);
+/* Every name, comma-separated in table order, into buf (capacity cap; NUL-terminated when
+ * cap > 0). Returns the length of the whole list, like snprintf: less than
+ * MR_RECORD_SOURCE_NAMES_MAX. */
+#define MR_RECORD_SOURCE_NAMES_MAX 128
+size_t mr_record_source_names(char *buf, size_t cap);
+/*
+ * Parse a --sources list: comma-separated names, read left to right, NAME adds its bits
+ * and -NAME takes them away ("default,-refault"). Returns 0 with *out set (never 0), or
+ * MR_EINVAL for an unknown name or a list that leaves no source (err says which; *out
+ * is then not meaningful). Lists longer than 255 bytes are read up to there.
+ */
+int mr_record_parse_sources(const char *list, unsigned int *out, struct mr_error *err);
+
 enum mr_young_mode {
 	MR_YOUNG_AUTO = 0,	/* page_idle, else DAMON vaddr, else clear_refs */
 	MR_YOUNG_PAGE_IDLE,

@@ -36,15 +36,10 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "libperf_compat.h"
 #include "mr_recorder.h"
 #include "mr_util.h"
 #include "rec_int.h"
-
-/* perf_evsel__new() copies sizeof(struct perf_event_attr) of the tree libperf was built
- * from; this file must see that same struct (cmake/Libperf.cmake installs the header). */
-_Static_assert(sizeof(struct perf_event_attr) >= PERF_ATTR_SIZE_VER8,
-	       "struct perf_event_attr older than libperf's: /usr/include/linux/perf_event.h "
-	       "was picked up instead of the one installed with libperf");
 
 #ifndef TRACEFS_MAGIC
 #define TRACEFS_MAGIC 0x74726163
@@ -218,28 +213,6 @@ static int swallow_libperf(enum libperf_print_level level, const char *fmt, va_l
 }
 
 /*
- * perf_evlist__delete() unmaps, closes and frees. Where libperf's perf_evsel__delete()
- * leaks each evsel's references to its cpu and thread maps (cmake/Libperf.cmake detects
- * it), drop them here first.
- */
-static void delete_evlist(struct perf_evlist *evlist)
-{
-	if (!evlist)
-		return;
-#ifdef MR_LIBPERF_EVSEL_DELETE_LEAKS_MAPS
-	struct perf_evsel *evsel;
-
-	perf_evlist__munmap(evlist);
-	perf_evlist__close(evlist);
-	perf_evlist__for_each_evsel(evlist, evsel) {
-		perf_cpu_map__put(perf_evsel__cpus(evsel));
-		perf_thread_map__put(perf_evsel__threads(evsel));
-	}
-#endif
-	perf_evlist__delete(evlist);
-}
-
-/*
  * Open attr on every CPU in cpus for the threads in threads and map one ring per CPU.
  * Returns 0 with *out set, or -errno with *step naming the call that failed.
  */
@@ -284,7 +257,7 @@ static int open_rings(struct perf_event_attr *attr, struct perf_cpu_map *cpus,
 	return 0;
 
 out_delete:
-	delete_evlist(evlist);
+	rec_evlist_delete(evlist);
 	return rc;
 }
 
@@ -385,7 +358,7 @@ static void probe_sw_fault(struct mr_probe *p)
 	}
 
 out:
-	delete_evlist(evlist);
+	rec_evlist_delete(evlist);
 	perf_thread_map__put(threads);
 	perf_cpu_map__put(cpus);
 }

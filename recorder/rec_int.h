@@ -1,17 +1,35 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * rec_int.h - the recorder's private state, shared by record.c (perf rings and the main
- * loop), ids.c (dense ids for tasks, mms, files, pages; VMAs per mm), tp.c (tracefs
- * formats), young.c (clear_refs scans, NUMA nodes) and hwsample.c (hardware sampling
- * events: libpfm4 or sysfs encoding, which open here).
+ * rec_int.h - the recorder's private state and what its files share:
+ *
+ *   record.c     mr_record_run(): a recording as its list of steps, the main loop
+ *   perf.c       the perf events through libperf: the evlist, opening it (and again
+ *                without what fails with the rest), kernel-side filters, the rings
+ *                drained merged by time, loss counts
+ *   decode.c     perf records to trace events: faults, hardware samples, tracepoints
+ *                (with the refault and swap-in pairing), the side band
+ *   cgroup.c     --cgroup: its hierarchy, kernel or user-space scope, which tasks are in
+ *   sources.c    the --sources names (mr_record_parse_sources()) and each source's state
+ *   meta.c       the trace's metadata rows
+ *   ids.c        dense ids for tasks, mms, files, pages; VMAs per mm
+ *   tp.c         the tracepoints read; tracefs (the host's, or mounted privately) and
+ *                the tracepoints' formats
+ *   young.c      clear_refs scans, NUMA nodes
+ *   hwsample.c   hardware sampling events: libpfm4 or sysfs encoding, which open here
+ *   btf.c        enum values from the kernel's BTF
+ *   probe.c      mr_recorder_probe(): what this host can record (uses tp.c's tracefs)
+ *
+ * libperf_compat.h holds what perf.c and probe.c need from libperf beyond its headers.
  */
 #ifndef MR_REC_INT_H
 #define MR_REC_INT_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "mr_recorder.h"
+#include "mr_util.h" /* mr_clock_ns(): CLOCK_MONOTONIC, the perf events' clock */
 #include "mr_store.h"
 
 /* Open-addressing map from a 128-bit key to a u32 value (grows at 1/2 load). */
@@ -65,7 +83,7 @@ struct rec_task {
 	uint64_t pf_addr;
 	uint32_t pf_err;
 	/* WORKINGSET_*_ANON labels of this task's swap-in, waiting for the major fault
-	 * sample that ends it (record.c:on_memcg(), claim_swapin()) */
+	 * sample that ends it (decode.c:on_memcg(), claim_swapin()) */
 	uint32_t sw_labels;	/* WORKINGSET_REFAULT_ANON labels since then */
 	uint32_t sw_pages;	/* their pages */
 	uint32_t sw_nr;		/* pages of the last one */
@@ -122,6 +140,21 @@ struct tp_info {
 	struct tp_field item, val, addr, len, address, error_code;
 	char layout[256]; /* "name@off:size,..." for the metadata */
 };
+
+/*
+ * The tracepoints the recorder reads, by enum rec_tp (tp.c; it says from which task's
+ * context each one fires).
+ */
+struct rec_tp_name {
+	const char *sys, *name;
+	unsigned int source;	/* the MR_RSRC_* bit that wants it */
+	unsigned int need;	/* TPF_* fields it must have */
+	int cpu_wide;		/* under --cgroup, stays CPU-wide even when the kernel can
+				 * scope the other events to the cgroup */
+};
+extern const struct rec_tp_name rec_tp_names[RTP_NR];
+/* The enum node_stat_item names of enum rec_ws, in its order (tp.c). */
+extern const char *const rec_ws_names[RWS_NR];
 
 /* What an event id (PERF_SAMPLE_IDENTIFIER) belongs to: RK_TP_BASE + enum rec_tp, then
  * RK_HW_BASE + index into rec_hw.ev[]. */
@@ -193,7 +226,7 @@ struct rec {
 	struct tp_info tp[RTP_NR];
 	struct rec_ring_state *rs;	/* [nrings] */
 	struct rec_hw hw;		/* hardware sampling events (--sources hwsample) */
-	int hw_on;			/* open_perf() adds the hw events that opened alone */
+	int hw_on;			/* rec_perf_open() adds the hw events that opened alone */
 	int64_t ws_item[RWS_NR];	/* enum node_stat_item values, -1 = unknown */
 	int refault_on, pf_user_on;
 	/* counters kept in the metadata */
@@ -208,7 +241,7 @@ struct rec {
 	/*
 	 * --cgroup: events kept only for tasks in this cgroup (or below). cg_kernel: the
 	 * streams that fire in the tasks' own context are scoped by the kernel
-	 * (PERF_FLAG_PID_CGROUP on cg_fd, see record.c:set_cgroup()); the others, and all
+	 * (PERF_FLAG_PID_CGROUP on cg_fd, see cgroup.c:rec_cgroup_set()); the others, and all
 	 * of them when the kernel cannot filter this hierarchy, are CPU-wide and filtered
 	 * here per task (scope_ix).
 	 */
@@ -226,6 +259,17 @@ struct rec {
 	const char *young_src;
 	uint64_t numa_cursor;
 	int write_failed;
+
+	/* What the setup steps of mr_record_run() found (record.c), for the sources' states
+	 * (sources.c): whether the tracepoints are open, and why a part is off ("" none). */
+	int with_tp;
+	int tp_why[RTP_NR];	/* errno of each tracepoint's rec_tp_load(), 0 */
+	char tracefs_why[sizeof(((struct mr_record_stats *)0)->tracefs)]; /* tracefs not
+				 * readable, or the tracepoint events denied */
+	char refault_why[160];	/* the kernel refault labels cannot be had */
+	char filter_why[160];	/* a tracepoint filter refused or missing */
+	char hw_why[MR_RECORD_HW_WHY];	/* rec_hw_setup()'s reason */
+	char hw_open_why[256];	/* the hardware events open alone only */
 };
 
 /* page flags (pflags[]) */
@@ -233,8 +277,107 @@ struct rec {
 #define PF_DELETED 0x02u	/* deleted from it since (a later insert is a refault) */
 #define PF_ANON_MAPPED 0x04u	/* anon page faulted in and not freed since (munmap/exit) */
 
+/*
+ * The perf events (perf.c). Every evsel samples SAMPLE_TYPE (the hardware events
+ * HW_SAMPLE_TYPE); the decoders read the fixed part at these offsets. The PERF_SAMPLE_*
+ * names need libperf's <linux/perf_event.h> where they are used.
+ */
+#define DEFAULT_RING_PAGES 2048 /* 8 MiB per CPU: 2 MiB lost ~7% of a 1 GiB touch here */
+#define SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
+		     PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU)
+/* id, ip, pid/tid, time, addr, cpu/res */
+#define SAMPLE_FIXED (6 * 8)
+/* hardware events: the same, then data_src (its mem_op says load or store) */
+#define HW_SAMPLE_TYPE (SAMPLE_TYPE | PERF_SAMPLE_DATA_SRC)
+#define HW_SAMPLE_FIXED (SAMPLE_FIXED + 8)
+/* sample_id_all trailer: pid/tid, time, cpu/res, identifier */
+#define SIDE_TRAILER (4 * 8)
+#define MAX_RANGE (1u << 16) /* pages per FD_ACCESS/READAHEAD event expanded at most */
+/* x86 page fault error code (arch/x86/include/asm/trap_pf.h) */
+#define X86_PF_WRITE 0x02u
+#define X86_PF_INSTR 0x10u
+
+/* A sample id (PERF_SAMPLE_IDENTIFIER) and the evsel kind it belongs to. */
+struct idmap {
+	uint64_t id;
+	int kind; /* enum rec_kind; RK_TP_BASE + rec_tp */
+};
+
+/* A recording's perf events: its maps, the evlist, each evsel's kind, the ids. */
+struct perf_state {
+	struct perf_cpu_map *cpus;
+	struct perf_thread_map *threads;
+	struct perf_evlist *evlist;
+	struct perf_evsel *evsel[2 + RTP_NR + REC_HW_MAX];
+	int kind[2 + RTP_NR + REC_HW_MAX];
+	int nevsel;
+	struct idmap *ids;
+	int nids;
+};
+
+/* CLOCK_MONOTONIC ns t as trace time: since the start of the recording. */
+static inline uint64_t rel_time(const struct rec *r, uint64_t t)
+{
+	return t > r->t0 ? t - r->t0 : 0;
+}
+
+/* perf.c */
+struct perf_event_attr;
+union perf_event;
+/* The attr every evsel starts from: each event a sample with its id and the loss count,
+ * disabled (until enabled, or exec), inherited for a command or pids, CLOCK_MONOTONIC. */
+void rec_perf_base_attr(struct perf_event_attr *a, const struct mr_record_opts *o);
+/* Build the evlist for the sources asked for (tracepoints when with_tp) and open and map
+ * it: 0, or -errno with *step naming the call that failed. */
+int rec_perf_open(struct rec *r, struct perf_state *ps, int with_tp, const char **step);
+/* After rec_perf_open() failed with *feature on: the same without it, see perf.c. */
+int rec_perf_open_without(struct rec *r, struct perf_state *ps, int with_tp,
+			  const char **step, int *feature);
+/* Fill ps->ids (id -> evsel kind): 0 or -ENOMEM. */
+int rec_perf_read_ids(struct perf_state *ps);
+/* The enum rec_kind of a sample's id; -1 when unknown. */
+int rec_perf_kind(const struct perf_state *ps, uint64_t id);
+/* Kernel-side tracepoint filters; non-zero when the required memcg one failed (why). */
+int rec_perf_apply_filters(struct rec *r, struct perf_state *ps, char *why, size_t cap);
+/* Read every ring and decode what is old enough, merged by time (final: everything).
+ * ids: MAX_RANGE page ids of scratch. Returns 0 or the first decoder / writer error. */
+int rec_perf_drain(struct rec *r, struct perf_state *ps, uint32_t *ids, int final);
+/* Samples lost (PERF_FORMAT_LOST) on one ring, and of one evsel on every ring. */
+uint64_t rec_perf_ring_lost(struct perf_state *ps, int ring);
+uint64_t rec_perf_evsel_lost(struct perf_state *ps, int e);
+
+/* cgroup.c: --cgroup PATH. Where the filter runs (r->cg_kernel, cg_fd, cg_how): 0, or
+ * MR_EINVAL when PATH is no directory of a mounted cgroup hierarchy (err says why). */
+int rec_cgroup_set(struct rec *r, const char *path, struct mr_error *err);
+/* Is tid in the cgroup (always 1 without --cgroup)? A forked child gets its parent's
+ * answer. A record of stream t (enum rec_tp, -1 for faults and side band) from tid: in
+ * scope by construction when the kernel scopes that stream, else rec_in_scope(). */
+int rec_in_scope(struct rec *r, int32_t tid);
+void rec_scope_inherit(struct rec *r, int32_t parent, int32_t child);
+int rec_stream_in_scope(struct rec *r, int t, int32_t tid);
+
+/* decode.c: one record of ring, in time order; ids as for rec_perf_drain(). */
+int rec_process(struct rec *r, struct perf_state *ps, int ring, const union perf_event *e,
+		uint32_t *ids);
+/* Emit the kernel refault label waiting on ring, if any. */
+int rec_flush_refault(struct rec *r, int ring);
+/* Count the anon refault labels task collected and no major fault claimed; drop them. */
+void rec_drop_swapin(struct rec *r, uint32_t task);
+
+/* sources.c: the state of every source (r->st->src), from what the setup found; turns
+ * the optional decoders on (refault_on, pf_user_on, young_on). */
+void rec_sources_state(struct rec *r);
+
+/* meta.c: the metadata known once the events are open and the sources' states are set
+ * (rec_meta_start()), and the counters and source states at the end (rec_meta_end()). */
+void rec_meta_start(struct rec *r);
+void rec_meta_end(struct rec *r, struct perf_state *ps);
+/* The number on the first line of a file: 0, or -errno (-EIO when empty). */
+int rec_read_int_file(const char *path, long *v);
+
 /* ids.c */
 uint32_t rec_task_get(struct rec *r, int32_t pid, int32_t tid, uint64_t t);
+void rec_task_put(struct rec *r, uint32_t id);
 uint32_t rec_mm_new(struct rec *r, int32_t tgid, uint32_t copy_from);
 /* Move task to mm (exec); the old mm's ntasks drops. Returns the old mm. */
 uint32_t rec_task_set_mm(struct rec *r, uint32_t task, uint32_t mm);
@@ -304,7 +447,6 @@ int rec_btf_enum_file(const char *path, const char *enum_name, const char *const
 int rec_young_scan(struct rec *r, uint64_t t);
 void rec_numa_sample(struct rec *r);
 /* hwsample.c */
-struct perf_event_attr;
 /* Default period of hardware events (--hw-period 0). */
 #define REC_HW_DEFAULT_PERIOD 100003
 /*

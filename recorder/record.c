@@ -1,37 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * record.c - mr_record_run(): open the perf sources through libperf (one ring per CPU,
- * every event of a CPU redirected into that CPU's ring, so a ring is one time-ordered
- * stream), drain the rings into the store writer, run the periodic scanners, and write
- * the metadata a replay depends on.
+ * record.c - mr_record_run(): one recording as a list of steps, each below. Until the
+ * store exists a failure returns at once; from there on it ends in clean_up().
  *
- *   evsel 0  page-faults (minor)  + side band: MMAP2 (data too), COMM, FORK, EXIT
- *   evsel 1  page-faults (major)
- *   evsel 2+ the tracepoints of tp_names[] that this kernel has: filemap / readahead,
- *            memcg:mod_memcg_lruvec_state (kernel refault labels, filtered in the kernel
- *            to the WORKINGSET_* items), syscalls:sys_enter_munmap and mmap:exit_mmap
- *            (UNMAP / FREE), exceptions:page_fault_user (filtered to write and
- *            instruction-fetch faults: the W / X bits of FAULT events)
- *   then     the hardware sampling events of hwsample.c that open here (--sources
- *            hwsample): IP|TID|TIME|ADDR|CPU|DATA_SRC, user-space data addresses become
- *            ACCESS events with source hwsample (on_hwsample())
- *
- * Every evsel uses PERF_SAMPLE_IDENTIFIER (the id says which evsel a sample came from,
- * also for inherited children) and PERF_FORMAT_ID|PERF_FORMAT_LOST (exact loss per ring).
- * Times are CLOCK_MONOTONIC (use_clockid) minus the start time.
+ *   check_opts()         validate the options, fill in the defaults
+ *   init_rec()           the --cgroup filter (cgroup.c), page size, anonymisation key
+ *   read_tracepoints()   tracefs: ids and formats of the tracepoints asked for (tp.c)
+ *   probe_hw()           which hardware sampling events open here (hwsample.c)
+ *   create_store()       the trace store and its writer
+ *   set_targets()        every CPU, and the command, the pids' threads or every task
+ *   open_events()        the perf events and rings (perf.c), without what fails with
+ *                        the rest
+ *   add_streams()        a stream per ring, one for the young-bit scans
+ *   rec_sources_state()  each source on, or off with the reason (sources.c)
+ *   rec_meta_start()     the metadata known at the start (meta.c)
+ *   snapshot()           the maps of the processes that exist already
+ *   start()              exec the command, or enable the events
+ *   record_loop()        drain the rings into the decoders (decode.c), scan, until the end
+ *   finish()             the last drain, the loss per ring, the closing metadata, commit
+ *   clean_up()           stop the command, free, the stats that come last
  */
 #define _GNU_SOURCE
 /* libperf's tree header first: its struct perf_event_attr is the size libperf copies. */
 #include <linux/perf_event.h>
 #include <perf/core.h>
 #include <perf/cpumap.h>
-#include <perf/event.h>
 #include <perf/evlist.h>
-#include <perf/evsel.h>
-#include <perf/mmap.h>
 #include <perf/threadmap.h>
-
-#include <numa.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -44,197 +39,25 @@
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "mr_util.h"
+#include "libperf_compat.h"
 #include "rec_int.h"
 
-_Static_assert(sizeof(struct perf_event_attr) >= PERF_ATTR_SIZE_VER8,
-	       "struct perf_event_attr older than libperf's");
-
-#define DEFAULT_RING_PAGES 2048 /* 8 MiB per CPU: 2 MiB lost ~7% of a 1 GiB touch here */
 #define POLL_MS 50
-#define SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
-		     PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU)
-/* id, ip, pid/tid, time, addr, cpu/res */
-#define SAMPLE_FIXED (6 * 8)
-/* hardware events: the same, then data_src (its mem_op says load or store) */
-#define HW_SAMPLE_TYPE (SAMPLE_TYPE | PERF_SAMPLE_DATA_SRC)
-#define HW_SAMPLE_FIXED (SAMPLE_FIXED + 8)
-/* sample_id_all trailer: pid/tid, time, cpu/res, identifier */
-#define SIDE_TRAILER (4 * 8)
-#define MAX_RANGE (1u << 16)
-/* Records this much older than a drain are all in the rings already (the kernel writes a
- * record microseconds after its timestamp); newer ones wait for the next drain. */
-#define MERGE_SLACK_NS 20000000ull /* pages per FD_ACCESS/READAHEAD event expanded at most */
-
-void rec_task_put(struct rec *r, uint32_t id);
-/* libperf (6.12) allocates sample ids for PERF_FORMAT_ID in perf_evlist__mmap() but
- * frees them only here, which its evlist/evsel delete do not call. */
-void perf_evsel__free_id(struct perf_evsel *evsel);
-/* libperf: PERF_EVENT_IOC_SET_FILTER on every fd of evsel (exported, not in its headers). */
-int perf_evsel__apply_filter(struct perf_evsel *evsel, const char *filter);
-
-#define TPF_FILE (TPF_INO | TPF_INDEX | TPF_DEV)
-/* x86 page fault error code (arch/x86/include/asm/trap_pf.h) */
-#define X86_PF_WRITE 0x02u
-#define X86_PF_INSTR 0x10u
-#define PFE_PENDING 0x80000000u /* rec_task.pf_err: a page_fault_user waits for its fault */
-
-/*
- * The tracepoints. cpu_wide: under --cgroup this one stays CPU-wide even when the kernel
- * can scope events to the cgroup (PERF_FLAG_PID_CGROUP matches the task running on the
- * CPU when the event fires, so it is right only for events that fire in the context of
- * the task they are about). Per stream, from where the kernel fires it (mm/, 6.12):
- *
- *   faults, MMAP2/COMM/FORK/EXIT     the faulting / mapping / forking / exiting task
- *   mm_filemap_add_to_page_cache     __filemap_add_folio(): the task that reads, faults or
- *                                    reads ahead (readahead is submitted synchronously by
- *                                    that task); the insert is charged to its memcg
- *   mm_filemap_get_pages             filemap_read() of the reading task
- *   page_cache_sync_ra / _async_ra   the reading or faulting task
- *   mod_memcg_lruvec_state           WORKINGSET_REFAULT/ACTIVATE/RESTORE_* change only in
- *     (WORKINGSET_* items only)      mm/workingset.c:workingset_refault(), called from
- *                                    filemap_add_folio() and the swap-in paths of the task
- *                                    that brings the page back (vmscan only reads them);
- *                                    on_memcg() pairs them with that task's insert
- *                                    (file) or its major fault (anon: claim_swapin())
- *   sys_enter_munmap                 the calling task
- *   exit_mmap                        the task dropping the last mm reference: the exiting
- *                                    task (still in its cgroup: cgroup_exit() comes after
- *                                    exit_mm()) or an exec; a /proc reader holding the last
- *                                    reference is missed either way (on_mm_tracepoint()
- *                                    attributes it to the firing task)
- *   page_fault_user                  the faulting task
- *   mm_filemap_delete_from_page_cache  CPU-WIDE: eviction runs in kswapd, in whichever
- *                                    task does direct reclaim, in a memory.reclaim writer,
- *                                    in a DAMON kdamond (this platform's reclaim), and
- *                                    truncation in whoever truncates. on_tracepoint()
- *                                    keeps a deletion when the deleting task is in the
- *                                    cgroup or when the trace knows a page of the folio.
- */
-static const struct {
-	const char *sys, *name;
-	unsigned int source, need;
-	int cpu_wide;
-} tp_names[RTP_NR] = {
-	[RTP_ADD] = { "filemap", "mm_filemap_add_to_page_cache", MR_RSRC_PAGECACHE, TPF_FILE },
-	[RTP_DELETE] = { "filemap", "mm_filemap_delete_from_page_cache", MR_RSRC_PAGECACHE,
-			 TPF_FILE, 1 },
-	[RTP_GET_PAGES] = { "filemap", "mm_filemap_get_pages", MR_RSRC_PAGECACHE, TPF_FILE },
-	[RTP_RA_SYNC] = { "readahead", "page_cache_sync_ra", MR_RSRC_READAHEAD, TPF_FILE },
-	[RTP_RA_ASYNC] = { "readahead", "page_cache_async_ra", MR_RSRC_READAHEAD, TPF_FILE },
-	[RTP_MEMCG] = { "memcg", "mod_memcg_lruvec_state", MR_RSRC_REFAULT,
-			TPF_ITEM | TPF_VAL },
-	[RTP_MUNMAP] = { "syscalls", "sys_enter_munmap", MR_RSRC_MMAP, TPF_ADDR | TPF_LEN },
-	[RTP_EXIT_MMAP] = { "mmap", "exit_mmap", MR_RSRC_MMAP, 0 },
-	[RTP_PF_USER] = { "exceptions", "page_fault_user", MR_RSRC_FAULT_RW,
-			  TPF_ADDRESS | TPF_ERROR_CODE },
-};
 
 /* Whether any source asked for reads a tracepoint (then tracefs is needed). */
 static int tp_wanted(unsigned int sources)
 {
 	for (int t = 0; t < RTP_NR; t++)
-		if (sources & tp_names[t].source)
+		if (sources & rec_tp_names[t].source)
 			return 1;
 	return 0;
 }
 
-/* enum rec_ws order */
-static const char *const ws_names[RWS_NR] = {
-	"WORKINGSET_REFAULT_ANON", "WORKINGSET_REFAULT_FILE", "WORKINGSET_ACTIVATE_ANON",
-	"WORKINGSET_ACTIVATE_FILE", "WORKINGSET_RESTORE_ANON", "WORKINGSET_RESTORE_FILE",
-};
-
-struct idmap {
-	uint64_t id;
-	int kind; /* enum rec_kind; RK_TP_BASE + rec_tp */
-};
-
-struct perf_state {
-	struct perf_cpu_map *cpus;
-	struct perf_thread_map *threads;
-	struct perf_evlist *evlist;
-	struct perf_evsel *evsel[2 + RTP_NR + REC_HW_MAX];
-	int kind[2 + RTP_NR + REC_HW_MAX];
-	int nevsel;
-	struct idmap *ids;
-	int nids;
-};
-
 static int swallow(enum libperf_print_level level, const char *fmt, va_list ap)
 {
-	return 0;
-}
-
-static void src_set(struct mr_record_stats *st, const char *name, int on, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static void src_set(struct mr_record_stats *st, const char *name, int on, const char *fmt, ...)
-{
-	struct mr_record_source_state *s = NULL;
-	va_list ap;
-
-	for (int i = 0; i < st->nsrc; i++)
-		if (!strcmp(st->src[i].name, name))
-			s = &st->src[i];
-	if (!s) {
-		if (st->nsrc >= MR_RECORD_NSOURCES)
-			return;
-		s = &st->src[st->nsrc++];
-	}
-	s->name = name;
-	s->on = on;
-	s->why[0] = '\0';
-	if (fmt) {
-		int n;
-
-		va_start(ap, fmt);
-		n = vsnprintf(s->why, sizeof(s->why), fmt, ap);
-		va_end(ap);
-		/* MR_RECORD_WHY_MAX is sized for the longest reason (mr_recorder.h) */
-		MR_WARN_ON_ONCE(n < 0 || (size_t)n >= sizeof(s->why));
-	}
-}
-
-static void delete_evlist(struct perf_evlist *evlist)
-{
-	struct perf_evsel *e;
-
-	if (!evlist)
-		return;
-	perf_evlist__for_each_evsel(evlist, e)
-		perf_evsel__free_id(e);
-#ifdef MR_LIBPERF_EVSEL_DELETE_LEAKS_MAPS
-	struct perf_evsel *evsel;
-
-	perf_evlist__munmap(evlist);
-	perf_evlist__close(evlist);
-	perf_evlist__for_each_evsel(evlist, evsel) {
-		perf_cpu_map__put(perf_evsel__cpus(evsel));
-		perf_thread_map__put(perf_evsel__threads(evsel));
-	}
-#endif
-	perf_evlist__delete(evlist);
-}
-
-static int read_int_file(const char *path, long *v)
-{
-	char buf[64];
-	FILE *f = fopen(path, "re");
-
-	if (!f)
-		return -errno;
-	if (!fgets(buf, sizeof(buf), f)) {
-		fclose(f);
-		return -EIO;
-	}
-	fclose(f);
-	*v = strtol(buf, NULL, 10);
 	return 0;
 }
 
@@ -243,1399 +66,13 @@ static int perm_error(struct mr_error *err, int e, const char *what)
 {
 	long paranoid = 99;
 
-	read_int_file("/proc/sys/kernel/perf_event_paranoid", &paranoid);
+	rec_read_int_file("/proc/sys/kernel/perf_event_paranoid", &paranoid);
 	return mr_error_set(err, MR_EPERM,
 			    "%s: %s; perf_event_paranoid is %ld and this process is %s; "
 			    "fix: run as root (or with CAP_PERFMON + CAP_SYS_PTRACE), or "
 			    "sysctl kernel.perf_event_paranoid=-1", what, strerror(e), paranoid,
 			    geteuid() == 0 ? "root (a seccomp filter or LSM denies perf)" :
 					     "not root");
-}
-
-static void base_attr(struct perf_event_attr *a, const struct mr_record_opts *o)
-{
-	memset(a, 0, sizeof(*a));
-	a->size = sizeof(*a);
-	a->sample_period = 1;
-	a->sample_type = SAMPLE_TYPE;
-	a->read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
-	a->disabled = 1;
-	a->inherit = o->target != MR_TARGET_SYSTEM && o->target != MR_TARGET_CGROUP;
-	a->enable_on_exec = o->target == MR_TARGET_COMMAND;
-	a->sample_id_all = 1;
-	a->use_clockid = 1;
-	a->clockid = CLOCK_MONOTONIC;
-	a->watermark = 1;
-}
-
-static int add_evsel(struct perf_state *ps, struct perf_event_attr *a, int kind)
-{
-	struct perf_evsel *e = perf_evsel__new(a);
-
-	if (!e)
-		return -ENOMEM;
-	perf_evlist__add(ps->evlist, e);
-	ps->evsel[ps->nevsel] = e;
-	ps->kind[ps->nevsel++] = kind;
-	return 0;
-}
-
-/* Build the evlist for the sources asked for and that exist; open and map it. */
-static int open_perf(struct rec *r, struct perf_state *ps, int with_tp, const char **step)
-{
-	const struct mr_record_opts *o = r->o;
-	unsigned int src = o->sources;
-	struct perf_event_attr a;
-	int rc, pages = o->ring_pages ? (int)o->ring_pages : DEFAULT_RING_PAGES;
-
-	ps->evlist = perf_evlist__new();
-	if (!ps->evlist)
-		return -ENOMEM;
-	ps->nevsel = 0;
-
-	base_attr(&a, o);
-	a.wakeup_watermark = (uint32_t)(pages * r->psize / 2);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = (src & MR_RSRC_FAULTS) ? PERF_COUNT_SW_PAGE_FAULTS_MIN : PERF_COUNT_SW_DUMMY;
-	if (src & MR_RSRC_MMAP) {
-		a.mmap = 1;
-		a.mmap2 = 1;
-		a.mmap_data = 1;
-		a.comm = 1;
-		a.comm_exec = 1;
-		a.task = 1;
-	}
-	if ((rc = add_evsel(ps, &a, RK_FAULT_MIN)))
-		return rc;
-	if (src & MR_RSRC_FAULTS) {
-		base_attr(&a, o);
-		a.wakeup_watermark = (uint32_t)(pages * r->psize / 2);
-		a.type = PERF_TYPE_SOFTWARE;
-		a.config = PERF_COUNT_SW_PAGE_FAULTS_MAJ;
-		if ((rc = add_evsel(ps, &a, RK_FAULT_MAJ)))
-			return rc;
-	}
-	for (int t = 0; with_tp && t < RTP_NR; t++) {
-		if (!r->tp[t].present || !(src & tp_names[t].source))
-			continue;
-		base_attr(&a, o);
-		a.wakeup_watermark = (uint32_t)(pages * r->psize / 2);
-		a.type = PERF_TYPE_TRACEPOINT;
-		a.config = r->tp[t].id;
-		a.sample_type |= PERF_SAMPLE_RAW;
-		if ((rc = add_evsel(ps, &a, RK_TP_BASE + t)))
-			return rc;
-	}
-	/* hardware samples are taken in the context of the task that ran the access: scoped
-	 * like the faults (cgroup included) */
-	for (int i = 0; r->hw_on && i < r->hw.n; i++) {
-		if (!r->hw.ev[i].opened)
-			continue;
-		base_attr(&a, o);
-		a.wakeup_watermark = (uint32_t)(pages * r->psize / 2);
-		a.sample_type = HW_SAMPLE_TYPE;
-		rec_hw_attr(&r->hw.ev[i], &a);
-		if ((rc = add_evsel(ps, &a, RK_HW_BASE + i)))
-			return rc;
-	}
-#ifdef MR_LIBPERF_CGROUP_FD
-	/* --cgroup in the kernel: every stream but the CPU-wide ones (tp_names[]) */
-	for (int e = 0; r->cg_kernel && e < ps->nevsel; e++)
-		if (ps->kind[e] < RK_TP_BASE || ps->kind[e] >= RK_HW_BASE ||
-		    !tp_names[ps->kind[e] - RK_TP_BASE].cpu_wide)
-			perf_evsel__set_cgroup_fd(ps->evsel[e], r->cg_fd);
-#endif
-	perf_evlist__set_maps(ps->evlist, ps->cpus, ps->threads);
-	rc = perf_evlist__open(ps->evlist);
-	if (rc < 0) {
-		*step = "perf_evlist__open";
-		return rc;
-	}
-	errno = 0;
-	rc = perf_evlist__mmap(ps->evlist, pages);
-	if (rc < 0) {
-		*step = "perf_evlist__mmap";
-		return rc == -1 ? (errno ? -errno : -EPERM) : rc;
-	}
-	return 0;
-}
-
-/*
- * open_perf() failed with a feature on (*feature = 1): try again without it. Returns 0 when
- * that opens (the feature stays off); else the feature is put back on and the events are
- * opened once more, so that the error and the state are those of the feature on.
- */
-static int open_perf_without(struct rec *r, struct perf_state *ps, int with_tp,
-			     const char **step, int *feature)
-{
-	delete_evlist(ps->evlist);
-	ps->evlist = NULL;
-	*feature = 0;
-	if (open_perf(r, ps, with_tp, step) == 0)
-		return 0;
-	delete_evlist(ps->evlist);
-	ps->evlist = NULL;
-	*feature = 1;
-	return open_perf(r, ps, with_tp, step);
-}
-
-/* id -> evsel kind for every (evsel, cpu, thread). */
-static int read_ids(struct perf_state *ps)
-{
-	int ncpu = perf_cpu_map__nr(ps->cpus), nthr = perf_thread_map__nr(ps->threads);
-
-	ps->ids = calloc((size_t)ps->nevsel * ncpu * nthr, sizeof(*ps->ids));
-	if (!ps->ids)
-		return -ENOMEM;
-	for (int e = 0; e < ps->nevsel; e++)
-		for (int c = 0; c < ncpu; c++)
-			for (int t = 0; t < nthr; t++) {
-				struct perf_counts_values cv = { 0 };
-
-				if (perf_evsel__read(ps->evsel[e], c, t, &cv) == 0) {
-					ps->ids[ps->nids].id = cv.id;
-					ps->ids[ps->nids++].kind = ps->kind[e];
-				}
-			}
-	return 0;
-}
-
-static int kind_of(const struct perf_state *ps, uint64_t id)
-{
-	for (int i = 0; i < ps->nids; i++)
-		if (ps->ids[i].id == id)
-			return ps->ids[i].kind;
-	return -1;
-}
-
-static uint64_t rel_time(const struct rec *r, uint64_t t)
-{
-	return t > r->t0 ? t - r->t0 : 0;
-}
-
-static void mark_exec(struct rec *r, uint32_t page)
-{
-	if (page != MR_PAGE_NONE && !r->pages[page].exec) {
-		r->pages[page].exec = 1;
-		mr_writer_add_page(r->w, &r->pages[page]);
-	}
-}
-
-/* Path of tid's cgroup in the hierarchy of r->cg_want; "" when unknown. */
-static void tid_cgroup(const struct rec *r, int32_t tid, char *buf, size_t cap)
-{
-	char path[64], line[1024];
-	size_t nf = strlen(r->cg_field);
-	FILE *f;
-
-	buf[0] = '\0';
-	snprintf(path, sizeof(path), "/proc/%d/cgroup", tid);
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		/* "ID:CONTROLLERS:PATH"; v2 is "0::PATH" */
-		char *a = strchr(line, ':'), *b = a ? strchr(a + 1, ':') : NULL;
-
-		line[strcspn(line, "\n")] = '\0';
-		if (!b)
-			continue;
-		if (r->cg_v1 ? (size_t)(b - a - 1) == nf && !strncmp(a + 1, r->cg_field, nf) :
-			       !strncmp(line, "0::", 3)) {
-			snprintf(buf, cap, "%s", b + 1);
-			break;
-		}
-	}
-	fclose(f);
-}
-
-/*
- * --cgroup: is tid in the cgroup (or a descendant)? Decided once per tid from
- * /proc/TID/cgroup (a task that is gone before it is looked at counts as outside; a
- * forked child inherits its parent's answer). Always 1 without --cgroup.
- */
-static int in_scope(struct rec *r, int32_t tid)
-{
-	struct rec_hent *h;
-	char cg[1024];
-	size_t n;
-	int found;
-
-	if (!r->cg_want[0])
-		return 1;
-	h = rec_htab_slot(&r->scope_ix, (uint64_t)(uint32_t)tid, 0, &found);
-	if (!h)
-		return 0;
-	if (found)
-		return h->val == 1;
-	tid_cgroup(r, tid, cg, sizeof(cg));
-	n = strlen(r->cg_want);
-	h->val = cg[0] && !strncmp(cg, r->cg_want, n) &&
-		 (cg[n] == '\0' || cg[n] == '/' || !strcmp(r->cg_want, "/")) ? 1 : 2;
-	return h->val == 1;
-}
-
-static void scope_inherit(struct rec *r, int32_t parent, int32_t child)
-{
-	struct rec_hent *h;
-	int found;
-
-	if (!r->cg_want[0])
-		return;
-	h = rec_htab_slot(&r->scope_ix, (uint64_t)(uint32_t)child, 0, &found);
-	if (h)
-		h->val = in_scope(r, parent) ? 1 : 2;
-}
-
-/*
- * The cgroup mount holding real (the longest mount point that is a prefix): its mount
- * point, root (not "/" inside a cgroup namespace or a bind mount), whether it is cgroup2,
- * and its super options (v1: the controllers). Returns 0 or -ENOENT.
- */
-static int cgroup_mount(const char *real, char *mnt, size_t mcap, char *root, size_t rcap,
-			int *v2, char *opts, size_t ocap)
-{
-	char line[4096];
-	size_t best = 0;
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-
-	if (!f)
-		return -ENOENT;
-	while (fgets(line, sizeof(line), f)) {
-		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS [OPTIONAL...] - FSTYPE SOURCE SUPER */
-		char r_[1024], m_[1024], fs[32], so[1024];
-		char *dash = strstr(line, " - ");
-		size_t n;
-
-		if (!dash || sscanf(line, "%*s %*s %*s %1023s %1023s", r_, m_) != 2 ||
-		    sscanf(dash + 3, "%31s %*s %1023s", fs, so) != 2 ||
-		    (strcmp(fs, "cgroup") && strcmp(fs, "cgroup2")))
-			continue;
-		n = strlen(m_);
-		if (n < best || strncmp(real, m_, n) || (real[n] && real[n] != '/'))
-			continue;
-		best = n;
-		snprintf(mnt, mcap, "%s", m_);
-		snprintf(root, rcap, "%s", r_);
-		snprintf(opts, ocap, "%s", so);
-		*v2 = !strcmp(fs, "cgroup2");
-	}
-	fclose(f);
-	return best ? 0 : -ENOENT;
-}
-
-/* /proc/cgroups: the hierarchy of controller name (0 = cgroup2) and whether it is
- * enabled; -1 when the kernel has no such controller. */
-static int cgroup_hierarchy(const char *name, int *enabled)
-{
-	char line[256], nm[64];
-	int h, e, found = -1;
-	FILE *f = fopen("/proc/cgroups", "re");
-
-	*enabled = 0;
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%63s %d %*d %d", nm, &h, &e) == 3 && !strcmp(nm, name)) {
-			found = h;
-			*enabled = e;
-		}
-	fclose(f);
-	return found;
-}
-
-/* v1 super options ("rw,cpu,cpuacct,xattr") -> the controllers field of
- * /proc/PID/cgroup ("cpu,cpuacct"): the known controllers and name=, in order. */
-static void v1_field(const char *opts, char *field, size_t cap)
-{
-	char buf[1024], *tok, *save = NULL;
-	size_t n = 0;
-	int en;
-
-	field[0] = '\0';
-	snprintf(buf, sizeof(buf), "%s", opts);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-		if ((!strncmp(tok, "name=", 5) || cgroup_hierarchy(tok, &en) > 0) && n < cap)
-			n += (size_t)snprintf(field + n, cap - n, "%s%s", n ? "," : "", tok);
-}
-
-/*
- * --cgroup PATH: a directory of a mounted cgroup hierarchy (v1 or v2). Decides where the
- * filter runs. perf_event_open(PERF_FLAG_PID_CGROUP) takes a directory of the hierarchy
- * the perf_event controller is attached to: cgroup2 when /proc/cgroups says hierarchy 0,
- * else the v1 mount with perf_event among its controllers. Anything else (the v1 memory
- * hierarchy on hosts like this one) is filtered in user space: every CPU's events come
- * in and on_*() keep those of tasks whose /proc/TID/cgroup lies under PATH. r->cg_how
- * says which and why.
- */
-static int set_cgroup(struct rec *r, const char *path, struct mr_error *err)
-{
-	char real[4096], mnt[1024], root[1024], opts[1024], why[160] = "";
-	int v2 = 0, en = 0, pe;
-	struct stat sb;
-	size_t n;
-
-	r->cg_fd = -1;
-	errno = 0;
-	if (!path || !realpath(path, real) || stat(real, &sb) || !S_ISDIR(sb.st_mode))
-		return mr_error_set(err, MR_EINVAL, "--cgroup %s: not a directory%s%s",
-				    path ? path : "(null)", errno ? ": " : "",
-				    errno ? strerror(errno) : "");
-	if (cgroup_mount(real, mnt, sizeof(mnt), root, sizeof(root), &v2, opts, sizeof(opts)))
-		return mr_error_set(err, MR_EINVAL, "--cgroup %s: not in a mounted cgroup "
-				    "hierarchy (none in /proc/self/mountinfo holds it); fix: give "
-				    "a cgroup's directory, e.g. under /sys/fs/cgroup", path);
-	n = strlen(mnt);
-	if (strlen(root) + strlen(real + n) + 2 > sizeof(r->cg_want))
-		return mr_error_set(err, MR_EINVAL, "--cgroup %s: path longer than %zu bytes",
-				    path, sizeof(r->cg_want) - 2);
-	/* the path inside the hierarchy, as /proc/PID/cgroup shows it (length checked) */
-	strcpy(r->cg_want, strcmp(root, "/") ? root : "");
-	strcat(r->cg_want, real[n] ? real + n : (strcmp(root, "/") ? "" : "/"));
-	r->cg_v1 = !v2;
-	if (!v2) {
-		v1_field(opts, r->cg_field, sizeof(r->cg_field));
-		if (!r->cg_field[0])
-			return mr_error_set(err, MR_EINVAL, "--cgroup %s: cannot tell which "
-					    "v1 hierarchy %s is (super options \"%s\")", path, mnt,
-					    opts);
-	}
-
-	pe = cgroup_hierarchy("perf_event", &en);
-	if (pe < 0 || !en)
-		snprintf(why, sizeof(why), "the perf_event cgroup controller is %s",
-			 pe < 0 ? "not in this kernel (CONFIG_CGROUP_PERF)" : "disabled");
-	else if (v2 && pe != 0)
-		snprintf(why, sizeof(why), "%.80s is cgroup2 but perf_event is on v1 hierarchy %d",
-			 mnt, pe);
-	else if (!v2 && !strstr(opts, "perf_event"))
-		snprintf(why, sizeof(why), "%.60s is v1 '%.40s'; perf_event is on %s", mnt,
-			 r->cg_field, pe ? "another v1 hierarchy" : "cgroup2");
-#ifndef MR_LIBPERF_CGROUP_FD
-	else
-		snprintf(why, sizeof(why), "libperf lacks perf_evsel__set_cgroup_fd() (its patch "
-			 "did not apply: see build/_deps/libperf/build.log)");
-#endif
-	if (!why[0]) {
-		r->cg_fd = open(real, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (r->cg_fd < 0)
-			snprintf(why, sizeof(why), "cannot open %.80s: %s", real, strerror(errno));
-	}
-	r->cg_kernel = !why[0];
-	if (r->cg_kernel) /* (cg_how[] holds the longest cg_want) */
-		snprintf(r->cg_how, sizeof(r->cg_how), "in the kernel (PERF_FLAG_PID_CGROUP, "
-			 "%s %s); page-cache deletions CPU-wide, kept for its tasks and known "
-			 "pages", v2 ? "cgroup2" : "v1 perf_event", r->cg_want);
-	else
-		snprintf(r->cg_how, sizeof(r->cg_how), "in user space (every task sampled): %s",
-			 why);
-	return 0;
-}
-
-/*
- * Is a record of this stream (enum rec_tp, or -1 for faults and side band) from tid
- * in scope? Streams scoped by the kernel are by construction; the others are asked
- * in_scope(). Always 1 without --cgroup.
- */
-static int stream_in_scope(struct rec *r, int t, int32_t tid)
-{
-	if (r->cg_kernel && (t < 0 || !tp_names[t].cpu_wide))
-		return 1;
-	return in_scope(r, tid);
-}
-
-/*
- * A page-cache deletion by a task outside the cgroup (kswapd, another cgroup's direct
- * reclaim, kdamond, a truncation): the cgroup's when the trace knows a page of the
- * folio (faulted, inserted or read by its tasks during the recording).
- */
-static int delete_is_ours(struct rec *r, uint64_t dev, uint64_t ino, uint64_t index,
-			  uint64_t n)
-{
-	uint32_t file = rec_file_find(r, dev, ino);
-
-	for (uint64_t i = 0; file && i < n; i++)
-		if (rec_page_find(r, MR_PAGE_FILE, file, index + i) != MR_PAGE_NONE)
-			return 1;
-	return 0;
-}
-
-/*
- * The page of user address addr in mm (VMA v, NULL when unknown): a page of the VMA's
- * file, else an anon page of mm (marked mapped: munmap / exit_mmap free it). A page of an
- * executable VMA is marked exec. Faults and hardware samples resolve alike.
- */
-static uint32_t addr_page(struct rec *r, uint32_t mm, const struct rec_vma *v, uint64_t addr)
-{
-	uint32_t page;
-
-	if (v && v->file && !(v->flags & MR_VMA_SHARED && !(v->flags & MR_VMA_FILE))) {
-		page = rec_page_get(r, MR_PAGE_FILE, v->file,
-				    v->pgoff + ((addr - v->start) >> r->pshift));
-	} else {
-		page = rec_page_get(r, MR_PAGE_ANON, mm, addr >> r->pshift);
-		if (page != MR_PAGE_NONE)
-			r->pflags[page] |= PF_ANON_MAPPED;
-	}
-	if (v && (v->flags & MR_VMA_EXEC))
-		mark_exec(r, page);
-	return page;
-}
-
-/*
- * The WORKINGSET_*_ANON labels a task collected (on_memcg()) that no major fault of it
- * claims: counted in the metadata only. Called when the task's next sample says its
- * labels were not those of a swap-in fault (a minor fault, a page-cache insert or read,
- * munmap, a fault entry, exec, exit) and at the end of the recording.
- */
-static void drop_swapin(struct rec *r, uint32_t task)
-{
-	struct rec_task *tk = &r->tasks[task];
-
-	r->rf_anon_unattached += tk->sw_pages;
-	tk->sw_labels = 0;
-	tk->sw_pages = 0;
-}
-
-/*
- * A major fault of a task that collected anon refault labels since its last sample: the
- * swap-in of that fault labelled them (mm/memory.c:do_swap_page() calls
- * workingset_refault() before mm_account_fault() samples PERF_COUNT_SW_PAGE_FAULTS_MAJ;
- * a swap-in that waited for its read ends as a retried fault, which is major too).
- * One label: the folio of the faulting page, REFAULT (KERNEL, + WORKINGSET when
- * RESTORE_ANON came with it) then ACTIVATE (KERNEL) for each of its pages, at the
- * fault's time, task and CPU (ev: the fault's ACCESS). An order-0 label sits on the
- * fault's page; a large folio (mTHP swap-in, SWP_SYNCHRONOUS_IO devices) on the
- * naturally aligned virtual range around it when that is private anon memory inside the
- * VMA (do_swap_page() maps it there), else it is counted only. Several labels: swap
- * readahead read neighbours too (swap_vma_readahead() / swap_cluster_readahead(), in
- * address or swap-slot order) and which label is the faulting page's is unknown, so
- * all are counted only.
- */
-static int claim_swapin(struct rec *r, int ring, const struct mr_event *ev, uint32_t mm,
-			const struct rec_vma *v, uint64_t addr)
-{
-	struct rec_task *tk = &r->tasks[ev->task];
-	uint32_t nr = tk->sw_nr, page = ev->page;
-	uint64_t base = 0;
-	int rc = 0;
-
-	if (tk->sw_labels > 1) {
-		r->rf_anon_readahead += tk->sw_pages;
-		goto out;
-	}
-	if (nr > 1) {
-		base = (addr >> r->pshift) & ~((uint64_t)nr - 1);
-		if ((nr & (nr - 1)) || !v || v->file || (v->flags & MR_VMA_SHARED) ||
-		    (base << r->pshift) < v->start || ((base + nr) << r->pshift) > v->end) {
-			r->rf_anon_unattached += tk->sw_pages;
-			goto out;
-		}
-	} else if (page == MR_PAGE_NONE) {
-		r->rf_anon_unattached += tk->sw_pages;
-		goto out;
-	}
-	for (int pass = 0; pass < 1 + tk->sw_activate && !rc; pass++)
-		for (uint32_t i = 0; i < nr && !rc; i++) {
-			struct mr_event e = {
-				.time = ev->time, .task = ev->task, .cpu = ev->cpu,
-				.kind = pass ? MR_EV_ACTIVATE : MR_EV_REFAULT,
-				.flags = pass ? MR_REFAULT_KERNEL : tk->sw_flags,
-				.page = nr > 1 ? rec_page_get(r, MR_PAGE_ANON, mm, base + i) : page,
-			};
-
-			if (e.page == MR_PAGE_NONE) {
-				r->rf_anon_unattached += !pass;
-				continue;
-			}
-			if (nr > 1)
-				r->pflags[e.page] |= PF_ANON_MAPPED;
-			r->rf_anon_attached += !pass;
-			rc = rec_emit(r, r->ring_stream[ring], &r->ring_last[ring], &e);
-		}
-out:
-	tk->sw_labels = 0;
-	tk->sw_pages = 0;
-	return rc;
-}
-
-static int on_fault(struct rec *r, int ring, const unsigned char *p, int major)
-{
-	uint64_t ip, time, addr;
-	uint32_t pid, tid, cpu, task, mm, page;
-	const struct rec_vma *v;
-	uint8_t rwx = MR_ACC_READ, fflags = major ? MR_FAULT_MAJOR : 0;
-	struct mr_event ev;
-	int rc;
-
-	memcpy(&ip, p + 8, 8);
-	memcpy(&pid, p + 16, 4);
-	memcpy(&tid, p + 20, 4);
-	memcpy(&time, p + 24, 8);
-	memcpy(&addr, p + 32, 8);
-	memcpy(&cpu, p + 40, 4);
-	if (!stream_in_scope(r, -1, (int32_t)tid))
-		return 0;
-	task = rec_task_get(r, (int32_t)pid, (int32_t)tid, rel_time(r, time));
-	mm = task ? r->tasks[task].mm : 0;
-	v = mm ? rec_vma_find(&r->mms[mm], addr) : NULL;
-	if (r->pf_user_on) {
-		/* exceptions:page_fault_user came first for a write or instruction fetch
-		 * (filtered in the kernel); none pending for this address: a read */
-		struct rec_task *tk = task ? &r->tasks[task] : NULL;
-
-		if (tk && (tk->pf_err & PFE_PENDING) &&
-		    (tk->pf_addr >> r->pshift) == (addr >> r->pshift)) {
-			r->pf_paired++;
-			if (tk->pf_err & X86_PF_INSTR) {
-				rwx = MR_ACC_EXEC;
-				fflags |= MR_ACC_EXEC;
-			} else if (tk->pf_err & X86_PF_WRITE) {
-				rwx = MR_ACC_WRITE;
-				fflags |= MR_ACC_WRITE;
-			}
-		}
-		if (tk)
-			tk->pf_err = 0;
-	} else if ((ip >> r->pshift) == (addr >> r->pshift)) {
-		rwx = MR_ACC_EXEC;
-		fflags |= MR_ACC_EXEC;
-	}
-	page = addr_page(r, mm, v, addr);
-	ev = (struct mr_event){ .time = rel_time(r, time), .kind = MR_EV_FAULT, .page = page,
-				.task = task, .cpu = (uint16_t)cpu, .flags = fflags,
-				.arg = r->o->anonymize ? rec_hash(r, addr) : addr };
-	rc = rec_emit(r, r->ring_stream[ring], &r->ring_last[ring], &ev);
-	if (rc)
-		return rc;
-	ev.kind = MR_EV_ACCESS;
-	ev.arg = 0;
-	ev.flags = MR_ACC_FLAGS(rwx, MR_SRC_FAULT);
-	rc = rec_emit(r, r->ring_stream[ring], &r->ring_last[ring], &ev);
-	if (rc || !task || !r->tasks[task].sw_labels)
-		return rc;
-	if (!major) {
-		drop_swapin(r, task);
-		return 0;
-	}
-	return claim_swapin(r, ring, &ev, mm, v, addr);
-}
-
-/*
- * A hardware sample (hwsample.c event i): an ACCESS with source hwsample on the page of
- * its data address, R / W / X from its data_src (else from the event's name). Samples
- * without a data address (an IBS op that was no load or store, an event that has none)
- * or with a kernel one (IBS cannot exclude the kernel) are counted and dropped.
- */
-static int on_hwsample(struct rec *r, int ring, int i, const unsigned char *p, uint32_t len)
-{
-	struct rec_hw_event *he = &r->hw.ev[i];
-	uint64_t time, addr, data_src;
-	uint32_t pid, tid, cpu, task, mm, page;
-	struct mr_event ev;
-
-	if (len < HW_SAMPLE_FIXED)
-		return 0;
-	memcpy(&pid, p + 16, 4);
-	memcpy(&tid, p + 20, 4);
-	memcpy(&time, p + 24, 8);
-	memcpy(&addr, p + 32, 8);
-	memcpy(&cpu, p + 40, 4);
-	memcpy(&data_src, p + SAMPLE_FIXED, 8);
-	if (!stream_in_scope(r, -1, (int32_t)tid))
-		return 0;
-	he->samples++;
-	if (addr < (uint64_t)r->psize) { /* 0: none (and page 0 is never mapped) */
-		he->no_addr++;
-		return 0;
-	}
-	if ((int64_t)addr < 0) { /* x86-64, arm64: the kernel is the upper half */
-		he->kernel_addr++;
-		return 0;
-	}
-	task = rec_task_get(r, (int32_t)pid, (int32_t)tid, rel_time(r, time));
-	mm = task ? r->tasks[task].mm : 0;
-	page = addr_page(r, mm, mm ? rec_vma_find(&r->mms[mm], addr) : NULL, addr);
-	he->accesses++;
-	ev = (struct mr_event){ .time = rel_time(r, time), .kind = MR_EV_ACCESS, .page = page,
-				.task = task, .cpu = (uint16_t)cpu,
-				.flags = MR_ACC_FLAGS(rec_hw_rwx(he, data_src), MR_SRC_HWSAMPLE) };
-	return rec_emit(r, r->ring_stream[ring], &r->ring_last[ring], &ev);
-}
-
-/* Pages [index, index + n) of file, created in order so new ranges get consecutive ids. */
-static void file_pages(struct rec *r, uint32_t file, uint64_t index, uint32_t n, uint32_t *ids)
-{
-	for (uint32_t i = 0; i < n; i++)
-		ids[i] = rec_page_get(r, MR_PAGE_FILE, file, index + i);
-}
-
-/*
- * Emit kind over pages ids[0..n): one event per run of consecutive page ids (the event
- * model names a range by its first page). PC_* carry the folio order only when the whole
- * folio is one run; otherwise each page is its own order-0 event.
- */
-static int emit_range(struct rec *r, int ring, struct mr_event *tmpl, const uint32_t *ids,
-		      uint32_t n, int order)
-{
-	int pc = tmpl->kind == MR_EV_PC_INSERT || tmpl->kind == MR_EV_PC_DELETE;
-	uint32_t i = 0;
-	int rc;
-
-	if (pc) {
-		int whole = n == (1u << order);
-
-		for (uint32_t k = 1; whole && k < n; k++)
-			whole = ids[k] == ids[0] + k;
-		for (i = 0; i < n; i += whole ? n : 1) {
-			struct mr_event ev = *tmpl;
-
-			ev.page = ids[i];
-			ev.flags = (uint8_t)((tmpl->flags & ~MR_PC_ORDER_MASK) |
-					     (whole ? (unsigned)order : 0));
-			if ((rc = rec_emit(r, r->ring_stream[ring], &r->ring_last[ring], &ev)))
-				return rc;
-		}
-		return 0;
-	}
-	while (i < n) {
-		uint32_t j = i + 1;
-		struct mr_event ev = *tmpl;
-
-		while (j < n && ids[j] == ids[i] + (j - i))
-			j++;
-		ev.page = ids[i];
-		ev.size = j - i;
-		if ((rc = rec_emit(r, r->ring_stream[ring], &r->ring_last[ring], &ev)))
-			return rc;
-		i = j;
-	}
-	return 0;
-}
-
-/*
- * Emit the kernel refault label waiting on ring: REFAULT (KERNEL | FILE, + WORKINGSET when
- * WORKINGSET_RESTORE_FILE came with it) for each page of the folio, then, when
- * WORKINGSET_ACTIVATE_FILE came with it, ACTIVATE (flags KERNEL) for each page.
- */
-static int flush_refault(struct rec *r, int ring)
-{
-	struct rec_ring_state *q = &r->rs[ring];
-	int rc = 0;
-
-	if (!q->rf_pending)
-		return 0;
-	q->rf_pending = 0;
-	for (int pass = 0; pass < 1 + q->rf_activate && !rc; pass++)
-		for (uint32_t i = 0; i < q->rf_nr && !rc; i++) {
-			struct mr_event ev = {
-				.time = q->rf_time, .task = q->rf_task, .cpu = q->rf_cpu,
-				.kind = pass ? MR_EV_ACTIVATE : MR_EV_REFAULT,
-				.flags = (uint8_t)(pass ? MR_REFAULT_KERNEL : q->rf_flags),
-				.page = rec_page_get(r, MR_PAGE_FILE, q->rf_file, q->rf_index + i),
-			};
-
-			if (ev.page == MR_PAGE_NONE)
-				continue;
-			r->rf_pages += !pass;
-			rc = rec_emit(r, r->ring_stream[ring], &r->ring_last[ring], &ev);
-		}
-	return rc;
-}
-
-/*
- * memcg:mod_memcg_lruvec_state, WORKINGSET_* items only (kernel filter). mm/workingset.c:
- * workingset_refault() adds REFAULT_<type>, then ACTIVATE_<type> when the refault distance
- * says recent, then RESTORE_<type> when the folio was in the workingset before eviction,
- * each with nr = folio pages. A file label comes right after filemap_add_folio()
- * inserted the folio on this CPU in this task and attaches to the last PC_INSERT of this
- * ring when its task and size agree. An anon label (swap-in: the swap cache, or the
- * SWP_SYNCHRONOUS_IO path of do_swap_page(); shmem too, whose folios are not on the file
- * LRU) comes before the fault sample that ends the swap-in, possibly on another CPU (the
- * task sleeps on the read): it waits in the task until claim_swapin() or drop_swapin().
- */
-static int on_memcg(struct rec *r, int ring, uint32_t task, uint64_t time, uint16_t cpu,
-		    const unsigned char *raw, uint32_t rawlen)
-{
-	const struct tp_info *tp = &r->tp[RTP_MEMCG];
-	struct rec_ring_state *q = &r->rs[ring];
-	int64_t item = (int32_t)rec_tp_get(raw, rawlen, &tp->item);
-	int32_t val = (int32_t)rec_tp_get(raw, rawlen, &tp->val);
-	struct rec_task *tk = &r->tasks[task];
-	int k, rc;
-
-	for (k = 0; k < RWS_NR && r->ws_item[k] != item; k++)
-		;
-	if (k == RWS_NR || val <= 0)
-		return 0;
-	r->rf_labels++;
-	switch (k) {
-	case RWS_REFAULT_FILE:
-		if ((rc = flush_refault(r, ring)))
-			return rc;
-		if (!q->ins_valid || q->ins_task != task || q->ins_nr != (uint32_t)val) {
-			r->rf_unpaired++;
-			return 0;
-		}
-		q->ins_valid = 0;
-		q->rf_pending = 1;
-		q->rf_task = task;
-		q->rf_file = q->ins_file;
-		q->rf_index = q->ins_index;
-		q->rf_nr = (uint32_t)val;
-		q->rf_time = time;
-		q->rf_cpu = cpu;
-		q->rf_flags = MR_REFAULT_KERNEL | MR_REFAULT_FILE;
-		q->rf_activate = 0;
-		return 0;
-	case RWS_ACTIVATE_FILE:
-	case RWS_RESTORE_FILE:
-		if (!q->rf_pending || q->rf_task != task || q->rf_nr != (uint32_t)val) {
-			r->rf_unpaired++;
-			return 0;
-		}
-		if (k == RWS_ACTIVATE_FILE)
-			q->rf_activate = 1;
-		else
-			q->rf_flags |= MR_REFAULT_WORKINGSET;
-		return 0;
-	case RWS_REFAULT_ANON:
-		r->rf_anon_pages += (uint64_t)val;
-		tk->sw_labels++;
-		tk->sw_pages += (uint32_t)val;
-		tk->sw_nr = (uint32_t)val;
-		tk->sw_flags = MR_REFAULT_KERNEL;
-		tk->sw_activate = 0;
-		return flush_refault(r, ring);
-	case RWS_ACTIVATE_ANON:
-	case RWS_RESTORE_ANON:
-		if (!tk->sw_labels || tk->sw_nr != (uint32_t)val)
-			r->rf_unpaired++;
-		else if (k == RWS_ACTIVATE_ANON)
-			tk->sw_activate = 1;
-		else
-			tk->sw_flags |= MR_REFAULT_WORKINGSET;
-		return flush_refault(r, ring);
-	default:
-		return flush_refault(r, ring);
-	}
-}
-
-/* munmap, exit_mmap and page_fault_user samples (raw already bounds-checked). */
-static int on_mm_tracepoint(struct rec *r, int ring, int t, uint32_t task, uint64_t time,
-			    uint16_t cpu, const unsigned char *raw, uint32_t rawlen,
-			    uint32_t *ids)
-{
-	const struct tp_info *tp = &r->tp[t];
-	uint32_t mm = task ? r->tasks[task].mm : 0;
-	uint64_t addr, len, end;
-
-	switch (t) {
-	case RTP_PF_USER:
-		if (!task)
-			return 0;
-		r->tasks[task].pf_addr = rec_tp_get(raw, rawlen, &tp->address);
-		r->tasks[task].pf_err = (uint32_t)rec_tp_get(raw, rawlen, &tp->error_code) |
-					PFE_PENDING;
-		return 0;
-	case RTP_MUNMAP:
-		addr = rec_tp_get(raw, rawlen, &tp->addr);
-		len = rec_tp_get(raw, rawlen, &tp->len);
-		/* what mm/vma.c:do_vmi_munmap() rejects with EINVAL changes nothing */
-		if (!mm || !len || (addr & (uint64_t)(r->psize - 1)))
-			return 0;
-		end = addr + ((len + (uint64_t)r->psize - 1) & ~(uint64_t)(r->psize - 1));
-		if (end <= addr)
-			return 0;
-		r->munmaps++;
-		return rec_vma_remove(r, mm, addr, end, 0, time, r->ring_stream[ring],
-				      &r->ring_last[ring], task, cpu, ids, MAX_RANGE);
-	case RTP_EXIT_MMAP:
-		/* the last user of the mm drops it (exit, or exec replacing it) in its own
-		 * context, before its EXIT / COMM(exec) record: the task's mm here */
-		if (!mm || !r->mms[mm].alive)
-			return 0;
-		r->exit_mmaps++;
-		return rec_vma_remove(r, mm, 0, 0, 1, time, r->ring_stream[ring],
-				      &r->ring_last[ring], task, cpu, ids, MAX_RANGE);
-	default:
-		return 0;
-	}
-}
-
-static int on_tracepoint(struct rec *r, int ring, int t, const unsigned char *p, uint32_t len,
-			 uint32_t *ids)
-{
-	const struct tp_info *tp = &r->tp[t];
-	uint64_t time, ino, index, dev, n = 1;
-	uint32_t pid, tid, cpu, rawlen, file, task;
-	const unsigned char *raw;
-	struct mr_event ev = { .kind = MR_EV_PC_INSERT };
-	int order = 0, rc, ours;
-
-	if (len < SAMPLE_FIXED + 4)
-		return 0;
-	memcpy(&pid, p + 16, 4);
-	memcpy(&tid, p + 20, 4);
-	memcpy(&time, p + 24, 8);
-	memcpy(&cpu, p + 40, 4);
-	memcpy(&rawlen, p + SAMPLE_FIXED, 4);
-	if (SAMPLE_FIXED + 4 + (uint64_t)rawlen > len)
-		return 0;
-	raw = p + SAMPLE_FIXED + 4;
-	ours = stream_in_scope(r, t, (int32_t)tid);
-	if (!ours && t != RTP_DELETE)
-		return 0;
-	if (t >= RTP_MEMCG) {
-		task = (pid || tid) ? rec_task_get(r, (int32_t)pid, (int32_t)tid,
-						   rel_time(r, time)) : 0;
-		if (t == RTP_MEMCG)
-			return task ? on_memcg(r, ring, task, rel_time(r, time), (uint16_t)cpu,
-					       raw, rawlen) : 0;
-		if (task && r->tasks[task].sw_labels)
-			drop_swapin(r, task);
-		return on_mm_tracepoint(r, ring, t, task, rel_time(r, time), (uint16_t)cpu, raw,
-					rawlen, ids);
-	}
-	ino = rec_tp_get(raw, rawlen, &tp->ino);
-	index = rec_tp_get(raw, rawlen, &tp->index);
-	dev = rec_tp_get(raw, rawlen, &tp->dev);
-	/* kernel dev_t (MAJOR << 20 | MINOR) -> (major << 32 | minor), as in the maps */
-	dev = ((dev >> 20) << 32) | (dev & 0xfffff);
-	if (!ours) {
-		/* a deletion by a task outside --cgroup (see tp_names[]); no task */
-		order = (int)rec_tp_get(raw, rawlen, &tp->order);
-		if (!delete_is_ours(r, dev, ino, index, 1ull << (order > 12 ? 12 : order)))
-			return 0;
-	}
-	file = rec_file_get(r, dev, ino, NULL);
-	task = ours && (pid || tid) ? rec_task_get(r, (int32_t)pid, (int32_t)tid,
-						   rel_time(r, time)) : 0;
-	ev.time = rel_time(r, time);
-	ev.task = task;
-	ev.cpu = (uint16_t)cpu;
-	/* a task's insert or read ends any swap-in labels it had (deletions do not: the
-	 * direct reclaim of a charge during swap readahead deletes between labels) */
-	if (task && t != RTP_DELETE && r->tasks[task].sw_labels)
-		drop_swapin(r, task);
-
-	switch (t) {
-	case RTP_ADD:
-	case RTP_DELETE:
-		order = (int)rec_tp_get(raw, rawlen, &tp->order);
-		if (order > 12)
-			order = 12;
-		r->folio_orders |= 1u << order;
-		n = 1ull << order;
-		ev.kind = t == RTP_ADD ? MR_EV_PC_INSERT : MR_EV_PC_DELETE;
-		break;
-	case RTP_GET_PAGES:
-		n = rec_tp_get(raw, rawlen, &tp->last_index);
-		n = n >= index ? n - index + 1 : 1;
-		ev.kind = MR_EV_FD_ACCESS;
-		ev.flags = MR_ACC_READ;
-		break;
-	default: /* readahead */
-		n = rec_tp_get(raw, rawlen, &tp->size);
-		ev.kind = MR_EV_READAHEAD;
-		ev.arg = rec_tp_get(raw, rawlen, &tp->async_size);
-		ev.flags = t == RTP_RA_ASYNC ? MR_RA_ASYNC : 0;
-		break;
-	}
-	if (!n)
-		return 0;
-	if (n > MAX_RANGE)
-		n = MAX_RANGE;
-	file_pages(r, file, index, (uint32_t)n, ids);
-	if (ev.kind == MR_EV_PC_INSERT) {
-		struct rec_ring_state *q = &r->rs[ring];
-
-		/* what a WORKINGSET_REFAULT_FILE label that follows belongs to */
-		q->ins_valid = 1;
-		q->ins_task = task;
-		q->ins_file = file;
-		q->ins_index = index;
-		q->ins_nr = (uint32_t)n;
-		/* delete then add of the same (dev, ino, index): a refault candidate */
-		for (uint32_t i = 0; i < n; i++) {
-			if (ids[i] == MR_PAGE_NONE)
-				continue;
-			if (r->pflags[ids[i]] & PF_DELETED) {
-				struct mr_event rf = { .time = ev.time, .kind = MR_EV_REFAULT,
-						       .page = ids[i], .task = task, .cpu = ev.cpu,
-						       .flags = MR_REFAULT_FILE };
-
-				if ((rc = rec_emit(r, r->ring_stream[ring], &r->ring_last[ring],
-						   &rf)))
-					return rc;
-			}
-			r->pflags[ids[i]] = PF_CACHED;
-		}
-	} else if (ev.kind == MR_EV_PC_DELETE) {
-		for (uint32_t i = 0; i < n; i++)
-			if (ids[i] != MR_PAGE_NONE)
-				r->pflags[ids[i]] = PF_DELETED;
-	}
-	for (uint32_t i = 0; i < n; i++)
-		if (ids[i] == MR_PAGE_NONE)
-			return 0; /* out of memory for ids: drop the event */
-	return emit_range(r, ring, &ev, ids, (uint32_t)n, order);
-}
-
-static uint64_t side_time(const struct rec *r, const union perf_event *e)
-{
-	uint64_t t;
-
-	if (e->header.size < sizeof(e->header) + SIDE_TRAILER)
-		return 0;
-	memcpy(&t, (const char *)e + e->header.size - 24, 8);
-	return rel_time(r, t);
-}
-
-static uint32_t ring_stream_task(struct rec *r, uint32_t pid, uint32_t tid, uint64_t t)
-{
-	return rec_task_get(r, (int32_t)pid, (int32_t)tid, t);
-}
-
-/*
- * The end of an address space the recorder saw no exit_mmap for (its tracepoint is off,
- * or, as on 6.18, a task's own perf events are gone before exit_mm() drops the mm):
- * UNMAP of every VMA and FREE of its faulted anon pages, as mm/mmap.c:exit_mmap() does.
- * Only where every task of the mm is known (a command, or -p with all its threads):
- * with -a or --cgroup, a thread not seen yet would make the count reach 0 early, and
- * exit_mmap is seen there (CPU-wide events).
- */
-static int mm_last_put(struct rec *r, int ring, uint32_t mm, uint32_t task, uint64_t t,
-		       uint32_t *ids)
-{
-	struct rec_mm *m = &r->mms[mm];
-
-	if (!mm || !m->alive || m->ntasks ||
-	    (r->o->target != MR_TARGET_COMMAND && r->o->target != MR_TARGET_PIDS))
-		return 0;
-	r->mm_ends++;
-	return rec_vma_remove(r, mm, 0, 0, 1, t, r->ring_stream[ring], &r->ring_last[ring],
-			      task, 0, ids, MAX_RANGE);
-}
-
-static int on_side(struct rec *r, int ring, const union perf_event *e, uint32_t *ids)
-{
-	uint64_t t = side_time(r, e);
-	uint32_t task, mm;
-	struct mr_event ev;
-
-	switch (e->header.type) {
-	case PERF_RECORD_MMAP2: {
-		const struct perf_record_mmap2 *m = &e->mmap2;
-		uint32_t flags = 0, file = 0;
-
-		if (e->header.size < sizeof(*m) - sizeof(m->filename) + SIDE_TRAILER ||
-		    !stream_in_scope(r, -1, (int32_t)m->tid))
-			return 0;
-		task = ring_stream_task(r, m->pid, m->tid, t);
-		mm = task ? r->tasks[task].mm : 0;
-		if (!mm)
-			return 0;
-		if (m->prot & 1) /* PROT_READ */
-			flags |= MR_VMA_READ;
-		if (m->prot & 2)
-			flags |= MR_VMA_WRITE;
-		if (m->prot & 4)
-			flags |= MR_VMA_EXEC;
-		if (m->flags & 1) /* MAP_SHARED */
-			flags |= MR_VMA_SHARED;
-		if (m->ino && !(e->header.misc & PERF_RECORD_MISC_MMAP_BUILD_ID)) {
-			char path[4096];
-			size_t maxlen = e->header.size - (sizeof(*m) - sizeof(m->filename));
-
-			snprintf(path, sizeof(path), "%.*s", (int)(maxlen < sizeof(path) ?
-						      maxlen : sizeof(path) - 1), m->filename);
-			flags |= MR_VMA_FILE;
-			file = rec_file_get(r, ((uint64_t)m->maj << 32) | m->min, m->ino, path);
-		}
-		return rec_vma_add(r, mm, m->start, m->start + m->len, m->pgoff >> r->pshift,
-				   file, flags, t, r->ring_stream[ring], &r->ring_last[ring], task);
-	}
-	case PERF_RECORD_COMM:
-		if (!stream_in_scope(r, -1, (int32_t)e->comm.tid))
-			return 0;
-		task = ring_stream_task(r, e->comm.pid, e->comm.tid, t);
-		if (!task)
-			return 0;
-		if (r->tasks[task].sw_labels)
-			drop_swapin(r, task);
-		if (e->header.misc & PERF_RECORD_MISC_COMM_EXEC) {
-			/* exec: a new address space for the process */
-			uint32_t nm = rec_mm_new(r, e->comm.pid, 0);
-
-			if (nm) {
-				uint32_t old = rec_task_set_mm(r, task, nm);
-				int rc = mm_last_put(r, ring, old, task, t, ids);
-
-				if (rc)
-					return rc;
-			}
-		}
-		snprintf(r->tasks[task].comm, sizeof(r->tasks[task].comm), "%s", e->comm.comm);
-		rec_task_put(r, task);
-		return 0;
-	case PERF_RECORD_FORK: {
-		uint32_t parent;
-
-		if (!r->cg_kernel)
-			scope_inherit(r, (int32_t)e->fork.ptid, (int32_t)e->fork.tid);
-		if (!stream_in_scope(r, -1, (int32_t)e->fork.tid))
-			return 0;
-		parent = ring_stream_task(r, e->fork.ppid, e->fork.ptid, t);
-
-		if (e->fork.pid != e->fork.ppid && e->fork.pid == e->fork.tid) {
-			/* a new process: its mm starts as a copy of the parent's */
-			struct rec_hent *h;
-			int found;
-			uint32_t nm = rec_mm_new(r, (int32_t)e->fork.pid,
-						 parent ? r->tasks[parent].mm : 0);
-
-			h = rec_htab_slot(&r->mm_ix, e->fork.pid, 0, &found);
-			if (h)
-				h->val = nm;
-		}
-		task = ring_stream_task(r, e->fork.pid, e->fork.tid, t);
-		if (task && parent) {
-			memcpy(r->tasks[task].comm, r->tasks[parent].comm, sizeof(r->tasks[task].comm));
-			r->tasks[task].cgroup = r->tasks[parent].cgroup;
-			rec_task_put(r, task);
-		}
-		return 0;
-	}
-	case PERF_RECORD_EXIT:
-		if (!stream_in_scope(r, -1, (int32_t)e->fork.tid))
-			return 0;
-		task = ring_stream_task(r, e->fork.pid, e->fork.tid, t);
-		if (!task)
-			return 0;
-		if (r->tasks[task].sw_labels)
-			drop_swapin(r, task);
-		if (!r->tasks[task].end_ns) {
-			int rc;
-
-			mm = r->tasks[task].mm;
-			if (mm && r->mms[mm].ntasks)
-				r->mms[mm].ntasks--;
-			if ((rc = mm_last_put(r, ring, mm, task, t, ids)))
-				return rc;
-		}
-		r->tasks[task].end_ns = t ? t : 1;
-		rec_task_put(r, task);
-		ev = (struct mr_event){ .time = t, .kind = MR_EV_EXIT, .page = MR_PAGE_NONE,
-					.task = task };
-		return rec_emit(r, r->ring_stream[ring], &r->ring_last[ring], &ev);
-	default:
-		return 0;
-	}
-}
-
-/* Time of a record: samples carry it at a fixed offset, side-band records in the
- * sample_id_all trailer. 0 when it has none (processed first). */
-static uint64_t record_time(const union perf_event *e)
-{
-	uint64_t t = 0;
-
-	if (e->header.type == PERF_RECORD_SAMPLE) {
-		if (e->header.size >= sizeof(e->header) + SAMPLE_FIXED)
-			memcpy(&t, (const char *)e + sizeof(e->header) + 24, 8);
-	} else if (e->header.size >= sizeof(e->header) + SIDE_TRAILER) {
-		memcpy(&t, (const char *)e + e->header.size - 24, 8);
-	}
-	return t;
-}
-
-static int process(struct rec *r, struct perf_state *ps, int ring, const union perf_event *e,
-		   uint32_t *ids)
-{
-	if (e->header.type == PERF_RECORD_SAMPLE &&
-	    e->header.size >= sizeof(e->header) + SAMPLE_FIXED) {
-		const unsigned char *p = (const unsigned char *)e + sizeof(e->header);
-		uint64_t id;
-		int k;
-
-		memcpy(&id, p, 8);
-		k = kind_of(ps, id);
-		if (k != RK_TP_BASE + RTP_MEMCG && r->rs[ring].rf_pending) {
-			int rc = flush_refault(r, ring);
-
-			if (rc)
-				return rc;
-		}
-		if (k == RK_FAULT_MIN || k == RK_FAULT_MAJ)
-			return on_fault(r, ring, p, k == RK_FAULT_MAJ);
-		if (k >= RK_HW_BASE)
-			return on_hwsample(r, ring, k - RK_HW_BASE, p,
-					   e->header.size - sizeof(e->header));
-		if (k >= RK_TP_BASE)
-			return on_tracepoint(r, ring, k - RK_TP_BASE, p,
-					     e->header.size - sizeof(e->header), ids);
-		return 0;
-	}
-	if (r->rs[ring].rf_pending) {
-		int rc = flush_refault(r, ring);
-
-		if (rc)
-			return rc;
-	}
-	return on_side(r, ring, e, ids);
-}
-
-/* Append one record to a ring's pending buffer (records are 8-byte multiples). */
-static int pend_push(struct rec_pending *q, const union perf_event *e)
-{
-	size_t need = q->len + e->header.size;
-
-	if (need > q->cap) {
-		size_t ncap = q->cap ? q->cap * 2 : 65536;
-		unsigned char *nd;
-
-		while (ncap < need)
-			ncap *= 2;
-		nd = realloc(q->data, ncap);
-		if (!nd)
-			return MR_ENOMEM;
-		q->data = nd;
-		q->cap = ncap;
-	}
-	memcpy(q->data + q->len, e, e->header.size);
-	q->len = need;
-	return 0;
-}
-
-/*
- * Copy every ring's records out, then process them merged by time across rings (each
- * ring is time-ordered on its own), so that an exec, fork or mmap seen on one CPU applies
- * before a fault after it on another. Only records older than the drain start minus
- * MERGE_SLACK_NS are processed (a later record of another ring cannot be older than
- * that); the rest wait for the next drain. final: process everything.
- */
-static int drain(struct rec *r, struct perf_state *ps, uint32_t *ids, int final)
-{
-	uint64_t horizon = final ? UINT64_MAX : mr_clock_ns() - MERGE_SLACK_NS;
-	struct perf_mmap *map;
-	union perf_event *e;
-	int ring = 0, rc = 0;
-
-	perf_evlist__for_each_mmap(ps->evlist, map, false) {
-		if (ring >= r->nrings)
-			break;
-		if (perf_mmap__read_init(map) == 0) {
-			while ((e = perf_mmap__read_event(map)) != NULL) {
-				r->st->samples++;
-				if (!rc)
-					rc = pend_push(&r->pend[ring], e);
-				perf_mmap__consume(map);
-			}
-			perf_mmap__read_done(map);
-		}
-		ring++;
-	}
-	while (!rc) {
-		uint64_t best_t = UINT64_MAX;
-		int best = -1;
-
-		for (int i = 0; i < r->nrings; i++) {
-			struct rec_pending *q = &r->pend[i];
-			uint64_t t;
-
-			if (q->head >= q->len)
-				continue;
-			t = record_time((const union perf_event *)(q->data + q->head));
-			if (t <= horizon && (best < 0 || t < best_t)) {
-				best = i;
-				best_t = t;
-			}
-		}
-		if (best < 0)
-			break;
-		e = (union perf_event *)(r->pend[best].data + r->pend[best].head);
-		r->pend[best].head += e->header.size;
-		rc = process(r, ps, best, e, ids);
-	}
-	for (int i = 0; final && !rc && i < r->nrings; i++)
-		rc = flush_refault(r, i);
-	for (int i = 0; i < r->nrings; i++) {
-		struct rec_pending *q = &r->pend[i];
-
-		if (!q->head)
-			continue;
-		memmove(q->data, q->data + q->head, q->len - q->head);
-		q->len -= q->head;
-		q->head = 0;
-	}
-	return rc;
-}
-
-/* Lost samples per ring: PERF_FORMAT_LOST of every (evsel, thread) on that CPU. */
-static uint64_t ring_lost(struct perf_state *ps, int ring)
-{
-	int nthr = perf_thread_map__nr(ps->threads);
-	uint64_t lost = 0;
-
-	for (int e = 0; e < ps->nevsel; e++)
-		for (int t = 0; t < nthr; t++) {
-			struct perf_counts_values cv = { 0 };
-
-			if (perf_evsel__read(ps->evsel[e], ring, t, &cv) == 0)
-				lost += cv.lost;
-		}
-	return lost;
-}
-
-/* Samples of evsel e lost on every ring (PERF_FORMAT_LOST). */
-static uint64_t evsel_lost(struct perf_state *ps, int e)
-{
-	int ncpu = perf_cpu_map__nr(ps->cpus), nthr = perf_thread_map__nr(ps->threads);
-	uint64_t lost = 0;
-
-	for (int c = 0; c < ncpu; c++)
-		for (int t = 0; t < nthr; t++) {
-			struct perf_counts_values cv = { 0 };
-
-			if (perf_evsel__read(ps->evsel[e], c, t, &cv) == 0)
-				lost += cv.lost;
-		}
-	return lost;
-}
-
-/* hwsample: what was asked for, what opened (encoding, period) and why the rest did not. */
-static void meta_hw(struct rec *r)
-{
-	char key[64], buf[REC_HW_MAX * MR_RECORD_HW_NAME];
-	size_t n = 0;
-
-	buf[0] = '\0';
-	for (int i = 0; r->hw_on && i < r->hw.n; i++)
-		if (r->hw.ev[i].opened && n < sizeof(buf))
-			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", n ? "," : "",
-					      r->hw.ev[i].name);
-	mr_writer_set_meta(r->w, "hwsample.events", buf);
-	mr_writer_set_meta(r->w, "hwsample.vendor", r->hw.vendor);
-	mr_writer_set_meta(r->w, "hwsample.list", r->hw.defaults ? "vendor default" :
-			   "--hw-event");
-	for (int i = 0; i < r->hw.n; i++) {
-		const struct rec_hw_event *e = &r->hw.ev[i];
-
-		snprintf(key, sizeof(key), "hwsample.event%d", i);
-		mr_writer_set_meta(r->w, key, e->name);
-		snprintf(key, sizeof(key), "hwsample.event%d.opened", i);
-		mr_writer_set_meta_u64(r->w, key, (uint64_t)(e->opened && r->hw_on));
-		snprintf(key, sizeof(key), "hwsample.event%d.encoding", i);
-		mr_writer_set_meta(r->w, key, e->how);
-		if (e->opened) {
-			snprintf(key, sizeof(key), "hwsample.event%d.period", i);
-			mr_writer_set_meta_u64(r->w, key, e->period);
-			snprintf(key, sizeof(key), "hwsample.event%d.precise_ip", i);
-			mr_writer_set_meta_u64(r->w, key, e->precise_ip);
-		} else {
-			snprintf(key, sizeof(key), "hwsample.event%d.error", i);
-			mr_writer_set_meta(r->w, key, e->why);
-		}
-	}
-}
-
-/* hwsample counters at the end, per event and in the stats. */
-static void meta_hw_counts(struct rec *r, struct perf_state *ps)
-{
-	static const char *const what[] = { "samples", "accesses", "no_addr", "kernel_addr",
-					    "lost" };
-	char key[64];
-
-	for (int e = 0; e < ps->nevsel; e++)
-		if (ps->kind[e] >= RK_HW_BASE)
-			r->hw.ev[ps->kind[e] - RK_HW_BASE].lost = evsel_lost(ps, e);
-	for (int i = 0; r->hw_on && i < r->hw.n; i++) {
-		struct rec_hw_event *e = &r->hw.ev[i];
-		const uint64_t v[] = { e->samples, e->accesses, e->no_addr, e->kernel_addr,
-				       e->lost };
-
-		if (!e->opened)
-			continue;
-		for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
-			snprintf(key, sizeof(key), "hwsample.event%d.%s", i, what[k]);
-			mr_writer_set_meta_u64(r->w, key, v[k]);
-		}
-		r->st->hw_samples += e->samples;
-		r->st->hw_accesses += e->accesses;
-		r->st->hw_no_addr += e->no_addr;
-		r->st->hw_kernel_addr += e->kernel_addr;
-	}
-}
-
-static void meta_host(struct rec *r)
-{
-	struct utsname u;
-	char buf[256], path[128];
-	long v;
-	FILE *f;
-
-	if (uname(&u) == 0) {
-		mr_writer_set_meta(r->w, "kernel", u.release);
-		mr_writer_set_meta(r->w, "host.machine", u.machine);
-		if (!r->o->anonymize)
-			mr_writer_set_meta(r->w, "host.name", u.nodename);
-	}
-	mr_writer_set_meta_u64(r->w, "page_size", (uint64_t)r->psize);
-	mr_writer_set_meta(r->w, "recorder", "memreplay record " MR_VERSION_STRING);
-	mr_writer_set_meta(r->w, "clock", "CLOCK_MONOTONIC");
-	f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "re");
-	if (f) {
-		if (fgets(buf, sizeof(buf), f)) {
-			char *a = strchr(buf, '['), *b = a ? strchr(a, ']') : NULL;
-
-			if (a && b) {
-				*b = '\0';
-				mr_writer_set_meta(r->w, "thp", a + 1);
-			}
-		}
-		fclose(f);
-	} else {
-		mr_writer_set_meta(r->w, "thp", "unknown");
-	}
-	if (read_int_file("/sys/kernel/debug/fault_around_bytes", &v) == 0)
-		mr_writer_set_meta_u64(r->w, "fault_around_bytes", (uint64_t)v);
-	else
-		mr_writer_set_meta(r->w, "fault_around_bytes",
-				   "unknown (debugfs not readable; 65536 is the kernel default)");
-	snprintf(path, sizeof(path), "/sys/fs/cgroup/memory/memory.limit_in_bytes");
-	if (read_int_file(path, &v) == 0)
-		mr_writer_set_meta_u64(r->w, "memcg.root_limit_bytes", (uint64_t)v);
-	if (read_int_file("/sys/kernel/mm/lru_gen/enabled", &v) == 0 || 1) {
-		f = fopen("/sys/kernel/mm/lru_gen/enabled", "re");
-		if (f) {
-			if (fgets(buf, sizeof(buf), f)) {
-				buf[strcspn(buf, "\n")] = '\0';
-				mr_writer_set_meta(r->w, "mglru_enabled", buf);
-			}
-			fclose(f);
-		}
-	}
-	mr_writer_set_meta_u64(r->w, "numa_nodes",
-			       numa_available() >= 0 ? (uint64_t)numa_max_node() + 1 : 1);
-}
-
-static void meta_options(struct rec *r)
-{
-	const struct mr_record_opts *o = r->o;
-	static const char *const tgt[] = { "command", "pids", "cgroup", "system" };
-	char buf[1024];
-	size_t n = 0;
-
-	n += (size_t)snprintf(buf + n, sizeof(buf) - n, "target=%s sources=0x%x ring_pages=%u "
-			      "duration_ns=%llu young_interval_ns=%llu anonymize=%d",
-			      tgt[o->target], o->sources, o->ring_pages ? o->ring_pages :
-			      DEFAULT_RING_PAGES, (unsigned long long)o->duration_ns,
-			      (unsigned long long)o->young_interval_ns, o->anonymize);
-	if (o->target == MR_TARGET_COMMAND && o->argv && !o->anonymize)
-		for (int i = 0; o->argv[i] && n < sizeof(buf) - 2; i++)
-			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", i ? " " : " argv=",
-					      o->argv[i]);
-	mr_writer_set_meta(r->w, "record.options", buf);
 }
 
 /*
@@ -1662,41 +99,11 @@ static void refault_setup(struct rec *r, const char *tracefs_why, char *why, siz
 			 "refault labels have no page-cache insert to attach to");
 		return;
 	}
-	if (rec_btf_enum_file("/sys/kernel/btf/vmlinux", "node_stat_item", ws_names, RWS_NR,
-			      r->ws_item, bwhy, sizeof(bwhy))) {
+	if (rec_btf_enum_file("/sys/kernel/btf/vmlinux", "node_stat_item", rec_ws_names,
+			      RWS_NR, r->ws_item, bwhy, sizeof(bwhy))) {
 		r->tp[RTP_MEMCG].present = 0;
 		snprintf(why, cap, "cannot resolve the WORKINGSET_* items: %.110s", bwhy);
 	}
-}
-
-/* Kernel-side filters: memcg items (required), page_fault_user W|X (optional: without it
- * every fault comes twice, still paired right). Returns non-zero when the memcg filter
- * failed (why says so). */
-static int apply_filters(struct rec *r, struct perf_state *ps, char *why, size_t cap)
-{
-	char f[256];
-	size_t n = 0;
-	int rc;
-
-	for (int e = 0; e < ps->nevsel; e++) {
-		if (ps->kind[e] == RK_TP_BASE + RTP_MEMCG) {
-			for (int k = 0; k < RWS_NR; k++)
-				n += (size_t)snprintf(f + n, sizeof(f) - n, "%sitem == %lld",
-						      k ? " || " : "", (long long)r->ws_item[k]);
-			rc = perf_evsel__apply_filter(ps->evsel[e], f);
-			if (rc) {
-				snprintf(why, cap, "PERF_EVENT_IOC_SET_FILTER (%.60s...) failed: %.40s",
-					 f, strerror(rc < 0 ? -rc : EINVAL));
-				return 1;
-			}
-		} else if (ps->kind[e] == RK_TP_BASE + RTP_PF_USER) {
-			snprintf(f, sizeof(f), "error_code & %u", X86_PF_WRITE | X86_PF_INSTR);
-			if (perf_evsel__apply_filter(ps->evsel[e], f))
-				snprintf(why, cap, "exceptions:page_fault_user without a kernel "
-					 "filter (\"%.40s\" refused): every fault is paired", f);
-		}
-	}
-	return 0;
 }
 
 /* Fork the command stopped on a pipe; exec happens when the parent writes to it. */
@@ -1731,133 +138,155 @@ static int spawn(char *const *argv, int *go_fd, pid_t *out, struct mr_error *err
 	return ex[0]; /* read end: exec errno, or EOF on a successful exec */
 }
 
-int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *stats,
-		  struct mr_error *err)
-{
-	struct mr_record_stats st_local;
-	struct mr_record_opts o;
-	struct perf_state ps = { 0 };
-	struct rec r = { 0 };
-	struct rusage ru0, ru1;
-	uint32_t *ids = NULL;
-	pid_t child = 0;
-	int go_fd = -1, ex_fd = -1, rc = 0, with_tp = 0, exited = 0;
-	uint64_t t_end, next_young;
-	const char *step = "";
-	char tracefs_why[sizeof(stats->tracefs)] = "", refault_why[160] = "";
-	char filter_why[160] = "", hw_why[MR_RECORD_HW_WHY] = "", hw_open_why[256] = "";
-	int tp_why[RTP_NR] = { 0 };
+/* One recording: what the steps of mr_record_run() share besides the recorder's state. */
+struct run {
+	struct mr_record_opts o;	/* the options, defaults filled in */
+	struct rec r;
+	struct perf_state ps;
+	struct rusage ru0;		/* the recorder's own usage at the start */
+	uint32_t *ids;			/* MAX_RANGE page ids: the decoders' scratch */
+	pid_t child;			/* the command until it is reaped, else 0 */
+	int go_fd, ex_fd;		/* spawn()'s pipes while the command runs, else -1 */
+};
 
-	if (!stats)
-		stats = &st_local;
-	memset(stats, 0, sizeof(*stats));
-	stats->cmd_status = -1;
+/* Copy *opts into *o with the defaults filled in; MR_EINVAL for what cannot record. */
+static int check_opts(const struct mr_record_opts *opts, struct mr_record_opts *o,
+		      struct mr_error *err)
+{
 	if (!opts || !opts->output)
 		return mr_error_set(err, MR_EINVAL, "record: no output path (-o TRACE.db)");
-	o = *opts;
-	if (!o.sources)
-		o.sources = MR_RSRC_DEFAULT;
-	if (!o.young_interval_ns)
-		o.young_interval_ns = 1000000000ull;
-	if (o.ring_pages && (o.ring_pages & (o.ring_pages - 1)))
+	*o = *opts;
+	if (!o->sources)
+		o->sources = MR_RSRC_DEFAULT;
+	if (!o->young_interval_ns)
+		o->young_interval_ns = 1000000000ull;
+	if (o->ring_pages && (o->ring_pages & (o->ring_pages - 1)))
 		return mr_error_set(err, MR_EINVAL, "ring size %u pages is not a power of two",
-				    o.ring_pages);
-	if (o.target == MR_TARGET_COMMAND && (!o.argv || !o.argv[0]))
+				    o->ring_pages);
+	if (o->target == MR_TARGET_COMMAND && (!o->argv || !o->argv[0]))
 		return mr_error_set(err, MR_EINVAL, "no command to run (-- COMMAND ARGS...)");
-	if (o.target == MR_TARGET_PIDS && (!o.pids || o.n_pids <= 0))
+	if (o->target == MR_TARGET_PIDS && (!o->pids || o->n_pids <= 0))
 		return mr_error_set(err, MR_EINVAL, "no process ids (-p PID)");
-	r.cg_fd = -1;
-	if (o.target == MR_TARGET_CGROUP && set_cgroup(&r, o.cgroup, err))
-		return MR_EINVAL;
-	r.o = &o;
-	r.err = err;
-	r.st = stats;
-	r.psize = sysconf(_SC_PAGESIZE);
-	for (r.pshift = 0; (1L << r.pshift) < r.psize; r.pshift++)
-		;
-	if (getrandom(&r.anon_key, sizeof(r.anon_key), 0) != sizeof(r.anon_key))
-		r.anon_key = mr_clock_ns() * 0x9e3779b97f4a7c15ULL;
-	libperf_init(swallow);
-	getrusage(RUSAGE_SELF, &ru0);
+	return 0;
+}
 
-	/* Tracepoints: ids and layouts from tracefs (mounted privately for the setup when
-	 * the host has none mounted, see tp.c). */
-	if (tp_wanted(o.sources)) {
+/* The recorder's state: the --cgroup filter, page size, anonymisation key; MR_EINVAL
+ * for a --cgroup that is not a cgroup directory. */
+static int init_rec(struct run *run, struct mr_record_stats *stats, struct mr_error *err)
+{
+	struct rec *r = &run->r;
+
+	r->cg_fd = -1;
+	if (run->o.target == MR_TARGET_CGROUP && rec_cgroup_set(r, run->o.cgroup, err))
+		return MR_EINVAL;
+	r->o = &run->o;
+	r->err = err;
+	r->st = stats;
+	r->psize = sysconf(_SC_PAGESIZE);
+	for (r->pshift = 0; (1L << r->pshift) < r->psize; r->pshift++)
+		;
+	if (getrandom(&r->anon_key, sizeof(r->anon_key), 0) != sizeof(r->anon_key))
+		r->anon_key = mr_clock_ns() * 0x9e3779b97f4a7c15ULL;
+	libperf_init(swallow);
+	getrusage(RUSAGE_SELF, &run->ru0);
+	return 0;
+}
+
+/* Tracepoints: ids and layouts from tracefs (mounted privately for the setup when the
+ * host has none mounted, see tp.c), and whether the kernel refault labels can be had. */
+static int read_tracepoints(struct rec *r, struct mr_error *err)
+{
+	const struct mr_record_opts *o = r->o;
+	int rc;
+
+	if (tp_wanted(o->sources)) {
 		struct rec_tracefs tf;
 
 		if (rec_tracefs_enter(&tf))
-			snprintf(tracefs_why, sizeof(tracefs_why), "%s", tf.how);
+			snprintf(r->tracefs_why, sizeof(r->tracefs_why), "%s", tf.how);
 		for (int t = 0; tf.path[0] && t < RTP_NR; t++) {
-			if (!(o.sources & tp_names[t].source))
+			if (!(o->sources & rec_tp_names[t].source))
 				continue;
-			tp_why[t] = -rec_tp_load(&r.tp[t], tf.path, tp_names[t].sys,
-						 tp_names[t].name, tp_names[t].need);
-			with_tp |= r.tp[t].present;
+			r->tp_why[t] = -rec_tp_load(&r->tp[t], tf.path, rec_tp_names[t].sys,
+						    rec_tp_names[t].name, rec_tp_names[t].need);
+			r->with_tp |= r->tp[t].present;
 		}
-		snprintf(stats->tracefs, sizeof(stats->tracefs), "%s", tf.how);
+		snprintf(r->st->tracefs, sizeof(r->st->tracefs), "%s", tf.how);
 		rc = rec_tracefs_leave(&tf);
 		if (rc)
 			return mr_error_set(err, MR_EIO, "returning to the host's mount namespace "
 					    "after reading tracefs failed: %s", strerror(-rc));
 	} else {
-		snprintf(stats->tracefs, sizeof(stats->tracefs), "not needed (--sources)");
+		snprintf(r->st->tracefs, sizeof(r->st->tracefs), "not needed (--sources)");
 	}
-	refault_setup(&r, tracefs_why, refault_why, sizeof(refault_why));
+	refault_setup(r, r->tracefs_why, r->refault_why, sizeof(r->refault_why));
+	return 0;
+}
 
-	/* Hardware sampling: which events open here, each alone on this thread (an
-	 * option error stops before the store is created). */
-	if (o.sources & MR_RSRC_HWSAMPLE) {
-		struct perf_event_attr ha;
+/* Hardware sampling: which events open here, each alone on this thread (an option error
+ * stops before the store is created). */
+static int probe_hw(struct rec *r, struct mr_error *err)
+{
+	struct perf_event_attr ha;
+	int rc;
 
-		base_attr(&ha, &o);
-		ha.sample_type = HW_SAMPLE_TYPE;
-		rc = rec_hw_setup(&r.hw, o.hw_events, o.hw_period, &ha, hw_why, sizeof(hw_why));
-		if (rc < 0) {
-			if (r.cg_fd >= 0) /* set_cgroup() opened it for the perf open */
-				close(r.cg_fd);
-			return mr_error_set(err, rc, "%s", hw_why);
-		}
-		r.hw_on = rc > 0;
-		rc = 0;
+	if (!(r->o->sources & MR_RSRC_HWSAMPLE))
+		return 0;
+	rec_perf_base_attr(&ha, r->o);
+	ha.sample_type = HW_SAMPLE_TYPE;
+	rc = rec_hw_setup(&r->hw, r->o->hw_events, r->o->hw_period, &ha, r->hw_why,
+			  sizeof(r->hw_why));
+	if (rc < 0) {
+		if (r->cg_fd >= 0) /* rec_cgroup_set() opened it for the perf open */
+			close(r->cg_fd);
+		return mr_error_set(err, rc, "%s", r->hw_why);
 	}
+	r->hw_on = rc > 0;
+	return 0;
+}
 
-	rc = mr_store_create(o.output, o.overwrite, &r.store, err);
+/* The trace store at opts->output and its writer. */
+static int create_store(struct rec *r, struct mr_error *err)
+{
+	int rc = mr_store_create(r->o->output, r->o->overwrite, &r->store, err);
+
 	if (rc)
-		goto out;
-	rc = mr_writer_create(r.store, NULL, &r.w, err);
-	if (rc)
-		goto out;
+		return rc;
+	return mr_writer_create(r->store, NULL, &r->w, err);
+}
 
-	ps.cpus = perf_cpu_map__new(NULL);
-	if (!ps.cpus) {
-		rc = mr_error_set(err, MR_ENOMEM, "perf_cpu_map__new failed");
-		goto out;
-	}
-	if (o.target == MR_TARGET_COMMAND) {
-		ex_fd = spawn(o.argv, &go_fd, &child, err);
-		if (ex_fd < 0) {
-			rc = ex_fd;
-			goto out;
-		}
-		ps.threads = perf_thread_map__new_dummy();
-		if (ps.threads)
-			perf_thread_map__set_pid(ps.threads, 0, child);
-	} else if (o.target == MR_TARGET_PIDS) {
+/* Every CPU, and the threads to follow: the command (forked, stopped before exec), the
+ * threads of each pid, or every task (-a, --cgroup). */
+static int set_targets(struct run *run, struct mr_error *err)
+{
+	const struct mr_record_opts *o = &run->o;
+	struct perf_state *ps = &run->ps;
+
+	ps->cpus = perf_cpu_map__new(NULL);
+	if (!ps->cpus)
+		return mr_error_set(err, MR_ENOMEM, "perf_cpu_map__new failed");
+	if (o->target == MR_TARGET_COMMAND) {
+		run->ex_fd = spawn(o->argv, &run->go_fd, &run->child, err);
+		if (run->ex_fd < 0)
+			return run->ex_fd;
+		ps->threads = perf_thread_map__new_dummy();
+		if (ps->threads)
+			perf_thread_map__set_pid(ps->threads, 0, run->child);
+	} else if (o->target == MR_TARGET_PIDS) {
 		pid_t *tids = NULL;
 		int n = 0, cap = 0;
 
-		for (int i = 0; i < o.n_pids; i++) {
+		for (int i = 0; i < o->n_pids; i++) {
 			char path[64];
 			struct dirent *d;
 			DIR *dir;
 
-			snprintf(path, sizeof(path), "/proc/%d/task", o.pids[i]);
+			snprintf(path, sizeof(path), "/proc/%d/task", o->pids[i]);
 			dir = opendir(path);
 			if (!dir) {
 				free(tids);
-				rc = mr_error_set(err, MR_ENOENT, "process %d: %s", o.pids[i],
-						  strerror(errno));
-				goto out;
+				return mr_error_set(err, MR_ENOENT, "process %d: %s", o->pids[i],
+						    strerror(errno));
 			}
 			while ((d = readdir(dir))) {
 				if (d->d_name[0] < '0' || d->d_name[0] > '9')
@@ -1873,488 +302,425 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 			}
 			closedir(dir);
 		}
-		ps.threads = perf_thread_map__new_array(n, tids);
+		ps->threads = perf_thread_map__new_array(n, tids);
 		free(tids);
 	} else {
-		ps.threads = perf_thread_map__new_dummy(); /* pid -1: every task */
+		ps->threads = perf_thread_map__new_dummy(); /* pid -1: every task */
 	}
-	if (!ps.threads) {
-		rc = mr_error_set(err, MR_ENOMEM, "perf_thread_map failed");
-		goto out;
-	}
+	if (!ps->threads)
+		return mr_error_set(err, MR_ENOMEM, "perf_thread_map failed");
+	return 0;
+}
 
-	rc = open_perf(&r, &ps, with_tp, &step);
-	if (rc < 0 && r.hw_on) {
+/* The message for rec_perf_open()'s -errno rc at step. */
+static int open_error(struct mr_error *err, int rc, const char *step,
+		      const struct mr_record_opts *o)
+{
+	if (rc == -EACCES || rc == -EPERM)
+		return perm_error(err, -rc, step);
+	if (rc == -ENOMEM || (rc == -EPERM && !strcmp(step, "perf_evlist__mmap")))
+		return mr_error_set(err, MR_EPERM, "%s: %s; the rings (%u pages per CPU) "
+				    "exceed the locked-memory limit; fix: smaller "
+				    "--ring-size, or sysctl kernel.perf_event_mlock_kb, or "
+				    "run as root", step, strerror(-rc), o->ring_pages ?
+				    o->ring_pages : DEFAULT_RING_PAGES);
+	return mr_error_set(err, MR_EIO, "%s: %s", step, strerror(-rc));
+}
+
+/*
+ * Open and map the events. What fails with the rest is dropped when the others open
+ * without it (the hardware events, the kernel's cgroup scope, the refault labels without
+ * their filter, the tracepoints), and the source says why.
+ */
+static int open_events(struct run *run, struct mr_error *err)
+{
+	struct rec *r = &run->r;
+	struct perf_state *ps = &run->ps;
+	const char *step = "";
+	int rc;
+
+	rc = rec_perf_open(r, ps, r->with_tp, &step);
+	if (rc < 0 && r->hw_on) {
 		/* the hardware events opened alone; with the rest (inherit, the cgroup
 		 * scope, the shared rings) they may not: record without them when that is
 		 * what failed */
 		const char *hw_step = step;
 		int hw_rc = rc;
 
-		rc = open_perf_without(&r, &ps, with_tp, &step, &r.hw_on);
+		rc = rec_perf_open_without(r, ps, r->with_tp, &step, &r->hw_on);
 		if (rc == 0)
-			snprintf(hw_open_why, sizeof(hw_open_why), "the hardware events open "
-				 "alone but not with the other streams: %s at %s (%s); the "
+			snprintf(r->hw_open_why, sizeof(r->hw_open_why), "the hardware events "
+				 "open alone but not with the other streams: %s at %s (%s); the "
 				 "software sources continue", strerrorname_np(-hw_rc) ?
 				 strerrorname_np(-hw_rc) : "?", hw_step, strerror(-hw_rc));
 	}
-	if (rc < 0 && r.cg_kernel) {
+	if (rc < 0 && r->cg_kernel) {
 		/* the kernel refused the cgroup scope (a LSM, an odd cgroup): filter in user
 		 * space when the same events open without it; else the error is another */
 		const char *cg_step = step;
 		int cg_rc = rc;
 
-		rc = open_perf_without(&r, &ps, with_tp, &step, &r.cg_kernel);
+		rc = rec_perf_open_without(r, ps, r->with_tp, &step, &r->cg_kernel);
 		if (rc == 0)
-			snprintf(r.cg_how, sizeof(r.cg_how), "in user space (every task sampled): "
-				 "perf_event_open(PERF_FLAG_PID_CGROUP) failed: %s at %s",
+			snprintf(r->cg_how, sizeof(r->cg_how), "in user space (every task "
+				 "sampled): perf_event_open(PERF_FLAG_PID_CGROUP) failed: %s at %s",
 				 strerror(-cg_rc), cg_step);
 	}
-	if (rc == 0 && with_tp && apply_filters(&r, &ps, filter_why, sizeof(filter_why))) {
+	if (rc == 0 && r->with_tp &&
+	    rec_perf_apply_filters(r, ps, r->filter_why, sizeof(r->filter_why))) {
 		/* the refault labels without their filter would be every memcg stat update */
-		delete_evlist(ps.evlist);
-		ps.evlist = NULL;
-		r.tp[RTP_MEMCG].present = 0;
-		snprintf(refault_why, sizeof(refault_why), "%s", filter_why);
-		rc = open_perf(&r, &ps, with_tp, &step);
+		rec_evlist_delete(ps->evlist);
+		ps->evlist = NULL;
+		r->tp[RTP_MEMCG].present = 0;
+		snprintf(r->refault_why, sizeof(r->refault_why), "%s", r->filter_why);
+		rc = rec_perf_open(r, ps, r->with_tp, &step);
 		if (rc == 0)
-			apply_filters(&r, &ps, filter_why, sizeof(filter_why));
+			rec_perf_apply_filters(r, ps, r->filter_why, sizeof(r->filter_why));
 	}
-	if (rc < 0 && with_tp && (rc == -EACCES || rc == -EPERM || rc == -ENOENT ||
-				  rc == -EINVAL)) {
+	if (rc < 0 && r->with_tp && (rc == -EACCES || rc == -EPERM || rc == -ENOENT ||
+				     rc == -EINVAL)) {
 		/* tracepoints denied: record the rest */
-		snprintf(tracefs_why, sizeof(tracefs_why), "tracepoint events cannot be opened: "
-			 "%s; fix: run as root", strerror(-rc));
-		delete_evlist(ps.evlist);
-		ps.evlist = NULL;
-		with_tp = 0;
+		snprintf(r->tracefs_why, sizeof(r->tracefs_why), "tracepoint events cannot be "
+			 "opened: %s; fix: run as root", strerror(-rc));
+		rec_evlist_delete(ps->evlist);
+		ps->evlist = NULL;
+		r->with_tp = 0;
 		for (int t = 0; t < RTP_NR; t++)
-			r.tp[t].present = 0;
-		rc = open_perf(&r, &ps, 0, &step);
+			r->tp[t].present = 0;
+		rc = rec_perf_open(r, ps, 0, &step);
 	}
-	if (r.cg_fd >= 0) {
-		close(r.cg_fd); /* the events hold the cgroup now */
-		r.cg_fd = -1;
+	if (r->cg_fd >= 0) {
+		close(r->cg_fd); /* the events hold the cgroup now */
+		r->cg_fd = -1;
 	}
-	if (rc < 0) {
-		if (rc == -EACCES || rc == -EPERM)
-			rc = perm_error(err, -rc, step);
-		else if (rc == -ENOMEM || (rc == -EPERM && !strcmp(step, "perf_evlist__mmap")))
-			rc = mr_error_set(err, MR_EPERM, "%s: %s; the rings (%u pages per CPU) "
-					  "exceed the locked-memory limit; fix: smaller "
-					  "--ring-size, or sysctl kernel.perf_event_mlock_kb, or "
-					  "run as root", step, strerror(-rc), o.ring_pages ?
-					  o.ring_pages : DEFAULT_RING_PAGES);
-		else
-			rc = mr_error_set(err, MR_EIO, "%s: %s", step, strerror(-rc));
-		goto out;
-	}
-	rc = read_ids(&ps);
-	if (rc) {
-		rc = mr_error_set(err, MR_ENOMEM, "out of memory");
-		goto out;
-	}
+	if (rc < 0)
+		return open_error(err, rc, step, &run->o);
+	if (rec_perf_read_ids(ps))
+		return mr_error_set(err, MR_ENOMEM, "out of memory");
+	return 0;
+}
 
-	/* Streams: one per ring, then the young-bit scans. */
-	r.nrings = perf_cpu_map__nr(ps.cpus);
-	r.ring_stream = calloc((size_t)r.nrings, sizeof(*r.ring_stream));
-	r.ring_last = calloc((size_t)r.nrings, sizeof(*r.ring_last));
-	r.pend = calloc((size_t)r.nrings, sizeof(*r.pend));
-	r.rs = calloc((size_t)r.nrings, sizeof(*r.rs));
-	ids = calloc(MAX_RANGE, sizeof(*ids));
-	if (!r.ring_stream || !r.ring_last || !r.pend || !r.rs || !ids) {
-		rc = mr_error_set(err, MR_ENOMEM, "out of memory");
-		goto out;
-	}
-	for (int i = 0; i < r.nrings; i++) {
+/* Streams: one per ring, then the young-bit scans; and the decoders' buffers. */
+static int add_streams(struct run *run, struct mr_error *err)
+{
+	struct rec *r = &run->r;
+	struct perf_cpu_map *cpus = run->ps.cpus;
+
+	r->nrings = perf_cpu_map__nr(cpus);
+	r->ring_stream = calloc((size_t)r->nrings, sizeof(*r->ring_stream));
+	r->ring_last = calloc((size_t)r->nrings, sizeof(*r->ring_last));
+	r->pend = calloc((size_t)r->nrings, sizeof(*r->pend));
+	r->rs = calloc((size_t)r->nrings, sizeof(*r->rs));
+	run->ids = calloc(MAX_RANGE, sizeof(*run->ids));
+	if (!r->ring_stream || !r->ring_last || !r->pend || !r->rs || !run->ids)
+		return mr_error_set(err, MR_ENOMEM, "out of memory");
+	for (int i = 0; i < r->nrings; i++) {
 		char name[32];
 
-		snprintf(name, sizeof(name), "cpu%d", perf_cpu_map__cpu(ps.cpus, i).cpu);
-		mr_writer_add_stream(r.w, name, "perf", perf_cpu_map__cpu(ps.cpus, i).cpu,
-				     &r.ring_stream[i]);
+		snprintf(name, sizeof(name), "cpu%d", perf_cpu_map__cpu(cpus, i).cpu);
+		mr_writer_add_stream(r->w, name, "perf", perf_cpu_map__cpu(cpus, i).cpu,
+				     &r->ring_stream[i]);
 	}
-	mr_writer_add_stream(r.w, "young", "scan", -1, &r.young_stream);
-	stats->nrings = r.nrings;
+	mr_writer_add_stream(r->w, "young", "scan", -1, &r->young_stream);
+	r->st->nrings = r->nrings;
+	return 0;
+}
 
-	/* Sources: on/off and why. */
-	src_set(stats, "faults", !!(o.sources & MR_RSRC_FAULTS),
-		(o.sources & MR_RSRC_FAULTS) ? NULL : "not asked for (--sources)");
-	src_set(stats, "mmap", !!(o.sources & MR_RSRC_MMAP),
-		(o.sources & MR_RSRC_MMAP) ? NULL : "not asked for (--sources)");
-	if (!(o.sources & MR_RSRC_PAGECACHE))
-		src_set(stats, "pagecache", 0, "not asked for (--sources)");
-	else if (with_tp && r.tp[RTP_ADD].present)
-		src_set(stats, "pagecache", 1, NULL);
-	else
-		src_set(stats, "pagecache", 0, "%s", tracefs_why[0] ? tracefs_why :
-			"filemap tracepoints missing");
-	if (!(o.sources & MR_RSRC_READAHEAD))
-		src_set(stats, "readahead", 0, "not asked for (--sources)");
-	else if (with_tp && r.tp[RTP_RA_SYNC].present)
-		src_set(stats, "readahead", 1, NULL);
-	else
-		src_set(stats, "readahead", 0, "%s", tracefs_why[0] ? tracefs_why :
-			"readahead tracepoints not in this kernel (they exist from 6.10 on)");
-	r.refault_on = with_tp && r.tp[RTP_MEMCG].present;
-	r.pf_user_on = with_tp && r.tp[RTP_PF_USER].present;
-	if (!(o.sources & MR_RSRC_REFAULT))
-		src_set(stats, "refault", 0, "not asked for (--sources default,refault adds "
-			"the kernel's labels, ~1.2 us per fault; key-matched refaults come with "
-			"pagecache)");
-	else if (r.refault_on)
-		src_set(stats, "refault", 1, "kernel labels: memcg:mod_memcg_lruvec_state "
-			"WORKINGSET_* items (values from BTF)");
-	else
-		src_set(stats, "refault", 0, "%s; REFAULT events are key matches only "
-			"(delete then insert of the same file page)",
-			refault_why[0] ? refault_why : tracefs_why[0] ? tracefs_why :
-			"tracepoint unusable");
-	if (!(o.sources & MR_RSRC_MMAP))
-		src_set(stats, "munmap", 0, "not asked for (--sources mmap)");
-	else if (with_tp && r.tp[RTP_MUNMAP].present)
-		src_set(stats, "munmap", 1, r.tp[RTP_EXIT_MMAP].present ? NULL :
-			"mmap:exit_mmap missing: an exited address space is freed only by "
-			"the replay's EXIT handling");
-	else
-		src_set(stats, "munmap", 0, "syscalls:sys_enter_munmap %s: no UNMAP/FREE "
-			"for munmap", tracefs_why[0] ? tracefs_why : tp_why[RTP_MUNMAP] ==
-			ENOENT ? "not in this kernel (CONFIG_FTRACE_SYSCALLS off?)" :
-			"unusable");
-	if (!(o.sources & MR_RSRC_FAULTS) || !(o.sources & MR_RSRC_FAULT_RW))
-		src_set(stats, "fault_rw", 0, "not asked for (--sources faults,fault_rw; off by "
-			"default: it doubles the ring traffic of write faults)");
-	else if (r.pf_user_on)
-		src_set(stats, "fault_rw", 1, "%s", filter_why[0] ? filter_why :
-			"exceptions:page_fault_user (write / instruction fetch only, kernel "
-			"filter) paired with each fault: exact W and X");
-	else
-		src_set(stats, "fault_rw", 0, "exceptions:page_fault_user %s; FAULT events "
-			"have no W bit and X only when the IP is on the faulting page",
-			tracefs_why[0] ? tracefs_why : tp_why[RTP_PF_USER] == ENOENT ?
-			"not in this kernel (x86 only)" : "unusable");
-	if (!(o.sources & MR_RSRC_HWSAMPLE)) {
-		src_set(stats, "hwsample", 0, "not asked for (--sources)");
-	} else {
-		char why[MR_RECORD_WHY_MAX], meta[MR_RECORD_WHY_MAX + 8];
+/* Snapshot what exists already: the start time, the command's task, and the maps of the
+ * processes followed (their threads too for -p: the mm ends when the last one exits). */
+static void snapshot(struct run *run)
+{
+	const struct mr_record_opts *o = &run->o;
+	struct rec *r = &run->r;
 
-		if (hw_open_why[0])
-			snprintf(why, sizeof(why), "%s", hw_open_why);
-		else if (r.hw.n)
-			rec_hw_describe(&r.hw, why, sizeof(why));
-		else
-			snprintf(why, sizeof(why), "%s; the software sources continue", hw_why);
-		/* said once: the CLI prints the sources, the metadata keeps them */
-		src_set(stats, "hwsample", r.hw_on, "%s", why);
-		snprintf(meta, sizeof(meta), "%s: %s", r.hw_on ? "on" : "off", why);
-		mr_writer_set_meta(r.w, "hwsample", meta);
-		meta_hw(&r);
-	}
-	mr_writer_set_meta(r.w, "tracefs", stats->tracefs);
-	{
-		int y = o.young;
-		int pi = access("/sys/kernel/mm/page_idle/bitmap", F_OK) == 0;
-
-		if (!(o.sources & MR_RSRC_YOUNG) || y == MR_YOUNG_OFF) {
-			src_set(stats, "young", 0, "off (--young-scan off or --sources)");
-			r.young_src = "off";
-		} else if (y == MR_YOUNG_AUTO && o.target == MR_TARGET_SYSTEM) {
-			src_set(stats, "young", 0, "auto is off with -a: clear_refs would reset "
-				"the young bits of every process on the host; ask for it with "
-				"--young-scan clear_refs");
-			r.young_src = "off";
-		} else if (y == MR_YOUNG_PAGE_IDLE || y == MR_YOUNG_DAMON) {
-			src_set(stats, "young", 0, "%s is not implemented by this recorder%s; use "
-				"--young-scan clear_refs", y == MR_YOUNG_DAMON ? "DAMON vaddr" :
-				"page_idle", y == MR_YOUNG_PAGE_IDLE && !pi ?
-				" (and /sys/kernel/mm/page_idle/bitmap is missing here)" : "");
-			r.young_src = "off";
-		} else {
-			r.young_on = 1;
-			r.young_src = "clear_refs";
-			src_set(stats, "young", 1, y == MR_YOUNG_AUTO ? "auto: clear_refs + "
-				"smaps (page_idle %s, DAMON vaddr not used)" : NULL,
-				pi ? "present but not implemented" : "missing");
-		}
-		mr_writer_set_meta(r.w, "young.source", r.young_src);
-		mr_writer_set_meta_u64(r.w, "young.interval_ns", r.young_on ?
-				       o.young_interval_ns : 0);
-		mr_writer_set_meta(r.w, "young.semantics",
-				   "clear_refs(1 then 4) + smaps Referenced per VMA each "
-				   "interval; ACCESS(source young) only for resident pages of "
-				   "VMAs whose Referenced == Rss (every resident page young: "
-				   "exact); VMAs partly referenced are counted in "
-				   "young.partial_vmas and emit no per-page events");
-	}
-	if (o.sources & MR_RSRC_NUMA)
-		src_set(stats, "numa", 1, "move_pages on up to 4096 anon pages per interval");
-	else
-		src_set(stats, "numa", 0, "not asked for (--sources)");
-	if (o.target == MR_TARGET_CGROUP) {
-		/* said once: the CLI prints the sources, the metadata keeps them */
-		src_set(stats, "cgroup", 1, "%s: filter %s", o.cgroup, r.cg_how);
-		mr_writer_set_meta(r.w, "cgroup.path", o.anonymize ? "(anonymized)" : r.cg_want);
-		mr_writer_set_meta(r.w, "cgroup.filter", r.cg_kernel ? "kernel" : "user");
-		mr_writer_set_meta(r.w, "cgroup.filter_why", r.cg_how);
-	}
-
-	meta_host(&r);
-	meta_options(&r);
-	if (r.ws_item[0] >= 0 || r.ws_item[RWS_REFAULT_FILE] >= 0) {
-		char buf[320];
-		size_t n = 0;
-
-		buf[0] = '\0';
-		for (int k = 0; k < RWS_NR; k++)
-			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s=%lld", k ? "," : "",
-					      ws_names[k], (long long)r.ws_item[k]);
-		mr_writer_set_meta(r.w, "refault.node_stat_item", buf);
-	}
-	for (int t = 0; t < RTP_NR; t++) {
-		char key[96];
-
-		if (!r.tp[t].present)
-			continue;
-		snprintf(key, sizeof(key), "tracepoint.%s:%s", tp_names[t].sys, tp_names[t].name);
-		mr_writer_set_meta(r.w, key, r.tp[t].layout);
-	}
-
-	/* Snapshot what exists already. */
-	r.t0 = mr_clock_ns();
-	if (o.target == MR_TARGET_COMMAND)
-		rec_task_get(&r, child, child, 0); /* its cgroup, while it surely exists */
-	if (o.sources & MR_RSRC_MMAP) {
-		if (o.target == MR_TARGET_PIDS) {
-			for (int i = 0; i < o.n_pids; i++) {
-				uint32_t task = rec_task_get(&r, o.pids[i], o.pids[i], 0);
-				char path[64];
-				struct dirent *d;
-				DIR *dir;
-
-				if (task)
-					rec_maps_snapshot(&r, o.pids[i], r.tasks[task].mm, 0,
-							  r.ring_stream[0], &r.ring_last[0]);
-				/* every thread known: the mm ends when the last one exits */
-				snprintf(path, sizeof(path), "/proc/%d/task", o.pids[i]);
-				dir = opendir(path);
-				while (dir && (d = readdir(dir)))
-					if (atoi(d->d_name) > 0)
-						rec_task_get(&r, o.pids[i], atoi(d->d_name), 0);
-				if (dir)
-					closedir(dir);
-			}
-		} else if (o.target == MR_TARGET_SYSTEM || o.target == MR_TARGET_CGROUP) {
-			DIR *dir = opendir("/proc");
+	r->t0 = mr_clock_ns();
+	if (o->target == MR_TARGET_COMMAND)
+		rec_task_get(r, run->child, run->child, 0); /* its cgroup, while it surely exists */
+	if (!(o->sources & MR_RSRC_MMAP))
+		return;
+	if (o->target == MR_TARGET_PIDS) {
+		for (int i = 0; i < o->n_pids; i++) {
+			uint32_t task = rec_task_get(r, o->pids[i], o->pids[i], 0);
+			char path[64];
 			struct dirent *d;
+			DIR *dir;
 
-			while (dir && (d = readdir(dir))) {
-				int pid = atoi(d->d_name);
-				uint32_t task;
-
-				if (pid <= 0 || pid == getpid() || !in_scope(&r, pid))
-					continue;
-				task = rec_task_get(&r, pid, pid, 0);
-				if (task)
-					rec_maps_snapshot(&r, pid, r.tasks[task].mm, 0,
-							  r.ring_stream[0], &r.ring_last[0]);
-			}
+			if (task)
+				rec_maps_snapshot(r, o->pids[i], r->tasks[task].mm, 0,
+						  r->ring_stream[0], &r->ring_last[0]);
+			/* every thread known: the mm ends when the last one exits */
+			snprintf(path, sizeof(path), "/proc/%d/task", o->pids[i]);
+			dir = opendir(path);
+			while (dir && (d = readdir(dir)))
+				if (atoi(d->d_name) > 0)
+					rec_task_get(r, o->pids[i], atoi(d->d_name), 0);
 			if (dir)
 				closedir(dir);
 		}
-	}
+	} else if (o->target == MR_TARGET_SYSTEM || o->target == MR_TARGET_CGROUP) {
+		DIR *dir = opendir("/proc");
+		struct dirent *d;
 
-	if (o.target == MR_TARGET_COMMAND) {
-		int e = 0;
-		ssize_t n;
+		while (dir && (d = readdir(dir))) {
+			int pid = atoi(d->d_name);
+			uint32_t task;
 
-		if (o.on_start)
-			o.on_start(o.ctx, child);
-		if (write(go_fd, "g", 1) != 1) {
-			rc = mr_error_set(err, MR_EIO, "cannot start the command: %s",
-					  strerror(errno));
-			goto out;
+			if (pid <= 0 || pid == getpid() || !rec_in_scope(r, pid))
+				continue;
+			task = rec_task_get(r, pid, pid, 0);
+			if (task)
+				rec_maps_snapshot(r, pid, r->tasks[task].mm, 0,
+						  r->ring_stream[0], &r->ring_last[0]);
 		}
-		n = read(ex_fd, &e, sizeof(e));
-		if (n == sizeof(e)) {
-			waitpid(child, NULL, 0);
-			child = 0;
-			rc = mr_error_set(err, MR_ENOENT, "cannot run '%s': %s", o.argv[0],
-					  strerror(e));
-			goto out;
-		}
-	} else {
-		perf_evlist__enable(ps.evlist);
-		if (o.on_start)
-			o.on_start(o.ctx, 0);
+		if (dir)
+			closedir(dir);
 	}
+}
 
-	t_end = o.duration_ns ? r.t0 + o.duration_ns : UINT64_MAX;
-	next_young = r.t0 + o.young_interval_ns;
+/* Start: let the command exec (its events enable on exec), else enable the events; then
+ * tell the caller (on_start). MR_ENOENT when the command cannot be run. */
+static int start(struct run *run, struct mr_error *err)
+{
+	const struct mr_record_opts *o = &run->o;
+	int e = 0;
+	ssize_t n;
+
+	if (o->target != MR_TARGET_COMMAND) {
+		perf_evlist__enable(run->ps.evlist);
+		if (o->on_start)
+			o->on_start(o->ctx, 0);
+		return 0;
+	}
+	if (o->on_start)
+		o->on_start(o->ctx, run->child);
+	if (write(run->go_fd, "g", 1) != 1)
+		return mr_error_set(err, MR_EIO, "cannot start the command: %s",
+				    strerror(errno));
+	n = read(run->ex_fd, &e, sizeof(e));
+	if (n == sizeof(e)) {
+		waitpid(run->child, NULL, 0);
+		run->child = 0;
+		return mr_error_set(err, MR_ENOENT, "cannot run '%s': %s", o->argv[0],
+				    strerror(e));
+	}
+	return 0;
+}
+
+/*
+ * The main loop: drain the rings every POLL_MS, scan the young bits and sample NUMA
+ * nodes every interval, until the command exits (one more drain after that), the pids
+ * are gone, the duration passes or *stop turns non-zero. Returns 0 or a write error.
+ */
+static int record_loop(struct run *run)
+{
+	const struct mr_record_opts *o = &run->o;
+	struct rec *r = &run->r;
+	uint64_t t_end, next_young;
+	int rc = 0, exited = 0;
+
+	t_end = o->duration_ns ? r->t0 + o->duration_ns : UINT64_MAX;
+	next_young = r->t0 + o->young_interval_ns;
 	/* Existing processes: clear first, the first interval starts now. A command's
 	 * first interval starts at its exec (a fresh address space); clearing here could
 	 * race with its first accesses. */
-	if (r.young_on && o.target != MR_TARGET_COMMAND)
-		rec_young_scan(&r, 0);
+	if (r->young_on && o->target != MR_TARGET_COMMAND)
+		rec_young_scan(r, 0);
 	for (;;) {
 		uint64_t now;
 
-		perf_evlist__poll(ps.evlist, POLL_MS);
-		rc = drain(&r, &ps, ids, 0);
+		perf_evlist__poll(run->ps.evlist, POLL_MS);
+		rc = rec_perf_drain(r, &run->ps, run->ids, 0);
 		if (rc)
 			break;
 		now = mr_clock_ns();
-		if (exited || (o.stop && *o.stop) || now >= t_end)
+		if (exited || (o->stop && *o->stop) || now >= t_end)
 			break;
-		if (child) {
+		if (run->child) {
 			int status;
 
-			if (waitpid(child, &status, WNOHANG) == child) {
-				stats->cmd_status = status;
-				child = 0;
+			if (waitpid(run->child, &status, WNOHANG) == run->child) {
+				r->st->cmd_status = status;
+				run->child = 0;
 				exited = 1; /* one more drain for what it left in the rings */
 			}
-		} else if (o.target == MR_TARGET_PIDS) {
+		} else if (o->target == MR_TARGET_PIDS) {
 			int alive = 0;
 
-			for (int i = 0; i < o.n_pids; i++)
-				alive |= kill(o.pids[i], 0) == 0 || errno == EPERM;
+			for (int i = 0; i < o->n_pids; i++)
+				alive |= kill(o->pids[i], 0) == 0 || errno == EPERM;
 			if (!alive)
 				exited = 1;
 		}
 		if (now >= next_young) {
-			next_young = now + o.young_interval_ns;
-			if (r.young_on && (rc = rec_young_scan(&r, rel_time(&r, now))))
+			next_young = now + o->young_interval_ns;
+			if (r->young_on && (rc = rec_young_scan(r, rel_time(r, now))))
 				break;
-			if (o.sources & MR_RSRC_NUMA)
-				rec_numa_sample(&r);
+			if (o->sources & MR_RSRC_NUMA)
+				rec_numa_sample(r);
 		}
 	}
-	perf_evlist__disable(ps.evlist);
+	return rc;
+}
+
+/*
+ * Finish after the loop ended with rc: the last drain, the labels left unclaimed, the
+ * loss per ring (exact, PERF_FORMAT_LOST; a LOST event where there was some), the
+ * closing metadata, and the writer's last commit unless writing failed.
+ */
+static int finish(struct run *run, int rc, struct mr_error *err)
+{
+	struct rec *r = &run->r;
+	struct mr_record_stats *stats = r->st;
+
+	perf_evlist__disable(run->ps.evlist);
 	if (!rc)
-		rc = drain(&r, &ps, ids, 1);
+		rc = rec_perf_drain(r, &run->ps, run->ids, 1);
 	if (rc) {
-		const struct mr_error *we = mr_writer_error(r.w);
+		const struct mr_error *we = mr_writer_error(r->w);
 
 		rc = mr_error_set(err, rc, "writing %s failed: %s; the chunks committed before "
-				  "stay readable", o.output, we && we->msg[0] ? we->msg :
+				  "stay readable", run->o.output, we && we->msg[0] ? we->msg :
 				  mr_strerror(rc));
 	}
 
 	/* anon refault labels no major fault claimed before the end */
-	for (uint32_t t = 1; t < r.ntasks; t++)
-		if (r.tasks[t].sw_labels)
-			drop_swapin(&r, t);
+	for (uint32_t t = 1; t < r->ntasks; t++)
+		if (r->tasks[t].sw_labels)
+			rec_drop_swapin(r, t);
 
 	/* Loss per ring, exact (PERF_FORMAT_LOST). */
-	for (int i = 0; i < r.nrings; i++) {
-		uint64_t lost = ring_lost(&ps, i);
+	for (int i = 0; i < r->nrings; i++) {
+		uint64_t lost = rec_perf_ring_lost(&run->ps, i);
 
 		stats->lost += lost;
-		mr_writer_set_lost(r.w, r.ring_stream[i], lost);
+		mr_writer_set_lost(r->w, r->ring_stream[i], lost);
 		if (lost && !rc) {
-			struct mr_event ev = { .time = r.ring_last[i], .kind = MR_EV_LOST,
-					       .page = MR_PAGE_NONE, .size = r.ring_stream[i],
+			struct mr_event ev = { .time = r->ring_last[i], .kind = MR_EV_LOST,
+					       .page = MR_PAGE_NONE, .size = r->ring_stream[i],
 					       .arg = lost };
 
-			rec_emit(&r, r.ring_stream[i], &r.ring_last[i], &ev);
+			rec_emit(r, r->ring_stream[i], &r->ring_last[i], &ev);
 		}
 	}
-	{
-		char buf[128];
-		size_t n = 0;
-
-		buf[0] = '\0';
-		for (int k = 0; k <= 12; k++)
-			if (r.folio_orders & (1u << k))
-				n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%d",
-						      n ? "," : "", k);
-		mr_writer_set_meta(r.w, "folio_orders_seen", buf);
-		mr_writer_set_meta_u64(r.w, "lost", stats->lost);
-		mr_writer_set_meta_u64(r.w, "young.scans", r.young_seq);
-		mr_writer_set_meta_u64(r.w, "young.partial_vmas", r.young_partial);
-		mr_writer_set_meta_u64(r.w, "young.skipped_vmas", r.young_skipped);
-		mr_writer_set_meta_u64(r.w, "refault.kernel_labels", r.rf_labels);
-		mr_writer_set_meta_u64(r.w, "refault.kernel_file_pages", r.rf_pages);
-		mr_writer_set_meta_u64(r.w, "refault.kernel_anon_pages", r.rf_anon_pages);
-		mr_writer_set_meta_u64(r.w, "refault.kernel_anon_attached", r.rf_anon_attached);
-		mr_writer_set_meta_u64(r.w, "refault.kernel_anon_readahead", r.rf_anon_readahead);
-		mr_writer_set_meta_u64(r.w, "refault.kernel_anon_unattached",
-				       r.rf_anon_unattached);
-		mr_writer_set_meta_u64(r.w, "refault.kernel_unpaired", r.rf_unpaired);
-		mr_writer_set_meta_u64(r.w, "fault_rw.paired", r.pf_paired);
-		mr_writer_set_meta_u64(r.w, "munmap.calls", r.munmaps);
-		mr_writer_set_meta_u64(r.w, "exit_mmap.calls", r.exit_mmaps);
-		mr_writer_set_meta_u64(r.w, "mm.ends_at_last_exit", r.mm_ends);
-		if (o.sources & MR_RSRC_HWSAMPLE)
-			meta_hw_counts(&r, &ps);
-		for (int i = 0; i < stats->nsrc; i++) {
-			char key[64];
-
-			snprintf(key, sizeof(key), "source.%s", stats->src[i].name);
-			mr_writer_set_meta(r.w, key, stats->src[i].on ?
-					   (stats->src[i].why[0] ? stats->src[i].why : "on") :
-					   stats->src[i].why);
-		}
-	}
-	stats->young_scans = r.young_seq;
+	rec_meta_end(r, &run->ps);
+	stats->young_scans = r->young_seq;
 	if (!rc) {
-		rc = mr_writer_finish(r.w);
+		rc = mr_writer_finish(r->w);
 		if (rc)
-			rc = mr_error_set(err, rc, "finishing %s failed: %s", o.output,
-					  mr_writer_error(r.w)->msg);
+			rc = mr_error_set(err, rc, "finishing %s failed: %s", run->o.output,
+					  mr_writer_error(r->w)->msg);
 	}
+	return rc;
+}
 
-out:
-	if (child > 0) {
+/* Clean up after the recording ended with rc (the command is killed if it still runs)
+ * and fill in the stats that come last: the store's size, the recorder's CPU and wall
+ * time. */
+static void clean_up(struct run *run, int rc)
+{
+	struct rec *r = &run->r;
+	struct mr_record_stats *stats = r->st;
+	struct rusage ru1;
+
+	if (run->child > 0) {
 		int status;
 
 		/* Still running when the recording stops (signal, --duration, error): the
 		 * command does not outlive its recording. */
-		kill(child, rc ? SIGKILL : SIGTERM);
-		if (waitpid(child, &status, 0) == child)
+		kill(run->child, rc ? SIGKILL : SIGTERM);
+		if (waitpid(run->child, &status, 0) == run->child)
 			stats->cmd_status = status;
 	}
-	if (go_fd >= 0)
-		close(go_fd);
-	if (ex_fd >= 0)
-		close(ex_fd);
-	if (r.cg_fd >= 0)
-		close(r.cg_fd);
-	if (r.w) {
+	if (run->go_fd >= 0)
+		close(run->go_fd);
+	if (run->ex_fd >= 0)
+		close(run->ex_fd);
+	if (r->cg_fd >= 0)
+		close(r->cg_fd);
+	if (r->w) {
 		struct mr_writer_stats ws;
 
-		mr_writer_get_stats(r.w, &ws);
+		mr_writer_get_stats(r->w, &ws);
 		stats->bytes_written = ws.stored_bytes;
 	}
-	delete_evlist(ps.evlist);
-	perf_thread_map__put(ps.threads);
-	perf_cpu_map__put(ps.cpus);
-	free(ps.ids);
-	mr_writer_destroy(r.w);
-	if (r.store) {
+	rec_evlist_delete(run->ps.evlist);
+	perf_thread_map__put(run->ps.threads);
+	perf_cpu_map__put(run->ps.cpus);
+	free(run->ps.ids);
+	mr_writer_destroy(r->w);
+	if (r->store) {
 		struct stat sb;
 		char wal[4200];
 
-		mr_store_close(r.store);
-		if (stat(o.output, &sb) == 0)
+		mr_store_close(r->store);
+		if (stat(run->o.output, &sb) == 0)
 			stats->file_bytes = (uint64_t)sb.st_size;
-		snprintf(wal, sizeof(wal), "%s-wal", o.output);
+		snprintf(wal, sizeof(wal), "%s-wal", run->o.output);
 		if (stat(wal, &sb) == 0)
 			stats->file_bytes += (uint64_t)sb.st_size;
 	}
 	getrusage(RUSAGE_SELF, &ru1);
-	stats->cpu_ns = (uint64_t)((ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec +
-				    ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) * 1000000000ll +
-				   (ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec +
-				    ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) * 1000ll);
-	stats->wall_ns = r.t0 ? mr_clock_ns() - r.t0 : 0;
-	free(ids);
-	free(r.ring_stream);
-	free(r.ring_last);
-	for (int i = 0; r.pend && i < r.nrings; i++)
-		free(r.pend[i].data);
-	free(r.pend);
-	free(r.rs);
-	rec_ids_free(&r);
-	rec_htab_free(&r.scope_ix);
+	stats->cpu_ns = (uint64_t)((ru1.ru_utime.tv_sec - run->ru0.ru_utime.tv_sec +
+				    ru1.ru_stime.tv_sec - run->ru0.ru_stime.tv_sec) * 1000000000ll +
+				   (ru1.ru_utime.tv_usec - run->ru0.ru_utime.tv_usec +
+				    ru1.ru_stime.tv_usec - run->ru0.ru_stime.tv_usec) * 1000ll);
+	stats->wall_ns = r->t0 ? mr_clock_ns() - r->t0 : 0;
+	free(run->ids);
+	free(r->ring_stream);
+	free(r->ring_last);
+	for (int i = 0; r->pend && i < r->nrings; i++)
+		free(r->pend[i].data);
+	free(r->pend);
+	free(r->rs);
+	rec_ids_free(r);
+	rec_htab_free(&r->scope_ix);
+}
+
+int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *stats,
+		  struct mr_error *err)
+{
+	struct mr_record_stats st_local;
+	struct run run = { .go_fd = -1, .ex_fd = -1 };
+	struct rec *r = &run.r;
+	int rc;
+
+	if (!stats)
+		stats = &st_local;
+	memset(stats, 0, sizeof(*stats));
+	stats->cmd_status = -1;
+
+	/* Until the store exists, a failure returns at once. */
+	rc = check_opts(opts, &run.o, err);		/* validate the options */
+	if (!rc)
+		rc = init_rec(&run, stats, err);	/* --cgroup filter, page size, key */
+	if (!rc)
+		rc = read_tracepoints(r, err);		/* tracefs: ids and formats */
+	if (!rc)
+		rc = probe_hw(r, err);			/* which hardware events open */
+	if (rc)
+		return rc;
+
+	rc = create_store(r, err);			/* the trace store and writer */
+	if (rc)
+		goto out;
+	rc = set_targets(&run, err);			/* command, pids, cgroup or all */
+	if (rc)
+		goto out;
+	rc = open_events(&run, err);			/* the perf events and rings */
+	if (rc)
+		goto out;
+	rc = add_streams(&run, err);			/* a stream per ring, young's */
+	if (rc)
+		goto out;
+	rec_sources_state(r);				/* each source: on, or why not */
+	rec_meta_start(r);				/* the metadata known now */
+	snapshot(&run);					/* the maps that exist already */
+	rc = start(&run, err);				/* exec the command, or enable */
+	if (rc)
+		goto out;
+	rc = record_loop(&run);				/* drain and scan until the end */
+	rc = finish(&run, rc, err);			/* last drain, loss, metadata */
+out:
+	clean_up(&run, rc);				/* stop the command, free, stats */
 	return rc;
 }

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tp.c - tracepoint ids and field layouts read from tracefs at run time
- * (<tracefs>/events/<sys>/<name>/{id,format}), so a kernel that moves a field is read
- * right, and one that lacks a field leaves it absent (off = -1) instead of misread; and
- * finding tracefs, or mounting it for this thread alone when the host has not.
+ * tp.c - the tracepoints the recorder reads (rec_tp_names[]: which source wants each,
+ * the fields it needs, and from which task's context it fires) and the WORKINGSET_*
+ * items of memcg's (rec_ws_names[]); their ids and field layouts read from tracefs at
+ * run time (<tracefs>/events/<sys>/<name>/{id,format}), so a kernel that moves a field
+ * is read right, and one that lacks a field leaves it absent (off = -1) instead of
+ * misread; and finding tracefs, or mounting it for this thread alone when the host has
+ * not.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,6 +21,61 @@
 #include <unistd.h>
 
 #include "rec_int.h"
+
+#define TPF_FILE (TPF_INO | TPF_INDEX | TPF_DEV)
+
+/*
+ * The tracepoints. cpu_wide: under --cgroup this one stays CPU-wide even when the kernel
+ * can scope events to the cgroup (PERF_FLAG_PID_CGROUP matches the task running on the
+ * CPU when the event fires, so it is right only for events that fire in the context of
+ * the task they are about). Per stream, from where the kernel fires it (mm/, 6.12):
+ *
+ *   faults, MMAP2/COMM/FORK/EXIT     the faulting / mapping / forking / exiting task
+ *   mm_filemap_add_to_page_cache     __filemap_add_folio(): the task that reads, faults or
+ *                                    reads ahead (readahead is submitted synchronously by
+ *                                    that task); the insert is charged to its memcg
+ *   mm_filemap_get_pages             filemap_read() of the reading task
+ *   page_cache_sync_ra / _async_ra   the reading or faulting task
+ *   mod_memcg_lruvec_state           WORKINGSET_REFAULT/ACTIVATE/RESTORE_* change only in
+ *     (WORKINGSET_* items only)      mm/workingset.c:workingset_refault(), called from
+ *                                    filemap_add_folio() and the swap-in paths of the task
+ *                                    that brings the page back (vmscan only reads them);
+ *                                    on_memcg() pairs them with that task's insert
+ *                                    (file) or its major fault (anon: claim_swapin())
+ *   sys_enter_munmap                 the calling task
+ *   exit_mmap                        the task dropping the last mm reference: the exiting
+ *                                    task (still in its cgroup: cgroup_exit() comes after
+ *                                    exit_mm()) or an exec; a /proc reader holding the last
+ *                                    reference is missed either way (on_mm_tracepoint()
+ *                                    attributes it to the firing task)
+ *   page_fault_user                  the faulting task
+ *   mm_filemap_delete_from_page_cache  CPU-WIDE: eviction runs in kswapd, in whichever
+ *                                    task does direct reclaim, in a memory.reclaim writer,
+ *                                    in a DAMON kdamond (this platform's reclaim), and
+ *                                    truncation in whoever truncates. on_tracepoint()
+ *                                    keeps a deletion when the deleting task is in the
+ *                                    cgroup or when the trace knows a page of the folio.
+ */
+const struct rec_tp_name rec_tp_names[RTP_NR] = {
+	[RTP_ADD] = { "filemap", "mm_filemap_add_to_page_cache", MR_RSRC_PAGECACHE, TPF_FILE },
+	[RTP_DELETE] = { "filemap", "mm_filemap_delete_from_page_cache", MR_RSRC_PAGECACHE,
+			 TPF_FILE, 1 },
+	[RTP_GET_PAGES] = { "filemap", "mm_filemap_get_pages", MR_RSRC_PAGECACHE, TPF_FILE },
+	[RTP_RA_SYNC] = { "readahead", "page_cache_sync_ra", MR_RSRC_READAHEAD, TPF_FILE },
+	[RTP_RA_ASYNC] = { "readahead", "page_cache_async_ra", MR_RSRC_READAHEAD, TPF_FILE },
+	[RTP_MEMCG] = { "memcg", "mod_memcg_lruvec_state", MR_RSRC_REFAULT,
+			TPF_ITEM | TPF_VAL },
+	[RTP_MUNMAP] = { "syscalls", "sys_enter_munmap", MR_RSRC_MMAP, TPF_ADDR | TPF_LEN },
+	[RTP_EXIT_MMAP] = { "mmap", "exit_mmap", MR_RSRC_MMAP, 0 },
+	[RTP_PF_USER] = { "exceptions", "page_fault_user", MR_RSRC_FAULT_RW,
+			  TPF_ADDRESS | TPF_ERROR_CODE },
+};
+
+/* enum rec_ws order */
+const char *const rec_ws_names[RWS_NR] = {
+	"WORKINGSET_REFAULT_ANON", "WORKINGSET_REFAULT_FILE", "WORKINGSET_ACTIVATE_ANON",
+	"WORKINGSET_ACTIVATE_FILE", "WORKINGSET_RESTORE_ANON", "WORKINGSET_RESTORE_FILE",
+};
 
 static void add_layout(struct tp_info *tp, const char *name, const struct tp_field *f)
 {

@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * meta.c - the trace's metadata (the meta table): what a replay or a reader needs to know
+ * about the recording. rec_meta_start() writes what is known when the events are open
+ * (the host, the options, each source's own rows, the tracepoint layouts);
+ * rec_meta_end() the counters at the end (loss, refault pairing, munmap and exit_mmap
+ * calls, hwsample counts) and the state of every source ("source.NAME").
+ */
+#include <errno.h>
+#include <numa.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "rec_int.h"
+
+int rec_read_int_file(const char *path, long *v)
+{
+	char buf[64];
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return -errno;
+	if (!fgets(buf, sizeof(buf), f)) {
+		fclose(f);
+		return -EIO;
+	}
+	fclose(f);
+	*v = strtol(buf, NULL, 10);
+	return 0;
+}
+
+/* hwsample: what was asked for, what opened (encoding, period) and why the rest did not. */
+static void meta_hw(struct rec *r)
+{
+	char key[64], buf[REC_HW_MAX * MR_RECORD_HW_NAME];
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; r->hw_on && i < r->hw.n; i++)
+		if (r->hw.ev[i].opened && n < sizeof(buf))
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", n ? "," : "",
+					      r->hw.ev[i].name);
+	mr_writer_set_meta(r->w, "hwsample.events", buf);
+	mr_writer_set_meta(r->w, "hwsample.vendor", r->hw.vendor);
+	mr_writer_set_meta(r->w, "hwsample.list", r->hw.defaults ? "vendor default" :
+			   "--hw-event");
+	for (int i = 0; i < r->hw.n; i++) {
+		const struct rec_hw_event *e = &r->hw.ev[i];
+
+		snprintf(key, sizeof(key), "hwsample.event%d", i);
+		mr_writer_set_meta(r->w, key, e->name);
+		snprintf(key, sizeof(key), "hwsample.event%d.opened", i);
+		mr_writer_set_meta_u64(r->w, key, (uint64_t)(e->opened && r->hw_on));
+		snprintf(key, sizeof(key), "hwsample.event%d.encoding", i);
+		mr_writer_set_meta(r->w, key, e->how);
+		if (e->opened) {
+			snprintf(key, sizeof(key), "hwsample.event%d.period", i);
+			mr_writer_set_meta_u64(r->w, key, e->period);
+			snprintf(key, sizeof(key), "hwsample.event%d.precise_ip", i);
+			mr_writer_set_meta_u64(r->w, key, e->precise_ip);
+		} else {
+			snprintf(key, sizeof(key), "hwsample.event%d.error", i);
+			mr_writer_set_meta(r->w, key, e->why);
+		}
+	}
+}
+
+/* hwsample counters at the end, per event and in the stats. */
+static void meta_hw_counts(struct rec *r, struct perf_state *ps)
+{
+	static const char *const what[] = { "samples", "accesses", "no_addr", "kernel_addr",
+					    "lost" };
+	char key[64];
+
+	for (int e = 0; e < ps->nevsel; e++)
+		if (ps->kind[e] >= RK_HW_BASE)
+			r->hw.ev[ps->kind[e] - RK_HW_BASE].lost = rec_perf_evsel_lost(ps, e);
+	for (int i = 0; r->hw_on && i < r->hw.n; i++) {
+		struct rec_hw_event *e = &r->hw.ev[i];
+		const uint64_t v[] = { e->samples, e->accesses, e->no_addr, e->kernel_addr,
+				       e->lost };
+
+		if (!e->opened)
+			continue;
+		for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
+			snprintf(key, sizeof(key), "hwsample.event%d.%s", i, what[k]);
+			mr_writer_set_meta_u64(r->w, key, v[k]);
+		}
+		r->st->hw_samples += e->samples;
+		r->st->hw_accesses += e->accesses;
+		r->st->hw_no_addr += e->no_addr;
+		r->st->hw_kernel_addr += e->kernel_addr;
+	}
+}
+
+static void meta_host(struct rec *r)
+{
+	struct utsname u;
+	char buf[256], path[128];
+	long v;
+	FILE *f;
+
+	if (uname(&u) == 0) {
+		mr_writer_set_meta(r->w, "kernel", u.release);
+		mr_writer_set_meta(r->w, "host.machine", u.machine);
+		if (!r->o->anonymize)
+			mr_writer_set_meta(r->w, "host.name", u.nodename);
+	}
+	mr_writer_set_meta_u64(r->w, "page_size", (uint64_t)r->psize);
+	mr_writer_set_meta(r->w, "recorder", "memreplay record " MR_VERSION_STRING);
+	mr_writer_set_meta(r->w, "clock", "CLOCK_MONOTONIC");
+	f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "re");
+	if (f) {
+		if (fgets(buf, sizeof(buf), f)) {
+			char *a = strchr(buf, '['), *b = a ? strchr(a, ']') : NULL;
+
+			if (a && b) {
+				*b = '\0';
+				mr_writer_set_meta(r->w, "thp", a + 1);
+			}
+		}
+		fclose(f);
+	} else {
+		mr_writer_set_meta(r->w, "thp", "unknown");
+	}
+	if (rec_read_int_file("/sys/kernel/debug/fault_around_bytes", &v) == 0)
+		mr_writer_set_meta_u64(r->w, "fault_around_bytes", (uint64_t)v);
+	else
+		mr_writer_set_meta(r->w, "fault_around_bytes",
+				   "unknown (debugfs not readable; 65536 is the kernel default)");
+	snprintf(path, sizeof(path), "/sys/fs/cgroup/memory/memory.limit_in_bytes");
+	if (rec_read_int_file(path, &v) == 0)
+		mr_writer_set_meta_u64(r->w, "memcg.root_limit_bytes", (uint64_t)v);
+	if (rec_read_int_file("/sys/kernel/mm/lru_gen/enabled", &v) == 0 || 1) {
+		f = fopen("/sys/kernel/mm/lru_gen/enabled", "re");
+		if (f) {
+			if (fgets(buf, sizeof(buf), f)) {
+				buf[strcspn(buf, "\n")] = '\0';
+				mr_writer_set_meta(r->w, "mglru_enabled", buf);
+			}
+			fclose(f);
+		}
+	}
+	mr_writer_set_meta_u64(r->w, "numa_nodes",
+			       numa_available() >= 0 ? (uint64_t)numa_max_node() + 1 : 1);
+}
+
+static void meta_options(struct rec *r)
+{
+	const struct mr_record_opts *o = r->o;
+	static const char *const tgt[] = { "command", "pids", "cgroup", "system" };
+	char buf[1024];
+	size_t n = 0;
+
+	n += (size_t)snprintf(buf + n, sizeof(buf) - n, "target=%s sources=0x%x ring_pages=%u "
+			      "duration_ns=%llu young_interval_ns=%llu anonymize=%d",
+			      tgt[o->target], o->sources, o->ring_pages ? o->ring_pages :
+			      DEFAULT_RING_PAGES, (unsigned long long)o->duration_ns,
+			      (unsigned long long)o->young_interval_ns, o->anonymize);
+	if (o->target == MR_TARGET_COMMAND && o->argv && !o->anonymize)
+		for (int i = 0; o->argv[i] && n < sizeof(buf) - 2; i++)
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", i ? " " : " argv=",
+					      o->argv[i]);
+	mr_writer_set_meta(r->w, "record.options", buf);
+}
+
+/* hwsample: its state (said once: the CLI prints the sources, the metadata keeps them),
+ * then what was asked for and what opened. */
+static void meta_hwsample(struct rec *r)
+{
+	const char *name = mr_record_source_name(MR_RSRC_HWSAMPLE);
+	char meta[MR_RECORD_WHY_MAX + 8];
+
+	for (int i = 0; i < r->st->nsrc; i++) {
+		if (strcmp(r->st->src[i].name, name))
+			continue;
+		snprintf(meta, sizeof(meta), "%s: %s", r->hw_on ? "on" : "off",
+			 r->st->src[i].why);
+		mr_writer_set_meta(r->w, "hwsample", meta);
+	}
+	meta_hw(r);
+}
+
+static void meta_young(struct rec *r)
+{
+	mr_writer_set_meta(r->w, "young.source", r->young_src);
+	mr_writer_set_meta_u64(r->w, "young.interval_ns", r->young_on ?
+			       r->o->young_interval_ns : 0);
+	mr_writer_set_meta(r->w, "young.semantics",
+			   "clear_refs(1 then 4) + smaps Referenced per VMA each "
+			   "interval; ACCESS(source young) only for resident pages of "
+			   "VMAs whose Referenced == Rss (every resident page young: "
+			   "exact); VMAs partly referenced are counted in "
+			   "young.partial_vmas and emit no per-page events");
+}
+
+/* --cgroup: which, and where it was filtered (said once, as hwsample's). */
+static void meta_cgroup(struct rec *r)
+{
+	mr_writer_set_meta(r->w, "cgroup.path", r->o->anonymize ? "(anonymized)" : r->cg_want);
+	mr_writer_set_meta(r->w, "cgroup.filter", r->cg_kernel ? "kernel" : "user");
+	mr_writer_set_meta(r->w, "cgroup.filter_why", r->cg_how);
+}
+
+/* This kernel's enum node_stat_item values of the refault labels, when resolved. */
+static void meta_refault_items(struct rec *r)
+{
+	char buf[320];
+	size_t n = 0;
+
+	if (r->ws_item[0] < 0 && r->ws_item[RWS_REFAULT_FILE] < 0)
+		return;
+	buf[0] = '\0';
+	for (int k = 0; k < RWS_NR; k++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s=%lld", k ? "," : "",
+				      rec_ws_names[k], (long long)r->ws_item[k]);
+	mr_writer_set_meta(r->w, "refault.node_stat_item", buf);
+}
+
+/* The field layout of every tracepoint read (tracefs format), per tracepoint. */
+static void meta_tracepoints(struct rec *r)
+{
+	for (int t = 0; t < RTP_NR; t++) {
+		char key[96];
+
+		if (!r->tp[t].present)
+			continue;
+		snprintf(key, sizeof(key), "tracepoint.%s:%s", rec_tp_names[t].sys,
+			 rec_tp_names[t].name);
+		mr_writer_set_meta(r->w, key, r->tp[t].layout);
+	}
+}
+
+/* What is known once the events are open and the sources' states are set. */
+void rec_meta_start(struct rec *r)
+{
+	if (r->o->sources & MR_RSRC_HWSAMPLE)
+		meta_hwsample(r);
+	mr_writer_set_meta(r->w, "tracefs", r->st->tracefs);
+	meta_young(r);
+	if (r->o->target == MR_TARGET_CGROUP)
+		meta_cgroup(r);
+	meta_host(r);
+	meta_options(r);
+	meta_refault_items(r);
+	meta_tracepoints(r);
+}
+
+/* The counters at the end, hwsample's per event, and the state of every source. */
+void rec_meta_end(struct rec *r, struct perf_state *ps)
+{
+	char buf[128];
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (int k = 0; k <= 12; k++)
+		if (r->folio_orders & (1u << k))
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%d",
+					      n ? "," : "", k);
+	mr_writer_set_meta(r->w, "folio_orders_seen", buf);
+	mr_writer_set_meta_u64(r->w, "lost", r->st->lost);
+	mr_writer_set_meta_u64(r->w, "young.scans", r->young_seq);
+	mr_writer_set_meta_u64(r->w, "young.partial_vmas", r->young_partial);
+	mr_writer_set_meta_u64(r->w, "young.skipped_vmas", r->young_skipped);
+	mr_writer_set_meta_u64(r->w, "refault.kernel_labels", r->rf_labels);
+	mr_writer_set_meta_u64(r->w, "refault.kernel_file_pages", r->rf_pages);
+	mr_writer_set_meta_u64(r->w, "refault.kernel_anon_pages", r->rf_anon_pages);
+	mr_writer_set_meta_u64(r->w, "refault.kernel_anon_attached", r->rf_anon_attached);
+	mr_writer_set_meta_u64(r->w, "refault.kernel_anon_readahead", r->rf_anon_readahead);
+	mr_writer_set_meta_u64(r->w, "refault.kernel_anon_unattached",
+			       r->rf_anon_unattached);
+	mr_writer_set_meta_u64(r->w, "refault.kernel_unpaired", r->rf_unpaired);
+	mr_writer_set_meta_u64(r->w, "fault_rw.paired", r->pf_paired);
+	mr_writer_set_meta_u64(r->w, "munmap.calls", r->munmaps);
+	mr_writer_set_meta_u64(r->w, "exit_mmap.calls", r->exit_mmaps);
+	mr_writer_set_meta_u64(r->w, "mm.ends_at_last_exit", r->mm_ends);
+	if (r->o->sources & MR_RSRC_HWSAMPLE)
+		meta_hw_counts(r, ps);
+	for (int i = 0; i < r->st->nsrc; i++) {
+		char key[64];
+
+		snprintf(key, sizeof(key), "source.%s", r->st->src[i].name);
+		mr_writer_set_meta(r->w, key, r->st->src[i].on ?
+				   (r->st->src[i].why[0] ? r->st->src[i].why : "on") :
+				   r->st->src[i].why);
+	}
+}
