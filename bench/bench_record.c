@@ -67,6 +67,7 @@
 #include <unistd.h>
 
 #include "bench_int.h"
+#include "libperf_compat.h" /* the recorder's: libperf internals in one place */
 #include "mr_recorder.h"
 #include "mr_store.h"
 
@@ -75,9 +76,6 @@
 #define DEFAULT_PAGES 262144ull /* 1 GiB of 4 KiB pages */
 #define MAX_RUNS 64
 #define NMODES 4
-
-/* libperf (6.12) frees PERF_FORMAT_ID ids only here (see record.c). */
-void perf_evsel__free_id(struct perf_evsel *evsel);
 
 static const char *const mode_name[NMODES] = { "alone", "raw perf", "record",
 					       "perf record" };
@@ -342,21 +340,7 @@ fail:
 	}
 	if (go_fd >= 0)
 		close(go_fd);
-	if (evlist) {
-		for (int i = 0; i < 2; i++)
-			if (evsel[i])
-				perf_evsel__free_id(evsel[i]);
-#ifdef MR_LIBPERF_EVSEL_DELETE_LEAKS_MAPS
-		perf_evlist__munmap(evlist);
-		perf_evlist__close(evlist);
-		for (int i = 0; i < 2; i++)
-			if (evsel[i]) {
-				perf_cpu_map__put(perf_evsel__cpus(evsel[i]));
-				perf_thread_map__put(perf_evsel__threads(evsel[i]));
-			}
-#endif
-		perf_evlist__delete(evlist);
-	}
+	rec_evlist_delete(evlist); /* every evsel is in it; NULL-safe */
 	perf_thread_map__put(threads);
 	perf_cpu_map__put(cpus);
 	res->rec_cpu_s = ru_cpu(RUSAGE_SELF) - cpu0;
