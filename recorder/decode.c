@@ -465,6 +465,8 @@ static int on_tracepoint(struct rec *r, int ring, int t, const unsigned char *p,
 	if (SAMPLE_FIXED + 4 + (uint64_t)rawlen > len)
 		return 0;
 	raw = p + SAMPLE_FIXED + 4;
+	if (r->cg_kernel && rec_tp_names[t].cpu_wide)
+		r->st->cpu_wide_records++;
 	ours = rec_stream_in_scope(r, t, (int32_t)tid);
 	if (!ours && t != RTP_DELETE)
 		return 0;

@@ -266,6 +266,9 @@ struct mr_record_stats {
 	uint64_t by_kind[MR_EV_NR_KINDS];
 	uint64_t events;		/* events written */
 	uint64_t samples;		/* perf records read */
+	uint64_t cpu_wide_records;	/* of them, records of the streams that stay CPU-wide
+					 * under a kernel --cgroup scope (page-cache deletions,
+					 * by any task of the host: reclaim runs anywhere) */
 	uint64_t lost;			/* samples lost (PERF_FORMAT_LOST, all rings) */
 	uint64_t bytes_written;		/* chunk bytes stored (LZ4) */
 	uint64_t file_bytes;		/* store file size at the end */

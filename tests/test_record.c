@@ -1033,9 +1033,13 @@ static void cgroup_case(const char *cg, const char *want, uint64_t *limit)
 	CHECK(sql_int(db, "SELECT value FROM meta WHERE key = 'lost'") == 0);
 	/* records read beyond the inside faults kept (a sanitizer build's workloads fault
 	 * more at start, inside and outside alike): the outside faults stayed in the kernel,
-	 * or they came and were dropped here */
+	 * or they came and were dropped here. With the kernel's scope, the page-cache
+	 * deletions still come from the whole host (any task's reclaim or unlink: a build
+	 * beside this test deleted thousands), so they are left out of that count. */
+	printf("cgroup %s: %llu records of CPU-wide streams\n", cg,
+	       (unsigned long long)st.cpu_wide_records);
 	if (want[0] == 'k')
-		CHECK(st.samples < st.by_kind[MR_EV_FAULT] + N_OUT / 2);
+		CHECK(st.samples - st.cpu_wide_records < st.by_kind[MR_EV_FAULT] + N_OUT / 2);
 	else
 		CHECK(st.samples > st.by_kind[MR_EV_FAULT] + N_OUT);
 
