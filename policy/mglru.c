@@ -433,8 +433,8 @@ void folio_activate(struct mglru *mg, uint32_t page)
  * fault of a VMA with recency (lru_gen_in_fault()) gets PG_active when it is workingset
  * (a refault), else folio_mark_accessed() unless already PG_referenced.
  * S003 (ra_placement): modes B and C set PG_active for every in-fault folio.
- * Differs: lru_add() runs at once (the engine adds at the end of the triggering event,
- * spec §10), and PF_MEMALLOC tasks do not exist.
+ * Differs: lru_add() runs at once (the engine adds at the end of the triggering event;
+ * docs/mglru-model.md, "Deliberate differences" 3), and PF_MEMALLOC tasks do not exist.
  */
 void folio_add_lru(struct mglru *mg, uint32_t page, unsigned ctx)
 {
@@ -1169,7 +1169,7 @@ int mglru_promote_folio(struct mr_policy *p, uint32_t page)
 const struct mr_policy_ops mr_mglru_ops = {
 	.abi = MR_POLICY_ABI,
 	.name = "mglru",
-	.help = "Multi-Gen LRU as in the [7.2] kernel (MGLRU-SPEC.md, Mode A): generations, "
+	.help = "Multi-Gen LRU as in the [7.2] kernel (docs/mglru-model.md, Mode A): generations, "
 		"tiers, aging page-table walk with PMD Bloom filters, look-around, "
 		"PID-controlled eviction, refault shadows",
 	.params = mglru_param_table,

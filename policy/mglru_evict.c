@@ -5,9 +5,10 @@
  * (lru_gen_set_refs), sort/isolate/scan/evict_folios, the reclaim loop
  * (try_to_shrink_lruvec, lru_gen_shrink_lruvec) and min_ttl (lru_gen_age_node).
  *
- * The [7.2] reclaim loop and isolate_folios() were read as a transliteration (spec
- * "(T)"); where the spec words leave a choice, the choice is said at the function and in
- * docs/mglru-model.md.
+ * The [7.2] reclaim loop and isolate_folios() are known from a transliteration of the
+ * source, not its C ("(T)", docs/mglru-model.md, "Version tags"); where that reading
+ * leaves a choice, the choice is said at the function and in docs/mglru-model.md,
+ * "Scenario notes".
  */
 #include "counters.h"
 #include "mglru.h"
@@ -892,7 +893,8 @@ static bool should_abort_scan(struct mglru *mg, const struct mr_scan_control *sc
 		return true;
 	if (!sc->kswapd)
 		return false;
-	/* one zone per node (spec §10); no watermarks (memcg-only machine): keep going */
+	/* one zone per node (docs/mglru-model.md, "Deliberate differences" 2); no watermarks
+	 * (memcg-only machine): keep going */
 	return mg->m->ops->node_watermark_ok &&
 	       mg->m->ops->node_watermark_ok(mg->m, sc->node, MIN_LRU_BATCH) > 0;
 }

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * test_mglru.c - unit tests of the mglru model ([7.2], Mode A): the deterministic
- * scenarios of MGLRU-SPEC.md §9 (baseline halves), insertion rules, the PID controller,
- * shadow recency, the Bloom filters, the debugfs interface, and the invariant checker
- * after every scenario. Each scenario builds a tiny machine (tests/policy_machine.h),
- * sets up lists with mglru_place_folio(), runs the kernel paths, and checks the lists
- * (head to tail), flags and counters.
+ * scenarios of docs/mglru-model.md, "Scenarios" (baseline halves), insertion rules, the
+ * PID controller, shadow recency, the Bloom filters, the debugfs interface, and the
+ * invariant checker after every scenario. Each scenario builds a tiny machine
+ * (tests/policy_machine.h), sets up lists with mglru_place_folio(), runs the kernel
+ * paths, and checks the lists (head to tail), flags and counters.
  *
- * Page ids are named after the spec's folios (A = 0, B = 1, ...) in each scenario.
+ * Page ids are named after the scenario's folios (A = 0, B = 1, ...) in each scenario.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -947,7 +947,8 @@ static void test_kernel_612_tiers(void)
 	CHECK_EQ_U64(e.lv->lrugen.protected[0][FILE_T][3], 1);
 	CHECK_EQ_U64(e.lv->lrugen.protected[0][FILE_T][0], 0);
 	CHECK_EQ_U64(e.mg->stat.sorted_protected, 1);
-	/* Z: tier 0, counted at the min_seq (1) of when it is freed (spec issue 7) */
+	/* Z: tier 0, counted at the min_seq (1) of when it is freed (docs/mglru-model.md,
+	 * "Scenario notes" 7) */
 	CHECK(!has(&e, Z, MR_PG_RESIDENT));
 	CHECK_EQ_U64(e.lv->lrugen.min_seq[FILE_T], 1);
 	CHECK_EQ_U64(e.lv->lrugen.evicted[1][FILE_T][0], 1);
@@ -2494,7 +2495,7 @@ static void test_stress(const struct toggle *toggles)
 	test_stress_seeded(toggles, mr_test_seed(), NULL);
 }
 
-/* ---- S002: stats_layout (spec §8) ---- */
+/* ---- S002: stats_layout (docs/seeds.md, "S002") ---- */
 
 /* Does element idx of field f share a line with enabled/gen/seg in this layout? */
 static bool shares_enabled(int layout, unsigned base, unsigned f, unsigned idx)
@@ -2507,7 +2508,7 @@ static void test_s002_layout(void)
 	const int B = STATS_LAYOUT_BEFORE, A = STATS_LAYOUT_AFTER;
 	unsigned base, i, n;
 
-	/* the §8 table */
+	/* the offsets of docs/seeds.md, "S002 layout" */
 	CHECK_EQ_U64(lrugen_size(B), 1360);
 	CHECK_EQ_U64(lrugen_size(A), 1408);
 	for (i = 0; i < 2; i++) {
