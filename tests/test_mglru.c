@@ -2725,87 +2725,143 @@ static void test_s002_identical(void)
 	       (unsigned long long)before.transfers, (unsigned long long)after.transfers);
 }
 
-int main(void)
+/* ---- the case table: one CTest case each (mglru.CASE), `test_mglru CASE` runs one ---- */
+
+static void test_s004_scenario_12_file(int exec)
 {
-	test_insertion_rules();
-	test_pid();
-	test_shadow();
-	test_bloom();
-	test_scenario_1(0);
-	test_scenario_1(1);
-	test_scenario_2();
-	test_scenario_3();
-	test_s000_scenario_1(0);
-	test_s000_scenario_1(1);
-	test_s000_scenario_2();
-	test_s000_scenario_3();
-	test_s000_base_costs();
-	test_scenario_4_5();
-	test_scenario_6();
-	test_scenario_7();
-	test_scenario_8();
-	test_kernel_612_keep_locked();
-	test_reclaim_counters_by_kernel();
-	test_kernel_612_tiers();
-	test_kernel_612_active_add_keeps_refs();
-	test_kernel_612_inc_refs();
-	test_kernel_612_check_references();
-	test_kernel_61295_unevictable_culled();
-	test_kernel_61295_writeback_sorted();
-	test_kernel_61295_isolate_clears_reclaim();
-	test_scenario_9();
-	test_scenario_10();
-	test_scenario_11();
-	test_scenario_12();
-	test_scenario_13();
-	for (int mode = RA_PLACEMENT_B; mode <= RA_PLACEMENT_C; mode++) {
-		test_s003_scenario_4_5(mode);
-		test_s003_scenario_6(mode);
-		test_s003_scenario_7(mode);
-		test_s003_scenario_8(mode);
-		test_s003_scenario_9(mode);
-		test_s003_scenario_10(mode);
-		test_s003_scenario_11(mode);
-	}
-	test_s003_scenario_7a();
-	for (int mode = RA_PLACEMENT_A; mode <= RA_PLACEMENT_C; mode++)
-		test_s003_rule5(mode);
-	for (int exec = EXEC_PROMOTE_OFF; exec <= EXEC_PROMOTE_ALT; exec++) {
-		test_s004_scenario_12(exec, 0);
-		test_s004_scenario_12(exec, 1);
-		test_s004_mode_a_caveat(exec);
-		for (int mode = RA_PLACEMENT_A; mode <= RA_PLACEMENT_C; mode++)
-			test_s004_scenario_13(exec, mode);
-	}
-	test_seed_params();
-	test_probes();
-	test_s001_scenario_14();
-	test_s001_scenario_15();
-	test_s001_scenario_16();
-	test_scenario_14();
-	test_scenario_16();
-	test_scenario_17();
-	test_scenario_18();
-	test_folio_del_and_anon_only();
-	test_shrink_lruvec_and_min_ttl();
-	test_debugfs();
-	test_checker_catches();
-	test_params_and_counters();
-	test_s002_layout();
-	test_s002_two_cpu();
-	test_s002_params();
-	test_s002_identical();
-	test_stress(NULL);
-	test_stress((const struct toggle[]){ { "kernel", KERNEL_6_12 }, { NULL, 0 } });
-	test_stress((const struct toggle[]){ { "kernel", KERNEL_6_12_95 }, { NULL, 0 } });
-	test_stress((const struct toggle[]){ { "inc_min_seq", INC_MIN_SEQ_V3 }, { NULL, 0 } });
-	test_stress((const struct toggle[]){ { "inc_min_seq", INC_MIN_SEQ_V3 },
-					     { "ra_placement", RA_PLACEMENT_B },
-					     { "exec_promote", EXEC_PROMOTE_V3 },
-					     { NULL, 0 } });
-	test_stress((const struct toggle[]){ { "pud_filter", 1 }, { "probes", 1 }, { NULL, 0 } });
-	test_stress((const struct toggle[]){ { "ra_placement", RA_PLACEMENT_C },
-					     { "exec_promote", EXEC_PROMOTE_ALT },
-					     { NULL, 0 } });
-	return mr_test_done("test_mglru");
+	test_s004_scenario_12(exec, 0);
+}
+
+static void test_s004_scenario_12_anon(int exec)
+{
+	test_s004_scenario_12(exec, 1);
+}
+
+/* arg = exec_promote * 3 + ra_placement */
+static void test_s004_scenario_13_arg(int arg)
+{
+	test_s004_scenario_13(arg / 3, arg % 3);
+}
+
+/* The toggle sets of the stress cases, by index. */
+static const struct toggle *const stress_sets[] = {
+	NULL,
+	(const struct toggle[]){ { "kernel", KERNEL_6_12 }, { NULL, 0 } },
+	(const struct toggle[]){ { "kernel", KERNEL_6_12_95 }, { NULL, 0 } },
+	(const struct toggle[]){ { "inc_min_seq", INC_MIN_SEQ_V3 }, { NULL, 0 } },
+	(const struct toggle[]){ { "inc_min_seq", INC_MIN_SEQ_V3 },
+				 { "ra_placement", RA_PLACEMENT_B },
+				 { "exec_promote", EXEC_PROMOTE_V3 },
+				 { NULL, 0 } },
+	(const struct toggle[]){ { "pud_filter", 1 }, { "probes", 1 }, { NULL, 0 } },
+	(const struct toggle[]){ { "ra_placement", RA_PLACEMENT_C },
+				 { "exec_promote", EXEC_PROMOTE_ALT },
+				 { NULL, 0 } },
+};
+
+static void test_stress_set(int set)
+{
+	test_stress(stress_sets[set]);
+}
+
+#define S13(exec, mode) (EXEC_PROMOTE_##exec * 3 + RA_PLACEMENT_##mode)
+
+static const struct mr_test_case cases[] = {
+	MR_CASE(test_insertion_rules),
+	MR_CASE(test_pid),
+	MR_CASE(test_shadow),
+	MR_CASE(test_bloom),
+	MR_CASE_ARG("scenario_1", test_scenario_1, 0),
+	MR_CASE_ARG("scenario_1.stats", test_scenario_1, 1),
+	MR_CASE(test_scenario_2),
+	MR_CASE(test_scenario_3),
+	MR_CASE_ARG("s000_scenario_1", test_s000_scenario_1, 0),
+	MR_CASE_ARG("s000_scenario_1.stats", test_s000_scenario_1, 1),
+	MR_CASE(test_s000_scenario_2),
+	MR_CASE(test_s000_scenario_3),
+	MR_CASE(test_s000_base_costs),
+	MR_CASE(test_scenario_4_5),
+	MR_CASE(test_scenario_6),
+	MR_CASE(test_scenario_7),
+	MR_CASE(test_scenario_8),
+	MR_CASE(test_kernel_612_keep_locked),
+	MR_CASE(test_reclaim_counters_by_kernel),
+	MR_CASE(test_kernel_612_tiers),
+	MR_CASE(test_kernel_612_active_add_keeps_refs),
+	MR_CASE(test_kernel_612_inc_refs),
+	MR_CASE(test_kernel_612_check_references),
+	MR_CASE(test_kernel_61295_unevictable_culled),
+	MR_CASE(test_kernel_61295_writeback_sorted),
+	MR_CASE(test_kernel_61295_isolate_clears_reclaim),
+	MR_CASE(test_scenario_9),
+	MR_CASE(test_scenario_10),
+	MR_CASE(test_scenario_11),
+	MR_CASE(test_scenario_12),
+	MR_CASE(test_scenario_13),
+	MR_CASE_ARG("s003_scenario_4_5.B", test_s003_scenario_4_5, RA_PLACEMENT_B),
+	MR_CASE_ARG("s003_scenario_4_5.C", test_s003_scenario_4_5, RA_PLACEMENT_C),
+	MR_CASE_ARG("s003_scenario_6.B", test_s003_scenario_6, RA_PLACEMENT_B),
+	MR_CASE_ARG("s003_scenario_6.C", test_s003_scenario_6, RA_PLACEMENT_C),
+	MR_CASE_ARG("s003_scenario_7.B", test_s003_scenario_7, RA_PLACEMENT_B),
+	MR_CASE_ARG("s003_scenario_7.C", test_s003_scenario_7, RA_PLACEMENT_C),
+	MR_CASE_ARG("s003_scenario_8.B", test_s003_scenario_8, RA_PLACEMENT_B),
+	MR_CASE_ARG("s003_scenario_8.C", test_s003_scenario_8, RA_PLACEMENT_C),
+	MR_CASE_ARG("s003_scenario_9.B", test_s003_scenario_9, RA_PLACEMENT_B),
+	MR_CASE_ARG("s003_scenario_9.C", test_s003_scenario_9, RA_PLACEMENT_C),
+	MR_CASE_ARG("s003_scenario_10.B", test_s003_scenario_10, RA_PLACEMENT_B),
+	MR_CASE_ARG("s003_scenario_10.C", test_s003_scenario_10, RA_PLACEMENT_C),
+	MR_CASE_ARG("s003_scenario_11.B", test_s003_scenario_11, RA_PLACEMENT_B),
+	MR_CASE_ARG("s003_scenario_11.C", test_s003_scenario_11, RA_PLACEMENT_C),
+	MR_CASE(test_s003_scenario_7a),
+	MR_CASE_ARG("s003_rule5.A", test_s003_rule5, RA_PLACEMENT_A),
+	MR_CASE_ARG("s003_rule5.B", test_s003_rule5, RA_PLACEMENT_B),
+	MR_CASE_ARG("s003_rule5.C", test_s003_rule5, RA_PLACEMENT_C),
+	MR_CASE_ARG("s004_scenario_12.0", test_s004_scenario_12_file, EXEC_PROMOTE_OFF),
+	MR_CASE_ARG("s004_scenario_12.0.anon", test_s004_scenario_12_anon, EXEC_PROMOTE_OFF),
+	MR_CASE_ARG("s004_mode_a_caveat.0", test_s004_mode_a_caveat, EXEC_PROMOTE_OFF),
+	MR_CASE_ARG("s004_scenario_13.0.A", test_s004_scenario_13_arg, S13(OFF, A)),
+	MR_CASE_ARG("s004_scenario_13.0.B", test_s004_scenario_13_arg, S13(OFF, B)),
+	MR_CASE_ARG("s004_scenario_13.0.C", test_s004_scenario_13_arg, S13(OFF, C)),
+	MR_CASE_ARG("s004_scenario_12.1", test_s004_scenario_12_file, EXEC_PROMOTE_V3),
+	MR_CASE_ARG("s004_scenario_12.1.anon", test_s004_scenario_12_anon, EXEC_PROMOTE_V3),
+	MR_CASE_ARG("s004_mode_a_caveat.1", test_s004_mode_a_caveat, EXEC_PROMOTE_V3),
+	MR_CASE_ARG("s004_scenario_13.1.A", test_s004_scenario_13_arg, S13(V3, A)),
+	MR_CASE_ARG("s004_scenario_13.1.B", test_s004_scenario_13_arg, S13(V3, B)),
+	MR_CASE_ARG("s004_scenario_13.1.C", test_s004_scenario_13_arg, S13(V3, C)),
+	MR_CASE_ARG("s004_scenario_12.alt", test_s004_scenario_12_file, EXEC_PROMOTE_ALT),
+	MR_CASE_ARG("s004_scenario_12.alt.anon", test_s004_scenario_12_anon, EXEC_PROMOTE_ALT),
+	MR_CASE_ARG("s004_mode_a_caveat.alt", test_s004_mode_a_caveat, EXEC_PROMOTE_ALT),
+	MR_CASE_ARG("s004_scenario_13.alt.A", test_s004_scenario_13_arg, S13(ALT, A)),
+	MR_CASE_ARG("s004_scenario_13.alt.B", test_s004_scenario_13_arg, S13(ALT, B)),
+	MR_CASE_ARG("s004_scenario_13.alt.C", test_s004_scenario_13_arg, S13(ALT, C)),
+	MR_CASE(test_seed_params),
+	MR_CASE(test_probes),
+	MR_CASE(test_s001_scenario_14),
+	MR_CASE(test_s001_scenario_15),
+	MR_CASE(test_s001_scenario_16),
+	MR_CASE(test_scenario_14),
+	MR_CASE(test_scenario_16),
+	MR_CASE(test_scenario_17),
+	MR_CASE(test_scenario_18),
+	MR_CASE(test_folio_del_and_anon_only),
+	MR_CASE(test_shrink_lruvec_and_min_ttl),
+	MR_CASE(test_debugfs),
+	MR_CASE(test_checker_catches),
+	MR_CASE(test_params_and_counters),
+	MR_CASE(test_s002_layout),
+	MR_CASE(test_s002_two_cpu),
+	MR_CASE(test_s002_params),
+	MR_CASE(test_s002_identical),
+	MR_CASE_ARG("stress.kernel_7_2", test_stress_set, 0),
+	MR_CASE_ARG("stress.kernel_6_12", test_stress_set, 1),
+	MR_CASE_ARG("stress.kernel_6_12_95", test_stress_set, 2),
+	MR_CASE_ARG("stress.inc_min_seq_v3", test_stress_set, 3),
+	MR_CASE_ARG("stress.v3_ra_b_exec_1", test_stress_set, 4),
+	MR_CASE_ARG("stress.pud_filter_probes", test_stress_set, 5),
+	MR_CASE_ARG("stress.ra_c_exec_alt", test_stress_set, 6),
+};
+
+int main(int argc, char **argv)
+{
+	return mr_test_main("test_mglru", cases, sizeof(cases) / sizeof(cases[0]), argc, argv);
 }
