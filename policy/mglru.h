@@ -866,29 +866,4 @@ void lru_gen_init_shrink_hooks(struct mglru *mg);
 size_t lru_gen_show(struct mr_policy *p, int full, char *buf, size_t cap);
 int lru_gen_command(struct mr_policy *p, const char *cmd, struct mr_error *err);
 
-/* ---- for tests: set up states the scenarios start from ---- */
-
-/* Put an off-list folio on the list of generation seq of its lruvec, at the head (or
- * the tail), as lru_gen_add_folio() would with that placement; sets PG_lru. */
-int mglru_place_folio(struct mr_policy *p, uint32_t page, uint64_t seq, bool tail);
-/* Set max_seq / min_seq of an lruvec whose lists are all empty (MR_EINVAL otherwise). */
-int mglru_set_seqs(struct mr_policy *p, uint32_t lruvec, uint64_t max_seq, uint64_t min_anon,
-		   uint64_t min_file);
-/* Copy the page ids of list folios[gen][type][0] of an lruvec, head to tail, into out
- * (up to cap); returns the list length. */
-unsigned mglru_list_pages(struct mr_policy *p, uint32_t lruvec, unsigned gen, int type,
-			  uint32_t *out, unsigned cap);
-/* The lruvec state (read and, for PID tests, write). */
-struct lruvec *mglru_lruvec(struct mr_policy *p, uint32_t lruvec);
-/* The LRU_REFS_MASK counter of a folio. */
-unsigned mglru_folio_refs(struct mr_policy *p, uint32_t page);
-/* One evict_folios() call on an lruvec as proactive reclaim does it (the body of the
- * debugfs '-' loop: may swap/unmap/write, __GFP_IO, a walk context); returns what
- * evict_folios() returns. */
-uint64_t mglru_evict_once(struct mr_policy *p, uint32_t lruvec, uint64_t nr_to_scan,
-			  int swappiness);
-/* Lazily promote an on-list folio to gen(max_seq) as folio_update_gen() does for a
- * folio with PG_referenced, applying the size change at once. */
-int mglru_promote_folio(struct mr_policy *p, uint32_t page);
-
 #endif /* MR_POLICY_MGLRU_H */

@@ -22,6 +22,139 @@
 #define PG (1ull << MR_PAGE_SHIFT)
 #define VA 0x400000ull /* a 2 MiB aligned address: PTE table slot = page offset */
 
+/*
+ * Set-up and inspection of the model's state, for the scenarios: test code, not part of
+ * the model. They reach the model's internals through policy/mglru.h.
+ */
+
+/* Put an off-list folio on the list of generation seq of its lruvec, at the head (or
+ * the tail), as lru_gen_add_folio() would with that placement; sets PG_lru. */
+static int mglru_place_folio(struct mr_policy *p, uint32_t page, uint64_t seq, bool tail)
+{
+	struct mglru *mg = mglru_of(p);
+	struct mr_folio *f = &mg->m->folios[page];
+	struct lruvec *lv;
+	int type;
+	unsigned gen;
+
+	if (page >= mg->m->nr_pages || folio_test(f, MR_PG_LRU) || !folio_evictable(f))
+		return MR_EINVAL;
+	lv = folio_lruvec(mg, page);
+	type = folio_is_file_lru(f);
+	if (seq < lv->lrugen.min_seq[type] || seq > lv->lrugen.max_seq)
+		return MR_ERANGE;
+	gen = lru_gen_from_seq(seq);
+	mg->pages[page].gen = (uint8_t)(gen + 1);
+	f->flags &= ~MR_PG_ACTIVE;
+	f->flags |= MR_PG_LRU;
+	lru_gen_update_size(mg, lv, page, -1, (int)gen);
+	lru_gen_list_add(mg, lv, page, gen, tail);
+	return 0;
+}
+
+/* Set max_seq / min_seq of an lruvec whose lists are all empty (MR_EINVAL otherwise). */
+static int mglru_set_seqs(struct mr_policy *p, uint32_t lruvec, uint64_t max_seq,
+			  uint64_t min_anon, uint64_t min_file)
+{
+	struct mglru *mg = mglru_of(p);
+	struct lruvec *lv;
+	int gen, type;
+
+	if (lruvec >= mg->m->nr_lruvecs)
+		return MR_EINVAL;
+	lv = &mg->lruvecs[lruvec];
+	for (gen = 0; gen < MAX_NR_GENS; gen++)
+		for (type = 0; type < ANON_AND_FILE; type++)
+			if (lv->lrugen.folios[gen][type][0].head != MR_NONE ||
+			    lv->lrugen.nr_pages[gen][type][0])
+				return MR_EINVAL;
+	if (min_anon > max_seq || min_file > max_seq || max_seq - min_anon + 1 < MIN_NR_GENS ||
+	    max_seq - min_anon + 1 > MAX_NR_GENS || max_seq - min_file + 1 < MIN_NR_GENS ||
+	    max_seq - min_file + 1 > MAX_NR_GENS)
+		return MR_ERANGE;
+	lv->lrugen.max_seq = max_seq;
+	lv->lrugen.min_seq[LRU_GEN_ANON] = min_anon;
+	lv->lrugen.min_seq[LRU_GEN_FILE] = min_file;
+	lv->mm_state.seq = max_seq - 1;
+	return 0;
+}
+
+/* Copy the page ids of list folios[gen][type][0] of an lruvec, head to tail, into out
+ * (up to cap); returns the list length. */
+static unsigned mglru_list_pages(struct mr_policy *p, uint32_t lruvec, unsigned gen,
+				 int type, uint32_t *out, unsigned cap)
+{
+	struct mglru *mg = mglru_of(p);
+	unsigned n = 0;
+	uint32_t page;
+
+	if (lruvec >= mg->m->nr_lruvecs || gen >= MAX_NR_GENS || type < 0 || type > 1)
+		return 0;
+	for (page = mg->lruvecs[lruvec].lrugen.folios[gen][type][0].head; page != MR_NONE;
+	     page = mg->pages[page].next) {
+		if (n < cap)
+			out[n] = page;
+		if (++n > mg->m->nr_pages)
+			break;
+	}
+	return n;
+}
+
+/* The lruvec state (read and, for PID tests, write). */
+static struct lruvec *mglru_lruvec(struct mr_policy *p, uint32_t lruvec)
+{
+	struct mglru *mg = mglru_of(p);
+
+	return lruvec < mg->m->nr_lruvecs ? &mg->lruvecs[lruvec] : NULL;
+}
+
+/* The LRU_REFS_MASK counter of a folio. */
+static unsigned mglru_folio_refs(struct mr_policy *p, uint32_t page)
+{
+	return mglru_of(p)->pages[page].refs;
+}
+
+/* Lazily promote an on-list folio to gen(max_seq) as folio_update_gen() does for a
+ * folio with PG_referenced, applying the size change at once. */
+static int mglru_promote_folio(struct mr_policy *p, uint32_t page)
+{
+	struct mglru *mg = mglru_of(p);
+	struct lruvec *lv = folio_lruvec(mg, page);
+	unsigned new_gen = lru_gen_from_seq(lv->lrugen.max_seq);
+	int old_gen;
+
+	if (folio_lru_gen(mg, page) < 0)
+		return MR_EINVAL;
+	mg->m->folios[page].flags |= MR_PG_REFERENCED;
+	old_gen = folio_update_gen(mg, page, new_gen, 0);
+	if (old_gen >= 0 && old_gen != (int)new_gen)
+		lru_gen_update_size(mg, lv, page, old_gen, (int)new_gen);
+	return 0;
+}
+
+/* One evict_folios() call on an lruvec as proactive reclaim does it (the body of the
+ * debugfs '-' loop: may swap/unmap/write, __GFP_IO, a walk context); returns what
+ * evict_folios() returns. */
+static uint64_t mglru_evict_once(struct mr_policy *p, uint32_t lruvec, uint64_t nr_to_scan,
+				 int swappiness)
+{
+	struct mglru *mg = mglru_of(p);
+	struct mr_scan_control sc = { .may_writepage = 1, .may_unmap = 1, .may_swap = 1,
+				      .reclaim_idx = MAX_NR_ZONES - 1, .gfp_io = 1,
+				      .proactive = 1 };
+	uint64_t scanned;
+
+	if (lruvec >= mg->m->nr_lruvecs)
+		return 0;
+	sc.memcg = mg->lruvecs[lruvec].memcg;
+	sc.node = mg->lruvecs[lruvec].node;
+	sc.memcg_reclaim = sc.memcg != 0;
+	mg->walk_active = true; /* set_mm_walk(NULL, true) */
+	scanned = evict_folios(mg, nr_to_scan, &mg->lruvecs[lruvec], &sc, swappiness);
+	mg->walk_active = false;
+	return scanned;
+}
+
 struct env {
 	struct pm_machine *pm;
 	struct mr_policy *p;
@@ -2283,9 +2416,8 @@ static void stress_fault(struct stress *st, uint32_t page, int write)
 {
 	struct env *e = &st->e;
 	uint64_t shadow = e->pm->shadow[page];
-	struct mr_folio *f = pm_folio(e->pm, page, st->kind[page], st->memcg[page], 0);
 
-	(void)f;
+	pm_folio(e->pm, page, st->kind[page], st->memcg[page], 0);
 	e->pm->shadow[page] = 0;
 	CHECK_EQ_U64(pm_map(e->pm, st->mm[page], st->addr[page], page,
 			    MR_PTE_YOUNG | (write ? MR_PTE_DIRTY : 0)), 0);
