@@ -626,6 +626,32 @@ static void test_bloom(void)
 
 /* ---- scenarios 1-3: baseline inc_min_seq() ---- */
 
+/* Scenario 1's start: file gen 0 = [A, B, C] (pages 0..2), gen 1 = [X] (page 3), and an
+ * avg_total[file][0] of 1 to see protected[] folded into. */
+static void scenario_1_setup(struct env *e)
+{
+	enum { A, B, C, X };
+
+	place(e, A, PM_FILE, 0);
+	place(e, B, PM_FILE, 0);
+	place(e, C, PM_FILE, 0);
+	place(e, X, PM_FILE, 1);
+	e->lv->lrugen.avg_total[FILE_T][0] = 1;
+}
+
+/* Scenario 2's start: gen 0 = [A, P, C] (pages 0..2) with P's gen field promoted to gen 3
+ * (workingset), gen 3 = [Y] (page 3). */
+static void scenario_2_setup(struct env *e)
+{
+	enum { A, P, C, Y };
+
+	place(e, A, PM_FILE, 0);
+	place(e, P, PM_FILE, 0);
+	place(e, C, PM_FILE, 0);
+	place(e, Y, PM_FILE, 3);
+	CHECK_EQ_U64(mglru_promote_folio(e->p, P), 0); /* gen bits -> gen3, ws */
+}
+
 static void test_scenario_1(int stats)
 {
 	struct env e;
@@ -635,11 +661,7 @@ static void test_scenario_1(int stats)
 		env_start_stats(&e, 4);
 	else
 		env_start(&e, 4);
-	place(&e, A, PM_FILE, 0);
-	place(&e, B, PM_FILE, 0);
-	place(&e, C, PM_FILE, 0);
-	place(&e, X, PM_FILE, 1);
-	e.lv->lrugen.avg_total[FILE_T][0] = 1;
+	scenario_1_setup(&e);
 	CHECK_LIST(&e, 0, FILE_T, A, B, C);
 	CHECK_EQ_U64(age(&e, 60, 1), 0);
 	/* reversed: eviction order A, B, C, X */
@@ -665,11 +687,7 @@ static void test_scenario_2(void)
 	enum { A, P, C, Y };
 
 	env_start(&e, 4);
-	place(&e, A, PM_FILE, 0);
-	place(&e, P, PM_FILE, 0);
-	place(&e, C, PM_FILE, 0);
-	place(&e, Y, PM_FILE, 3);
-	CHECK_EQ_U64(mglru_promote_folio(e.p, P), 0); /* gen bits -> gen3, ws */
+	scenario_2_setup(&e);
 	CHECK_EQ_U64(folio_lru_gen(e.mg, P), 3);
 	CHECK(has(&e, P, MR_PG_WORKINGSET));
 	CHECK_LIST(&e, 0, FILE_T, A, P, C); /* lazily: still on gen0's list */
@@ -725,11 +743,7 @@ static void test_s000_scenario_1(int stats)
 	if (stats)
 		CHECK_EQ_U64(mr_policy_set_param(e.p, "lru_gen_stats", 1), 0);
 	env_init(&e);
-	place(&e, A, PM_FILE, 0);
-	place(&e, B, PM_FILE, 0);
-	place(&e, C, PM_FILE, 0);
-	place(&e, X, PM_FILE, 1);
-	e.lv->lrugen.avg_total[FILE_T][0] = 1;
+	scenario_1_setup(&e);
 	CHECK_EQ_U64(age(&e, 60, 1), 0);
 	/* order kept: eviction order C, B, A, X */
 	CHECK_LIST(&e, 1, FILE_T, X, A, B, C);
@@ -752,11 +766,7 @@ static void test_s000_scenario_2(void)
 	enum { A, P, C, Y };
 
 	env_start_set(&e, 4, "inc_min_seq", INC_MIN_SEQ_V3);
-	place(&e, A, PM_FILE, 0);
-	place(&e, P, PM_FILE, 0);
-	place(&e, C, PM_FILE, 0);
-	place(&e, Y, PM_FILE, 3);
-	CHECK_EQ_U64(mglru_promote_folio(e.p, P), 0);
+	scenario_2_setup(&e);
 	e.lv->lrugen.avg_total[FILE_T][0] = 1;
 	e.lv->lrugen.avg_total[FILE_T][3] = 1;
 	CHECK_EQ_U64(age(&e, 60, 1), 0);
@@ -807,11 +817,7 @@ static void test_s000_base_costs(void)
 	enum { A, P, C, Y };
 
 	env_start(&e, 4);
-	place(&e, A, PM_FILE, 0);
-	place(&e, P, PM_FILE, 0);
-	place(&e, C, PM_FILE, 0);
-	place(&e, Y, PM_FILE, 3);
-	CHECK_EQ_U64(mglru_promote_folio(e.p, P), 0);
+	scenario_2_setup(&e);
 	CHECK_EQ_U64(age(&e, 60, 1), 0);
 	CHECK_EQ_U64(e.mg->stat.inc_min_seq_list_ops, 3);
 	CHECK_EQ_U64(e.mg->stat.inc_min_seq_size_updates, 2);
@@ -825,6 +831,22 @@ static void fault_setup(struct env *e, uint32_t vma_flags)
 	CHECK(pm_add_vma(e->pm, 0, VA, VA + 4 * PG, vma_flags, 1) != NULL);
 }
 
+/* Scenario 4's fault: F (page 0) mapped young at VA and added in the fault, and the
+ * readahead R1..R3 (pages 1..3) added in the same fault, unmapped. */
+static void fault_with_readahead(struct env *e)
+{
+	uint32_t i;
+
+	fault_setup(e, MR_VMA_READ | MR_VMA_FILE);
+	pm_folio(e->pm, 0, PM_FILE, 0, 0);
+	CHECK_EQ_U64(pm_map(e->pm, 0, VA, 0, MR_PTE_YOUNG), 0);
+	e->p->ops->folio_add(e->p, 0, MR_ADD_IN_FAULT);
+	for (i = 1; i <= 3; i++) {
+		pm_folio(e->pm, i, PM_FILE, 0, 0);
+		e->p->ops->folio_add(e->p, i, MR_ADD_IN_FAULT | MR_ADD_READAHEAD);
+	}
+}
+
 static void test_scenario_4_5(void)
 {
 	struct env e;
@@ -832,14 +854,7 @@ static void test_scenario_4_5(void)
 	uint32_t i;
 
 	env_start(&e, 4);
-	fault_setup(&e, MR_VMA_READ | MR_VMA_FILE);
-	pm_folio(e.pm, F, PM_FILE, 0, 0);
-	CHECK_EQ_U64(pm_map(e.pm, 0, VA, F, MR_PTE_YOUNG), 0);
-	e.p->ops->folio_add(e.p, F, MR_ADD_IN_FAULT);
-	for (i = R1; i <= R3; i++) {
-		pm_folio(e.pm, i, PM_FILE, 0, 0);
-		e.p->ops->folio_add(e.p, i, MR_ADD_IN_FAULT | MR_ADD_READAHEAD);
-	}
+	fault_with_readahead(&e);
 	/* 4: Mode A: all at max_seq - 2 with PG_referenced */
 	for (i = F; i <= R3; i++) {
 		CHECK_EQ_U64(folio_lru_gen(e.mg, i), 1);
@@ -1388,6 +1403,22 @@ static void test_scenario_12(void)
 	env_close(&e);
 }
 
+/* Scenario 13's control: an anon folio A (page 2) mapped young through a VM_EXEC VMA at
+ * VA + 8 pages, behind B (page 3) in min_seq, evicted anon-only: kept, and re-added at
+ * max_seq - 1 (rule 3) with PG_referenced, whatever the S003/S004 modes. */
+static void anon_exec_control(struct env *e)
+{
+	enum { A = 2, B = 3 };
+
+	CHECK(pm_add_vma(e->pm, 0, VA + 8 * PG, VA + 9 * PG, MR_VMA_READ | MR_VMA_EXEC, 0));
+	place(e, B, PM_ANON, 0);
+	place(e, A, PM_ANON, 0);
+	CHECK_EQ_U64(pm_map(e->pm, 0, VA + 8 * PG, A, MR_PTE_YOUNG), 0);
+	CHECK_EQ_U64(evict_once(e, 1, 200), 1);
+	CHECK_EQ_U64(folio_lru_gen(e->mg, A), 2);
+	CHECK(has(e, A, MR_PG_REFERENCED));
+}
+
 static void test_scenario_13(void)
 {
 	struct env e;
@@ -1405,13 +1436,7 @@ static void test_scenario_13(void)
 	CHECK_EQ_U64(stat0(&e, MR_VM_PGACTIVATE), 0);
 
 	/* control: an anon VM_EXEC folio: KEEP, re-added at max_seq - 1 (rule 3) */
-	CHECK(pm_add_vma(e.pm, 0, VA + 8 * PG, VA + 9 * PG, MR_VMA_READ | MR_VMA_EXEC, 0));
-	place(&e, B, PM_ANON, 0);
-	place(&e, A, PM_ANON, 0);
-	CHECK_EQ_U64(pm_map(e.pm, 0, VA + 8 * PG, A, MR_PTE_YOUNG), 0);
-	CHECK_EQ_U64(evict_once(&e, 1, 200), 1);
-	CHECK_EQ_U64(folio_lru_gen(e.mg, A), 2);
-	CHECK(has(&e, A, MR_PG_REFERENCED));
+	anon_exec_control(&e);
 	CHECK(!has(&e, A, MR_PG_SWAPCACHE)); /* the reference check comes first */
 	CHECK_EQ_U64(stat0(&e, MR_VM_PGACTIVATE), 0);
 	CHECK_EQ_U64(stat0(&e, MR_VM_PGSCAN_ANON), 1);
@@ -1424,6 +1449,27 @@ static void test_scenario_13(void)
 
 /* ---- S003 (ra_placement=B|C): scenarios 4-11, the B and C halves ---- */
 
+/* Scenario 7 with company: 3 generations (file min_seq 1), Z (page 1) keeping gen 1
+ * populated and the mapped young file folio M (page 0) in it. */
+static void scenario_7_setup(struct env *e)
+{
+	enum { M, Z };
+
+	CHECK_EQ_U64(mglru_set_seqs(e->p, 0, 3, 1, 1), 0); /* 3 gens */
+	place(e, Z, PM_FILE, 1);
+	mapped_file(e, M, 0, MR_VMA_READ | MR_VMA_FILE, 1);
+}
+
+/* Take a re-added folio off its list again, put it at seq and touch its PTE (at VA): the
+ * state of "touch it and evict again". */
+static void replace_and_touch(struct env *e, uint32_t page, uint64_t seq)
+{
+	lruvec_del_folio(e->mg, e->lv, page);
+	folio(e, page)->flags &= ~MR_PG_LRU;
+	CHECK_EQ_U64(mglru_place_folio(e->p, page, seq, true), 0);
+	pm_touch(e->pm, 0, VA, 0);
+}
+
 static void test_s003_scenario_4_5(int mode)
 {
 	struct env e;
@@ -1432,14 +1478,7 @@ static void test_s003_scenario_4_5(int mode)
 	uint32_t i;
 
 	env_start_set(&e, 4, "ra_placement", mode);
-	fault_setup(&e, MR_VMA_READ | MR_VMA_FILE);
-	pm_folio(e.pm, F, PM_FILE, 0, 0);
-	CHECK_EQ_U64(pm_map(e.pm, 0, VA, F, MR_PTE_YOUNG), 0);
-	e.p->ops->folio_add(e.p, F, MR_ADD_IN_FAULT);
-	for (i = R1; i <= R3; i++) {
-		pm_folio(e.pm, i, PM_FILE, 0, 0);
-		e.p->ops->folio_add(e.p, i, MR_ADD_IN_FAULT | MR_ADD_READAHEAD);
-	}
+	fault_with_readahead(&e);
 	/* 4: B: max_seq - 2 without PG_referenced; C: max_seq - 1, active */
 	for (i = F; i <= R3; i++) {
 		CHECK_EQ_U64(folio_lru_gen(e.mg, i), want);
@@ -1488,9 +1527,7 @@ static void test_s003_scenario_7(int mode)
 	/* Z keeps gen(min_seq) populated, so min_seq stays 1 after M is isolated (alone,
 	 * try_to_inc_min_seq() would advance min_seq to 2 and every mode would clamp there) */
 	env_start_set(&e, 2, "ra_placement", mode);
-	CHECK_EQ_U64(mglru_set_seqs(e.p, 0, 3, 1, 1), 0); /* 3 gens */
-	place(&e, Z, PM_FILE, 1);
-	mapped_file(&e, M, 0, MR_VMA_READ | MR_VMA_FILE, 1);
+	scenario_7_setup(&e);
 	CHECK_EQ_U64(evict_once(&e, 1, 0), 1);
 	CHECK_EQ_U64(e.lv->lrugen.min_seq[FILE_T], 1);
 	/* KEEP, then the rejected rule: PG_referenced cleared, active set */
@@ -1501,10 +1538,7 @@ static void test_s003_scenario_7(int mode)
 	CHECK_EQ_U64(e.mg->stat.ra_active_inactive, mode == RA_PLACEMENT_B);
 	if (mode == RA_PLACEMENT_B) {
 		/* touch and evict M again: KEEP at min_seq again, never workingset */
-		lruvec_del_folio(e.mg, e.lv, M);
-		folio(&e, M)->flags &= ~MR_PG_LRU;
-		CHECK_EQ_U64(mglru_place_folio(e.p, M, 1, true), 0);
-		pm_touch(e.pm, 0, VA, 0);
+		replace_and_touch(&e, M, 1);
 		CHECK_EQ_U64(evict_once(&e, 1, 0), 1);
 		CHECK_EQ_U64(folio_lru_gen(e.mg, M), 1);
 		CHECK(!has(&e, M, MR_PG_WORKINGSET));
@@ -1521,9 +1555,7 @@ static void test_s003_scenario_7a(void)
 	enum { M, Z };
 
 	env_start(&e, 2);
-	CHECK_EQ_U64(mglru_set_seqs(e.p, 0, 3, 1, 1), 0);
-	place(&e, Z, PM_FILE, 1);
-	mapped_file(&e, M, 0, MR_VMA_READ | MR_VMA_FILE, 1);
+	scenario_7_setup(&e);
 	CHECK_EQ_U64(evict_once(&e, 1, 0), 1);
 	CHECK_EQ_U64(folio_lru_gen(e.mg, M), 2);
 	CHECK_EQ_U64(e.mg->stat.rejected, 1);
@@ -1547,10 +1579,7 @@ static void test_s003_scenario_8(int mode)
 	CHECK_EQ_U64(e.mg->stat.rejected, 1);
 	CHECK_EQ_U64(stat0(&e, MR_VM_PGACTIVATE), 0);
 	/* the next rmap sighting is a first sighting again: KEEP */
-	lruvec_del_folio(e.mg, e.lv, M);
-	folio(&e, M)->flags &= ~MR_PG_LRU;
-	CHECK_EQ_U64(mglru_place_folio(e.p, M, 0, true), 0);
-	pm_touch(e.pm, 0, VA, 0);
+	replace_and_touch(&e, M, 0);
 	CHECK_EQ_U64(evict_once(&e, 1, 0), 1);
 	CHECK_EQ_U64(folio_lru_gen(e.mg, M), want);
 	CHECK(!has(&e, M, MR_PG_WORKINGSET));
@@ -1757,13 +1786,7 @@ static void test_s004_scenario_13(int exec, int mode)
 	CHECK_EQ_U64(folio_lru_gen(e.mg, X), want);
 
 	/* control: an anon VM_EXEC folio: KEEP, max_seq - 1 (rule 3), in every mode */
-	CHECK(pm_add_vma(e.pm, 0, VA + 8 * PG, VA + 9 * PG, MR_VMA_READ | MR_VMA_EXEC, 0));
-	place(&e, B, PM_ANON, 0);
-	place(&e, A, PM_ANON, 0);
-	CHECK_EQ_U64(pm_map(e.pm, 0, VA + 8 * PG, A, MR_PTE_YOUNG), 0);
-	CHECK_EQ_U64(evict_once(&e, 1, 200), 1);
-	CHECK_EQ_U64(folio_lru_gen(e.mg, A), 2);
-	CHECK(has(&e, A, MR_PG_REFERENCED));
+	anon_exec_control(&e);
 	CHECK(!has(&e, A, MR_PG_WORKINGSET));
 	CHECK_EQ_U64(stat0(&e, MR_VM_PGACTIVATE), exec != EXEC_PROMOTE_OFF);
 	env_close(&e);
