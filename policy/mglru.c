@@ -433,8 +433,8 @@ void folio_activate(struct mglru *mg, uint32_t page)
  * fault of a VMA with recency (lru_gen_in_fault()) gets PG_active when it is workingset
  * (a refault), else folio_mark_accessed() unless already PG_referenced.
  * S003 (ra_placement): modes B and C set PG_active for every in-fault folio.
- * Differs: lru_add() runs at once (the engine adds at the end of the triggering event,
- * spec §10), and PF_MEMALLOC tasks do not exist.
+ * Differs: lru_add() runs at once (the engine adds at the end of the triggering event;
+ * docs/mglru-model.md, "Deliberate differences" 3), and PF_MEMALLOC tasks do not exist.
  */
 void folio_add_lru(struct mglru *mg, uint32_t page, unsigned ctx)
 {
@@ -467,8 +467,12 @@ void folio_putback_lru(struct mglru *mg, uint32_t page)
 	folio_add_lru(mg, page, 0);
 }
 
-/* mm/vmscan.c:folio_isolate_lru() (migration, compaction): off the LRU with PG_active
- * set when it was in an active generation. */
+/*
+ * mm/vmscan.c:folio_isolate_lru() (migration, compaction): off the LRU with PG_active
+ * set when it was in an active generation. The engine has no migration event, so only
+ * the tests call it (scenario 10, S003 R3: the put-back of an isolated active folio); it
+ * stays in the model because it is the kernel's path, beside folio_putback_lru().
+ */
 bool folio_isolate_lru(struct mglru *mg, uint32_t page)
 {
 	struct mr_folio *f = &mg->m->folios[page];
@@ -1066,110 +1070,12 @@ static unsigned mglru_check_hook(struct mr_policy *p)
 	return mglru_check(p);
 }
 
-/* ---- test setup helpers (mglru.h) ---- */
-
-int mglru_place_folio(struct mr_policy *p, uint32_t page, uint64_t seq, bool tail)
-{
-	struct mglru *mg = mglru_of(p);
-	struct mr_folio *f = &mg->m->folios[page];
-	struct lruvec *lv;
-	int type;
-	unsigned gen;
-
-	if (page >= mg->m->nr_pages || folio_test(f, MR_PG_LRU) || !folio_evictable(f))
-		return MR_EINVAL;
-	lv = folio_lruvec(mg, page);
-	type = folio_is_file_lru(f);
-	if (seq < lv->lrugen.min_seq[type] || seq > lv->lrugen.max_seq)
-		return MR_ERANGE;
-	gen = lru_gen_from_seq(seq);
-	mg->pages[page].gen = (uint8_t)(gen + 1);
-	f->flags &= ~MR_PG_ACTIVE;
-	f->flags |= MR_PG_LRU;
-	lru_gen_update_size(mg, lv, page, -1, (int)gen);
-	lru_gen_list_add(mg, lv, page, gen, tail);
-	return 0;
-}
-
-int mglru_set_seqs(struct mr_policy *p, uint32_t lruvec, uint64_t max_seq, uint64_t min_anon,
-		   uint64_t min_file)
-{
-	struct mglru *mg = mglru_of(p);
-	struct lruvec *lv;
-	int gen, type;
-
-	if (lruvec >= mg->m->nr_lruvecs)
-		return MR_EINVAL;
-	lv = &mg->lruvecs[lruvec];
-	for (gen = 0; gen < MAX_NR_GENS; gen++)
-		for (type = 0; type < ANON_AND_FILE; type++)
-			if (lv->lrugen.folios[gen][type][0].head != MR_NONE ||
-			    lv->lrugen.nr_pages[gen][type][0])
-				return MR_EINVAL;
-	if (min_anon > max_seq || min_file > max_seq || max_seq - min_anon + 1 < MIN_NR_GENS ||
-	    max_seq - min_anon + 1 > MAX_NR_GENS || max_seq - min_file + 1 < MIN_NR_GENS ||
-	    max_seq - min_file + 1 > MAX_NR_GENS)
-		return MR_ERANGE;
-	lv->lrugen.max_seq = max_seq;
-	lv->lrugen.min_seq[LRU_GEN_ANON] = min_anon;
-	lv->lrugen.min_seq[LRU_GEN_FILE] = min_file;
-	lv->mm_state.seq = max_seq - 1;
-	return 0;
-}
-
-unsigned mglru_list_pages(struct mr_policy *p, uint32_t lruvec, unsigned gen, int type,
-			  uint32_t *out, unsigned cap)
-{
-	struct mglru *mg = mglru_of(p);
-	unsigned n = 0;
-	uint32_t page;
-
-	if (lruvec >= mg->m->nr_lruvecs || gen >= MAX_NR_GENS || type < 0 || type > 1)
-		return 0;
-	for (page = mg->lruvecs[lruvec].lrugen.folios[gen][type][0].head; page != MR_NONE;
-	     page = mg->pages[page].next) {
-		if (n < cap)
-			out[n] = page;
-		if (++n > mg->m->nr_pages)
-			break;
-	}
-	return n;
-}
-
-struct lruvec *mglru_lruvec(struct mr_policy *p, uint32_t lruvec)
-{
-	struct mglru *mg = mglru_of(p);
-
-	return lruvec < mg->m->nr_lruvecs ? &mg->lruvecs[lruvec] : NULL;
-}
-
-unsigned mglru_folio_refs(struct mr_policy *p, uint32_t page)
-{
-	return mglru_of(p)->pages[page].refs;
-}
-
-int mglru_promote_folio(struct mr_policy *p, uint32_t page)
-{
-	struct mglru *mg = mglru_of(p);
-	struct lruvec *lv = folio_lruvec(mg, page);
-	unsigned new_gen = lru_gen_from_seq(lv->lrugen.max_seq);
-	int old_gen;
-
-	if (folio_lru_gen(mg, page) < 0)
-		return MR_EINVAL;
-	mg->m->folios[page].flags |= MR_PG_REFERENCED;
-	old_gen = folio_update_gen(mg, page, new_gen, 0);
-	if (old_gen >= 0 && old_gen != (int)new_gen)
-		lru_gen_update_size(mg, lv, page, old_gen, (int)new_gen);
-	return 0;
-}
-
 /* ---- the ops table ---- */
 
 const struct mr_policy_ops mr_mglru_ops = {
 	.abi = MR_POLICY_ABI,
 	.name = "mglru",
-	.help = "Multi-Gen LRU as in the [7.2] kernel (MGLRU-SPEC.md, Mode A): generations, "
+	.help = "Multi-Gen LRU as in the [7.2] kernel (docs/mglru-model.md, Mode A): generations, "
 		"tiers, aging page-table walk with PMD Bloom filters, look-around, "
 		"PID-controlled eviction, refault shadows",
 	.params = mglru_param_table,

@@ -4,9 +4,10 @@
  * model and the functions of mglru*.c, named as in the kernel so that the model can be
  * read beside mm/vmscan.c, mm/workingset.c, mm/swap.c and include/linux/mm_inline.h.
  *
- * The model is the [7.2] tree of /work/shared/MGLRU-SPEC.md (the tree the seed patches
- * apply to), in-fault placement Mode A (6cbdd9726fb5). docs/mglru-model.md says what is
- * modelled, where it differs from the kernel and why.
+ * The model is the [7.2] tree (the tree the seed patches apply to; docs/mglru-model.md,
+ * "Version tags"), in-fault placement Mode A (6cbdd9726fb5). docs/mglru-model.md says
+ * what is modelled, where it differs from the kernel and why, and lists the kernel
+ * function each function here follows ("Function reference").
  *
  * Files:
  *   mglru.c          ops table, parameters, lists, insertion (lru_gen_add_folio), fd
@@ -56,7 +57,8 @@
 #define MAX_NR_TIERS 4
 #define LRU_REFS_WIDTH 2 /* MAX_NR_TIERS - 2 */
 #define LRU_REFS_MAX ((1u << LRU_REFS_WIDTH) - 1) /* LRU_REFS_MASK, as a counter */
-#define MAX_NR_ZONES 1   /* one zone per node (spec §10) */
+/* one zone per node (docs/mglru-model.md, "Deliberate differences" 2) */
+#define MAX_NR_ZONES 1
 #define ANON_AND_FILE 2
 #define LRU_GEN_ANON 0
 #define LRU_GEN_FILE 1
@@ -230,16 +232,16 @@ struct mglru_params {
 	int64_t kernel;        /* KERNEL_*: the kernel version modelled */
 };
 
-/* S000: inc_min_seq() order (spec §5.6) */
+/* S000: inc_min_seq() order (docs/seeds.md, "S000") */
 enum { INC_MIN_SEQ_BASE, INC_MIN_SEQ_V3 };
-/* S003: in-fault placement (spec §2.1): A = [7.2] 6cbdd9726fb5, B = the S003 fix,
- * C = the plain revert ([6.14 ... 7.1]) */
+/* S003: in-fault placement (docs/seeds.md, "S003 placement table"): A = [7.2]
+ * 6cbdd9726fb5, B = the S003 fix, C = the plain revert ([6.14 ... 7.1]) */
 enum { RA_PLACEMENT_A, RA_PLACEMENT_B, RA_PLACEMENT_C };
 /* S004: mapped-exec file folios activated on first sighting (v3), or also given
  * PG_workingset by lru_gen_set_refs() (S004-alt) */
 enum { EXEC_PROMOTE_OFF, EXEC_PROMOTE_V3, EXEC_PROMOTE_ALT };
 /* S002: struct lru_gen_folio before / after "move lrugen atomic stats off the
- * read-mostly lines" (spec §8) */
+ * read-mostly lines" (docs/seeds.md, "S002 layout") */
 enum { STATS_LAYOUT_BEFORE, STATS_LAYOUT_AFTER };
 /* ---- kernel=: the behaviour bits of the kernel modes ---- */
 
@@ -424,7 +426,7 @@ enum {
 	LGF_FOLIOS, LGF_NR_PAGES, LGF_AVG_REFAULTED, LGF_AVG_TOTAL, LGF_PROTECTED,
 	LGF_EVICTED, LGF_REFAULTED, NR_LGF
 };
-/* hot paths of the spec §8 table, for the per-path transfer counters */
+/* the hot paths of docs/seeds.md, "S002 hot paths", for the per-path transfer counters */
 enum {
 	CL_ADD, CL_EVICTION, CL_REFAULT, CL_MEMCG_WALK, CL_READ_CTRL_POS, CL_RESET_CTRL_POS,
 	CL_SORT, CL_AGING, NR_CL_PATHS
@@ -863,30 +865,5 @@ void lru_gen_init_shrink_hooks(struct mglru *mg);
 
 size_t lru_gen_show(struct mr_policy *p, int full, char *buf, size_t cap);
 int lru_gen_command(struct mr_policy *p, const char *cmd, struct mr_error *err);
-
-/* ---- for tests: set up states the scenarios start from ---- */
-
-/* Put an off-list folio on the list of generation seq of its lruvec, at the head (or
- * the tail), as lru_gen_add_folio() would with that placement; sets PG_lru. */
-int mglru_place_folio(struct mr_policy *p, uint32_t page, uint64_t seq, bool tail);
-/* Set max_seq / min_seq of an lruvec whose lists are all empty (MR_EINVAL otherwise). */
-int mglru_set_seqs(struct mr_policy *p, uint32_t lruvec, uint64_t max_seq, uint64_t min_anon,
-		   uint64_t min_file);
-/* Copy the page ids of list folios[gen][type][0] of an lruvec, head to tail, into out
- * (up to cap); returns the list length. */
-unsigned mglru_list_pages(struct mr_policy *p, uint32_t lruvec, unsigned gen, int type,
-			  uint32_t *out, unsigned cap);
-/* The lruvec state (read and, for PID tests, write). */
-struct lruvec *mglru_lruvec(struct mr_policy *p, uint32_t lruvec);
-/* The LRU_REFS_MASK counter of a folio. */
-unsigned mglru_folio_refs(struct mr_policy *p, uint32_t page);
-/* One evict_folios() call on an lruvec as proactive reclaim does it (the body of the
- * debugfs '-' loop: may swap/unmap/write, __GFP_IO, a walk context); returns what
- * evict_folios() returns. */
-uint64_t mglru_evict_once(struct mr_policy *p, uint32_t lruvec, uint64_t nr_to_scan,
-			  int swappiness);
-/* Lazily promote an on-list folio to gen(max_seq) as folio_update_gen() does for a
- * folio with PG_referenced, applying the size change at once. */
-int mglru_promote_folio(struct mr_policy *p, uint32_t page);
 
 #endif /* MR_POLICY_MGLRU_H */

@@ -882,11 +882,12 @@ static void lru_gen_splice_head_to_tail(struct mglru *mg, struct lru_gen_list *s
 }
 
 /*
- * S000 (seed 000, v3) folio loop of inc_min_seq(), spec §5.6: walk the oldest list from
- * the head; runs of non-promoted folios stay in place and are spliced, in order, onto
- * the tail of old_gen + 1 whenever a promoted folio interrupts them (which goes to the
- * head of its own generation) and at the end; nr_pages moves once per zone; protected
- * counts only the non-promoted. Returns false after MAX_LRU_BATCH folios (restart).
+ * S000 (seed 000, v3) folio loop of mm/vmscan.c:inc_min_seq() (docs/seeds.md, "S000"):
+ * walk the oldest list from the head; runs of non-promoted folios stay in place and are
+ * spliced, in order, onto the tail of old_gen + 1 whenever a promoted folio interrupts
+ * them (which goes to the head of its own generation) and at the end; nr_pages moves
+ * once per zone; protected counts only the non-promoted. Returns false after
+ * MAX_LRU_BATCH folios (restart).
  */
 static bool inc_min_seq_v3(struct mglru *mg, struct lruvec *lv, int type, unsigned hist,
 			   unsigned old_gen)

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mglru_cacheline.c - S002 (stats_layout=before|after, MGLRU-SPEC.md §8): a cache-line
+ * mglru_cacheline.c - S002 (stats_layout=before|after, docs/seeds.md, "S002"): a cache-line
  * model of include/linux/mmzone.h:struct lru_gen_folio. It changes no reclaim decision:
  * the hot paths report which fields they read and write (mglru_cl() in mglru.h), and
  * this file maps each field to its byte offset in the kernel's layout before or after
  * the seed patch, to the cache line floor((base + offset) / 64), and runs a MESI-like
  * protocol per line and lruvec over the CPUs of the replayed events (m->cpu).
  *
- * Layout assumptions (spec §8): x86_64, MAX_NR_ZONES = 5, NR_HIST_GENS = 1. The model's
- * one zone is the kernel's ZONE_NORMAL (2); with lru_gen_stats=1 the history slot is
- * folded to 0 (the layout has one slot).
+ * Layout assumptions (docs/seeds.md, "S002 layout"): x86_64, MAX_NR_ZONES = 5,
+ * NR_HIST_GENS = 1. The model's one zone is the kernel's ZONE_NORMAL (2); with
+ * lru_gen_stats=1 the history slot is folded to 0 (the layout has one slot).
  *
  * Protocol, per (lruvec, line): a sharers set and a modified owner (or none).
  *   read by c:  hit if c holds it; else a transfer if another CPU holds it modified
@@ -33,7 +33,7 @@ struct lrugen_layout {
 	unsigned size;
 };
 
-/* spec §8 table */
+/* the offsets of docs/seeds.md, "S002 layout" */
 static const struct lrugen_layout layouts[2] = {
 	[STATS_LAYOUT_BEFORE] = {
 		.off = {
@@ -85,7 +85,8 @@ unsigned lrugen_gen_idx(unsigned gen, int type)
 	return (gen * ANON_AND_FILE + (unsigned)type) * KMAX_NR_ZONES + KZONE_NORMAL;
 }
 
-/* lrugen base modulo 64 in effect: the patched struct is 64-aligned (spec §8). */
+/* lrugen base modulo 64 in effect: the patched struct is 64-aligned (docs/seeds.md,
+ * "S002 layout"). */
 unsigned lrugen_eff_base(int layout, unsigned base)
 {
 	return layout == STATS_LAYOUT_AFTER ? 0 : base % CL_LINE;

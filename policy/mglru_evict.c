@@ -5,9 +5,10 @@
  * (lru_gen_set_refs), sort/isolate/scan/evict_folios, the reclaim loop
  * (try_to_shrink_lruvec, lru_gen_shrink_lruvec) and min_ttl (lru_gen_age_node).
  *
- * The [7.2] reclaim loop and isolate_folios() were read as a transliteration (spec
- * "(T)"); where the spec words leave a choice, the choice is said at the function and in
- * docs/mglru-model.md.
+ * The [7.2] reclaim loop and isolate_folios() are known from a transliteration of the
+ * source, not its C ("(T)", docs/mglru-model.md, "Version tags"); where that reading
+ * leaves a choice, the choice is said at the function and in docs/mglru-model.md,
+ * "Scenario notes".
  */
 #include "counters.h"
 #include "mglru.h"
@@ -507,7 +508,7 @@ static uint64_t scan_folios(struct mglru *mg, uint64_t nr_to_scan, struct lruvec
 {
 	int i;
 	unsigned gen;
-	uint64_t sorted = 0, scanned = 0, isolated = 0, skipped = 0;
+	uint64_t sorted = 0, scanned = 0, isolated = 0;
 	uint64_t remaining = nr_to_scan < MAX_LRU_BATCH ? nr_to_scan : MAX_LRU_BATCH;
 	struct lru_gen_folio *lrugen = &lv->lrugen;
 
@@ -563,7 +564,6 @@ static uint64_t scan_folios(struct mglru *mg, uint64_t nr_to_scan, struct lruvec
 		if (skipped_zone) {
 			/* __count_zid_vm_events(): /proc/vmstat only */
 			count_vm_events(mg->m, MR_VM_PGSCAN_SKIP, skipped_zone);
-			skipped += skipped_zone;
 		}
 
 		if (!remaining || isolated >= MIN_LRU_BATCH)
@@ -572,7 +572,6 @@ static uint64_t scan_folios(struct mglru *mg, uint64_t nr_to_scan, struct lruvec
 
 	count_scan_steal(mg, lv, sc, MR_VM_PGSCAN_KSWAPD, type, (int64_t)isolated);
 	count_pgrefill(mg, lv, sc, (int64_t)sorted);
-	(void)skipped;
 	/* [6.12] mm/vmscan.c:4469: 0 unless something was isolated or the budget ran out */
 	if (mg->caps.scan_zero_unless_isolated)
 		return isolated || !remaining ? scanned : 0;
@@ -892,7 +891,8 @@ static bool should_abort_scan(struct mglru *mg, const struct mr_scan_control *sc
 		return true;
 	if (!sc->kswapd)
 		return false;
-	/* one zone per node (spec §10); no watermarks (memcg-only machine): keep going */
+	/* one zone per node (docs/mglru-model.md, "Deliberate differences" 2); no watermarks
+	 * (memcg-only machine): keep going */
 	return mg->m->ops->node_watermark_ok &&
 	       mg->m->ops->node_watermark_ok(mg->m, sc->node, MIN_LRU_BATCH) > 0;
 }
@@ -1039,26 +1039,4 @@ void lru_gen_shrink_lruvec(struct mr_policy *p, uint32_t lruvec, struct mr_scan_
 	/* clear_mm_walk() */
 	MR_WARN_ON_ONCE(mg->walk.batched);
 	mg->walk_active = false;
-}
-
-/* ---- for tests (mglru.h) ---- */
-
-uint64_t mglru_evict_once(struct mr_policy *p, uint32_t lruvec, uint64_t nr_to_scan,
-			  int swappiness)
-{
-	struct mglru *mg = mglru_of(p);
-	struct mr_scan_control sc = { .may_writepage = 1, .may_unmap = 1, .may_swap = 1,
-				      .reclaim_idx = MAX_NR_ZONES - 1, .gfp_io = 1,
-				      .proactive = 1 };
-	uint64_t scanned;
-
-	if (lruvec >= mg->m->nr_lruvecs)
-		return 0;
-	sc.memcg = mg->lruvecs[lruvec].memcg;
-	sc.node = mg->lruvecs[lruvec].node;
-	sc.memcg_reclaim = sc.memcg != 0;
-	mg->walk_active = true; /* set_mm_walk(NULL, true) */
-	scanned = evict_folios(mg, nr_to_scan, &mg->lruvecs[lruvec], &sc, swappiness);
-	mg->walk_active = false;
-	return scanned;
 }

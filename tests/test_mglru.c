@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * test_mglru.c - unit tests of the mglru model ([7.2], Mode A): the deterministic
- * scenarios of MGLRU-SPEC.md §9 (baseline halves), insertion rules, the PID controller,
- * shadow recency, the Bloom filters, the debugfs interface, and the invariant checker
- * after every scenario. Each scenario builds a tiny machine (tests/policy_machine.h),
- * sets up lists with mglru_place_folio(), runs the kernel paths, and checks the lists
- * (head to tail), flags and counters.
+ * scenarios of docs/mglru-model.md, "Scenarios" (baseline halves), insertion rules, the
+ * PID controller, shadow recency, the Bloom filters, the debugfs interface, and the
+ * invariant checker after every scenario. Each scenario builds a tiny machine
+ * (tests/policy_machine.h), sets up lists with mglru_place_folio(), runs the kernel
+ * paths, and checks the lists (head to tail), flags and counters.
  *
- * Page ids are named after the spec's folios (A = 0, B = 1, ...) in each scenario.
+ * Page ids are named after the scenario's folios (A = 0, B = 1, ...) in each scenario.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +21,139 @@
 #define ANON_T LRU_GEN_ANON
 #define PG (1ull << MR_PAGE_SHIFT)
 #define VA 0x400000ull /* a 2 MiB aligned address: PTE table slot = page offset */
+
+/*
+ * Set-up and inspection of the model's state, for the scenarios: test code, not part of
+ * the model. They reach the model's internals through policy/mglru.h.
+ */
+
+/* Put an off-list folio on the list of generation seq of its lruvec, at the head (or
+ * the tail), as lru_gen_add_folio() would with that placement; sets PG_lru. */
+static int mglru_place_folio(struct mr_policy *p, uint32_t page, uint64_t seq, bool tail)
+{
+	struct mglru *mg = mglru_of(p);
+	struct mr_folio *f = &mg->m->folios[page];
+	struct lruvec *lv;
+	int type;
+	unsigned gen;
+
+	if (page >= mg->m->nr_pages || folio_test(f, MR_PG_LRU) || !folio_evictable(f))
+		return MR_EINVAL;
+	lv = folio_lruvec(mg, page);
+	type = folio_is_file_lru(f);
+	if (seq < lv->lrugen.min_seq[type] || seq > lv->lrugen.max_seq)
+		return MR_ERANGE;
+	gen = lru_gen_from_seq(seq);
+	mg->pages[page].gen = (uint8_t)(gen + 1);
+	f->flags &= ~MR_PG_ACTIVE;
+	f->flags |= MR_PG_LRU;
+	lru_gen_update_size(mg, lv, page, -1, (int)gen);
+	lru_gen_list_add(mg, lv, page, gen, tail);
+	return 0;
+}
+
+/* Set max_seq / min_seq of an lruvec whose lists are all empty (MR_EINVAL otherwise). */
+static int mglru_set_seqs(struct mr_policy *p, uint32_t lruvec, uint64_t max_seq,
+			  uint64_t min_anon, uint64_t min_file)
+{
+	struct mglru *mg = mglru_of(p);
+	struct lruvec *lv;
+	int gen, type;
+
+	if (lruvec >= mg->m->nr_lruvecs)
+		return MR_EINVAL;
+	lv = &mg->lruvecs[lruvec];
+	for (gen = 0; gen < MAX_NR_GENS; gen++)
+		for (type = 0; type < ANON_AND_FILE; type++)
+			if (lv->lrugen.folios[gen][type][0].head != MR_NONE ||
+			    lv->lrugen.nr_pages[gen][type][0])
+				return MR_EINVAL;
+	if (min_anon > max_seq || min_file > max_seq || max_seq - min_anon + 1 < MIN_NR_GENS ||
+	    max_seq - min_anon + 1 > MAX_NR_GENS || max_seq - min_file + 1 < MIN_NR_GENS ||
+	    max_seq - min_file + 1 > MAX_NR_GENS)
+		return MR_ERANGE;
+	lv->lrugen.max_seq = max_seq;
+	lv->lrugen.min_seq[LRU_GEN_ANON] = min_anon;
+	lv->lrugen.min_seq[LRU_GEN_FILE] = min_file;
+	lv->mm_state.seq = max_seq - 1;
+	return 0;
+}
+
+/* Copy the page ids of list folios[gen][type][0] of an lruvec, head to tail, into out
+ * (up to cap); returns the list length. */
+static unsigned mglru_list_pages(struct mr_policy *p, uint32_t lruvec, unsigned gen,
+				 int type, uint32_t *out, unsigned cap)
+{
+	struct mglru *mg = mglru_of(p);
+	unsigned n = 0;
+	uint32_t page;
+
+	if (lruvec >= mg->m->nr_lruvecs || gen >= MAX_NR_GENS || type < 0 || type > 1)
+		return 0;
+	for (page = mg->lruvecs[lruvec].lrugen.folios[gen][type][0].head; page != MR_NONE;
+	     page = mg->pages[page].next) {
+		if (n < cap)
+			out[n] = page;
+		if (++n > mg->m->nr_pages)
+			break;
+	}
+	return n;
+}
+
+/* The lruvec state (read and, for PID tests, write). */
+static struct lruvec *mglru_lruvec(struct mr_policy *p, uint32_t lruvec)
+{
+	struct mglru *mg = mglru_of(p);
+
+	return lruvec < mg->m->nr_lruvecs ? &mg->lruvecs[lruvec] : NULL;
+}
+
+/* The LRU_REFS_MASK counter of a folio. */
+static unsigned mglru_folio_refs(struct mr_policy *p, uint32_t page)
+{
+	return mglru_of(p)->pages[page].refs;
+}
+
+/* Lazily promote an on-list folio to gen(max_seq) as folio_update_gen() does for a
+ * folio with PG_referenced, applying the size change at once. */
+static int mglru_promote_folio(struct mr_policy *p, uint32_t page)
+{
+	struct mglru *mg = mglru_of(p);
+	struct lruvec *lv = folio_lruvec(mg, page);
+	unsigned new_gen = lru_gen_from_seq(lv->lrugen.max_seq);
+	int old_gen;
+
+	if (folio_lru_gen(mg, page) < 0)
+		return MR_EINVAL;
+	mg->m->folios[page].flags |= MR_PG_REFERENCED;
+	old_gen = folio_update_gen(mg, page, new_gen, 0);
+	if (old_gen >= 0 && old_gen != (int)new_gen)
+		lru_gen_update_size(mg, lv, page, old_gen, (int)new_gen);
+	return 0;
+}
+
+/* One evict_folios() call on an lruvec as proactive reclaim does it (the body of the
+ * debugfs '-' loop: may swap/unmap/write, __GFP_IO, a walk context); returns what
+ * evict_folios() returns. */
+static uint64_t mglru_evict_once(struct mr_policy *p, uint32_t lruvec, uint64_t nr_to_scan,
+				 int swappiness)
+{
+	struct mglru *mg = mglru_of(p);
+	struct mr_scan_control sc = { .may_writepage = 1, .may_unmap = 1, .may_swap = 1,
+				      .reclaim_idx = MAX_NR_ZONES - 1, .gfp_io = 1,
+				      .proactive = 1 };
+	uint64_t scanned;
+
+	if (lruvec >= mg->m->nr_lruvecs)
+		return 0;
+	sc.memcg = mg->lruvecs[lruvec].memcg;
+	sc.node = mg->lruvecs[lruvec].node;
+	sc.memcg_reclaim = sc.memcg != 0;
+	mg->walk_active = true; /* set_mm_walk(NULL, true) */
+	scanned = evict_folios(mg, nr_to_scan, &mg->lruvecs[lruvec], &sc, swappiness);
+	mg->walk_active = false;
+	return scanned;
+}
 
 struct env {
 	struct pm_machine *pm;
@@ -493,6 +626,32 @@ static void test_bloom(void)
 
 /* ---- scenarios 1-3: baseline inc_min_seq() ---- */
 
+/* Scenario 1's start: file gen 0 = [A, B, C] (pages 0..2), gen 1 = [X] (page 3), and an
+ * avg_total[file][0] of 1 to see protected[] folded into. */
+static void scenario_1_setup(struct env *e)
+{
+	enum { A, B, C, X };
+
+	place(e, A, PM_FILE, 0);
+	place(e, B, PM_FILE, 0);
+	place(e, C, PM_FILE, 0);
+	place(e, X, PM_FILE, 1);
+	e->lv->lrugen.avg_total[FILE_T][0] = 1;
+}
+
+/* Scenario 2's start: gen 0 = [A, P, C] (pages 0..2) with P's gen field promoted to gen 3
+ * (workingset), gen 3 = [Y] (page 3). */
+static void scenario_2_setup(struct env *e)
+{
+	enum { A, P, C, Y };
+
+	place(e, A, PM_FILE, 0);
+	place(e, P, PM_FILE, 0);
+	place(e, C, PM_FILE, 0);
+	place(e, Y, PM_FILE, 3);
+	CHECK_EQ_U64(mglru_promote_folio(e->p, P), 0); /* gen bits -> gen3, ws */
+}
+
 static void test_scenario_1(int stats)
 {
 	struct env e;
@@ -502,11 +661,7 @@ static void test_scenario_1(int stats)
 		env_start_stats(&e, 4);
 	else
 		env_start(&e, 4);
-	place(&e, A, PM_FILE, 0);
-	place(&e, B, PM_FILE, 0);
-	place(&e, C, PM_FILE, 0);
-	place(&e, X, PM_FILE, 1);
-	e.lv->lrugen.avg_total[FILE_T][0] = 1;
+	scenario_1_setup(&e);
 	CHECK_LIST(&e, 0, FILE_T, A, B, C);
 	CHECK_EQ_U64(age(&e, 60, 1), 0);
 	/* reversed: eviction order A, B, C, X */
@@ -532,11 +687,7 @@ static void test_scenario_2(void)
 	enum { A, P, C, Y };
 
 	env_start(&e, 4);
-	place(&e, A, PM_FILE, 0);
-	place(&e, P, PM_FILE, 0);
-	place(&e, C, PM_FILE, 0);
-	place(&e, Y, PM_FILE, 3);
-	CHECK_EQ_U64(mglru_promote_folio(e.p, P), 0); /* gen bits -> gen3, ws */
+	scenario_2_setup(&e);
 	CHECK_EQ_U64(folio_lru_gen(e.mg, P), 3);
 	CHECK(has(&e, P, MR_PG_WORKINGSET));
 	CHECK_LIST(&e, 0, FILE_T, A, P, C); /* lazily: still on gen0's list */
@@ -592,11 +743,7 @@ static void test_s000_scenario_1(int stats)
 	if (stats)
 		CHECK_EQ_U64(mr_policy_set_param(e.p, "lru_gen_stats", 1), 0);
 	env_init(&e);
-	place(&e, A, PM_FILE, 0);
-	place(&e, B, PM_FILE, 0);
-	place(&e, C, PM_FILE, 0);
-	place(&e, X, PM_FILE, 1);
-	e.lv->lrugen.avg_total[FILE_T][0] = 1;
+	scenario_1_setup(&e);
 	CHECK_EQ_U64(age(&e, 60, 1), 0);
 	/* order kept: eviction order C, B, A, X */
 	CHECK_LIST(&e, 1, FILE_T, X, A, B, C);
@@ -619,11 +766,7 @@ static void test_s000_scenario_2(void)
 	enum { A, P, C, Y };
 
 	env_start_set(&e, 4, "inc_min_seq", INC_MIN_SEQ_V3);
-	place(&e, A, PM_FILE, 0);
-	place(&e, P, PM_FILE, 0);
-	place(&e, C, PM_FILE, 0);
-	place(&e, Y, PM_FILE, 3);
-	CHECK_EQ_U64(mglru_promote_folio(e.p, P), 0);
+	scenario_2_setup(&e);
 	e.lv->lrugen.avg_total[FILE_T][0] = 1;
 	e.lv->lrugen.avg_total[FILE_T][3] = 1;
 	CHECK_EQ_U64(age(&e, 60, 1), 0);
@@ -674,11 +817,7 @@ static void test_s000_base_costs(void)
 	enum { A, P, C, Y };
 
 	env_start(&e, 4);
-	place(&e, A, PM_FILE, 0);
-	place(&e, P, PM_FILE, 0);
-	place(&e, C, PM_FILE, 0);
-	place(&e, Y, PM_FILE, 3);
-	CHECK_EQ_U64(mglru_promote_folio(e.p, P), 0);
+	scenario_2_setup(&e);
 	CHECK_EQ_U64(age(&e, 60, 1), 0);
 	CHECK_EQ_U64(e.mg->stat.inc_min_seq_list_ops, 3);
 	CHECK_EQ_U64(e.mg->stat.inc_min_seq_size_updates, 2);
@@ -692,6 +831,22 @@ static void fault_setup(struct env *e, uint32_t vma_flags)
 	CHECK(pm_add_vma(e->pm, 0, VA, VA + 4 * PG, vma_flags, 1) != NULL);
 }
 
+/* Scenario 4's fault: F (page 0) mapped young at VA and added in the fault, and the
+ * readahead R1..R3 (pages 1..3) added in the same fault, unmapped. */
+static void fault_with_readahead(struct env *e)
+{
+	uint32_t i;
+
+	fault_setup(e, MR_VMA_READ | MR_VMA_FILE);
+	pm_folio(e->pm, 0, PM_FILE, 0, 0);
+	CHECK_EQ_U64(pm_map(e->pm, 0, VA, 0, MR_PTE_YOUNG), 0);
+	e->p->ops->folio_add(e->p, 0, MR_ADD_IN_FAULT);
+	for (i = 1; i <= 3; i++) {
+		pm_folio(e->pm, i, PM_FILE, 0, 0);
+		e->p->ops->folio_add(e->p, i, MR_ADD_IN_FAULT | MR_ADD_READAHEAD);
+	}
+}
+
 static void test_scenario_4_5(void)
 {
 	struct env e;
@@ -699,14 +854,7 @@ static void test_scenario_4_5(void)
 	uint32_t i;
 
 	env_start(&e, 4);
-	fault_setup(&e, MR_VMA_READ | MR_VMA_FILE);
-	pm_folio(e.pm, F, PM_FILE, 0, 0);
-	CHECK_EQ_U64(pm_map(e.pm, 0, VA, F, MR_PTE_YOUNG), 0);
-	e.p->ops->folio_add(e.p, F, MR_ADD_IN_FAULT);
-	for (i = R1; i <= R3; i++) {
-		pm_folio(e.pm, i, PM_FILE, 0, 0);
-		e.p->ops->folio_add(e.p, i, MR_ADD_IN_FAULT | MR_ADD_READAHEAD);
-	}
+	fault_with_readahead(&e);
 	/* 4: Mode A: all at max_seq - 2 with PG_referenced */
 	for (i = F; i <= R3; i++) {
 		CHECK_EQ_U64(folio_lru_gen(e.mg, i), 1);
@@ -947,7 +1095,8 @@ static void test_kernel_612_tiers(void)
 	CHECK_EQ_U64(e.lv->lrugen.protected[0][FILE_T][3], 1);
 	CHECK_EQ_U64(e.lv->lrugen.protected[0][FILE_T][0], 0);
 	CHECK_EQ_U64(e.mg->stat.sorted_protected, 1);
-	/* Z: tier 0, counted at the min_seq (1) of when it is freed (spec issue 7) */
+	/* Z: tier 0, counted at the min_seq (1) of when it is freed (docs/mglru-model.md,
+	 * "Scenario notes" 7) */
 	CHECK(!has(&e, Z, MR_PG_RESIDENT));
 	CHECK_EQ_U64(e.lv->lrugen.min_seq[FILE_T], 1);
 	CHECK_EQ_U64(e.lv->lrugen.evicted[1][FILE_T][0], 1);
@@ -1254,6 +1403,22 @@ static void test_scenario_12(void)
 	env_close(&e);
 }
 
+/* Scenario 13's control: an anon folio A (page 2) mapped young through a VM_EXEC VMA at
+ * VA + 8 pages, behind B (page 3) in min_seq, evicted anon-only: kept, and re-added at
+ * max_seq - 1 (rule 3) with PG_referenced, whatever the S003/S004 modes. */
+static void anon_exec_control(struct env *e)
+{
+	enum { A = 2, B = 3 };
+
+	CHECK(pm_add_vma(e->pm, 0, VA + 8 * PG, VA + 9 * PG, MR_VMA_READ | MR_VMA_EXEC, 0));
+	place(e, B, PM_ANON, 0);
+	place(e, A, PM_ANON, 0);
+	CHECK_EQ_U64(pm_map(e->pm, 0, VA + 8 * PG, A, MR_PTE_YOUNG), 0);
+	CHECK_EQ_U64(evict_once(e, 1, 200), 1);
+	CHECK_EQ_U64(folio_lru_gen(e->mg, A), 2);
+	CHECK(has(e, A, MR_PG_REFERENCED));
+}
+
 static void test_scenario_13(void)
 {
 	struct env e;
@@ -1271,13 +1436,7 @@ static void test_scenario_13(void)
 	CHECK_EQ_U64(stat0(&e, MR_VM_PGACTIVATE), 0);
 
 	/* control: an anon VM_EXEC folio: KEEP, re-added at max_seq - 1 (rule 3) */
-	CHECK(pm_add_vma(e.pm, 0, VA + 8 * PG, VA + 9 * PG, MR_VMA_READ | MR_VMA_EXEC, 0));
-	place(&e, B, PM_ANON, 0);
-	place(&e, A, PM_ANON, 0);
-	CHECK_EQ_U64(pm_map(e.pm, 0, VA + 8 * PG, A, MR_PTE_YOUNG), 0);
-	CHECK_EQ_U64(evict_once(&e, 1, 200), 1);
-	CHECK_EQ_U64(folio_lru_gen(e.mg, A), 2);
-	CHECK(has(&e, A, MR_PG_REFERENCED));
+	anon_exec_control(&e);
 	CHECK(!has(&e, A, MR_PG_SWAPCACHE)); /* the reference check comes first */
 	CHECK_EQ_U64(stat0(&e, MR_VM_PGACTIVATE), 0);
 	CHECK_EQ_U64(stat0(&e, MR_VM_PGSCAN_ANON), 1);
@@ -1290,6 +1449,27 @@ static void test_scenario_13(void)
 
 /* ---- S003 (ra_placement=B|C): scenarios 4-11, the B and C halves ---- */
 
+/* Scenario 7 with company: 3 generations (file min_seq 1), Z (page 1) keeping gen 1
+ * populated and the mapped young file folio M (page 0) in it. */
+static void scenario_7_setup(struct env *e)
+{
+	enum { M, Z };
+
+	CHECK_EQ_U64(mglru_set_seqs(e->p, 0, 3, 1, 1), 0); /* 3 gens */
+	place(e, Z, PM_FILE, 1);
+	mapped_file(e, M, 0, MR_VMA_READ | MR_VMA_FILE, 1);
+}
+
+/* Take a re-added folio off its list again, put it at seq and touch its PTE (at VA): the
+ * state of "touch it and evict again". */
+static void replace_and_touch(struct env *e, uint32_t page, uint64_t seq)
+{
+	lruvec_del_folio(e->mg, e->lv, page);
+	folio(e, page)->flags &= ~MR_PG_LRU;
+	CHECK_EQ_U64(mglru_place_folio(e->p, page, seq, true), 0);
+	pm_touch(e->pm, 0, VA, 0);
+}
+
 static void test_s003_scenario_4_5(int mode)
 {
 	struct env e;
@@ -1298,14 +1478,7 @@ static void test_s003_scenario_4_5(int mode)
 	uint32_t i;
 
 	env_start_set(&e, 4, "ra_placement", mode);
-	fault_setup(&e, MR_VMA_READ | MR_VMA_FILE);
-	pm_folio(e.pm, F, PM_FILE, 0, 0);
-	CHECK_EQ_U64(pm_map(e.pm, 0, VA, F, MR_PTE_YOUNG), 0);
-	e.p->ops->folio_add(e.p, F, MR_ADD_IN_FAULT);
-	for (i = R1; i <= R3; i++) {
-		pm_folio(e.pm, i, PM_FILE, 0, 0);
-		e.p->ops->folio_add(e.p, i, MR_ADD_IN_FAULT | MR_ADD_READAHEAD);
-	}
+	fault_with_readahead(&e);
 	/* 4: B: max_seq - 2 without PG_referenced; C: max_seq - 1, active */
 	for (i = F; i <= R3; i++) {
 		CHECK_EQ_U64(folio_lru_gen(e.mg, i), want);
@@ -1354,9 +1527,7 @@ static void test_s003_scenario_7(int mode)
 	/* Z keeps gen(min_seq) populated, so min_seq stays 1 after M is isolated (alone,
 	 * try_to_inc_min_seq() would advance min_seq to 2 and every mode would clamp there) */
 	env_start_set(&e, 2, "ra_placement", mode);
-	CHECK_EQ_U64(mglru_set_seqs(e.p, 0, 3, 1, 1), 0); /* 3 gens */
-	place(&e, Z, PM_FILE, 1);
-	mapped_file(&e, M, 0, MR_VMA_READ | MR_VMA_FILE, 1);
+	scenario_7_setup(&e);
 	CHECK_EQ_U64(evict_once(&e, 1, 0), 1);
 	CHECK_EQ_U64(e.lv->lrugen.min_seq[FILE_T], 1);
 	/* KEEP, then the rejected rule: PG_referenced cleared, active set */
@@ -1367,10 +1538,7 @@ static void test_s003_scenario_7(int mode)
 	CHECK_EQ_U64(e.mg->stat.ra_active_inactive, mode == RA_PLACEMENT_B);
 	if (mode == RA_PLACEMENT_B) {
 		/* touch and evict M again: KEEP at min_seq again, never workingset */
-		lruvec_del_folio(e.mg, e.lv, M);
-		folio(&e, M)->flags &= ~MR_PG_LRU;
-		CHECK_EQ_U64(mglru_place_folio(e.p, M, 1, true), 0);
-		pm_touch(e.pm, 0, VA, 0);
+		replace_and_touch(&e, M, 1);
 		CHECK_EQ_U64(evict_once(&e, 1, 0), 1);
 		CHECK_EQ_U64(folio_lru_gen(e.mg, M), 1);
 		CHECK(!has(&e, M, MR_PG_WORKINGSET));
@@ -1387,9 +1555,7 @@ static void test_s003_scenario_7a(void)
 	enum { M, Z };
 
 	env_start(&e, 2);
-	CHECK_EQ_U64(mglru_set_seqs(e.p, 0, 3, 1, 1), 0);
-	place(&e, Z, PM_FILE, 1);
-	mapped_file(&e, M, 0, MR_VMA_READ | MR_VMA_FILE, 1);
+	scenario_7_setup(&e);
 	CHECK_EQ_U64(evict_once(&e, 1, 0), 1);
 	CHECK_EQ_U64(folio_lru_gen(e.mg, M), 2);
 	CHECK_EQ_U64(e.mg->stat.rejected, 1);
@@ -1413,10 +1579,7 @@ static void test_s003_scenario_8(int mode)
 	CHECK_EQ_U64(e.mg->stat.rejected, 1);
 	CHECK_EQ_U64(stat0(&e, MR_VM_PGACTIVATE), 0);
 	/* the next rmap sighting is a first sighting again: KEEP */
-	lruvec_del_folio(e.mg, e.lv, M);
-	folio(&e, M)->flags &= ~MR_PG_LRU;
-	CHECK_EQ_U64(mglru_place_folio(e.p, M, 0, true), 0);
-	pm_touch(e.pm, 0, VA, 0);
+	replace_and_touch(&e, M, 0);
 	CHECK_EQ_U64(evict_once(&e, 1, 0), 1);
 	CHECK_EQ_U64(folio_lru_gen(e.mg, M), want);
 	CHECK(!has(&e, M, MR_PG_WORKINGSET));
@@ -1623,13 +1786,7 @@ static void test_s004_scenario_13(int exec, int mode)
 	CHECK_EQ_U64(folio_lru_gen(e.mg, X), want);
 
 	/* control: an anon VM_EXEC folio: KEEP, max_seq - 1 (rule 3), in every mode */
-	CHECK(pm_add_vma(e.pm, 0, VA + 8 * PG, VA + 9 * PG, MR_VMA_READ | MR_VMA_EXEC, 0));
-	place(&e, B, PM_ANON, 0);
-	place(&e, A, PM_ANON, 0);
-	CHECK_EQ_U64(pm_map(e.pm, 0, VA + 8 * PG, A, MR_PTE_YOUNG), 0);
-	CHECK_EQ_U64(evict_once(&e, 1, 200), 1);
-	CHECK_EQ_U64(folio_lru_gen(e.mg, A), 2);
-	CHECK(has(&e, A, MR_PG_REFERENCED));
+	anon_exec_control(&e);
 	CHECK(!has(&e, A, MR_PG_WORKINGSET));
 	CHECK_EQ_U64(stat0(&e, MR_VM_PGACTIVATE), exec != EXEC_PROMOTE_OFF);
 	env_close(&e);
@@ -2282,9 +2439,8 @@ static void stress_fault(struct stress *st, uint32_t page, int write)
 {
 	struct env *e = &st->e;
 	uint64_t shadow = e->pm->shadow[page];
-	struct mr_folio *f = pm_folio(e->pm, page, st->kind[page], st->memcg[page], 0);
 
-	(void)f;
+	pm_folio(e->pm, page, st->kind[page], st->memcg[page], 0);
 	e->pm->shadow[page] = 0;
 	CHECK_EQ_U64(pm_map(e->pm, st->mm[page], st->addr[page], page,
 			    MR_PTE_YOUNG | (write ? MR_PTE_DIRTY : 0)), 0);
@@ -2494,7 +2650,7 @@ static void test_stress(const struct toggle *toggles)
 	test_stress_seeded(toggles, mr_test_seed(), NULL);
 }
 
-/* ---- S002: stats_layout (spec §8) ---- */
+/* ---- S002: stats_layout (docs/seeds.md, "S002") ---- */
 
 /* Does element idx of field f share a line with enabled/gen/seg in this layout? */
 static bool shares_enabled(int layout, unsigned base, unsigned f, unsigned idx)
@@ -2507,7 +2663,7 @@ static void test_s002_layout(void)
 	const int B = STATS_LAYOUT_BEFORE, A = STATS_LAYOUT_AFTER;
 	unsigned base, i, n;
 
-	/* the §8 table */
+	/* the offsets of docs/seeds.md, "S002 layout" */
 	CHECK_EQ_U64(lrugen_size(B), 1360);
 	CHECK_EQ_U64(lrugen_size(A), 1408);
 	for (i = 0; i < 2; i++) {
@@ -2724,87 +2880,143 @@ static void test_s002_identical(void)
 	       (unsigned long long)before.transfers, (unsigned long long)after.transfers);
 }
 
-int main(void)
+/* ---- the case table: one CTest case each (mglru.CASE), `test_mglru CASE` runs one ---- */
+
+static void test_s004_scenario_12_file(int exec)
 {
-	test_insertion_rules();
-	test_pid();
-	test_shadow();
-	test_bloom();
-	test_scenario_1(0);
-	test_scenario_1(1);
-	test_scenario_2();
-	test_scenario_3();
-	test_s000_scenario_1(0);
-	test_s000_scenario_1(1);
-	test_s000_scenario_2();
-	test_s000_scenario_3();
-	test_s000_base_costs();
-	test_scenario_4_5();
-	test_scenario_6();
-	test_scenario_7();
-	test_scenario_8();
-	test_kernel_612_keep_locked();
-	test_reclaim_counters_by_kernel();
-	test_kernel_612_tiers();
-	test_kernel_612_active_add_keeps_refs();
-	test_kernel_612_inc_refs();
-	test_kernel_612_check_references();
-	test_kernel_61295_unevictable_culled();
-	test_kernel_61295_writeback_sorted();
-	test_kernel_61295_isolate_clears_reclaim();
-	test_scenario_9();
-	test_scenario_10();
-	test_scenario_11();
-	test_scenario_12();
-	test_scenario_13();
-	for (int mode = RA_PLACEMENT_B; mode <= RA_PLACEMENT_C; mode++) {
-		test_s003_scenario_4_5(mode);
-		test_s003_scenario_6(mode);
-		test_s003_scenario_7(mode);
-		test_s003_scenario_8(mode);
-		test_s003_scenario_9(mode);
-		test_s003_scenario_10(mode);
-		test_s003_scenario_11(mode);
-	}
-	test_s003_scenario_7a();
-	for (int mode = RA_PLACEMENT_A; mode <= RA_PLACEMENT_C; mode++)
-		test_s003_rule5(mode);
-	for (int exec = EXEC_PROMOTE_OFF; exec <= EXEC_PROMOTE_ALT; exec++) {
-		test_s004_scenario_12(exec, 0);
-		test_s004_scenario_12(exec, 1);
-		test_s004_mode_a_caveat(exec);
-		for (int mode = RA_PLACEMENT_A; mode <= RA_PLACEMENT_C; mode++)
-			test_s004_scenario_13(exec, mode);
-	}
-	test_seed_params();
-	test_probes();
-	test_s001_scenario_14();
-	test_s001_scenario_15();
-	test_s001_scenario_16();
-	test_scenario_14();
-	test_scenario_16();
-	test_scenario_17();
-	test_scenario_18();
-	test_folio_del_and_anon_only();
-	test_shrink_lruvec_and_min_ttl();
-	test_debugfs();
-	test_checker_catches();
-	test_params_and_counters();
-	test_s002_layout();
-	test_s002_two_cpu();
-	test_s002_params();
-	test_s002_identical();
-	test_stress(NULL);
-	test_stress((const struct toggle[]){ { "kernel", KERNEL_6_12 }, { NULL, 0 } });
-	test_stress((const struct toggle[]){ { "kernel", KERNEL_6_12_95 }, { NULL, 0 } });
-	test_stress((const struct toggle[]){ { "inc_min_seq", INC_MIN_SEQ_V3 }, { NULL, 0 } });
-	test_stress((const struct toggle[]){ { "inc_min_seq", INC_MIN_SEQ_V3 },
-					     { "ra_placement", RA_PLACEMENT_B },
-					     { "exec_promote", EXEC_PROMOTE_V3 },
-					     { NULL, 0 } });
-	test_stress((const struct toggle[]){ { "pud_filter", 1 }, { "probes", 1 }, { NULL, 0 } });
-	test_stress((const struct toggle[]){ { "ra_placement", RA_PLACEMENT_C },
-					     { "exec_promote", EXEC_PROMOTE_ALT },
-					     { NULL, 0 } });
-	return mr_test_done("test_mglru");
+	test_s004_scenario_12(exec, 0);
+}
+
+static void test_s004_scenario_12_anon(int exec)
+{
+	test_s004_scenario_12(exec, 1);
+}
+
+/* arg = exec_promote * 3 + ra_placement */
+static void test_s004_scenario_13_arg(int arg)
+{
+	test_s004_scenario_13(arg / 3, arg % 3);
+}
+
+/* The toggle sets of the stress cases, by index. */
+static const struct toggle *const stress_sets[] = {
+	NULL,
+	(const struct toggle[]){ { "kernel", KERNEL_6_12 }, { NULL, 0 } },
+	(const struct toggle[]){ { "kernel", KERNEL_6_12_95 }, { NULL, 0 } },
+	(const struct toggle[]){ { "inc_min_seq", INC_MIN_SEQ_V3 }, { NULL, 0 } },
+	(const struct toggle[]){ { "inc_min_seq", INC_MIN_SEQ_V3 },
+				 { "ra_placement", RA_PLACEMENT_B },
+				 { "exec_promote", EXEC_PROMOTE_V3 },
+				 { NULL, 0 } },
+	(const struct toggle[]){ { "pud_filter", 1 }, { "probes", 1 }, { NULL, 0 } },
+	(const struct toggle[]){ { "ra_placement", RA_PLACEMENT_C },
+				 { "exec_promote", EXEC_PROMOTE_ALT },
+				 { NULL, 0 } },
+};
+
+static void test_stress_set(int set)
+{
+	test_stress(stress_sets[set]);
+}
+
+#define S13(exec, mode) (EXEC_PROMOTE_##exec * 3 + RA_PLACEMENT_##mode)
+
+static const struct mr_test_case cases[] = {
+	MR_CASE(test_insertion_rules),
+	MR_CASE(test_pid),
+	MR_CASE(test_shadow),
+	MR_CASE(test_bloom),
+	MR_CASE_ARG("scenario_1", test_scenario_1, 0),
+	MR_CASE_ARG("scenario_1.stats", test_scenario_1, 1),
+	MR_CASE(test_scenario_2),
+	MR_CASE(test_scenario_3),
+	MR_CASE_ARG("s000_scenario_1", test_s000_scenario_1, 0),
+	MR_CASE_ARG("s000_scenario_1.stats", test_s000_scenario_1, 1),
+	MR_CASE(test_s000_scenario_2),
+	MR_CASE(test_s000_scenario_3),
+	MR_CASE(test_s000_base_costs),
+	MR_CASE(test_scenario_4_5),
+	MR_CASE(test_scenario_6),
+	MR_CASE(test_scenario_7),
+	MR_CASE(test_scenario_8),
+	MR_CASE(test_kernel_612_keep_locked),
+	MR_CASE(test_reclaim_counters_by_kernel),
+	MR_CASE(test_kernel_612_tiers),
+	MR_CASE(test_kernel_612_active_add_keeps_refs),
+	MR_CASE(test_kernel_612_inc_refs),
+	MR_CASE(test_kernel_612_check_references),
+	MR_CASE(test_kernel_61295_unevictable_culled),
+	MR_CASE(test_kernel_61295_writeback_sorted),
+	MR_CASE(test_kernel_61295_isolate_clears_reclaim),
+	MR_CASE(test_scenario_9),
+	MR_CASE(test_scenario_10),
+	MR_CASE(test_scenario_11),
+	MR_CASE(test_scenario_12),
+	MR_CASE(test_scenario_13),
+	MR_CASE_ARG("s003_scenario_4_5.B", test_s003_scenario_4_5, RA_PLACEMENT_B),
+	MR_CASE_ARG("s003_scenario_4_5.C", test_s003_scenario_4_5, RA_PLACEMENT_C),
+	MR_CASE_ARG("s003_scenario_6.B", test_s003_scenario_6, RA_PLACEMENT_B),
+	MR_CASE_ARG("s003_scenario_6.C", test_s003_scenario_6, RA_PLACEMENT_C),
+	MR_CASE_ARG("s003_scenario_7.B", test_s003_scenario_7, RA_PLACEMENT_B),
+	MR_CASE_ARG("s003_scenario_7.C", test_s003_scenario_7, RA_PLACEMENT_C),
+	MR_CASE_ARG("s003_scenario_8.B", test_s003_scenario_8, RA_PLACEMENT_B),
+	MR_CASE_ARG("s003_scenario_8.C", test_s003_scenario_8, RA_PLACEMENT_C),
+	MR_CASE_ARG("s003_scenario_9.B", test_s003_scenario_9, RA_PLACEMENT_B),
+	MR_CASE_ARG("s003_scenario_9.C", test_s003_scenario_9, RA_PLACEMENT_C),
+	MR_CASE_ARG("s003_scenario_10.B", test_s003_scenario_10, RA_PLACEMENT_B),
+	MR_CASE_ARG("s003_scenario_10.C", test_s003_scenario_10, RA_PLACEMENT_C),
+	MR_CASE_ARG("s003_scenario_11.B", test_s003_scenario_11, RA_PLACEMENT_B),
+	MR_CASE_ARG("s003_scenario_11.C", test_s003_scenario_11, RA_PLACEMENT_C),
+	MR_CASE(test_s003_scenario_7a),
+	MR_CASE_ARG("s003_rule5.A", test_s003_rule5, RA_PLACEMENT_A),
+	MR_CASE_ARG("s003_rule5.B", test_s003_rule5, RA_PLACEMENT_B),
+	MR_CASE_ARG("s003_rule5.C", test_s003_rule5, RA_PLACEMENT_C),
+	MR_CASE_ARG("s004_scenario_12.0", test_s004_scenario_12_file, EXEC_PROMOTE_OFF),
+	MR_CASE_ARG("s004_scenario_12.0.anon", test_s004_scenario_12_anon, EXEC_PROMOTE_OFF),
+	MR_CASE_ARG("s004_mode_a_caveat.0", test_s004_mode_a_caveat, EXEC_PROMOTE_OFF),
+	MR_CASE_ARG("s004_scenario_13.0.A", test_s004_scenario_13_arg, S13(OFF, A)),
+	MR_CASE_ARG("s004_scenario_13.0.B", test_s004_scenario_13_arg, S13(OFF, B)),
+	MR_CASE_ARG("s004_scenario_13.0.C", test_s004_scenario_13_arg, S13(OFF, C)),
+	MR_CASE_ARG("s004_scenario_12.1", test_s004_scenario_12_file, EXEC_PROMOTE_V3),
+	MR_CASE_ARG("s004_scenario_12.1.anon", test_s004_scenario_12_anon, EXEC_PROMOTE_V3),
+	MR_CASE_ARG("s004_mode_a_caveat.1", test_s004_mode_a_caveat, EXEC_PROMOTE_V3),
+	MR_CASE_ARG("s004_scenario_13.1.A", test_s004_scenario_13_arg, S13(V3, A)),
+	MR_CASE_ARG("s004_scenario_13.1.B", test_s004_scenario_13_arg, S13(V3, B)),
+	MR_CASE_ARG("s004_scenario_13.1.C", test_s004_scenario_13_arg, S13(V3, C)),
+	MR_CASE_ARG("s004_scenario_12.alt", test_s004_scenario_12_file, EXEC_PROMOTE_ALT),
+	MR_CASE_ARG("s004_scenario_12.alt.anon", test_s004_scenario_12_anon, EXEC_PROMOTE_ALT),
+	MR_CASE_ARG("s004_mode_a_caveat.alt", test_s004_mode_a_caveat, EXEC_PROMOTE_ALT),
+	MR_CASE_ARG("s004_scenario_13.alt.A", test_s004_scenario_13_arg, S13(ALT, A)),
+	MR_CASE_ARG("s004_scenario_13.alt.B", test_s004_scenario_13_arg, S13(ALT, B)),
+	MR_CASE_ARG("s004_scenario_13.alt.C", test_s004_scenario_13_arg, S13(ALT, C)),
+	MR_CASE(test_seed_params),
+	MR_CASE(test_probes),
+	MR_CASE(test_s001_scenario_14),
+	MR_CASE(test_s001_scenario_15),
+	MR_CASE(test_s001_scenario_16),
+	MR_CASE(test_scenario_14),
+	MR_CASE(test_scenario_16),
+	MR_CASE(test_scenario_17),
+	MR_CASE(test_scenario_18),
+	MR_CASE(test_folio_del_and_anon_only),
+	MR_CASE(test_shrink_lruvec_and_min_ttl),
+	MR_CASE(test_debugfs),
+	MR_CASE(test_checker_catches),
+	MR_CASE(test_params_and_counters),
+	MR_CASE(test_s002_layout),
+	MR_CASE(test_s002_two_cpu),
+	MR_CASE(test_s002_params),
+	MR_CASE(test_s002_identical),
+	MR_CASE_ARG("stress.kernel_7_2", test_stress_set, 0),
+	MR_CASE_ARG("stress.kernel_6_12", test_stress_set, 1),
+	MR_CASE_ARG("stress.kernel_6_12_95", test_stress_set, 2),
+	MR_CASE_ARG("stress.inc_min_seq_v3", test_stress_set, 3),
+	MR_CASE_ARG("stress.v3_ra_b_exec_1", test_stress_set, 4),
+	MR_CASE_ARG("stress.pud_filter_probes", test_stress_set, 5),
+	MR_CASE_ARG("stress.ra_c_exec_alt", test_stress_set, 6),
+};
+
+int main(int argc, char **argv)
+{
+	return mr_test_main("test_mglru", cases, sizeof(cases) / sizeof(cases[0]), argc, argv);
 }
