@@ -71,8 +71,8 @@
 #include "mr_recorder.h"
 #include "mr_store.h"
 
-#define RING_PAGES 2048	/* = record.c's DEFAULT_RING_PAGES: the same rings as the recorder */
-#define POLL_MS 50	/* = record.c's POLL_MS */
+#define RING_PAGES 2048	/* = rec_int.h's DEFAULT_RING_PAGES: the same rings as the recorder */
+#define POLL_MS 50	/* = recorder/record.c's POLL_MS */
 #define DEFAULT_PAGES 262144ull /* 1 GiB of 4 KiB pages */
 #define MAX_RUNS 64
 #define NMODES 4

@@ -960,7 +960,7 @@ static uint64_t file_pages_of(const char *db, const struct mr_event *evs, size_t
  * outside the cgroup, drops A and B from the page cache. The trace holds exactly the
  * inside wl_anon's faults in order and none of the outside one's, nobody else's tasks,
  * A's inserts and A's deletions (a deletion by another task kept because the trace knows
- * the pages: record.c:delete_is_ours()) and nothing of B; no loss; the metadata names the
+ * the pages: decode.c:delete_is_ours()) and nothing of B; no loss; the metadata names the
  * filter (want: "kernel" or "user"). Kernel filter: the outside faults never reach the
  * rings; user-space filter: they do and are dropped.
  */
