@@ -41,9 +41,6 @@
 #include "mr_util.h"
 #include "rec_int.h"
 
-#ifndef TRACEFS_MAGIC
-#define TRACEFS_MAGIC 0x74726163
-#endif
 #ifndef CGROUP2_SUPER_MAGIC
 #define CGROUP2_SUPER_MAGIC 0x63677270
 #endif
@@ -365,41 +362,25 @@ out:
 
 static void probe_tracepoints(struct mr_probe *p, const char *root);
 
+/* tracefs as record finds it (recorder/tp.c): the host's, or one mounted privately for
+ * the setup when none is mounted, or why neither. */
 static void probe_tracefs(struct mr_probe *p)
 {
-	static const char *const where[] = { PATH_TRACEFS, PATH_TRACEFS_DEBUG };
-	size_t i;
-	int t;
+	struct rec_tracefs tf;
 
-	for (t = 0; t < MR_TP_COUNT; t++)
+	for (int t = 0; t < MR_TP_COUNT; t++)
 		p->tracepoints[t] = MR_PROBE_UNKNOWN;
-
-	for (i = 0; i < sizeof(where) / sizeof(where[0]); i++) {
-		int e = 0;
-
-		if (fs_type(where[i], &e) == TRACEFS_MAGIC) {
-			set_str(p->tracefs_path, sizeof(p->tracefs_path), where[i]);
-			break;
-		}
-		/* /sys/kernel/debug is root-only: remember that we could not look. */
-		if (e == EACCES || e == EPERM)
-			p->tracefs_errno = e;
+	if (rec_tracefs_enter(&tf) == 0) {
+		p->tracefs_private = tf.mounted;
+		if (!tf.mounted)
+			set_str(p->tracefs_path, sizeof(p->tracefs_path), tf.path);
+		probe_tracepoints(p, tf.path);
+	} else {
+		/* mounted but unreadable, or none and no private mount (not root) */
+		set_str(p->tracefs_path, sizeof(p->tracefs_path), tf.found);
+		p->tracefs_errno = tf.err;
 	}
-	if (!p->tracefs_path[0] && !p->tracefs_errno) {
-		/* none mounted: what `record` sees when it mounts one privately (tp.c) */
-		struct rec_tracefs tf;
-
-		if (rec_tracefs_enter(&tf) == 0) { /* else (not root): "not mounted", the fix */
-			p->tracefs_private = 1;
-			probe_tracepoints(p, tf.path);
-		}
-		rec_tracefs_leave(&tf);
-		return;
-	}
-	if (!p->tracefs_path[0])
-		return;
-	p->tracefs_errno = 0;
-	probe_tracepoints(p, p->tracefs_path);
+	rec_tracefs_leave(&tf);
 }
 
 /* Which of tp_table exist under the tracefs at root. */
@@ -685,8 +666,8 @@ static void report_tracefs(struct mr_strbuf *r, const struct mr_probe *p)
 		put_errno(r, p->tracefs_errno);
 		mr_strbuf_printf(r, "; fix: run as root (tracefs is root-only)\n");
 	} else if (p->tracefs_errno) {
-		mr_strbuf_printf(r, "no: not mounted at %s, and %s cannot be looked at: ", PATH_TRACEFS,
-		    PATH_TRACEFS_DEBUG);
+		mr_strbuf_printf(r, "no: not mounted at %s or %s, and record cannot mount it "
+		    "privately: ", PATH_TRACEFS, PATH_TRACEFS_DEBUG);
 		put_errno(r, p->tracefs_errno);
 		mr_strbuf_printf(r, "; fix: run as root; if still missing: mount -t tracefs nodev %s\n",
 		    PATH_TRACEFS);

@@ -420,6 +420,8 @@ int rec_maps_snapshot(struct rec *r, int32_t pid, uint32_t mm, uint64_t t, uint3
  */
 struct rec_tracefs {
 	char path[64];		/* "" when none */
+	char found[64];		/* a tracefs mounted there, even one whose events/ cannot
+				 * be read (then path is "") */
 	char how[224];
 	int mounted;		/* we mounted it (privately) */
 	int moved;		/* this thread is in the private namespace */

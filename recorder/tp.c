@@ -289,15 +289,15 @@ int rec_tracefs_enter(struct rec_tracefs *t)
 	for (size_t i = 0; i < sizeof(where) / sizeof(where[0]); i++) {
 		if (!is_tracefs(where[i]))
 			continue;
-		snprintf(t->path, sizeof(t->path), "%s", where[i]);
+		snprintf(t->found, sizeof(t->found), "%s", where[i]);
 		e = events_readable(where[i]);
 		if (e) {
 			t->err = -e;
 			snprintf(t->how, sizeof(t->how), "%s/events unreadable: %s; fix: run as "
 				 "root", where[i], strerror(-e));
-			t->path[0] = '\0';
 			return e;
 		}
+		snprintf(t->path, sizeof(t->path), "%s", where[i]);
 		snprintf(t->how, sizeof(t->how), "%s", where[i]);
 		return 0;
 	}
