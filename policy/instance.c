@@ -37,8 +37,7 @@ int mr_policy_create(const struct mr_policy_ops *ops, struct mr_machine *m, cons
 	if (!in->p.params || !in->p.priv || !in->p.pages)
 		goto nomem;
 	for (size_t i = 0; i < ops->nparams; i++)
-		memcpy((char *)in->p.params + ops->params[i].offset, &ops->params[i].def,
-		       sizeof(int64_t));
+		mr_param_set(ops, in->p.params, i, ops->params[i].def);
 	*out = &in->p;
 	return 0;
 nomem:
@@ -65,7 +64,7 @@ int mr_policy_set_param(struct mr_policy *p, const char *name, int64_t value)
 			continue;
 		if (value < d->min || value > d->max)
 			return MR_ERANGE;
-		memcpy((char *)p->params + d->offset, &value, sizeof(value));
+		mr_param_set(p->ops, p->params, i, value);
 		return 0;
 	}
 	return MR_EINVAL;

@@ -454,4 +454,11 @@ static inline int64_t mr_param_get(const struct mr_policy_ops *ops, const void *
 	return v;
 }
 
+/* Set parameter i of a params struct to v (not range-checked: the caller has). */
+static inline void mr_param_set(const struct mr_policy_ops *ops, void *params, size_t i,
+				int64_t v)
+{
+	__builtin_memcpy((unsigned char *)params + ops->params[i].offset, &v, sizeof(v));
+}
+
 #endif /* MR_POLICY_H */

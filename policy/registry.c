@@ -388,11 +388,6 @@ static int parse_value(const struct mr_policy_ops *ops, const struct mr_param_de
 			    d->name);
 }
 
-static void param_set(const struct mr_param_desc *d, void *params, int64_t v)
-{
-	memcpy((unsigned char *)params + d->offset, &v, sizeof(v));
-}
-
 /* Canonical text of a parsed configuration into canon (cap bytes). */
 static int write_canon(const struct mr_policy_ops *ops, const void *params, char *canon,
 		       size_t cap, struct mr_error *err)
@@ -458,7 +453,7 @@ int mr_policy_parse(const char *spec, const struct mr_policy_ops **ops_out, void
 	if (ops->params_size)
 		memset(params, 0, ops->params_size);
 	for (i = 0; i < ops->nparams; i++)
-		param_set(&ops->params[i], params, ops->params[i].def);
+		mr_param_set(ops, params, i, ops->params[i].def);
 
 	for (s = colon ? colon + 1 : NULL; s && *s;) {
 		const char *end = strchr(s, ',');
@@ -510,7 +505,7 @@ int mr_policy_parse(const char *spec, const struct mr_policy_ops **ops_out, void
 		rc = parse_value(ops, d, eq + 1, len - klen - 1, &v, err);
 		if (rc)
 			return rc;
-		param_set(d, params, v);
+		mr_param_set(ops, params, i, v);
 		s = end ? end + 1 : NULL;
 		if (end && !*s)
 			return mr_error_set(err, MR_EINVAL,
