@@ -157,11 +157,13 @@ int cmd_record(int argc, char **argv)
 				o.young = MR_YOUNG_DAMON;
 			else if (!strcmp(optarg, "clear_refs"))
 				o.young = MR_YOUNG_CLEAR_REFS;
+			else if (!strcmp(optarg, "soft_dirty"))
+				o.young = MR_YOUNG_SOFT_DIRTY;
 			else if (!strcmp(optarg, "off"))
 				o.young = MR_YOUNG_OFF;
 			else
 				return cli_usage_error("record", "bad --young-scan '%s' (auto, "
-						       "page_idle, damon, clear_refs, off)", optarg);
+						       "soft_dirty, clear_refs, page_idle, damon, off)", optarg);
 			break;
 		case O_YINT:
 			if (cli_parse_duration("record", "--young-interval", optarg, MIN_RECORD_NS,

@@ -141,6 +141,94 @@ out:
 	return rc;
 }
 
+/*
+ * Inserts in a fault. A file fault that misses the page cache reads the page (and its
+ * readahead window) in: mm/filemap.c:filemap_fault() -> do_sync_mmap_readahead() ->
+ * filemap_add_folio() fires mm_filemap_add_to_page_cache (and the readahead tracepoints)
+ * inside the fault, and the fault sample comes when handle_mm_fault() ends
+ * (mm_account_fault()). Emitted in that order, a replay sees the page resident before
+ * the fault and counts a minor fault (pgmajfault 95 against the kernel's 131,072 on a
+ * file mmap walk), and it inserts the window as plain readahead, while the kernel adds
+ * those folios inside the fault (lru_gen_enter_fault(): active when the VMA has
+ * recency). So a task's PC_INSERT and READAHEAD events wait here until its next event:
+ * when that is a fault sample, the fault (FAULT, ACCESS) is emitted first and the held
+ * events after it, at its time, flagged MR_PC_IN_FAULT / MR_RA_IN_FAULT: the replay
+ * decides from its own state whether the fault was major and inserts the rest as the
+ * kernel did. Any other event of the task (a read's mm_filemap_get_pages, a fault
+ * entry, munmap, exit...) first emits them as they were. A deletion of a held page, a
+ * full pool (REC_HELD_MAX) and the end of the recording also emit them as they were.
+ */
+static void pend_clear_pages(struct rec *r, const struct mr_event *ev)
+{
+	uint64_t n = ev->kind == MR_EV_PC_INSERT ? 1ull << (ev->flags & MR_PC_ORDER_MASK) : ev->size;
+
+	for (uint64_t k = 0; k < n && ev->page + k < r->npages; k++)
+		r->pflags[ev->page + k] &= (uint8_t)~PF_PENDING;
+}
+
+/* Emit task's held events (task 0: everyone's): after its fault on fault_ring at
+ * t_fault, or (fault_ring < 0) each on its own ring as it came. */
+static int pend_flush(struct rec *r, uint32_t task, int fault_ring, uint64_t t_fault)
+{
+	uint32_t keep = 0;
+	int rc = 0;
+
+	for (uint32_t i = 0; i < r->nheld; i++) {
+		struct rec_pend *q = &r->held[i];
+
+		if (task && q->ev.task != task) {
+			r->held[keep++] = *q;
+			continue;
+		}
+		pend_clear_pages(r, &q->ev);
+		if (q->ev.task && q->ev.task < r->ntasks)
+			r->tasks[q->ev.task].npend = 0;
+		if (rc)
+			continue;
+		if (fault_ring >= 0) {
+			q->ev.time = t_fault;
+			q->ev.flags |= q->ev.kind == MR_EV_PC_INSERT ? MR_PC_IN_FAULT : MR_RA_IN_FAULT;
+			r->pend_in_fault++;
+			rc = rec_emit(r, r->ring_stream[fault_ring], &r->ring_last[fault_ring], &q->ev);
+		} else {
+			r->pend_flushed++;
+			rc = rec_emit(r, r->ring_stream[q->ring], &r->ring_last[q->ring], &q->ev);
+		}
+	}
+	r->nheld = keep;
+	return rc;
+}
+
+int rec_pend_flush_all(struct rec *r)
+{
+	return r->nheld ? pend_flush(r, 0, -1, 0) : 0;
+}
+
+static int pend_push(struct rec *r, int ring, const struct mr_event *ev)
+{
+	int rc;
+
+	if (r->nheld == REC_HELD_MAX && (rc = pend_flush(r, 0, -1, 0)))
+		return rc;
+	r->held[r->nheld].ev = *ev;
+	r->held[r->nheld++].ring = ring;
+	r->tasks[ev->task].npend++;
+	{
+		uint64_t n = ev->kind == MR_EV_PC_INSERT ? 1ull << (ev->flags & MR_PC_ORDER_MASK)
+							 : ev->size;
+
+		for (uint64_t k = 0; k < n && ev->page + k < r->npages; k++)
+			r->pflags[ev->page + k] |= PF_PENDING;
+	}
+	return 0;
+}
+
+/* A task's own event other than an insert: what it held goes out first, as it came. */
+static int pend_before(struct rec *r, uint32_t task)
+{
+	return task && task < r->ntasks && r->tasks[task].npend ? pend_flush(r, task, -1, 0) : 0;
+}
+
 static int on_fault(struct rec *r, int ring, const unsigned char *p, int major)
 {
 	uint64_t ip, time, addr;
@@ -194,6 +282,9 @@ static int on_fault(struct rec *r, int ring, const unsigned char *p, int major)
 	ev.arg = 0;
 	ev.flags = MR_ACC_FLAGS(rwx, MR_SRC_FAULT);
 	rc = rec_emit(r, r->ring_stream[ring], &r->ring_last[ring], &ev);
+	/* the inserts this fault made come after it (see pend_flush()) */
+	if (!rc && task && r->tasks[task].npend)
+		rc = pend_flush(r, task, ring, ev.time);
 	if (rc || !task || !r->tasks[task].sw_labels)
 		return rc;
 	if (!major) {
@@ -261,6 +352,8 @@ static int emit_range(struct rec *r, int ring, struct mr_event *tmpl, const uint
 		      uint32_t n, int order)
 {
 	int pc = tmpl->kind == MR_EV_PC_INSERT || tmpl->kind == MR_EV_PC_DELETE;
+	/* a task's inserts and readahead wait for its next event (pend_flush()) */
+	int hold = tmpl->task && (tmpl->kind == MR_EV_PC_INSERT || tmpl->kind == MR_EV_READAHEAD);
 	uint32_t i = 0;
 	int rc;
 
@@ -275,7 +368,9 @@ static int emit_range(struct rec *r, int ring, struct mr_event *tmpl, const uint
 			ev.page = ids[i];
 			ev.flags = (uint8_t)((tmpl->flags & ~MR_PC_ORDER_MASK) |
 					     (whole ? (unsigned)order : 0));
-			if ((rc = rec_emit(r, r->ring_stream[ring], &r->ring_last[ring], &ev)))
+			rc = hold ? pend_push(r, ring, &ev)
+				  : rec_emit(r, r->ring_stream[ring], &r->ring_last[ring], &ev);
+			if (rc)
 				return rc;
 		}
 		return 0;
@@ -288,7 +383,9 @@ static int emit_range(struct rec *r, int ring, struct mr_event *tmpl, const uint
 			j++;
 		ev.page = ids[i];
 		ev.size = j - i;
-		if ((rc = rec_emit(r, r->ring_stream[ring], &r->ring_last[ring], &ev)))
+		rc = hold ? pend_push(r, ring, &ev)
+			  : rec_emit(r, r->ring_stream[ring], &r->ring_last[ring], &ev);
+		if (rc)
 			return rc;
 		i = j;
 	}
@@ -403,7 +500,62 @@ static int on_memcg(struct rec *r, int ring, uint32_t task, uint64_t time, uint1
 	}
 }
 
-/* munmap, exit_mmap and page_fault_user samples (raw already bounds-checked). */
+/* include/uapi/asm-generic/mman-common.h */
+#define ADV_NORMAL 0
+#define ADV_RANDOM 1
+#define ADV_SEQUENTIAL 2
+#define ADV_DONTNEED 4
+
+/*
+ * madvise(2) on entry. The advice that changes what reclaim reads becomes VMA flags, as
+ * mm/madvise.c:madvise_update_vma() sets them on the VMAs of the range (split at its
+ * ends): MADV_RANDOM sets VM_RAND_READ, MADV_SEQUENTIAL VM_SEQ_READ (each clears the
+ * other), MADV_NORMAL clears both; vma_has_recency() then tells reclaim to ignore the
+ * young bits of those VMAs, and readahead changes with them. MADV_DONTNEED zaps the
+ * range: its anonymous pages are freed (FREE), as munmap's are, and the VMAs stay. The
+ * rest (MADV_FREE, MADV_COLD, MADV_PAGEOUT, ...) is counted in madvise.ignored. A call
+ * the kernel refuses (unaligned start, a length that wraps) changes nothing here either;
+ * one that later fails with ENOMEM on a gap still applies to the mapped parts, as the
+ * kernel's does.
+ */
+static int on_madvise(struct rec *r, int ring, uint32_t task, uint32_t mm, uint64_t time,
+		      uint16_t cpu, const unsigned char *raw, uint32_t rawlen, uint32_t *ids)
+{
+	const struct tp_info *tp = &r->tp[RTP_MADVISE];
+	uint64_t start = rec_tp_get(raw, rawlen, &tp->start);
+	uint64_t len = rec_tp_get(raw, rawlen, &tp->len_in);
+	int64_t adv = (int32_t)rec_tp_get(raw, rawlen, &tp->behavior);
+	uint64_t end = start + ((len + (uint64_t)r->psize - 1) & ~(uint64_t)(r->psize - 1));
+	uint32_t set = 0, clear = 0;
+
+	if (!mm || !len || (start & (uint64_t)(r->psize - 1)) || end <= start)
+		return 0;
+	switch (adv) {
+	case ADV_NORMAL:
+		clear = MR_VMA_RAND_READ | MR_VMA_SEQ_READ;
+		break;
+	case ADV_RANDOM:
+		set = MR_VMA_RAND_READ;
+		clear = MR_VMA_SEQ_READ;
+		break;
+	case ADV_SEQUENTIAL:
+		set = MR_VMA_SEQ_READ;
+		clear = MR_VMA_RAND_READ;
+		break;
+	case ADV_DONTNEED:
+		r->madvise_dontneed++;
+		return rec_anon_free(r, mm, start, end, time, r->ring_stream[ring],
+				     &r->ring_last[ring], task, cpu, ids, MAX_RANGE);
+	default:
+		r->madvise_ignored++;
+		return 0;
+	}
+	r->madvise_flags++;
+	return rec_vma_advise(r, mm, start, end, set, clear, time, r->ring_stream[ring],
+			      &r->ring_last[ring], task);
+}
+
+/* munmap, exit_mmap, madvise and page_fault_user samples (raw already bounds-checked). */
 static int on_mm_tracepoint(struct rec *r, int ring, int t, uint32_t task, uint64_t time,
 			    uint16_t cpu, const unsigned char *raw, uint32_t rawlen,
 			    uint32_t *ids)
@@ -432,6 +584,8 @@ static int on_mm_tracepoint(struct rec *r, int ring, int t, uint32_t task, uint6
 		r->munmaps++;
 		return rec_vma_remove(r, mm, addr, end, 0, time, r->ring_stream[ring],
 				      &r->ring_last[ring], task, cpu, ids, MAX_RANGE);
+	case RTP_MADVISE:
+		return on_madvise(r, ring, task, mm, time, cpu, raw, rawlen, ids);
 	case RTP_EXIT_MMAP:
 		/* the last user of the mm drops it (exit, or exec replacing it) in its own
 		 * context, before its EXIT / COMM(exec) record: the task's mm here */
@@ -478,6 +632,8 @@ static int on_tracepoint(struct rec *r, int ring, int t, const unsigned char *p,
 					       raw, rawlen) : 0;
 		if (task && r->tasks[task].sw_labels)
 			rec_drop_swapin(r, task);
+		if ((rc = pend_before(r, task)))
+			return rc;
 		return on_mm_tracepoint(r, ring, t, task, rel_time(r, time), (uint16_t)cpu, raw,
 					rawlen, ids);
 	}
@@ -502,6 +658,8 @@ static int on_tracepoint(struct rec *r, int ring, int t, const unsigned char *p,
 	 * direct reclaim of a charge during swap readahead deletes between labels) */
 	if (task && t != RTP_DELETE && r->tasks[task].sw_labels)
 		rec_drop_swapin(r, task);
+	if (t == RTP_GET_PAGES && (rc = pend_before(r, task)))
+		return rc;
 
 	switch (t) {
 	case RTP_ADD:
@@ -553,12 +711,17 @@ static int on_tracepoint(struct rec *r, int ring, int t, const unsigned char *p,
 						   &rf)))
 					return rc;
 			}
-			r->pflags[ids[i]] = PF_CACHED;
+			r->pflags[ids[i]] = (uint8_t)(PF_CACHED | (r->pflags[ids[i]] & PF_PENDING));
 		}
 	} else if (ev.kind == MR_EV_PC_DELETE) {
-		for (uint32_t i = 0; i < n; i++)
-			if (ids[i] != MR_PAGE_NONE)
-				r->pflags[ids[i]] = PF_DELETED;
+		for (uint32_t i = 0; i < n; i++) {
+			if (ids[i] == MR_PAGE_NONE)
+				continue;
+			/* its insert is held: out first, the deletion follows it */
+			if ((r->pflags[ids[i]] & PF_PENDING) && (rc = rec_pend_flush_all(r)))
+				return rc;
+			r->pflags[ids[i]] = PF_DELETED;
+		}
 	}
 	for (uint32_t i = 0; i < n; i++)
 		if (ids[i] == MR_PAGE_NONE)
@@ -648,6 +811,8 @@ static int on_side(struct rec *r, int ring, const union perf_event *e, uint32_t 
 			return 0;
 		if (r->tasks[task].sw_labels)
 			rec_drop_swapin(r, task);
+		if (pend_before(r, task))
+			return r->write_failed;
 		if (e->header.misc & PERF_RECORD_MISC_COMM_EXEC) {
 			/* exec: a new address space for the process */
 			uint32_t nm = rec_mm_new(r, e->comm.pid, 0);
@@ -699,6 +864,8 @@ static int on_side(struct rec *r, int ring, const union perf_event *e, uint32_t 
 			return 0;
 		if (r->tasks[task].sw_labels)
 			rec_drop_swapin(r, task);
+		if (pend_before(r, task))
+			return r->write_failed;
 		if (!r->tasks[task].end_ns) {
 			int rc;
 

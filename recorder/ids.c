@@ -683,26 +683,20 @@ static int emit_free(struct rec *r, uint32_t *ids, uint32_t n, uint64_t t, uint3
 	return 0;
 }
 
-int rec_vma_remove(struct rec *r, uint32_t mm, uint64_t start, uint64_t end, int whole,
-		   uint64_t t, uint32_t stream, uint64_t *last, uint32_t task, uint16_t cpu,
-		   uint32_t *scratch, uint32_t cap)
+/*
+ * FREE events for the mapped anonymous pages of mm in [start, end) (whole: all of them),
+ * which stop being mapped here: munmap, exit, MADV_DONTNEED.
+ */
+static int anon_free(struct rec *r, uint32_t mm, uint64_t start, uint64_t end, int whole,
+		     uint64_t t, uint32_t stream, uint64_t *last, uint32_t task, uint16_t cpu,
+		     uint32_t *scratch, uint32_t cap)
 {
-	struct rec_mm *m;
-	uint64_t v0, v1;
+	struct rec_mm *m = &r->mms[mm];
+	uint64_t v0 = start >> r->pshift;
+	uint64_t v1 = whole ? UINT64_MAX : ((end - 1) >> r->pshift) + 1;
 	uint32_t n = 0;
 	int rc;
 
-	if (!mm || mm >= r->nmms)
-		return 0;
-	m = &r->mms[mm];
-	if (whole) {
-		start = 0;
-		end = UINT64_MAX;
-	}
-	if ((rc = vma_cut(r, mm, start, end, NULL, t, stream, last, task)))
-		return rc;
-	v0 = start >> r->pshift;
-	v1 = whole ? UINT64_MAX : ((end - 1) >> r->pshift) + 1;
 	if (!whole && v1 - v0 <= m->nanon) {
 		/* a small range: look its pages up */
 		for (uint64_t vp = v0; vp < v1; vp++) {
@@ -735,9 +729,74 @@ int rec_vma_remove(struct rec *r, uint32_t mm, uint64_t start, uint64_t end, int
 			}
 		}
 	}
-	if (whole)
-		m->alive = 0;
 	return n ? emit_free(r, scratch, n, t, stream, last, task, cpu) : 0;
+}
+
+int rec_anon_free(struct rec *r, uint32_t mm, uint64_t start, uint64_t end, uint64_t t,
+		  uint32_t stream, uint64_t *last, uint32_t task, uint16_t cpu,
+		  uint32_t *scratch, uint32_t cap)
+{
+	if (!mm || mm >= r->nmms || end <= start)
+		return 0;
+	return anon_free(r, mm, start, end, 0, t, stream, last, task, cpu, scratch, cap);
+}
+
+/*
+ * New flags on the VMAs of [start, end): (flags & ~clear) | set. Each VMA whose flags
+ * change is added again over its part of the range (rec_vma_add: the old one is cut, its
+ * outside parts keep their flags), as mm/madvise.c:madvise_update_vma() splits it.
+ */
+int rec_vma_advise(struct rec *r, uint32_t mm, uint64_t start, uint64_t end, uint32_t set,
+		   uint32_t clear, uint64_t t, uint32_t stream, uint64_t *last, uint32_t task)
+{
+	struct rec_mm *m;
+	uint64_t at = start;
+	int rc;
+
+	if (!mm || mm >= r->nmms)
+		return 0;
+	m = &r->mms[mm];
+	while (at < end) {
+		struct rec_vma x;
+		uint32_t i = 0, nf;
+		uint64_t a, b;
+
+		while (i < m->n && m->v[i].end <= at)
+			i++;
+		if (i == m->n || m->v[i].start >= end)
+			break;
+		x = m->v[i];
+		a = x.start > at ? x.start : at;
+		b = x.end < end ? x.end : end;
+		at = b;
+		nf = (x.flags & ~clear) | set;
+		if (nf == x.flags)
+			continue;
+		if ((rc = rec_vma_add(r, mm, a, b, x.pgoff + ((a - x.start) >> r->pshift),
+				      x.file, nf, t, stream, last, task)))
+			return rc;
+	}
+	return 0;
+}
+
+int rec_vma_remove(struct rec *r, uint32_t mm, uint64_t start, uint64_t end, int whole,
+		   uint64_t t, uint32_t stream, uint64_t *last, uint32_t task, uint16_t cpu,
+		   uint32_t *scratch, uint32_t cap)
+{
+	int rc;
+
+	if (!mm || mm >= r->nmms)
+		return 0;
+	if (whole) {
+		start = 0;
+		end = UINT64_MAX;
+	}
+	if ((rc = vma_cut(r, mm, start, end, NULL, t, stream, last, task)))
+		return rc;
+	rc = anon_free(r, mm, start, end, whole, t, stream, last, task, cpu, scratch, cap);
+	if (whole)
+		r->mms[mm].alive = 0;
+	return rc;
 }
 
 int rec_maps_snapshot(struct rec *r, int32_t pid, uint32_t mm, uint64_t t, uint32_t stream,

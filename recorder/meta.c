@@ -188,12 +188,19 @@ static void meta_young(struct rec *r)
 	mr_writer_set_meta(r->w, "young.source", r->young_src);
 	mr_writer_set_meta_u64(r->w, "young.interval_ns", r->young_on ?
 			       r->o->young_interval_ns : 0);
-	mr_writer_set_meta(r->w, "young.semantics",
-			   "clear_refs(1 then 4) + smaps Referenced per VMA each "
-			   "interval; ACCESS(source young) only for resident pages of "
-			   "VMAs whose Referenced == Rss (every resident page young: "
-			   "exact); VMAs partly referenced are counted in "
-			   "young.partial_vmas and emit no per-page events");
+	if (r->young_soft_dirty)
+		mr_writer_set_meta(r->w, "young.semantics",
+				   "clear_refs(4) each interval: writes to resident pages come "
+				   "as write-protect faults (FAULT + ACCESS with W), at most one "
+				   "per page and interval; reads of resident pages are not "
+				   "recorded; the host's young bits are not touched");
+	else
+		mr_writer_set_meta(r->w, "young.semantics",
+				   "clear_refs(1 then 4) + smaps Referenced per VMA each "
+				   "interval; ACCESS(source young) only for resident pages of "
+				   "VMAs whose Referenced == Rss (every resident page young: "
+				   "exact); VMAs partly referenced are counted in "
+				   "young.partial_vmas and emit no per-page events");
 }
 
 /* --cgroup: which, and where it was filtered (said once, as hwsample's). */
@@ -274,6 +281,11 @@ void rec_meta_end(struct rec *r, struct perf_state *ps)
 	mr_writer_set_meta_u64(r->w, "refault.kernel_unpaired", r->rf_unpaired);
 	mr_writer_set_meta_u64(r->w, "fault_rw.paired", r->pf_paired);
 	mr_writer_set_meta_u64(r->w, "munmap.calls", r->munmaps);
+	mr_writer_set_meta_u64(r->w, "madvise.flags", r->madvise_flags);
+	mr_writer_set_meta_u64(r->w, "pagecache.inserts_in_fault", r->pend_in_fault);
+	mr_writer_set_meta_u64(r->w, "pagecache.inserts_held", r->pend_flushed);
+	mr_writer_set_meta_u64(r->w, "madvise.dontneed", r->madvise_dontneed);
+	mr_writer_set_meta_u64(r->w, "madvise.ignored", r->madvise_ignored);
 	mr_writer_set_meta_u64(r->w, "exit_mmap.calls", r->exit_mmaps);
 	mr_writer_set_meta_u64(r->w, "mm.ends_at_last_exit", r->mm_ends);
 	if (r->o->sources & MR_RSRC_HWSAMPLE)

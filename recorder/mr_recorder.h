@@ -149,9 +149,11 @@ enum mr_record_source {
 					 * ACCESS events with source MR_SRC_HWSAMPLE */
 	MR_RSRC_NUMA = 1u << 6,		/* NUMA node of sampled pages (move_pages) */
 	/*
-	 * W and X bits of faults from exceptions:page_fault_user. Not in the default set:
-	 * it doubles the ring records per write fault, and on fault-bound programs the
-	 * reader then falls behind and loses samples at the default ring size.
+	 * W and X bits of faults from exceptions:page_fault_user. In the default set: without
+	 * it every fault is a read, so a replay writes no swapped-in page back (pswpout was
+	 * 0.43-0.61 of the kernel's on anon walks, docs/validation.md), and the soft-dirty
+	 * write tracking (MR_YOUNG_SOFT_DIRTY) has no W bit to give. It adds one ring record
+	 * per write fault (filtered in the kernel to writes and instruction fetches).
 	 */
 	MR_RSRC_FAULT_RW = 1u << 7,
 	/*
@@ -163,7 +165,7 @@ enum mr_record_source {
 	 * come with the page-cache source; `--sources default,refault` adds the labels.
 	 */
 	MR_RSRC_REFAULT = 1u << 8,
-	MR_RSRC_DEFAULT = 0x7f,
+	MR_RSRC_DEFAULT = 0xff,
 	MR_RSRC_ALL = 0x1ff,
 };
 
@@ -189,11 +191,14 @@ size_t mr_record_source_names(char *buf, size_t cap);
 int mr_record_parse_sources(const char *list, unsigned int *out, struct mr_error *err);
 
 enum mr_young_mode {
-	MR_YOUNG_AUTO = 0,	/* page_idle, else DAMON vaddr, else clear_refs */
+	MR_YOUNG_AUTO = 0,	/* soft_dirty (off with -a) */
 	MR_YOUNG_PAGE_IDLE,
 	MR_YOUNG_DAMON,
-	MR_YOUNG_CLEAR_REFS,
+	MR_YOUNG_CLEAR_REFS,	/* clear_refs "1" + "4" and smaps: reads too, perturbs reclaim */
 	MR_YOUNG_OFF,
+	/* clear_refs "4" only: writes to resident pages come back as write-protect faults
+	 * (recorder/young.c); the young bits reclaim reads are left alone */
+	MR_YOUNG_SOFT_DIRTY,
 };
 
 enum mr_record_target {
@@ -260,7 +265,7 @@ struct mr_record_source_state {
 	char why[MR_RECORD_WHY_MAX]; /* "" when on, else the reason and the fix */
 };
 
-#define MR_RECORD_NSOURCES 12
+#define MR_RECORD_NSOURCES 16
 
 struct mr_record_stats {
 	uint64_t by_kind[MR_EV_NR_KINDS];

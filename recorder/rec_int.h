@@ -89,6 +89,7 @@ struct rec_task {
 	uint32_t sw_nr;		/* pages of the last one */
 	uint8_t sw_flags;	/* its REFAULT flags: KERNEL, + WORKINGSET with RESTORE_ANON */
 	uint8_t sw_activate;	/* ACTIVATE_ANON came with it */
+	uint32_t npend;		/* its page-cache inserts waiting in rec.held[] */
 };
 
 /* Per ring (CPU): what the kernel's refault labels attach to. */
@@ -121,6 +122,7 @@ enum rec_tp {
 	RTP_MUNMAP,	/* syscalls:sys_enter_munmap */
 	RTP_EXIT_MMAP,	/* mmap:exit_mmap */
 	RTP_PF_USER,	/* exceptions:page_fault_user, filtered to write/exec faults */
+	RTP_MADVISE,	/* syscalls:sys_enter_madvise */
 	RTP_NR
 };
 
@@ -130,6 +132,7 @@ enum {
 	TPF_ORDER = 1u << 4, TPF_LAST_INDEX = 1u << 5, TPF_SIZE = 1u << 6,
 	TPF_ASYNC_SIZE = 1u << 7, TPF_ITEM = 1u << 8, TPF_VAL = 1u << 9, TPF_ADDR = 1u << 10,
 	TPF_LEN = 1u << 11, TPF_ADDRESS = 1u << 12, TPF_ERROR_CODE = 1u << 13,
+	TPF_START = 1u << 14, TPF_LEN_IN = 1u << 15, TPF_BEHAVIOR = 1u << 16,
 };
 
 struct tp_info {
@@ -137,7 +140,7 @@ struct tp_info {
 	unsigned have; /* TPF_* found in the format */
 	uint64_t id;
 	struct tp_field pfn, ino, index, dev, order, last_index, size, async_size;
-	struct tp_field item, val, addr, len, address, error_code;
+	struct tp_field item, val, addr, len, address, error_code, start, len_in, behavior;
 	char layout[256]; /* "name@off:size,..." for the metadata */
 };
 
@@ -199,6 +202,16 @@ struct rec_pending {
 	size_t len, cap, head;
 };
 
+/* Page-cache inserts and readahead of a task held back until its next event tells
+ * whether they were part of a fault (decode.c). */
+/* A fault's readahead window is read_ahead_kb at most (4 MiB here: 1024 order-0
+ * folios); room for a few of them. */
+#define REC_HELD_MAX 4096
+struct rec_pend {
+	struct mr_event ev;
+	int ring;
+};
+
 struct rec {
 	const struct mr_record_opts *o;
 	struct mr_store *store;
@@ -231,6 +244,7 @@ struct rec {
 	int refault_on, pf_user_on;
 	/* counters kept in the metadata */
 	uint64_t rf_labels, rf_unpaired, rf_pages, rf_anon_pages, pf_paired, munmaps, exit_mmaps,
+		 madvise_flags, madvise_dontneed, madvise_ignored,
 		 mm_ends;
 	/* anon label pages by what became of them (they sum to rf_anon_pages) */
 	uint64_t rf_anon_attached, rf_anon_readahead, rf_anon_unattached;
@@ -256,6 +270,10 @@ struct rec {
 	uint32_t young_stream; uint64_t young_last;
 	uint64_t young_seq, young_partial, young_skipped;
 	int young_on;
+	int young_soft_dirty; /* MR_YOUNG_SOFT_DIRTY: clear_refs "4" only, no scan */
+	struct rec_pend *held; /* [REC_HELD_MAX] */
+	uint32_t nheld;
+	uint64_t pend_in_fault, pend_flushed; /* inserts emitted after a fault / alone */
 	const char *young_src;
 	uint64_t numa_cursor;
 	int write_failed;
@@ -276,6 +294,8 @@ struct rec {
 #define PF_CACHED 0x01u	/* in the host page cache per the tracepoints */
 #define PF_DELETED 0x02u	/* deleted from it since (a later insert is a refault) */
 #define PF_ANON_MAPPED 0x04u	/* anon page faulted in and not freed since (munmap/exit) */
+#define PF_PENDING 0x08u	/* its insert waits in rec.held[] (decode.c: pend_push()) */
+
 
 /*
  * The perf events (perf.c). Every evsel samples SAMPLE_TYPE (the hardware events
@@ -361,6 +381,7 @@ int rec_process(struct rec *r, struct perf_state *ps, int ring, const union perf
 		uint32_t *ids);
 /* Emit the kernel refault label waiting on ring, if any. */
 int rec_flush_refault(struct rec *r, int ring);
+int rec_pend_flush_all(struct rec *r);
 /* Count the anon refault labels task collected and no major fault claimed; drop them. */
 void rec_drop_swapin(struct rec *r, uint32_t task);
 
@@ -399,6 +420,11 @@ const struct rec_vma *rec_vma_find(const struct rec_mm *m, uint64_t addr);
  * one), and the faulted anon pages of the range get FREE events (runs of consecutive page
  * ids; scratch holds cap page ids). exit_mmap: whole = 1 frees every anon page of mm.
  */
+int rec_vma_advise(struct rec *r, uint32_t mm, uint64_t start, uint64_t end, uint32_t set,
+		   uint32_t clear, uint64_t t, uint32_t stream, uint64_t *last, uint32_t task);
+int rec_anon_free(struct rec *r, uint32_t mm, uint64_t start, uint64_t end, uint64_t t,
+		  uint32_t stream, uint64_t *last, uint32_t task, uint16_t cpu,
+		  uint32_t *scratch, uint32_t cap);
 int rec_vma_remove(struct rec *r, uint32_t mm, uint64_t start, uint64_t end, int whole,
 		   uint64_t t, uint32_t stream, uint64_t *last, uint32_t task, uint16_t cpu,
 		   uint32_t *scratch, uint32_t cap);

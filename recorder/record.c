@@ -158,8 +158,13 @@ static int check_opts(const struct mr_record_opts *opts, struct mr_record_opts *
 	*o = *opts;
 	if (!o->sources)
 		o->sources = MR_RSRC_DEFAULT;
+	/* soft-dirty resets cost one write-protect fault per page written in an interval;
+	 * 100 ms keeps a write visible to the replay's reclaim passes (a cgroup under
+	 * pressure reclaims every few ms) at that cost. clear_refs scans walk smaps and
+	 * pagemap: 1 s. */
 	if (!o->young_interval_ns)
-		o->young_interval_ns = 1000000000ull;
+		o->young_interval_ns = o->young == MR_YOUNG_CLEAR_REFS ? 1000000000ull
+								      : 100000000ull;
 	if (o->ring_pages && (o->ring_pages & (o->ring_pages - 1)))
 		return mr_error_set(err, MR_EINVAL, "ring size %u pages is not a power of two",
 				    o->ring_pages);
@@ -412,7 +417,8 @@ static int add_streams(struct run *run, struct mr_error *err)
 	r->pend = calloc((size_t)r->nrings, sizeof(*r->pend));
 	r->rs = calloc((size_t)r->nrings, sizeof(*r->rs));
 	run->ids = calloc(MAX_RANGE, sizeof(*run->ids));
-	if (!r->ring_stream || !r->ring_last || !r->pend || !r->rs || !run->ids)
+	r->held = calloc(REC_HELD_MAX, sizeof(*r->held));
+	if (!r->ring_stream || !r->ring_last || !r->pend || !r->rs || !run->ids || !r->held)
 		return mr_error_set(err, MR_ENOMEM, "out of memory");
 	for (int i = 0; i < r->nrings; i++) {
 		char name[32];
@@ -583,6 +589,10 @@ static int finish(struct run *run, int rc, struct mr_error *err)
 				  mr_strerror(rc));
 	}
 
+	/* inserts still held for a fault that never came */
+	if (!rc && (rc = rec_pend_flush_all(r)))
+		rc = mr_error_set(err, rc, "writing %s failed: %s", run->o.output, mr_strerror(rc));
+
 	/* anon refault labels no major fault claimed before the end */
 	for (uint32_t t = 1; t < r->ntasks; t++)
 		if (r->tasks[t].sw_labels)
@@ -671,6 +681,7 @@ static void clean_up(struct run *run, int rc)
 	for (int i = 0; r->pend && i < r->nrings; i++)
 		free(r->pend[i].data);
 	free(r->pend);
+	free(r->held);
 	free(r->rs);
 	rec_ids_free(r);
 	rec_htab_free(&r->scope_ix);

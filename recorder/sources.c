@@ -7,9 +7,12 @@
  * what the setup steps of record.c found).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "mr_recorder.h"
@@ -178,9 +181,18 @@ static void state_tracepoints(struct rec *r)
 			"for munmap", r->tracefs_why[0] ? r->tracefs_why : r->tp_why[RTP_MUNMAP] ==
 			ENOENT ? "not in this kernel (CONFIG_FTRACE_SYSCALLS off?)" :
 			"unusable");
+	if (!(o->sources & MR_RSRC_MMAP))
+		src_set(st, "madvise", 0, "not asked for (--sources mmap)");
+	else if (r->with_tp && r->tp[RTP_MADVISE].present)
+		src_set(st, "madvise", 1, "MADV_RANDOM / _SEQUENTIAL / _NORMAL as VMA flags, "
+			"MADV_DONTNEED frees anon pages");
+	else
+		src_set(st, "madvise", 0, "syscalls:sys_enter_madvise %s: VMAs keep the flags "
+			"they were mapped with", r->tracefs_why[0] ? r->tracefs_why :
+			r->tp_why[RTP_MADVISE] == ENOENT ? "not in this kernel" : "unusable");
 	if (!(o->sources & MR_RSRC_FAULTS) || !(o->sources & MR_RSRC_FAULT_RW))
-		src_bit(st, MR_RSRC_FAULT_RW, 0, "not asked for (--sources faults,fault_rw; off "
-			"by default: it doubles the ring traffic of write faults)");
+		src_bit(st, MR_RSRC_FAULT_RW, 0, "not asked for (--sources faults,fault_rw): "
+			"every fault is recorded as a read");
 	else if (r->pf_user_on)
 		src_bit(st, MR_RSRC_FAULT_RW, 1, "%s", r->filter_why[0] ? r->filter_why :
 			"exceptions:page_fault_user (write / instruction fetch only, kernel "
@@ -214,6 +226,32 @@ static void state_hwsample(struct rec *r)
 	}
 }
 
+/*
+ * Whether this kernel tracks soft-dirty bits (CONFIG_MEM_SOFT_DIRTY): a page this
+ * process has just written shows bit 55 in /proc/self/pagemap
+ * (Documentation/admin-guide/mm/soft-dirty.rst); without the option the bit is always 0
+ * and clear_refs "4" silently does nothing.
+ */
+static int soft_dirty_works(long psize)
+{
+	uint64_t e = 0;
+	volatile char *p = mmap(NULL, (size_t)psize, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int fd, ok = 0;
+
+	if (p == MAP_FAILED)
+		return 0;
+	p[0] = 1;
+	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && pread(fd, &e, sizeof(e), (off_t)((uintptr_t)p / (uintptr_t)psize * 8)) ==
+			       (ssize_t)sizeof(e))
+		ok = (e >> 63) & 1 && (e >> 55) & 1;
+	if (fd >= 0)
+		close(fd);
+	munmap((void *)p, (size_t)psize);
+	return ok;
+}
+
 /* young: which scanner --young-scan asks for and whether this recorder has it. */
 static void state_young(struct rec *r)
 {
@@ -226,22 +264,43 @@ static void state_young(struct rec *r)
 		src_bit(st, MR_RSRC_YOUNG, 0, "off (--young-scan off or --sources)");
 		r->young_src = "off";
 	} else if (y == MR_YOUNG_AUTO && o->target == MR_TARGET_SYSTEM) {
-		src_bit(st, MR_RSRC_YOUNG, 0, "auto is off with -a: clear_refs would "
-			"reset the young bits of every process on the host; ask for it "
-			"with --young-scan clear_refs");
+		src_bit(st, MR_RSRC_YOUNG, 0, "auto is off with -a: soft-dirty tracking would "
+			"write-protect the pages of every process on the host; ask for it "
+			"with --young-scan soft_dirty");
 		r->young_src = "off";
 	} else if (y == MR_YOUNG_PAGE_IDLE || y == MR_YOUNG_DAMON) {
 		src_bit(st, MR_RSRC_YOUNG, 0, "%s is not implemented by this "
-			"recorder%s; use --young-scan clear_refs", y == MR_YOUNG_DAMON ?
-			"DAMON vaddr" : "page_idle", y == MR_YOUNG_PAGE_IDLE && !pi ?
+			"recorder%s; use --young-scan soft_dirty or clear_refs",
+			y == MR_YOUNG_DAMON ? "DAMON vaddr" : "page_idle",
+			y == MR_YOUNG_PAGE_IDLE && !pi ?
 			" (and /sys/kernel/mm/page_idle/bitmap is missing here)" : "");
+		r->young_src = "off";
+	} else if (y == MR_YOUNG_CLEAR_REFS) {
+		r->young_on = 1;
+		r->young_src = "clear_refs";
+		src_bit(st, MR_RSRC_YOUNG, 1, "clear_refs 1+4 and smaps: reads and writes of "
+			"resident pages per VMA, but it clears the young bits the host's "
+			"reclaim reads");
+	} else if (!soft_dirty_works(r->psize)) {
+		src_bit(st, MR_RSRC_YOUNG, 0, "this kernel has no soft-dirty tracking "
+			"(CONFIG_MEM_SOFT_DIRTY is off): writes to resident pages are not seen; "
+			"--young-scan clear_refs sees them, but clears the young bits the host's "
+			"reclaim reads");
+		r->young_src = "off";
+	} else if (!r->pf_user_on) {
+		src_bit(st, MR_RSRC_YOUNG, 0, "soft-dirty tracking needs fault_rw (the W bit "
+			"of its write-protect faults), which is off: %s",
+			(o->sources & MR_RSRC_FAULT_RW) ? "its tracepoint is unusable" :
+			"not asked for");
 		r->young_src = "off";
 	} else {
 		r->young_on = 1;
-		r->young_src = "clear_refs";
-		src_bit(st, MR_RSRC_YOUNG, 1, y == MR_YOUNG_AUTO ? "auto: clear_refs + "
-			"smaps (page_idle %s, DAMON vaddr not used)" : NULL,
-			pi ? "present but not implemented" : "missing");
+		r->young_soft_dirty = 1;
+		r->young_src = "soft_dirty";
+		src_bit(st, MR_RSRC_YOUNG, 1, "soft-dirty (clear_refs 4): writes to resident "
+			"pages as write-protect faults, at most one per page and interval; "
+			"reads of resident pages are not seen (page_idle %s, DAMON vaddr not "
+			"used)", pi ? "present but not used" : "missing");
 	}
 }
 

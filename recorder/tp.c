@@ -49,6 +49,7 @@
  *                                    reference is missed either way (on_mm_tracepoint()
  *                                    attributes it to the firing task)
  *   page_fault_user                  the faulting task
+ *   sys_enter_madvise                the calling task
  *   mm_filemap_delete_from_page_cache  CPU-WIDE: eviction runs in kswapd, in whichever
  *                                    task does direct reclaim, in a memory.reclaim writer,
  *                                    in a DAMON kdamond (this platform's reclaim), and
@@ -69,6 +70,8 @@ const struct rec_tp_name rec_tp_names[RTP_NR] = {
 	[RTP_EXIT_MMAP] = { "mmap", "exit_mmap", MR_RSRC_MMAP, 0 },
 	[RTP_PF_USER] = { "exceptions", "page_fault_user", MR_RSRC_FAULT_RW,
 			  TPF_ADDRESS | TPF_ERROR_CODE },
+	[RTP_MADVISE] = { "syscalls", "sys_enter_madvise", MR_RSRC_MMAP,
+			  TPF_START | TPF_LEN_IN | TPF_BEHAVIOR },
 };
 
 /* enum rec_ws order */
@@ -109,6 +112,9 @@ static void parse_field(struct tp_info *tp, const char *line)
 		{ "len", offsetof(struct tp_info, len), TPF_LEN },
 		{ "address", offsetof(struct tp_info, address), TPF_ADDRESS },
 		{ "error_code", offsetof(struct tp_info, error_code), TPF_ERROR_CODE },
+		{ "start", offsetof(struct tp_info, start), TPF_START },
+		{ "len_in", offsetof(struct tp_info, len_in), TPF_LEN_IN },
+		{ "behavior", offsetof(struct tp_info, behavior), TPF_BEHAVIOR },
 	};
 	const char *decl = strstr(line, "field:"), *semi, *p, *o, *s;
 	char name[64];
@@ -165,6 +171,7 @@ int rec_tp_load(struct tp_info *tp, const char *tracefs, const char *sys, const 
 	tp->last_index.off = tp->size.off = tp->async_size.off = -1;
 	tp->item.off = tp->val.off = tp->addr.off = tp->len.off = -1;
 	tp->address.off = tp->error_code.off = -1;
+	tp->start.off = tp->len_in.off = tp->behavior.off = -1;
 	snprintf(path, sizeof(path), "%s/events/%s/%s/id", tracefs, sys, name);
 	f = fopen(path, "re");
 	if (!f)
