@@ -1843,6 +1843,212 @@ static void test_fault_rw(void)
 	free(evs);
 }
 
+/* vpage of every page id (-1: not anon); *maxp the largest id. Caller frees. */
+static int64_t *anon_vpages(const char *db, int64_t *maxp)
+{
+	sqlite3 *h;
+	sqlite3_stmt *q;
+	int64_t *vp;
+
+	*maxp = sql_int(db, "SELECT max(id) FROM pages");
+	if (*maxp < 0)
+		return NULL;
+	vp = malloc(((size_t)*maxp + 1) * sizeof(*vp));
+	for (int64_t i = 0; i <= *maxp; i++)
+		vp[i] = -1;
+	sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL);
+	sqlite3_prepare_v2(h, "SELECT id, vpage FROM pages WHERE type = 0", -1, &q, NULL);
+	while (sqlite3_step(q) == SQLITE_ROW)
+		vp[sqlite3_column_int64(q, 0)] = sqlite3_column_int64(q, 1);
+	sqlite3_finalize(q);
+	sqlite3_close(h);
+	return vp;
+}
+
+/*
+ * The default recording (fault_rw, soft-dirty every 100 ms, madvise): wl_advise writes
+ * N pages, writes a third again after a pause, reads another third, then madvises. Each
+ * rewritten page has a second write ACCESS (a write-protect fault), no other page has
+ * one, the reads leave nothing (soft-dirty does not see them), and the young bits the
+ * host's reclaim reads are intact at the end (smaps Referenced of the pages still
+ * mapped: clear_refs "1", the old default, leaves almost none). MADV_RANDOM gives the
+ * middle third a VMA with VM_RAND_READ, MADV_DONTNEED FREEs the last third's pages.
+ */
+static void test_soft_dirty_madvise(void)
+{
+	char db[512], out[512], wl[512], n_s[16], sql[512];
+	const unsigned long n = 600, third = n / 3;
+	char *argv[] = { wl, n_s, "400", out, NULL };
+	struct mr_record_opts o = {
+		.output = db, .overwrite = 1, .target = MR_TARGET_COMMAND, .argv = argv,
+	};
+	struct mr_error err = { 0 };
+	struct mr_record_stats st;
+	struct mr_event *evs;
+	unsigned long base = 0, got_n = 0, ref_kb = 0;
+	unsigned *writes, *accesses, *frees;
+	uint64_t bad_w = 0, read_acc = 0, bad_free = 0;
+	int64_t maxp, *vp;
+	int sd;
+	size_t nev;
+
+	snprintf(db, sizeof(db), "%s/advise.db", mr_test_tmpdir());
+	snprintf(out, sizeof(out), "%s/advise.out", mr_test_tmpdir());
+	snprintf(n_s, sizeof(n_s), "%lu", n);
+	wl_path(wl, sizeof(wl), "wl_advise");
+	CHECK(mr_record_run(&o, &st, &err) == 0);
+	CHECK(st.cmd_status == 0);
+	CHECK_EQ_U64(st.lost, 0);
+	CHECK(read_file_line(out, "%lx %lu %lu", &base, &got_n, &ref_kb) == 3);
+	CHECK_EQ_U64(got_n, n);
+	/* the host's young bits: every page of the first two thirds was touched and only
+	 * reclaim (none here) clears them */
+	printf("soft-dirty: Referenced %lu kB of %lu kB mapped at the end\n", ref_kb,
+	       2 * third * (unsigned long)psize / 1024);
+	CHECK(ref_kb >= 2 * third * (unsigned long)psize / 1024);
+	vp = anon_vpages(db, &maxp);
+	CHECK(vp != NULL);
+	if (!vp)
+		return;
+	writes = calloc(n, sizeof(*writes));
+	accesses = calloc(n, sizeof(*accesses));
+	frees = calloc(n, sizeof(*frees));
+	nev = load_events(db, &evs);
+	for (size_t i = 0; i < nev; i++) {
+		const struct mr_event *e = &evs[i];
+		int64_t k;
+
+		if (e->page > (uint64_t)maxp || vp[e->page] < 0)
+			continue;
+		if (e->kind == MR_EV_FREE) {
+			for (uint32_t j = 0; j < e->size && e->page + j <= (uint64_t)maxp; j++) {
+				k = vp[e->page + j] - (int64_t)(base / psize);
+				if (k >= 0 && k < (int64_t)n && evs[nev - 1].time > e->time)
+					frees[k]++;
+			}
+			continue;
+		}
+		k = vp[e->page] - (int64_t)(base / psize);
+		if (k < 0 || k >= (int64_t)n || e->kind != MR_EV_ACCESS)
+			continue;
+		accesses[k]++;
+		if (e->flags & MR_ACC_WRITE)
+			writes[k]++;
+	}
+	/* soft-dirty needs the kernel's CONFIG_MEM_SOFT_DIRTY and fault_rw: without them
+	 * each page has its first write only */
+	sd = src_on(&st, "fault_rw") == 1 && src_on(&st, "young") == 1;
+	if (!sd)
+		printf("soft-dirty is off here: one write per page expected\n");
+	for (unsigned long k = 0; k < n; k++) {
+		unsigned want = k % 3 == 0 && sd ? 2 : 1;
+
+		if (writes[k] != want)
+			bad_w++;
+		if (accesses[k] != writes[k])
+			read_acc++;
+		/* freed by MADV_DONTNEED (before the exit): exactly the last third */
+		if ((k >= 2 * third) != (frees[k] >= 1))
+			bad_free++;
+	}
+	printf("soft-dirty: %llu pages with the wrong number of writes, %llu with a read "
+	       "access, %llu freed wrongly\n", (unsigned long long)bad_w,
+	       (unsigned long long)read_acc, (unsigned long long)bad_free);
+	CHECK_EQ_U64(bad_w, 0);
+	CHECK_EQ_U64(read_acc, 0);
+	if (src_on(&st, "madvise") == 1) {
+		CHECK_EQ_U64(bad_free, 0);
+		snprintf(sql, sizeof(sql), "SELECT count(*) FROM vmas WHERE start = %lu AND "
+			 "\"end\" = %lu AND flags & %u", base + third * psize,
+			 base + 2 * third * psize, MR_VMA_RAND_READ);
+		CHECK(sql_int(db, sql) == 1);
+		snprintf(sql, sizeof(sql), "SELECT count(*) FROM vmas WHERE start < %lu AND "
+			 "\"end\" > %lu AND flags & %u", base + 3 * third * psize, base,
+			 MR_VMA_RAND_READ);
+		CHECK(sql_int(db, sql) == 1); /* and no other */
+	}
+	free(writes);
+	free(accesses);
+	free(frees);
+	free(vp);
+	free(evs);
+}
+
+/*
+ * A file mmap that misses the page cache: the kernel inserts the faulting page and its
+ * readahead window inside the fault, and the fault sample comes last. The trace must
+ * have each fault before the inserts it made (they carry MR_PC_IN_FAULT, at the fault's
+ * time), so a replay sees a major fault: no major FAULT of the file finds its page
+ * inserted before it, and every insert of the file is flagged in-fault.
+ */
+static void test_fault_inserts(void)
+{
+	char db[512], file[512], wl[512], sql[512];
+	char *argv[] = { wl, "mmap", file, "1", "rand", "3", "normal", NULL };
+	const long npages = 2048;
+	struct mr_record_stats st;
+	struct mr_event *evs;
+	uint64_t majors = 0, before = 0, ins = 0, ins_in_fault = 0;
+	unsigned char *seen;
+	int64_t fid, lo, hi;
+	struct stat sb;
+	size_t nev;
+
+	snprintf(file, sizeof(file), "%s/mmap.bin", mr_test_tmpdir());
+	snprintf(db, sizeof(db), "%s/mmapfault.db", mr_test_tmpdir());
+	wl_path(wl, sizeof(wl), "wl_mix");
+	write_test_file(file, npages * psize, 0x33, 1);
+	CHECK(stat(file, &sb) == 0);
+	CHECK(record(argv, 0, MR_RSRC_DEFAULT, db, &st) == 0);
+	CHECK(st.cmd_status == 0);
+	CHECK_EQ_U64(st.lost, 0);
+	if (src_on(&st, "pagecache") != 1) {
+		printf("SKIP fault-insert order: the page-cache source is off here\n");
+		return;
+	}
+	snprintf(sql, sizeof(sql), "SELECT id FROM files WHERE ino = %llu",
+		 (unsigned long long)sb.st_ino);
+	fid = sql_int(db, sql);
+	snprintf(sql, sizeof(sql), "SELECT min(id) FROM pages WHERE file = %lld", (long long)fid);
+	lo = sql_int(db, sql);
+	snprintf(sql, sizeof(sql), "SELECT max(id) FROM pages WHERE file = %lld", (long long)fid);
+	hi = sql_int(db, sql);
+	CHECK(fid > 0 && lo >= 0 && hi >= lo);
+	if (fid <= 0 || lo < 0 || hi < lo)
+		return;
+	seen = calloc((size_t)(hi + 1), 1);
+	nev = load_events(db, &evs);
+	for (size_t i = 0; i < nev; i++) {
+		const struct mr_event *e = &evs[i];
+
+		if (e->page < (uint64_t)lo || e->page > (uint64_t)hi)
+			continue;
+		if (e->kind == MR_EV_PC_INSERT) {
+			uint32_t nr = 1u << (e->flags & MR_PC_ORDER_MASK);
+
+			ins++;
+			if (e->flags & MR_PC_IN_FAULT)
+				ins_in_fault++;
+			for (uint32_t k = 0; k < nr && e->page + k <= (uint64_t)hi; k++)
+				seen[e->page + k] = 1;
+		} else if (e->kind == MR_EV_FAULT && (e->flags & MR_FAULT_MAJOR)) {
+			majors++;
+			if (seen[e->page])
+				before++;
+		}
+	}
+	printf("fault inserts: %llu major faults of the file, %llu with their page inserted "
+	       "before them; %llu inserts, %llu in a fault\n", (unsigned long long)majors,
+	       (unsigned long long)before, (unsigned long long)ins,
+	       (unsigned long long)ins_in_fault);
+	CHECK(majors >= 1);
+	CHECK_EQ_U64(before, 0);
+	CHECK(ins >= 1);
+	CHECK_EQ_U64(ins_in_fault, ins);
+	free(seen);
+	free(evs);
+}
+
 /* Append a host-order u32 to a hand-made BTF blob. */
 static size_t put32(unsigned char *b, size_t off, uint32_t v)
 {
@@ -2026,6 +2232,10 @@ int main(int argc, char **argv)
 		test_munmap();
 	if (!only || strstr(only, "rw"))
 		test_fault_rw();
+	if (!only || strstr(only, "advise"))
+		test_soft_dirty_madvise();
+	if (!only || strstr(only, "faultins"))
+		test_fault_inserts();
 	if (!only || strstr(only, "loss"))
 		test_loss();
 	if (!only || strstr(only, "hw"))
