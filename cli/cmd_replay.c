@@ -113,7 +113,6 @@ static void usage_help(void)
 	       "  -q, --quiet            no progress line\n");
 }
 
-/* One stderr line when the trace is too coarse for some run (docs/replay.md). */
 /*
  * The default next-use cache directory: $MEMREPLAY_CACHE ("off" = none), else
  * $XDG_CACHE_HOME/memreplay, else $HOME/.cache/memreplay; NULL when none applies or the
@@ -139,6 +138,7 @@ static const char *default_cache_dir(char *buf, size_t cap)
 	return n > 0 && (size_t)n < cap ? buf : NULL;
 }
 
+/* One stderr line when what the trace could not see moves some run (docs/replay.md). */
 static void warn_coarse(const struct mr_replay *r)
 {
 	const char *first = NULL;
@@ -152,9 +152,11 @@ static void warn_coarse(const struct mr_replay *r)
 		else if (n)
 			more++;
 	}
-	if (first)
-		fprintf(stderr, "memreplay replay: warning: %s%s%zu%s\n", first,
-			more ? " (and " : "", more, more ? " more runs; see the notes table)" : "");
+	if (first && more)
+		fprintf(stderr, "memreplay replay: warning: %s (and %zu more runs; see the notes "
+			"table)\n", first, more);
+	else if (first)
+		fprintf(stderr, "memreplay replay: warning: %s\n", first);
 }
 
 static void csv_string(const char *s)
@@ -489,6 +491,10 @@ int cmd_replay(int argc, char **argv)
 		return cli_fail("replay", &err);
 	}
 	warn_coarse(r);
+	if (!quiet && mr_replay_nruns(r) && mr_replay_coverage(r, 0))
+		/* the trace's part is the same for every run; the unseen refaults are the
+		 * first run's (each run's are in the notes table) */
+		fprintf(stderr, "memreplay replay: coverage: %s\n", mr_replay_coverage(r, 0));
 	if (!quiet && mr_replay_nextuse_note(r))
 		fprintf(stderr, "memreplay replay: %s\n", mr_replay_nextuse_note(r));
 	print_runs(r, policies, npol, format, timing, mr_clock_s() - t0, out);

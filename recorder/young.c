@@ -15,7 +15,7 @@
  *   - Referenced == 0: nothing;
  *   - a fully referenced VMA spanning more than 16 GiB is not walked (young.skipped_vmas).
  * Each scan is bracketed by SCAN_BEGIN/SCAN_END (arg = scan number, SCAN_END size = pages
- * emitted, flags = MR_YOUNG_CLEAR_REFS). Writing clear_refs "1" also clears the kernel's
+ * emitted, flags = MR_SCAN_CLEAR_REFS). Writing clear_refs "1" also clears the kernel's
  * referenced state (PTE young bits, PG_referenced, PG_young: fs/proc/task_mmu.c,
  * clear_refs_pte_range()), which reclaim reads: on kernel-lab's rand walk pgactivate went
  * from 26-48 thousand to 0-1 with these scans on (docs/validation.md). So this is not the
@@ -27,7 +27,7 @@
  * a write-protect fault (do_wp_page), which is an ordinary minor fault sample with the
  * write bit from exceptions:page_fault_user: writes to resident pages are recorded at
  * most once per page and interval, with nothing to scan. Each interval is bracketed by
- * SCAN_BEGIN/SCAN_END with flags MR_YOUNG_SOFT_DIRTY and size 0. Reads of resident pages
+ * SCAN_BEGIN/SCAN_END with flags MR_SCAN_SOFT_DIRTY and size 0. Reads of resident pages
  * are not seen (no page_idle in Debian's kernels; DAMON vaddr is not used).
  */
 #define _GNU_SOURCE
@@ -167,7 +167,7 @@ int rec_young_scan(struct rec *r, uint64_t t)
 {
 	int sd = r->young_soft_dirty;
 	struct mr_event ev = { .time = t, .page = MR_PAGE_NONE,
-			       .flags = sd ? MR_YOUNG_SOFT_DIRTY : MR_YOUNG_CLEAR_REFS };
+			       .flags = sd ? MR_SCAN_SOFT_DIRTY : MR_SCAN_CLEAR_REFS };
 	uint32_t count = 0;
 	int rc;
 

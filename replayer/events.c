@@ -57,6 +57,7 @@ static void ev_access(struct rp_machine *mach, const struct mr_event *ev, const 
 	int write = (ev->flags & MR_ACC_WRITE) != 0;
 	uint8_t bits = (uint8_t)(MR_PTE_YOUNG | (write ? MR_PTE_DIRTY : 0));
 	uint64_t addr = 0;
+	uint32_t unseen = 0;
 
 	mach->c[C_ACCESSES]++;
 	if (__builtin_expect(page >= mach->m.nr_pages, 0)) {
@@ -104,6 +105,9 @@ static void ev_access(struct rp_machine *mach, const struct mr_event *ev, const 
 		rp_insert_page(mach, page, ctx, write);
 		rp_install_pte(mach, page, mm, addr, write);
 		count(mach, page, MR_VM_PGFAULT);
+		/* a recorded read fault: the trace shows the next touch only if it faults */
+		if (!write && ctx && MR_ACC_SRC(ev->flags) == MR_SRC_FAULT)
+			unseen = E_UNSEEN;
 		if (major)
 			count(mach, page, MR_VM_PGMAJFAULT);
 	} else {
@@ -127,6 +131,7 @@ static void ev_access(struct rp_machine *mach, const struct mr_event *ev, const 
 		}
 	}
 done:
+	f->flags = (f->flags & ~E_UNSEEN) | unseen;
 	if (mach->ra_n && mach->ra_task == ev->task)
 		mach->ra_n = 0;
 	notify_access(mach, page, nu);
@@ -152,6 +157,7 @@ static void ev_fd_access(struct rp_machine *mach, const struct mr_event *ev, con
 		mach->c[C_FD_PAGES]++;
 		if (!(f->flags & MR_PG_RESIDENT))
 			rp_insert_page(mach, page, 0, 0);
+		f->flags &= ~E_UNSEEN;
 		/* filemap_read() / generic_perform_write(): folio_mark_accessed() */
 		if (mach->ops->mark_accessed)
 			mach->ops->mark_accessed(mach->pol, page);
@@ -203,6 +209,10 @@ static void ev_insert(struct rp_machine *mach, const struct mr_event *ev, int in
 			continue;
 		rp_insert_page(mach, page, ctx, 0);
 		mach->c[C_RA_PAGES]++;
+		/* mapped around the fault later (filemap_map_pages()) without a fault of
+		 * its own: its reads may never show in the trace */
+		if ((ctx & MR_ADD_IN_FAULT) && ev->kind == MR_EV_PC_INSERT)
+			mach->m.folios[page].flags |= E_UNSEEN;
 		notify_access(mach, page, nu ? nu + i : NULL);
 		if (in_fault) {
 			if (run != MR_NONE && run + runlen == page) {

@@ -203,7 +203,7 @@ static int remove_mapping(struct mr_machine *m, uint32_t page, uint64_t shadow)
 	}
 	uncharge(mach, page);
 	resident_dec(mach, page);
-	f->flags = (f->flags & (E_KEEP | E_SWAP | E_SWAPVALID)) | E_SHADOW | E_EVICTED;
+	f->flags = (f->flags & (E_KEEP | E_SWAP | E_SWAPVALID | E_UNSEEN)) | E_SHADOW | E_EVICTED;
 	f->mapcount = 0;
 	mach->slot[page] = shadow;
 	mach->c[C_EVICTIONS]++;
@@ -570,6 +570,8 @@ void rp_insert_page(struct rp_machine *mach, uint32_t page, unsigned ctx, int wr
 	mach->c[type == RP_FILE ? C_RESIDENT_FILE : C_RESIDENT_ANON]++;
 	mach->c[C_MISSES]++;
 	mach->c[(est & E_EVICTED) ? C_REFAULTS : C_FIRST]++;
+	if ((est & (E_EVICTED | E_UNSEEN)) == (E_EVICTED | E_UNSEEN))
+		mach->c[C_UNSEEN_REFAULTS]++;
 	if (type != RP_FILE && (est & E_SWAP)) {
 		/* do_swap_page(): read from the slot, keep it unless should_try_to_free_swap() */
 		ctx |= MR_ADD_SWAPIN;

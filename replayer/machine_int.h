@@ -48,12 +48,18 @@
 #define E_EVICTED (1u << 27)   /* evicted by reclaim since it last entered memory freshly */
 #define E_HINT (1u << 28)      /* while mapped: pte names a live PTE of this folio (set when a
 				* PTE is installed, dropped when any PTE of it is zapped) */
+/* entered memory through a mapping with recency by a read fault or the readahead of
+ * one, and the trace has shown no touch of it since: reads of it while resident would
+ * be invisible to a trace without a read source (young scans, hardware samples), so a
+ * refault of such a page counts in mr_unseen_refaults (docs/replay.md, "Coverage") */
+#define E_UNSEEN (1u << 29)
 #define E_KEEP (MR_PG_SWAPBACKED | MR_PG_EXEC) /* what a folio keeps out of memory */
 
 #define RP_CTR_LIST(X)                                                                   \
 	X(EVENTS, "mr_events") X(ACCESSES, "mr_accesses") X(FD_PAGES, "mr_fd_access_pages") \
 	X(MISSES, "mr_misses") X(FIRST, "mr_first_touch") X(REFAULTS, "mr_refaults")     \
 	X(SHADOW_REFAULTS, "mr_shadow_refaults") X(RA_PAGES, "mr_readahead_pages")       \
+	X(UNSEEN_REFAULTS, "mr_unseen_refaults")                                         \
 	X(EVICTIONS, "mr_evictions") X(EVICT_ANON, "mr_evict_anon")                      \
 	X(EVICT_FILE, "mr_evict_file") X(WRITEBACKS, "mr_writebacks")                    \
 	X(WB_ROTATE, "mr_writeback_rotations") X(RECLAIMS, "mr_reclaims")                \

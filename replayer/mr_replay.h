@@ -233,11 +233,15 @@ void mr_replay_destroy(struct mr_replay *r);
 size_t mr_replay_nruns(const struct mr_replay *r);
 
 /*
- * After mr_replay_run(): the "trace too coarse" note of run (docs/replay.md), or NULL
- * when the trace supports that run's simulated aging. The text is one line, owned by r.
- * The results database keeps the same notes (table notes).
+ * After mr_replay_run(): the coverage warning of run (docs/replay.md, "Coverage":
+ * "coverage too low ..." or "trace too coarse ..."), or NULL when what the trace could
+ * not see does not move that run's results. One line, owned by r. The results database
+ * keeps it in table notes (kind coverage_low or trace_too_coarse).
  */
 const char *mr_replay_coarse_note(const struct mr_replay *r, size_t run);
+/* After mr_replay_run(): what the trace could see of run's touches, one line (notes kind
+ * "coverage"), or NULL before the run. */
+const char *mr_replay_coverage(const struct mr_replay *r, size_t run);
 
 /*
  * After mr_replay_run(): one line about the next-use times (policies that need them,

@@ -112,9 +112,13 @@ struct mr_results_setup {
 	const char *reclaim;		/* "memcg" or "node"; NULL = "memcg" */
 	int record_timing;		/* write the timing table (not deterministic) */
 	int threads;
-	/* notes[nruns]: one note per run (or NULL), all of kind note_kind */
+	/* notes[nruns]: one note per run (or NULL), of kind note_kinds[run] (NULL, or
+	 * note_kinds NULL: note_kind, and NULL there: "note") */
 	const char *const *notes;
-	const char *note_kind;		/* NULL = "note" */
+	const char *const *note_kinds;
+	const char *note_kind;
+	/* coverage[nruns]: what the trace could see (notes of kind "coverage"), or NULL */
+	const char *const *coverage;
 };
 
 /*

@@ -38,11 +38,14 @@ struct mr_replay {
 	char memory_spec[512];
 	uint64_t memory_pages, swap_pages, wb_delay, interval, snap_every;
 	int threads, record_timing, reclaim;
-	/* what the decoder saw, for the "trace too coarse" rule (docs/replay.md) */
+	/* what the decoder saw, for the coverage notes (docs/replay.md, "Coverage") */
 	uint64_t acc_src[8];      /* ACCESS events by source (MR_ACC_SRC) */
+	uint64_t fd_access;       /* FD_ACCESS events (read()/write() of the page cache) */
 	uint64_t scans;           /* SCAN_END events */
 	uint64_t scan_first, scan_last; /* times of the first and last SCAN_END */
-	char (*notes)[320];       /* [nruns]: "" = none */
+	char (*notes)[400];       /* [nruns]: a warning, "" = none */
+	const char **note_kind;   /* [nruns]: its notes.kind */
+	char (*coverage)[512];    /* [nruns]: what the trace could see (notes kind coverage) */
 	void (*progress)(void *arg, const struct mr_replay_progress *p);
 	void *progress_arg;
 	uint64_t *memcg_limit;
@@ -74,6 +77,8 @@ void mr_replay_destroy(struct mr_replay *r)
 	free(r->mach);
 	free(r->res);
 	free(r->notes);
+	free(r->note_kind);
+	free(r->coverage);
 	free(r->memcg_limit);
 	free(r->memcg_ids);
 	free(r->memcg_paths);
@@ -287,7 +292,9 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 	r->mach = calloc(o->npolicies, sizeof(*r->mach));
 	r->res = calloc(o->npolicies, sizeof(*r->res));
 	r->notes = calloc(o->npolicies, sizeof(*r->notes));
-	if (!r->mach || !r->res || !r->notes) {
+	r->note_kind = calloc(o->npolicies, sizeof(*r->note_kind));
+	r->coverage = calloc(o->npolicies, sizeof(*r->coverage));
+	if (!r->mach || !r->res || !r->notes || !r->note_kind || !r->coverage) {
 		rc = mr_error_set(err, MR_ENOMEM, "out of memory");
 		goto fail;
 	}
@@ -433,9 +440,9 @@ static int fill_batch(struct rp_source *src, struct rp_nextuse *nu, uint32_t nr_
 	return rc;
 }
 
-static void coarse_check(struct mr_replay *r, size_t i);
+static void coverage_check(struct mr_replay *r, size_t i);
 
-/* What the "trace too coarse" rule needs from the events (on the decoding thread). */
+/* What the coverage notes need from the events (on the decoding thread). */
 static void note_sources(struct mr_replay *r, const struct batch *b)
 {
 	for (size_t i = 0; i < b->n; i++) {
@@ -443,7 +450,9 @@ static void note_sources(struct mr_replay *r, const struct batch *b)
 
 		if (e->kind == MR_EV_ACCESS) {
 			r->acc_src[MR_ACC_SRC(e->flags)]++;
-		} else if (e->kind == MR_EV_SCAN_END) {
+		} else if (e->kind == MR_EV_FD_ACCESS) {
+			r->fd_access++;
+		} else if (e->kind == MR_EV_SCAN_END && e->flags != MR_SCAN_SOFT_DIRTY) {
 			if (!r->scans++)
 				r->scan_first = e->time;
 			r->scan_last = e->time;
@@ -631,7 +640,7 @@ int mr_replay_run(struct mr_replay *r, struct mr_error *err)
 	for (size_t i = 0; !rc && i < r->nruns; i++)
 		rc = rp_machine_result(r->mach[i], &r->res[i], err);
 	for (size_t i = 0; !rc && i < r->nruns; i++)
-		coarse_check(r, i);
+		coverage_check(r, i);
 out_free:
 	free(w);
 	for (int i = 0; i < RP_NBATCH; i++) {
@@ -647,41 +656,91 @@ out:
 /* ---- results ---- */
 
 /*
- * The "trace too coarse" rule (docs/replay.md). R = the run's reclaim passes (memcg
- * reclaims, direct reclaims, kswapd runs), span = the trace's duration, A = its ACCESS
- * events. A note when R >= 2 and either
- *   (a) every ACCESS comes from a young-bit scan or a fault (none from the generator or
- *       hardware samples), some from a scan, and the scan interval, span / scans
- *       (SCAN_END events; (last - first) / (scans - 1) with two or more), is longer
- *       than span / R, the mean time between the run's reclaim passes; or
- *   (b) A < R: fewer recorded accesses than reclaim passes.
+ * Coverage (docs/replay.md, "Coverage"): what the trace could see of the touches, and a
+ * warning only where what it could not see moves this run's results.
+ *
+ * A trace sees every first touch and refault of a page (a fault; minus lost samples) and
+ * every read()/write() of the page cache (FD_ACCESS). Touches of pages already resident
+ * and mapped it sees only through a source that reports them: soft-dirty write faults
+ * (writes, once per interval), young-bit scans (reads and writes, per VMA, per scan),
+ * hardware samples (sampled), or a generator (everything). Reads of resident mapped
+ * pages have no source in a default recording. Whether that matters is measured per run:
+ * mr_unseen_refaults counts refaults of pages that came in by a read fault (or its
+ * readahead) through a mapping with recency and showed no touch until reclaim took them,
+ * exactly the pages whose resident reads, had there been any, the kernel would have seen
+ * and the replay did not. Warnings:
+ *   coverage_low      no read source, at least 1000 refaults, and 5 % or more of them
+ *                     unseen; names what to record;
+ *   trace_too_coarse  every access from young-bit scans or faults, and the scans further
+ *                     apart (span / scans, or (last - first) / (scans - 1)) than the run's
+ *                     reclaim passes (span / passes): pages look idle between scans.
  */
-static void coarse_check(struct mr_replay *r, size_t i)
+static void coverage_check(struct mr_replay *r, size_t i)
 {
 	const struct mr_run_result *res = &r->res[i];
 	uint64_t span = r->t->t_last > r->t->t_first ? r->t->t_last - r->t->t_first : 0;
 	uint64_t passes = res->totals.reclaim_passes;
-	uint64_t young = r->acc_src[MR_SRC_YOUNG], all = 0, scan_ns, pass_ns;
+	uint64_t young = r->acc_src[MR_SRC_YOUNG], hw = r->acc_src[MR_SRC_HWSAMPLE];
+	uint64_t synth = r->acc_src[MR_SRC_SYNTH], fault = r->acc_src[MR_SRC_FAULT];
+	uint64_t refaults = 0, unseen = 0, all = 0, scan_ns, pass_ns;
+	int reads_seen = young || hw || synth;
+	char reads[128];
 
 	for (size_t k = 0; k < 8; k++)
 		all += r->acc_src[k];
+	(void)mr_replay_counter(r, i, "mr_refaults", -1, &refaults);
+	(void)mr_replay_counter(r, i, "mr_unseen_refaults", -1, &unseen);
 	r->notes[i][0] = 0;
+	r->note_kind[i] = NULL;
+	if (synth)
+		snprintf(reads, sizeof(reads), "generated: every touch");
+	else if (young || hw)
+		snprintf(reads, sizeof(reads), "resident pages seen through %s%s%s",
+			 young ? "young-bit scans" : "", young && hw ? " and " : "",
+			 hw ? "hardware samples" : "");
+	else
+		snprintf(reads, sizeof(reads), "reads of resident mapped pages not recorded");
+	snprintf(r->coverage[i], sizeof(r->coverage[i]),
+		 "%llu accesses (%llu faults and write faults, %llu young-bit, %llu hardware "
+		 "samples, %llu generated) and %llu read()/write() events; %s; %llu of %llu "
+		 "refaults (%.1f %%) of pages whose resident reads the trace could not show",
+		 (unsigned long long)all, (unsigned long long)fault, (unsigned long long)young,
+		 (unsigned long long)hw, (unsigned long long)synth,
+		 (unsigned long long)r->fd_access, reads, (unsigned long long)unseen,
+		 (unsigned long long)refaults, refaults ? 100.0 * (double)unseen / (double)refaults : 0.0);
+	if (!reads_seen && refaults >= 1000 && unseen * 20 >= refaults) {
+		r->note_kind[i] = "coverage_low";
+		snprintf(r->notes[i], sizeof(r->notes[i]),
+			 "coverage too low for %s: %llu of its %llu refaults (%.0f %%) are of pages "
+			 "read through a mapping whose reads while resident the trace cannot show, "
+			 "so it may evict pages the kernel kept; record resident reads with "
+			 "--young-scan clear_refs (it clears the young bits the host's reclaim "
+			 "reads) or hwsample on a machine with a PMU", res->name,
+			 (unsigned long long)unseen, (unsigned long long)refaults,
+			 100.0 * (double)unseen / (double)refaults);
+		return;
+	}
 	if (passes < 2 || !span)
 		return;
 	pass_ns = span / passes;
 	scan_ns = r->scans >= 2 && r->scan_last > r->scan_first
 			  ? (r->scan_last - r->scan_first) / (r->scans - 1)
 			  : r->scans ? span / r->scans : span;
-	if (young && young + r->acc_src[MR_SRC_FAULT] == all && scan_ns > pass_ns) {
+	if (young && young + fault == all && scan_ns > pass_ns) {
+		r->note_kind[i] = "trace_too_coarse";
 		snprintf(r->notes[i], sizeof(r->notes[i]),
-			 "trace too coarse for %.120s: accesses come only from young-bit scans every %.3f ms, but reclaim ran every %.3f ms (%llu passes); pages look idle between scans",
-			 res->spec, (double)scan_ns / 1e6, (double)pass_ns / 1e6,
-			 (unsigned long long)passes);
-	} else if (all < passes) {
-		snprintf(r->notes[i], sizeof(r->notes[i]),
-			 "trace too coarse for %.120s: %llu recorded accesses for %llu reclaim passes; the aging has almost no references to rank pages by",
-			 res->spec, (unsigned long long)all, (unsigned long long)passes);
+			 "trace too coarse for %s: resident pages are seen only by young-bit scans "
+			 "every %.3f ms, but reclaim ran every %.3f ms (%llu passes); pages look "
+			 "idle between scans", res->name, (double)scan_ns / 1e6,
+			 (double)pass_ns / 1e6, (unsigned long long)passes);
 	}
+}
+
+const char *mr_replay_coverage(const struct mr_replay *r, size_t run)
+{
+	if (!r->coverage || run >= r->nruns || !r->coverage[run][0])
+		return NULL;
+	return r->coverage[run];
 }
 
 const char *mr_replay_coarse_note(const struct mr_replay *r, size_t run)
@@ -753,23 +812,28 @@ int mr_replay_write_results(const struct mr_replay *r, const char *path, struct 
 		.reclaim = r->reclaim == MR_RECLAIM_NODE ? "node" : "memcg",
 		.record_timing = r->record_timing,
 		.threads = r->threads_used,
-		.note_kind = "trace_too_coarse",
 	};
 	struct mr_results_memcg *memcgs;
-	const char **notes;
+	const char **notes, **cov;
 	int rc;
 
 	if (!r->ran || !r->nruns || !r->res[0].counters)
 		return mr_error_set(err, MR_EINVAL, "nothing to write: the replay has not run");
 	notes = calloc(r->nruns, sizeof(*notes));
+	cov = calloc(r->nruns, sizeof(*cov));
 	memcgs = calloc(r->t->nr_memcgs ? r->t->nr_memcgs : 1, sizeof(*memcgs));
-	if (!notes || !memcgs) {
+	if (!notes || !cov || !memcgs) {
 		free(notes);
+		free(cov);
 		free(memcgs);
 		return mr_error_set(err, MR_ENOMEM, "out of memory");
 	}
-	for (size_t i = 0; i < r->nruns; i++)
+	for (size_t i = 0; i < r->nruns; i++) {
 		notes[i] = mr_replay_coarse_note(r, i);
+		cov[i] = mr_replay_coverage(r, i);
+	}
+	in.note_kinds = r->note_kind;
+	in.coverage = cov;
 	for (uint32_t i = 0; i < r->t->nr_memcgs; i++)
 		memcgs[i] = (struct mr_results_memcg){
 			.cgroup = r->t->memcgs[i].cgroup,
@@ -780,6 +844,7 @@ int mr_replay_write_results(const struct mr_replay *r, const char *path, struct 
 	in.memcgs = memcgs;
 	rc = mr_results_write(path, &in, r->res, r->nruns, err);
 	free(notes);
+	free(cov);
 	free(memcgs);
 	return rc;
 }

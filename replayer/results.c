@@ -127,6 +127,7 @@ static int write_run(struct wctx *w, sqlite3_stmt **st, const struct mr_results_
 		     const struct mr_run_result *r, int64_t id)
 {
 	const char *note = in->notes ? in->notes[id - 1] : NULL;
+	const char *cov = in->coverage ? in->coverage[id - 1] : NULL;
 	const char *colon = strchr(r->spec, ':');
 	int rc;
 
@@ -218,9 +219,18 @@ static int write_run(struct wctx *w, sqlite3_stmt **st, const struct mr_results_
 		sqlite3_bind_int(st[7], 3, in->threads);
 		rc = step_reset(w, st[7]);
 	}
-	if (!rc && note) {
+	if (!rc && cov) {
 		sqlite3_bind_int64(st[8], 1, id);
-		sqlite3_bind_text(st[8], 2, in->note_kind ? in->note_kind : "note", -1, SQLITE_STATIC);
+		sqlite3_bind_text(st[8], 2, "coverage", -1, SQLITE_STATIC);
+		sqlite3_bind_text(st[8], 3, cov, -1, SQLITE_STATIC);
+		rc = step_reset(w, st[8]);
+	}
+	if (!rc && note) {
+		const char *kind = in->note_kinds && in->note_kinds[id - 1] ? in->note_kinds[id - 1]
+				   : in->note_kind ? in->note_kind : "note";
+
+		sqlite3_bind_int64(st[8], 1, id);
+		sqlite3_bind_text(st[8], 2, kind, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st[8], 3, note, -1, SQLITE_STATIC);
 		rc = step_reset(w, st[8]);
 	}

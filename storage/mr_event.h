@@ -114,6 +114,11 @@ enum mr_access_source {
 
 /* MAP flags: the VMA flags MR_VMA_* of mr_vm.h */
 
+/* SCAN_BEGIN / SCAN_END flags: the recorder's scanner. CLEAR_REFS scans emit ACCESS
+ * (source young) events; a SOFT_DIRTY interval emits none (its writes come as faults). */
+#define MR_SCAN_CLEAR_REFS 3u
+#define MR_SCAN_SOFT_DIRTY 5u
+
 /* REFAULT flags */
 #define MR_REFAULT_FILE 0x01u
 #define MR_REFAULT_WORKINGSET 0x02u

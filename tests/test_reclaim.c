@@ -324,6 +324,94 @@ static void test_errors(void)
 	CHECK(mr_replay_create(&o, &r, &err) == MR_EINVAL);
 }
 
+/* ---- coverage ---- */
+
+/*
+ * 2048 anon pages faulted in three passes over 1024 pages of memory, as a recording
+ * gives them: every touch a fault (MR_SRC_FAULT). write = 0: read faults only, so each
+ * refault is of a page whose resident reads (had there been any) the trace could not
+ * show; write = 1: write faults; hw = 1: reads, plus one hardware sample at the end (a
+ * read source exists).
+ */
+static void write_fault_trace(const char *path, int write, int hw)
+{
+	struct tb *b = tb_create(path, 1);
+	uint64_t t = 1;
+
+	tb_cgroup(b, 1, "/test");
+	tb_mm(b, 1);
+	tb_task(b, 1, 1, 1);
+	tb_vma(b, 1, 1, ANON_BASE, 2048, MR_VMA_READ | MR_VMA_WRITE, 0, 0);
+	for (uint32_t i = 0; i < 2048; i++)
+		tb_page_anon(b, i, 1, (ANON_BASE >> 12) + i, 1, 0);
+	tb_ev(b, 1000, MR_EV_MAP, MR_PAGE_NONE, 1, 0, 0, 1);
+	for (int pass = 0; pass < 3; pass++)
+		for (uint32_t i = 0; i < 2048; i++)
+			tb_ev(b, 1000 * ++t, MR_EV_ACCESS, i, 1,
+			      MR_ACC_FLAGS(write ? MR_ACC_WRITE : MR_ACC_READ, MR_SRC_FAULT), 0, 0);
+	if (hw)
+		tb_ev(b, 1000 * ++t, MR_EV_ACCESS, 0, 1, MR_ACC_FLAGS(MR_ACC_READ, MR_SRC_HWSAMPLE),
+		      0, 0);
+	CHECK(tb_finish(b) == 0);
+}
+
+/*
+ * The coverage warning fires where the unseen part moves the results and only there:
+ * read faults alone (every refault "unseen"), not write faults (written pages are never
+ * unseen), not with a read source; the coverage line is there for every run.
+ */
+static void test_coverage(void)
+{
+	const char *rd = path_in("cov_read.db"), *wr = path_in("cov_write.db");
+	const char *hw = path_in("cov_hw.db"), *out = path_in("cov.r.db");
+	struct run ro = { .pol = { "lru", "mglru" }, .npol = 2, .memory = 1024 };
+	struct mr_replay *r;
+	const char *n;
+
+	if (!mr_replay_policy_exists("mglru"))
+		return;
+	write_fault_trace(rd, 0, 0);
+	write_fault_trace(wr, 1, 0);
+	write_fault_trace(hw, 0, 1);
+
+	ro.trace = rd;
+	ro.out = out;
+	r = replay(&ro);
+	CHECK(r != NULL);
+	for (size_t i = 0; r && i < 2; i++) {
+		n = mr_replay_coarse_note(r, i);
+		CHECK(n != NULL && strstr(n, "coverage too low") && strstr(n, "--young-scan"));
+		CHECK(ctr(r, i, "mr_unseen_refaults") >= 1000);
+		CHECK_EQ_U64(ctr(r, i, "mr_unseen_refaults"), ctr(r, i, "mr_refaults"));
+		n = mr_replay_coverage(r, i);
+		CHECK(n != NULL && strstr(n, "reads of resident mapped pages not recorded"));
+	}
+	mr_replay_destroy(r);
+	CHECK_EQ_U64(sql_int(out, "SELECT count(*) FROM notes WHERE kind='coverage_low'"), 2);
+	CHECK_EQ_U64(sql_int(out, "SELECT count(*) FROM notes WHERE kind='coverage'"), 2);
+
+	ro.out = NULL;
+	ro.trace = wr;
+	r = replay(&ro);
+	CHECK(r != NULL);
+	for (size_t i = 0; r && i < 2; i++) {
+		CHECK(ctr(r, i, "mr_refaults") >= 1000);
+		CHECK_EQ_U64(ctr(r, i, "mr_unseen_refaults"), 0);
+		CHECK(mr_replay_coarse_note(r, i) == NULL);
+	}
+	mr_replay_destroy(r);
+
+	ro.trace = hw;
+	r = replay(&ro);
+	CHECK(r != NULL);
+	for (size_t i = 0; r && i < 2; i++) {
+		CHECK(mr_replay_coarse_note(r, i) == NULL);
+		n = mr_replay_coverage(r, i);
+		CHECK(n != NULL && strstr(n, "hardware samples"));
+	}
+	mr_replay_destroy(r);
+}
+
 /* ---- "trace too coarse" ---- */
 
 /*
@@ -371,7 +459,8 @@ static void test_coarse(void)
 	for (size_t i = 0; r && i < 2; i++)
 		CHECK(mr_replay_coarse_note(r, i) == NULL);
 	mr_replay_destroy(r);
-	CHECK_EQ_U64(sql_int(of, "SELECT count(*) FROM notes"), 0);
+	CHECK_EQ_U64(sql_int(of, "SELECT count(*) FROM notes WHERE kind != 'coverage'"), 0);
+	CHECK_EQ_U64(sql_int(of, "SELECT count(*) FROM notes WHERE kind = 'coverage'"), 2);
 
 	/* young-only but with memory for everything: no reclaim, nothing to warn about */
 	ro.trace = coarse;
@@ -438,6 +527,7 @@ static const struct mr_test_case cases[] = {
 	MR_CASE(test_min_ttl_determinism),
 	MR_CASE(test_errors),
 	MR_CASE(test_coarse),
+	MR_CASE(test_coverage),
 	MR_CASE(test_writeback_sync),
 };
 
