@@ -71,6 +71,7 @@ struct rec_mm {
 	uint32_t anon_head; /* first of this mm's anon pages (rec.page_next), MR_PAGE_NONE */
 	uint32_t nanon;	    /* anon pages on that list */
 	uint32_t ntasks;    /* tasks using it that have not exited */
+	int young_cleared;  /* clear_refs written for it once: its young bits mean something */
 };
 
 struct rec_task {

@@ -177,8 +177,11 @@ int rec_young_scan(struct rec *r, uint64_t t)
 		if ((rc = rec_emit(r, r->young_stream, &r->young_last, &ev)))
 			return rc;
 		for (uint32_t mm = 1; mm < r->nmms && !sd; mm++) {
+			/* An address space never cleared (a fresh exec) has every page it
+			 * touched young: those touches are its faults, already recorded. */
 			if (!r->mms[mm].alive || r->mms[mm].tgid <= 0 ||
-			    r->mms[mm].tgid == getpid() || !latest_mm(r, mm))
+			    r->mms[mm].tgid == getpid() || !latest_mm(r, mm) ||
+			    !r->mms[mm].young_cleared)
 				continue;
 			if ((rc = scan_mm(r, mm, t, &count)))
 				return rc;
@@ -192,8 +195,10 @@ int rec_young_scan(struct rec *r, uint64_t t)
 	/* An exec'd process has a newer mm with the same tgid: clear each pid once. */
 	for (uint32_t mm = 1; mm < r->nmms; mm++)
 		if (r->mms[mm].alive && r->mms[mm].tgid > 0 && r->mms[mm].tgid != getpid() &&
-		    latest_mm(r, mm))
+		    latest_mm(r, mm)) {
 			clear_refs(r->mms[mm].tgid, sd);
+			r->mms[mm].young_cleared = 1;
+		}
 	return 0;
 }
 

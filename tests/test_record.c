@@ -749,8 +749,10 @@ static void test_sigkill(void)
 	mr_store_close(s);
 }
 
-/* Young-bit scans on one-page VMAs: the scans before the re-read see every written page,
- * and some scan sees exactly the re-read third. */
+/* Young-bit scans (clear_refs) on one-page VMAs: the writes right after exec are that
+ * address space's faults, which the scans do not emit again (before its first clear
+ * every touched page is young), so the scans before the re-read see none of them; some
+ * scan sees exactly the re-read third. */
 static void test_young(void)
 {
 	char db[512], out[512], wl[512], sql[512];
@@ -767,7 +769,7 @@ static void test_young(void)
 	uint64_t *vpage_of, scan_t = UINT64_MAX, full_scans = 0, exact_scans = 0;
 	int64_t maxp;
 	uint8_t seen[30], before[30] = { 0 };
-	int reread = 0, covered = 1;
+	int reread = 0, covered = 0;
 	size_t nev;
 
 	snprintf(db, sizeof(db), "%s/young.db", mr_test_tmpdir());
@@ -812,8 +814,7 @@ static void test_young(void)
 			}
 			full_scans += any && all;
 			exact_scans += any && third;
-			/* the scans before the first re-read one: together they must see every
-			 * page (one scan may straddle the writes on a loaded machine) */
+			/* the scans before the first re-read one */
 			if (any && third)
 				reread = 1;
 			for (int i = 0; i < 30 && !reread; i++)
@@ -831,12 +832,13 @@ static void test_young(void)
 		}
 	}
 	for (int i = 0; i < 30; i++)
-		covered &= before[i];
+		covered += before[i];
 	printf("young: %llu scans, %llu saw all 30 pages, %llu saw exactly the re-read 10; "
-	       "before the re-read the scans saw %s\n",
+	       "before the re-read the scans saw %d of the pages written after exec\n",
 	       (unsigned long long)st.young_scans, (unsigned long long)full_scans,
-	       (unsigned long long)exact_scans, covered ? "all 30" : "not all");
-	CHECK(covered);
+	       (unsigned long long)exact_scans, covered);
+	CHECK_EQ_U64(covered, 0);
+	CHECK_EQ_U64(full_scans, 0);
 	CHECK(exact_scans >= 1);
 	free(evs);
 	free(vpage_of);
