@@ -772,6 +772,27 @@ static int on_side(struct rec *r, int ring, const union perf_event *e, uint32_t 
 	struct mr_event ev;
 
 	switch (e->header.type) {
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE: {
+		uint32_t pid, tid, cpu;
+
+		/* switch-in only: the task (sample_id trailer) now runs on this CPU */
+		if ((e->header.misc & PERF_RECORD_MISC_SWITCH_OUT) ||
+		    e->header.size < sizeof(e->header) + SIDE_TRAILER)
+			return 0;
+		memcpy(&pid, (const char *)e + e->header.size - 32, 4);
+		memcpy(&tid, (const char *)e + e->header.size - 28, 4);
+		memcpy(&cpu, (const char *)e + e->header.size - 16, 4);
+		if (!rec_stream_in_scope(r, -1, (int32_t)tid))
+			return 0;
+		task = ring_stream_task(r, pid, tid, t);
+		if (!task)
+			return 0;
+		r->switch_ins++;
+		ev = (struct mr_event){ .time = t, .kind = MR_EV_SWITCH, .page = MR_PAGE_NONE,
+					.task = task, .cpu = (uint16_t)cpu };
+		return rec_emit(r, r->ring_stream[ring], &r->ring_last[ring], &ev);
+	}
 	case PERF_RECORD_MMAP2: {
 		const struct perf_record_mmap2 *m = &e->mmap2;
 		uint32_t flags = 0, file = 0;

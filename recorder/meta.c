@@ -282,6 +282,7 @@ void rec_meta_end(struct rec *r, struct perf_state *ps)
 	mr_writer_set_meta_u64(r->w, "fault_rw.paired", r->pf_paired);
 	mr_writer_set_meta_u64(r->w, "munmap.calls", r->munmaps);
 	mr_writer_set_meta_u64(r->w, "madvise.flags", r->madvise_flags);
+	mr_writer_set_meta_u64(r->w, "switch.ins", r->switch_ins);
 	mr_writer_set_meta_u64(r->w, "pagecache.inserts_in_fault", r->pend_in_fault);
 	mr_writer_set_meta_u64(r->w, "pagecache.inserts_held", r->pend_flushed);
 	mr_writer_set_meta_u64(r->w, "madvise.dontneed", r->madvise_dontneed);

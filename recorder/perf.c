@@ -94,6 +94,10 @@ int rec_perf_open(struct rec *r, struct perf_state *ps, int with_tp, const char 
 		a.comm = 1;
 		a.comm_exec = 1;
 		a.task = 1;
+		/* switch-ins of the traced tasks: MGLRU walks the page tables of an mm only
+		 * if one of its tasks ran since the last walk (lru_gen_use_mm() on context
+		 * switch), so the replay's aging needs when they ran */
+		a.context_switch = 1;
 	}
 	if ((rc = add_evsel(ps, &a, RK_FAULT_MIN)))
 		return rc;

@@ -245,7 +245,7 @@ struct rec {
 	int refault_on, pf_user_on;
 	/* counters kept in the metadata */
 	uint64_t rf_labels, rf_unpaired, rf_pages, rf_anon_pages, pf_paired, munmaps, exit_mmaps,
-		 madvise_flags, madvise_dontneed, madvise_ignored,
+		 madvise_flags, madvise_dontneed, madvise_ignored, switch_ins,
 		 mm_ends;
 	/* anon label pages by what became of them (they sum to rf_anon_pages) */
 	uint64_t rf_anon_attached, rf_anon_readahead, rf_anon_unattached;

@@ -300,7 +300,9 @@ static void step(struct rp_machine *mach, const struct mr_event *ev, const uint6
 {
 	uint32_t vi;
 
-	if (ev->task)
+	/* lru_gen_use_mm(): at each switch-in where the trace has them, else (older
+	 * traces) at every event of a task */
+	if (ev->task && !mach->t->has_switch)
 		use_mm(mach, task_mm(mach, ev->task));
 	switch (ev->kind) {
 	case MR_EV_ACCESS:
@@ -334,6 +336,10 @@ static void step(struct rp_machine *mach, const struct mr_event *ev, const uint6
 		break;
 	case MR_EV_EXIT:
 		ev_exit(mach, ev);
+		break;
+	case MR_EV_SWITCH:
+		if (ev->task)
+			use_mm(mach, task_mm(mach, ev->task));
 		break;
 	case MR_EV_MARKER:
 		ev_marker(mach, ev);

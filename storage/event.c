@@ -14,6 +14,7 @@ static const char *const kind_names[MR_EV_NR_KINDS] = {
 	[MR_EV_ACTIVATE] = "activate",	   [MR_EV_SCAN_BEGIN] = "scan_begin",
 	[MR_EV_SCAN_END] = "scan_end",	   [MR_EV_LOST] = "lost",
 	[MR_EV_MARKER] = "marker",	   [MR_EV_EXIT] = "exit",
+	[MR_EV_SWITCH] = "switch",
 };
 
 const char *mr_event_kind_name(unsigned kind)

@@ -81,6 +81,7 @@ enum mr_event_kind {
 	MR_EV_LOST,
 	MR_EV_MARKER,
 	MR_EV_EXIT,
+	MR_EV_SWITCH,	/* task switched in on cpu (PERF_RECORD_SWITCH): its mm ran */
 	MR_EV_NR_KINDS
 };
 

@@ -412,6 +412,72 @@ static void test_coverage(void)
 	mr_replay_destroy(r);
 }
 
+/* ---- context switches ---- */
+
+/*
+ * 2048 anon pages written in three passes over 1024 pages of memory by task 1; a SWITCH
+ * (switch-in) of the task before access i when i % every == 0 (every 0: none at all;
+ * every < 0: one, before the first access).
+ */
+static void write_switch_trace(const char *path, int every)
+{
+	struct tb *b = tb_create(path, 1);
+	uint64_t t = 1, i = 0;
+
+	tb_cgroup(b, 1, "/test");
+	tb_mm(b, 1);
+	tb_task(b, 1, 1, 1);
+	tb_vma(b, 1, 1, ANON_BASE, 2048, MR_VMA_READ | MR_VMA_WRITE, 0, 0);
+	for (uint32_t p = 0; p < 2048; p++)
+		tb_page_anon(b, p, 1, (ANON_BASE >> 12) + p, 1, 0);
+	tb_ev(b, 1000, MR_EV_MAP, MR_PAGE_NONE, 1, 0, 0, 1);
+	for (int pass = 0; pass < 3; pass++)
+		for (uint32_t p = 0; p < 2048; p++, i++) {
+			if ((every > 0 && i % (uint64_t)every == 0) || (every < 0 && i == 0))
+				tb_ev(b, 1000 * ++t, MR_EV_SWITCH, MR_PAGE_NONE, 1, 0, 0, 0);
+			tb_ev(b, 1000 * ++t, MR_EV_ACCESS, p, 1,
+			      MR_ACC_FLAGS(MR_ACC_WRITE, MR_SRC_FAULT), 0, 0);
+		}
+	CHECK(tb_finish(b) == 0);
+}
+
+/*
+ * MGLRU walks an mm's page tables only if one of its tasks ran since the last walk
+ * (lru_gen_use_mm() at context switch; get_next_mm() clears the bit). With SWITCH events
+ * in the trace the replay sets the bit at them only: one switch-in at the start gives
+ * one walk, switch-ins all along give many; a trace without any keeps the old rule (every
+ * event of a task counts as a run of it).
+ */
+static void test_switch_walks(void)
+{
+	const char *none = path_in("sw_none.db"), *once = path_in("sw_once.db");
+	const char *often = path_in("sw_often.db"), *out = path_in("sw.r.db");
+	struct run ro = { .pol = { "mglru" }, .npol = 1, .memory = 1024, .out = out };
+	int64_t walks[3];
+	const char *tr[3] = { none, once, often };
+	struct mr_replay *r;
+
+	if (!mr_replay_policy_exists("mglru"))
+		return;
+	write_switch_trace(none, 0);
+	write_switch_trace(once, -1);
+	write_switch_trace(often, 64);
+	for (int k = 0; k < 3; k++) {
+		ro.trace = tr[k];
+		r = replay(&ro);
+		CHECK(r != NULL);
+		mr_replay_destroy(r);
+		walks[k] = sql_int(out, "SELECT CAST(value AS INTEGER) FROM model_counters "
+				   "WHERE run = 1 AND name = 'mglru_walk_mms'");
+	}
+	printf("switch: mm walks %lld without SWITCH events, %lld with one switch-in, %lld "
+	       "with one every 64 accesses\n", (long long)walks[0], (long long)walks[1],
+	       (long long)walks[2]);
+	CHECK(walks[0] >= 2);
+	CHECK(walks[1] <= 1);
+	CHECK(walks[2] >= 2);
+}
+
 /* ---- "trace too coarse" ---- */
 
 /*
@@ -528,6 +594,7 @@ static const struct mr_test_case cases[] = {
 	MR_CASE(test_errors),
 	MR_CASE(test_coarse),
 	MR_CASE(test_coverage),
+	MR_CASE(test_switch_walks),
 	MR_CASE(test_writeback_sync),
 };
 

@@ -1868,7 +1868,7 @@ static int64_t *anon_vpages(const char *db, int64_t *maxp)
 }
 
 /*
- * The default recording (fault_rw, soft-dirty every 100 ms, madvise): wl_advise writes
+ * The default recording (fault_rw, soft-dirty every 100 ms, madvise, switch-ins): wl_advise writes
  * N pages, writes a third again after a pause, reads another third, then madvises. Each
  * rewritten page has a second write ACCESS (a write-protect fault), no other page has
  * one, the reads leave nothing (soft-dirty does not see them), and the young bits the
@@ -1889,7 +1889,7 @@ static void test_soft_dirty_madvise(void)
 	struct mr_event *evs;
 	unsigned long base = 0, got_n = 0, ref_kb = 0;
 	unsigned *writes, *accesses, *frees;
-	uint64_t bad_w = 0, read_acc = 0, bad_free = 0;
+	uint64_t bad_w = 0, read_acc = 0, bad_free = 0, switches = 0;
 	int64_t maxp, *vp;
 	int sd;
 	size_t nev;
@@ -1920,6 +1920,8 @@ static void test_soft_dirty_madvise(void)
 		const struct mr_event *e = &evs[i];
 		int64_t k;
 
+		if (e->kind == MR_EV_SWITCH)
+			switches++;
 		if (e->page > (uint64_t)maxp || vp[e->page] < 0)
 			continue;
 		if (e->kind == MR_EV_FREE) {
@@ -1958,6 +1960,9 @@ static void test_soft_dirty_madvise(void)
 	       (unsigned long long)read_acc, (unsigned long long)bad_free);
 	CHECK_EQ_U64(bad_w, 0);
 	CHECK_EQ_U64(read_acc, 0);
+	/* it slept three times: switched in again after each (PERF_RECORD_SWITCH) */
+	printf("switch: %llu switch-ins recorded\n", (unsigned long long)switches);
+	CHECK(switches >= 3);
 	if (src_on(&st, "madvise") == 1) {
 		CHECK_EQ_U64(bad_free, 0);
 		snprintf(sql, sizeof(sql), "SELECT count(*) FROM vmas WHERE start = %lu AND "
