@@ -1,0 +1,74 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# loop-hook.sh - runs inside kernel-lab's guest (as /extra/hook.sh) for
+# scripts/kernel-loop.sh: every line of /extra/plan is one run of a workload in a fresh
+# memory cgroup, either alone ("plain") or under `memreplay record` ("rec"):
+#
+#   LABEL MEMORY_MAX plain|rec PROGRAM ARGS...
+#
+# PROGRAM is looked up in /extra (the loop's static workloads) and then /bin (kernel-lab's
+# memwalk). Per run it prints the sections memory.stat:LABEL, vmstat_delta:LABEL and
+# memory.events:LABEL, and for "rec" the recorder's summary (record:LABEL) and the trace
+# itself, base64 (trace:LABEL), which the host decodes. The recorder runs outside the
+# cgroup (its rings and its store are not charged to it) and starts the workload through
+# a shell that moves itself into the cgroup first, as a user would.
+P=/extra/plan
+MR="/extra/lib/ld-linux-x86-64.so.2 --library-path /extra/lib /extra/memreplay"
+RECOPTS=$(cat /extra/recopts 2>/dev/null)
+VMSTAT_RE='^(pgfault|pgmajfault|pswpin|pswpout|pgscan_|pgsteal_|pgrefill|pgdeactivate|pgactivate|pgrotated|workingset_|pgpgin|pgpgout)'
+
+[ -f "$P" ] || { echo "no $P"; exit 1; }
+echo "lru_gen_enabled=$(cat /sys/kernel/mm/lru_gen/enabled)"
+echo "recopts=$RECOPTS"
+while read -r label mmax how prog args; do
+	case "$label" in ''|'#'*) continue ;; esac
+	if [ -x "/extra/$prog" ]; then prog=/extra/$prog; else prog=/bin/$prog; fi
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+	cg=/sys/fs/cgroup/$label
+	rmdir "$cg" 2>/dev/null
+	mkdir -p "$cg"
+	echo "$mmax" > "$cg/memory.max"
+	echo "=== BEGIN scenario:$label ==="
+	echo "how=$how"; echo "memory_max=$mmax"; echo "command=$prog $args"
+	grep -E "$VMSTAT_RE" /proc/vmstat > /tmp/l.before
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	case $how in
+	plain)
+		# shellcheck disable=SC2086 # ARGS are words
+		/bin/sh -c 'echo $$ > '"$cg"'/cgroup.procs; exec "$@"' sh $prog $args >/dev/null 2>&1
+		echo "exit_code=$?"
+		;;
+	rec)
+		rm -f /tmp/t.db
+		# shellcheck disable=SC2086
+		$MR record -o /tmp/t.db $RECOPTS -- /bin/sh -c \
+			'echo $$ > '"$cg"'/cgroup.procs; exec "$@"' sh $prog $args \
+			>/tmp/rec.out 2>&1
+		echo "exit_code=$?"
+		;;
+	esac
+	t1=$(cut -d' ' -f1 /proc/uptime)
+	grep -E "$VMSTAT_RE" /proc/vmstat > /tmp/l.after
+	echo "wall_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.2f", b-a}')"
+	echo "=== BEGIN vmstat_delta:$label ==="
+	awk 'NR==FNR{b[$1]=$2;next}{d=$2-b[$1]; if(d!=0) print $1, d}' /tmp/l.before /tmp/l.after
+	echo "=== END vmstat_delta:$label ==="
+	echo "=== BEGIN memory.stat:$label ==="
+	cat "$cg/memory.stat"
+	echo "=== END memory.stat:$label ==="
+	echo "=== BEGIN memory.events:$label ==="
+	cat "$cg/memory.events"
+	echo "=== END memory.events:$label ==="
+	if [ "$how" = rec ]; then
+		echo "=== BEGIN record:$label ==="
+		cat /tmp/rec.out
+		echo "=== END record:$label ==="
+		echo "=== BEGIN trace:$label ==="
+		[ -f /tmp/t.db ] && base64 /tmp/t.db
+		echo "=== END trace:$label ==="
+		rm -f /tmp/t.db /tmp/t.db-wal /tmp/t.db-shm
+	fi
+	echo "=== END scenario:$label ==="
+	rmdir "$cg" 2>/dev/null
+done < "$P"
