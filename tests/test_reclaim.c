@@ -107,16 +107,9 @@ static void test_watermarks(void)
  */
 static void write_anon_trace(const char *path, int burst, unsigned src, uint64_t scan_every)
 {
-	struct tb *b = tb_create(path, 1);
+	struct tb *b = tb_anon_process(path, ANON_BASE, 2048, 1000);
 	uint64_t t = 1;
 
-	tb_cgroup(b, 1, "/test");
-	tb_mm(b, 1);
-	tb_task(b, 1, 1, 1);
-	tb_vma(b, 1, 1, ANON_BASE, 2048, MR_VMA_READ | MR_VMA_WRITE, 0, 0);
-	for (uint32_t i = 0; i < 2048; i++)
-		tb_page_anon(b, i, 1, (ANON_BASE >> 12) + i, 1, 0);
-	tb_ev(b, 1000, MR_EV_MAP, MR_PAGE_NONE, 1, 0, 0, 1);
 	for (int pass = 0; pass < 2; pass++) {
 		for (uint32_t i = 0; i < 2048; i++) {
 			if (!burst)
@@ -335,16 +328,9 @@ static void test_errors(void)
  */
 static void write_fault_trace(const char *path, int write, int hw)
 {
-	struct tb *b = tb_create(path, 1);
+	struct tb *b = tb_anon_process(path, ANON_BASE, 2048, 1000);
 	uint64_t t = 1;
 
-	tb_cgroup(b, 1, "/test");
-	tb_mm(b, 1);
-	tb_task(b, 1, 1, 1);
-	tb_vma(b, 1, 1, ANON_BASE, 2048, MR_VMA_READ | MR_VMA_WRITE, 0, 0);
-	for (uint32_t i = 0; i < 2048; i++)
-		tb_page_anon(b, i, 1, (ANON_BASE >> 12) + i, 1, 0);
-	tb_ev(b, 1000, MR_EV_MAP, MR_PAGE_NONE, 1, 0, 0, 1);
 	for (int pass = 0; pass < 3; pass++)
 		for (uint32_t i = 0; i < 2048; i++)
 			tb_ev(b, 1000 * ++t, MR_EV_ACCESS, i, 1,
@@ -421,16 +407,9 @@ static void test_coverage(void)
  */
 static void write_switch_trace(const char *path, int every)
 {
-	struct tb *b = tb_create(path, 1);
+	struct tb *b = tb_anon_process(path, ANON_BASE, 2048, 1000);
 	uint64_t t = 1, i = 0;
 
-	tb_cgroup(b, 1, "/test");
-	tb_mm(b, 1);
-	tb_task(b, 1, 1, 1);
-	tb_vma(b, 1, 1, ANON_BASE, 2048, MR_VMA_READ | MR_VMA_WRITE, 0, 0);
-	for (uint32_t p = 0; p < 2048; p++)
-		tb_page_anon(b, p, 1, (ANON_BASE >> 12) + p, 1, 0);
-	tb_ev(b, 1000, MR_EV_MAP, MR_PAGE_NONE, 1, 0, 0, 1);
 	for (int pass = 0; pass < 3; pass++)
 		for (uint32_t p = 0; p < 2048; p++, i++) {
 			if ((every > 0 && i % (uint64_t)every == 0) || (every < 0 && i == 0))

@@ -456,19 +456,12 @@ static void check_balance(const struct mr_replay *r, size_t run)
 static void test_anon_swap(void)
 {
 	const char *trace = path_in("anon.db");
-	struct tb *b = tb_create(trace, 1);
+	struct tb *b = tb_anon_process(trace, ANON_BASE, 64, T(1));
 	struct run_opts ro = { .trace = trace, .pol = { "fifo:tag=0" }, .npol = 1, .memory = 16 };
 	struct mr_error err = { 0 };
 	struct mr_replay *r;
-	uint64_t t = 1;
+	uint64_t t = 2;
 
-	tb_cgroup(b, 1, "/test");
-	tb_mm(b, 1);
-	tb_task(b, 1, 1, 1);
-	tb_vma(b, 1, 1, ANON_BASE, 64, MR_VMA_READ | MR_VMA_WRITE, 0, 0);
-	for (uint32_t i = 0; i < 64; i++)
-		tb_page_anon(b, i, 1, (ANON_BASE >> 12) + i, 1, 0);
-	tb_ev(b, T(t++), MR_EV_MAP, MR_PAGE_NONE, 1, 0, 0, 1);
 	for (int round = 0; round < 3; round++)
 		for (uint32_t i = 0; i < 64; i++)
 			tb_ev(b, T(t++), MR_EV_ACCESS, i, 1, MR_ACC_FLAGS(round ? MR_ACC_READ : MR_ACC_WRITE, 0), 0, 0);

@@ -202,3 +202,17 @@ int64_t sql_int(const char *db, const char *sql)
 	sqlite3_close(h);
 	return v;
 }
+
+struct tb *tb_anon_process(const char *path, uint64_t base, uint32_t npages, uint64_t t_map)
+{
+	struct tb *b = tb_create(path, 1);
+
+	tb_cgroup(b, 1, "/test");
+	tb_mm(b, 1);
+	tb_task(b, 1, 1, 1);
+	tb_vma(b, 1, 1, base, npages, MR_VMA_READ | MR_VMA_WRITE, 0, 0);
+	for (uint32_t i = 0; i < npages; i++)
+		tb_page_anon(b, i, 1, (base >> 12) + i, 1, 0);
+	tb_ev(b, t_map, MR_EV_MAP, MR_PAGE_NONE, 1, 0, 0, 1);
+	return b;
+}

@@ -27,6 +27,9 @@ void tb_marker(struct tb *b, uint32_t id, uint64_t t);
 void tb_ev(struct tb *b, uint64_t time, unsigned kind, uint32_t page, uint32_t task,
 	   unsigned flags, uint32_t size, uint64_t arg);
 int tb_finish(struct tb *b);
+/* tb_create() with one process: cgroup 1 "/test", mm 1, task 1, and an anon read-write
+ * VMA 1 of npages at base, its pages 0..npages-1 (cgroup 1, node 0), mapped at t_map */
+struct tb *tb_anon_process(const char *path, uint64_t base, uint32_t npages, uint64_t t_map);
 
 /* name inside the test's temporary directory (16 rotating buffers) */
 char *path_in(const char *name);
