@@ -54,5 +54,12 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 const struct mr_cmd *cli_find(const char *name);
 /* Print s to stdout as a JSON string literal (quotes, backslashes, control characters escaped). */
 void cli_json_string(const char *s);
+/* Print text from a file (a trace or results database may hold anything) to stdout so that
+ * it can neither move the cursor, recolour the terminal nor fake lines: control
+ * characters, C1 controls and bytes that are not UTF-8 become \xHH (and \n, \t, \r,
+ * \\ for a backslash). CLI_TEXT_CSV: the inside of a quoted CSV field, where newlines
+ * and tabs stay, quotes are doubled and backslashes are not. */
+#define CLI_TEXT_CSV 1u
+void cli_print_text(const char *s, unsigned flags);
 
 #endif

@@ -60,7 +60,9 @@ static void print_table(const struct mr_compare *c)
 		char spec[512];
 
 		mr_policy_short_spec(c->spec[i], spec, sizeof(spec));
-		printf("  %s#%lld  %s\n", i == c->baseline ? "*" : " ", (long long)c->run_id[i], spec);
+		printf("  %s#%lld  ", i == c->baseline ? "*" : " ", (long long)c->run_id[i]);
+		cli_print_text(spec, 0); /* stored text: escaped */
+		putchar('\n');
 	}
 	printf("\n");
 	for (size_t k = 0; k < c->nrows; k++) {
@@ -89,7 +91,8 @@ static void print_table(const struct mr_compare *c)
 		char name[128];
 
 		snprintf(name, sizeof(name), "%s%s", c->rows[k].model ? "model:" : "", c->rows[k].name);
-		printf("%-*s", (int)wname, name);
+		cli_print_text(name, 0); /* stored text: escaped, padded as it was measured */
+		printf("%*s", (int)(wname > strlen(name) ? wname - strlen(name) : 0), "");
 		for (size_t i = 0; i < c->nruns; i++) {
 			fmt_cell(c, k, i, cell, sizeof(cell));
 			printf("  %*s", (int)w[i], cell);
@@ -102,11 +105,7 @@ static void print_table(const struct mr_compare *c)
 static void csv_str(const char *s)
 {
 	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"')
-			putchar('"');
-		putchar(*s);
-	}
+	cli_print_text(s, CLI_TEXT_CSV);
 	putchar('"');
 }
 
@@ -126,8 +125,12 @@ static void print_csv(const struct mr_compare *c)
 				if (!isnan(pct))
 					snprintf(p, sizeof(p), "%.4f", pct);
 			}
-			printf("%s%s,%lld,", c->rows[k].model ? "model:" : "", c->rows[k].name,
-			       (long long)c->run_id[i]);
+			fputs(c->rows[k].model ? "model:" : "", stdout);
+			if (strpbrk(c->rows[k].name, ",\"\n\r"))
+				csv_str(c->rows[k].name);
+			else
+				cli_print_text(c->rows[k].name, CLI_TEXT_CSV);
+			printf(",%lld,", (long long)c->run_id[i]);
 			csv_str(c->spec[i]);
 			printf(",%d,%s,%s,%s\n", i == c->baseline, v, d, p);
 		}

@@ -23,17 +23,22 @@ static void print_meta(struct mr_store *s, int json)
 		const char *k = (const char *)sqlite3_column_text(st, 0);
 		const char *v = (const char *)sqlite3_column_text(st, 1);
 
+		/* keys and values are the file's text: escaped, never printed as they are */
 		if (json) {
-			printf("%s\n    \"%s\": \"", first ? "" : ",", k);
-			for (const char *p = v ? v : ""; *p; p++) {
-				if (*p == '"' || *p == '\\')
-					putchar('\\');
-				if ((unsigned char)*p >= 0x20)
-					putchar(*p);
-			}
-			putchar('"');
+			printf("%s\n    ", first ? "" : ",");
+			cli_json_string(k ? k : "");
+			fputs(": ", stdout);
+			cli_json_string(v ? v : "");
 		} else {
-			printf("  %-22s %s\n", k, v ? v : "");
+			int w = 0;
+
+			fputs("  ", stdout);
+			for (const char *p = k ? k : ""; *p; p++)
+				w++;
+			cli_print_text(k ? k : "", 0);
+			printf("%*s ", w < 22 ? 22 - w : 0, "");
+			cli_print_text(v ? v : "", 0);
+			putchar('\n');
 		}
 		first = 0;
 	}
@@ -45,7 +50,9 @@ static void print_text(struct mr_store *s, const struct mr_store_summary *m)
 	char b1[32], b2[32];
 	double dur = (double)(m->t_last - m->t_first) / 1e9;
 
-	printf("trace        %s (format v%d)\n", mr_store_path(s), m->version);
+	fputs("trace        ", stdout);
+	cli_print_text(mr_store_path(s), 0);
+	printf(" (format v%d)\n", m->version);
 	printf("duration     %.3f s (%llu .. %llu ns)\n", dur, (unsigned long long)m->t_first,
 	       (unsigned long long)m->t_last);
 	printf("events       %llu in %llu chunks, %llu streams\n", (unsigned long long)m->n_events,
@@ -82,7 +89,9 @@ static void print_text(struct mr_store *s, const struct mr_store_summary *m)
 
 static void print_json(struct mr_store *s, const struct mr_store_summary *m)
 {
-	printf("{\n  \"trace\": \"%s\",\n  \"version\": %d,\n", mr_store_path(s), m->version);
+	fputs("{\n  \"trace\": ", stdout);
+	cli_json_string(mr_store_path(s));
+	printf(",\n  \"version\": %d,\n", m->version);
 	printf("  \"t_first_ns\": %llu,\n  \"t_last_ns\": %llu,\n", (unsigned long long)m->t_first,
 	       (unsigned long long)m->t_last);
 	printf("  \"events\": %llu,\n  \"chunks\": %llu,\n  \"streams\": %llu,\n",

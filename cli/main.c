@@ -89,6 +89,46 @@ void cli_json_string(const char *s)
 	putchar('"');
 }
 
+void cli_print_text(const char *s, unsigned flags)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p) {
+		unsigned c = *p, len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 :
+					(c & 0xf8) == 0xf0 ? 4 : 0;
+		unsigned k = 1;
+
+		if ((flags & CLI_TEXT_CSV) && (c == '\n' || c == '\r' || c == '\t' || c == '"')) {
+			if (c == '"')
+				putchar('"');
+			putchar(c); /* the quotes around the field keep these in it */
+			p++;
+			continue;
+		}
+		if (c == '\\' && !(flags & CLI_TEXT_CSV)) {
+			fputs("\\\\", stdout);
+			p++;
+			continue;
+		}
+		if (c == '\n' || c == '\t' || c == '\r') {
+			printf("\\%c", c == '\n' ? 'n' : c == '\t' ? 't' : 'r');
+			p++;
+			continue;
+		}
+		/* a whole UTF-8 sequence that is not a C1 control (U+0080..U+009F) stays */
+		while (len > 1 && k < len && (p[k] & 0xc0) == 0x80)
+			k++;
+		if (len == 1 ? c >= 0x20 && c != 0x7f :
+		    len && k == len && !(c == 0xc2 && p[1] < 0xa0) && !(len == 2 && c < 0xc2)) {
+			fwrite(p, 1, len, stdout);
+			p += len;
+			continue;
+		}
+		printf("\\x%02x", c);
+		p++;
+	}
+}
+
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
 	const struct mr_cmd *c = cli_find(cmd);

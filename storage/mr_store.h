@@ -21,8 +21,14 @@
  * Writer: events are buffered per stream (bounded: streams x chunk size) and each full
  * chunk is committed, together with every table row added before it, in its own
  * transaction in WAL mode, so a writer killed at any moment leaves a store that opens
- * with every committed chunk intact. Reader: merges streams by time and skips chunks
+ * with every committed chunk intact. A finished store is in rollback-journal mode: one
+ * file that reads anywhere, read-only. Reader: merges streams by time and skips chunks
  * outside a time range from the chunk rows alone, without reading their blobs.
+ *
+ * Nothing in a store is trusted: mr_store_open() checks the schema and the rows readers
+ * rely on, the reader checks every decoded event against the tables, and the SQLite
+ * connection is defensive (no triggers, views or untrusted schema functions). A store
+ * that breaks the format is MR_ECORRUPT with a message naming table, row and column.
  */
 #ifndef MR_STORE_H
 #define MR_STORE_H
@@ -87,10 +93,15 @@ struct mr_cgroup {
 
 enum { MR_STORE_RDONLY = 0, MR_STORE_RDWR = 1 };
 
-/* Create a new store at path. Fails with MR_EINVAL if path exists unless overwrite. */
+/* Create a new store at path. Fails with MR_EINVAL if path exists unless overwrite. The
+ * store is built under a temporary name beside path and renamed into place, so path never
+ * holds a partial file (a process killed before the rename leaves PATH.tmp-PID-N). */
 int mr_store_create(const char *path, int overwrite, struct mr_store **out, struct mr_error *err);
 /* Open an existing store. MR_ENOENT, MR_ENOTSTORE (wrong application id or not SQLite),
- * MR_EVERSION (newer format) or MR_ECORRUPT, each with a message naming the fix. */
+ * MR_EVERSION (newer format), MR_ECORRUPT (a table, row or side file that breaks the
+ * format: a -wal or -journal beside it that it did not write is refused, not applied) or
+ * MR_EPERM (an unfinished WAL-mode store whose WAL holds data, where SQLite cannot create
+ * the -shm file), each with a message naming the fix. Read-only opens never write. */
 int mr_store_open(const char *path, int mode, struct mr_store **out, struct mr_error *err);
 void mr_store_close(struct mr_store *s);
 /* Remove the store file at path with its -wal and -shm files, those that exist (a store
@@ -146,7 +157,8 @@ int mr_writer_add_mm(struct mr_writer *w, uint32_t id, int32_t tgid, const char 
 int mr_writer_add_task(struct mr_writer *w, const struct mr_task *t);
 int mr_writer_add_file(struct mr_writer *w, const struct mr_file *f);
 int mr_writer_add_vma(struct mr_writer *w, const struct mr_vma_row *v);
-/* Insert or replace (node/exec/cgroup may be learned later). Page rows are batched: they
+/* Insert or replace (node/exec/cgroup may be learned later). Ids are dense: a new page's
+ * id is one past the largest so far (MR_EINVAL otherwise). Page rows are batched: they
  * reach the database with the next chunk commit (or flush) in its transaction, so an
  * SQLite error on them is returned by that call. Rows added to `pages` by other means
  * while a writer is open are not supported (a commit that finds its page ids out of
@@ -154,13 +166,15 @@ int mr_writer_add_vma(struct mr_writer *w, const struct mr_vma_row *v);
 int mr_writer_add_page(struct mr_writer *w, const struct mr_page *p);
 int mr_writer_add_marker(struct mr_writer *w, uint32_t id, uint64_t time_ns, const char *text);
 
-/* Append one event to a stream. Times within a stream must not decrease (MR_EINVAL).
+/* Append one event to a stream. Times within a stream must not decrease (MR_EINVAL) and
+ * must be below 2^63 ns (MR_ERANGE: SQLite integers are signed).
  * Commits a chunk when the stream's buffer fills; MR_EIO / MR_ENOSPC on write failure,
  * after which everything committed before stays readable. */
 int mr_writer_append(struct mr_writer *w, uint32_t stream, const struct mr_event *ev);
 /* Commit every buffered event and row now. */
 int mr_writer_flush(struct mr_writer *w);
-/* Flush, mark the store complete, checkpoint the WAL. */
+/* Flush, mark the store complete, fold the WAL in and leave WAL mode. MR_EBUSY (all
+ * data committed, the store left in WAL mode) when another process has it open. */
 int mr_writer_finish(struct mr_writer *w);
 const struct mr_error *mr_writer_error(const struct mr_writer *w);
 

@@ -6,6 +6,7 @@
  */
 #include <endian.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,7 @@
 #include "mr_codec.h"
 #include "store_int.h"
 
-static const char schema_sql[] =
+const char mr_store_schema_sql[] =
 	"CREATE TABLE meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID;\n"
 	"CREATE TABLE streams(id INTEGER PRIMARY KEY, name TEXT NOT NULL, source TEXT,"
 	" cpu INTEGER, lost INTEGER NOT NULL DEFAULT 0);\n"
@@ -101,6 +102,26 @@ static struct mr_store *store_alloc(const char *path, int mode)
 	return s;
 }
 
+int mr_store_harden(sqlite3 *db)
+{
+	/* Off: functions and virtual tables used from the schema unless marked innocuous
+	 * (a hostile file's views, indexes or CHECKs cannot call ours), triggers, views (a
+	 * trace has none: a view where a table belongs recursed until the stack overflowed),
+	 * extension loading. */
+	static const int off[] = { SQLITE_DBCONFIG_TRUSTED_SCHEMA, SQLITE_DBCONFIG_ENABLE_TRIGGER,
+				   SQLITE_DBCONFIG_ENABLE_VIEW, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION };
+	int v = 0;
+
+	/* Defensive: no writes to sqlite_schema or the file header through SQL, no
+	 * journal_mode=OFF: nothing run on the connection can damage the file itself. */
+	if (sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, &v) != SQLITE_OK || v != 1)
+		return MR_EIO;
+	for (size_t i = 0; i < sizeof(off) / sizeof(off[0]); i++)
+		if (sqlite3_db_config(db, off[i], 0, &v) != SQLITE_OK || v != 0)
+			return MR_EIO;
+	return 0;
+}
+
 /* Connection settings both for new and existing stores. WAL + synchronous=NORMAL keeps
  * every committed transaction across a killed process (only power loss may drop the
  * newest ones), which is the guarantee the writer documents. */
@@ -108,6 +129,8 @@ static int configure(struct mr_store *s, struct mr_error *err)
 {
 	sqlite3_busy_timeout(s->db, 2000);
 	sqlite3_extended_result_codes(s->db, 1);
+	if (mr_store_harden(s->db))
+		return mr_error_set(err, MR_EIO, "%s: cannot put the SQLite connection in defensive mode", s->path);
 	if (s->mode == MR_STORE_RDWR)
 		return exec_sql(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", err);
 	return 0;
@@ -117,7 +140,7 @@ static int configure(struct mr_store *s, struct mr_error *err)
 static void remove_side_files(const char *path)
 {
 	for (int i = 0; i < 2; i++) {
-		char side[4096];
+		char side[4096 + 64];
 
 		snprintf(side, sizeof(side), "%s%s", path, i ? "-shm" : "-wal");
 		unlink(side);
@@ -130,11 +153,63 @@ void mr_store_remove(const char *path)
 	remove_side_files(path);
 }
 
+/* A name beside path that no one else uses, created empty: the store is built there and
+ * renamed to path once it is valid. */
+static int create_temp(const char *path, char *tmp, size_t cap, struct mr_error *err)
+{
+	for (unsigned i = 0; i < 100; i++) {
+		int fd;
+
+		if ((size_t)snprintf(tmp, cap, "%s.tmp-%ld-%u", path, (long)getpid(), i) >= cap)
+			return mr_error_set(err, MR_EINVAL, "path too long: %s", path);
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (fd >= 0) {
+			close(fd);
+			remove_side_files(tmp);
+			return 0;
+		}
+		if (errno != EEXIST)
+			return mr_error_set(err, errno == EACCES || errno == EROFS ? MR_EPERM : MR_EIO,
+					    "cannot create %s: %s", tmp, strerror(errno));
+	}
+	return mr_error_set(err, MR_EIO, "cannot create a temporary file beside %s", path);
+}
+
+/* Move the finished temporary store to path: over an old store with overwrite, else only
+ * if path still does not exist (link fails with EEXIST where rename would replace). */
+static int publish(const char *tmp, const char *path, int overwrite, struct mr_error *err)
+{
+	if (!overwrite) {
+		if (!link(tmp, path)) {
+			unlink(tmp);
+			return 0;
+		}
+		if (errno == EEXIST)
+			return mr_error_set(err, MR_EINVAL, "%s already exists: remove it or choose another output path", path);
+		/* no hard links on this file system: rename, having checked the name is free */
+		if (!access(path, F_OK))
+			return mr_error_set(err, MR_EINVAL, "%s already exists: remove it or choose another output path", path);
+	}
+	/* An old store's WAL beside path would be applied to the new file. */
+	remove_side_files(path);
+	if (rename(tmp, path))
+		return mr_error_set(err, MR_EIO, "cannot create %s: %s", path, strerror(errno));
+	return 0;
+}
+
+/*
+ * The new store is written in full (application id, version, schema, one transaction in
+ * rollback-journal mode) under a temporary name, closed and renamed into place, and only
+ * then reopened in WAL mode, so a process killed at any moment leaves either no file at
+ * path or a valid empty store (never one with application_id 0). It is not renamed while
+ * open because SQLite names the WAL after the path it opened. A kill before the rename
+ * leaves PATH.tmp-PID-N behind.
+ */
 int mr_store_create(const char *path, int overwrite, struct mr_store **out, struct mr_error *err)
 {
-	struct mr_store *s;
+	struct mr_store *s = NULL;
 	struct stat sb;
-	char sql[256];
+	char tmp[4096 + 32], sql[256];
 	int rc;
 
 	*out = NULL;
@@ -143,46 +218,302 @@ int mr_store_create(const char *path, int overwrite, struct mr_store **out, stru
 			return mr_error_set(err, MR_EINVAL, "%s already exists: remove it or choose another output path", path);
 		if (!S_ISREG(sb.st_mode))
 			return mr_error_set(err, MR_EINVAL, "%s exists and is not a regular file", path);
-		if (unlink(path))
-			return mr_error_set(err, MR_EIO, "cannot replace %s: %s", path, strerror(errno));
 	}
-	/* Stale WAL/SHM files of an older store at this path would be replayed into ours. */
-	remove_side_files(path);
-	s = store_alloc(path, MR_STORE_RDWR);
-	if (!s)
-		return mr_error_set(err, MR_ENOMEM, "out of memory");
-	rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+	rc = create_temp(path, tmp, sizeof(tmp), err);
+	if (rc)
+		return rc;
+	s = store_alloc(tmp, MR_STORE_RDWR);
+	if (!s) {
+		rc = mr_error_set(err, MR_ENOMEM, "out of memory");
+		goto fail;
+	}
+	rc = sqlite3_open_v2(tmp, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc != SQLITE_OK) {
-		rc = mr_error_set(err, MR_EIO, "cannot create %s: %s", path,
+		rc = mr_error_set(err, MR_EIO, "cannot create %s: %s", tmp,
 				  s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
 		goto fail;
 	}
-	rc = configure(s, err);
-	if (rc)
+	sqlite3_extended_result_codes(s->db, 1);
+	if (mr_store_harden(s->db)) {
+		rc = mr_error_set(err, MR_EIO, "%s: cannot put the SQLite connection in defensive mode", tmp);
 		goto fail;
+	}
 	snprintf(sql, sizeof(sql), "BEGIN; PRAGMA application_id=%d; PRAGMA user_version=%d;",
 		 (int)MR_STORE_APP_ID, MR_STORE_VERSION);
 	rc = exec_sql(s, sql, err);
 	if (!rc)
-		rc = exec_sql(s, schema_sql, err);
+		rc = exec_sql(s, mr_store_schema_sql, err);
 	if (!rc)
 		rc = exec_sql(s, "INSERT INTO meta VALUES('format', 'memreplay trace v1'); COMMIT;", err);
+	/* WAL mode is kept in the file; switching here, not at path, leaves no hot journal
+	 * at path if killed during the switch */
+	if (!rc)
+		rc = exec_sql(s, "PRAGMA journal_mode=WAL", err);
 	if (rc)
 		goto fail;
+	sqlite3_close_v2(s->db);
+	s->db = NULL;
+	rc = publish(tmp, path, overwrite, err);
+	if (rc)
+		goto fail;
+	free(s->path);
+	s->path = strdup(path);
+	if (!s->path) {
+		rc = mr_error_set(err, MR_ENOMEM, "out of memory");
+		goto fail_published;
+	}
+	rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK) {
+		rc = mr_error_set(err, MR_EIO, "cannot open %s: %s", path,
+				  s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
+		goto fail_published;
+	}
+	rc = configure(s, err);
+	if (rc)
+		goto fail_published;
 	s->version = MR_STORE_VERSION;
 	*out = s;
 	return 0;
 fail:
+	unlink(tmp);
+	remove_side_files(tmp);
 	mr_store_close(s);
 	return rc;
+fail_published:
+	/* a valid empty store is at path; the caller could not use it, so it goes */
+	mr_store_close(s);
+	mr_store_remove(path);
+	return rc;
+}
+
+/* SQLite's file header: the fields read before SQLite opens the file. */
+struct db_header {
+	uint32_t page_size;
+	int wal;     /* file format bytes say WAL mode */
+};
+
+static uint32_t be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static int read_header(const char *path, struct db_header *h, struct mr_error *err)
+{
+	unsigned char b[100];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return mr_error_set(err, errno == EACCES ? MR_EPERM : MR_EIO, "cannot open trace %s: %s",
+				    path, strerror(errno));
+	n = pread(fd, b, sizeof(b), 0);
+	close(fd);
+	if (n != (ssize_t)sizeof(b) || memcmp(b, "SQLite format 3", 16))
+		return mr_error_set(err, MR_ENOTSTORE, "%s is not a memreplay trace (not an SQLite database)", path);
+	h->page_size = (uint32_t)b[16] << 8 | b[17];
+	if (h->page_size == 1)
+		h->page_size = 65536;
+	h->wal = b[18] == 2 || b[19] == 2;
+	return 0;
+}
+
+/*
+ * A hot -journal beside the store: the one memreplay can leave is that of the writer's
+ * last transaction, leaving WAL mode (mr_writer_finish()) when killed during it, which
+ * holds page 1 alone and the main file is whole without it (the WAL was checkpointed
+ * first). Anything else is another program's change, which SQLite would roll into the
+ * file. Returns 1 for ours, 0 for another's.
+ */
+static int journal_is_ours(int fd, off_t size, uint32_t page_size)
+{
+	static const unsigned char magic[8] = { 0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7 };
+	unsigned char h[28], rec[4], app[4];
+	uint32_t sector;
+
+	if (pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h) || memcmp(h, magic, 8) ||
+	    be32(h + 24) != page_size)
+		return 0;
+	sector = be32(h + 20);
+	if (sector < 32 || sector > 65536)
+		return 0;
+	for (off_t at = sector; at + 4 <= size; at += 4 + (off_t)page_size + 4) {
+		if (pread(fd, rec, 4, at) != 4 || be32(rec) != 1)
+			return 0;
+		if (pread(fd, app, 4, at + 4 + 68) == 4 && be32(app) != MR_STORE_APP_ID)
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * SQLite applies a -wal file beside a database whatever wrote it, even to a database in
+ * rollback mode, and rolls a hot -journal back into it. memreplay never leaves a WAL
+ * beside a finished trace (which is in rollback mode), and its WAL frames of page 1 carry
+ * the trace's application id. Refuse what cannot be this trace's:
+ *   - a non-empty -journal that is not the writer's own (journal_is_ours());
+ *   - a non-empty -wal beside a file in rollback mode;
+ *   - a WAL whose page size differs, or with a page 1 of another application id.
+ * *wal_bytes gets the WAL's size (0 when absent); *own_journal is set when the writer's
+ * own journal is there: then the file is read as it is, without it (read-only
+ * connections cannot roll it back, and rolling back would write the file).
+ */
+static int check_side_files(const char *path, const struct db_header *h, off_t *wal_bytes,
+			    int *own_journal, struct mr_error *err)
+{
+	char side[4096 + 16];
+	unsigned char wh[32], fh[24], app[4];
+	struct stat sb;
+	uint32_t ps;
+	int fd, rc = 0;
+
+	*wal_bytes = 0;
+	*own_journal = 0;
+	snprintf(side, sizeof(side), "%s-journal", path);
+	if (!stat(side, &sb) && sb.st_size > 0 && (fd = open(side, O_RDONLY | O_CLOEXEC)) >= 0) {
+		unsigned char first = 0;
+		int hot;
+
+		/* SQLite writes the header's magic last: a journal starting with 0 is not hot
+		 * (nothing to roll back) and SQLite passes it by */
+		hot = pread(fd, &first, 1, 0) == 1 && first;
+		*own_journal = hot && journal_is_ours(fd, sb.st_size, h->page_size);
+		close(fd);
+		if (hot && !*own_journal)
+			return mr_error_set(err, MR_ECORRUPT,
+					    "%s has a rollback journal beside it (%s, %lld bytes) that memreplay did not write: an interrupted change by another program, which SQLite would roll into the trace. Move it away to read the trace as it is, or let that program finish",
+					    path, side, (long long)sb.st_size);
+	}
+	snprintf(side, sizeof(side), "%s-wal", path);
+	if (stat(side, &sb) || sb.st_size == 0)
+		return 0;
+	*wal_bytes = sb.st_size;
+	if (!h->wal && !*own_journal)
+		return mr_error_set(err, MR_ECORRUPT,
+				    "%s is a finished trace (rollback mode) but has a write-ahead log beside it (%s, %lld bytes) that it did not write and SQLite would apply: move %s away to read the trace as it was finished",
+				    path, side, (long long)sb.st_size, side);
+	fd = open(side, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0; /* SQLite reports what it cannot read */
+	if (pread(fd, wh, sizeof(wh), 0) != (ssize_t)sizeof(wh) ||
+	    (be32(wh) & ~1u) != 0x377f0682u)
+		goto out; /* no valid WAL header: SQLite ignores the file */
+	ps = be32(wh + 8);
+	if (ps != h->page_size) {
+		rc = mr_error_set(err, MR_ECORRUPT,
+				  "%s: the write-ahead log beside it (%s) has %u-byte pages where the trace has %u: it is another database's; move it away to read the trace",
+				  path, side, ps, h->page_size);
+		goto out;
+	}
+	for (off_t at = 32; at + 24 + ps <= (off_t)sb.st_size; at += 24 + ps) {
+		if (pread(fd, fh, sizeof(fh), at) != (ssize_t)sizeof(fh) || memcmp(fh + 8, wh + 16, 8))
+			break; /* salts differ: the frames after this are not part of the log */
+		if (be32(fh) != 1)
+			continue;
+		if (pread(fd, app, 4, at + 24 + 68) == 4 && be32(app) != MR_STORE_APP_ID) {
+			rc = mr_error_set(err, MR_ECORRUPT,
+					  "%s: the write-ahead log beside it (%s) holds a first page with application_id 0x%08x, not a trace's: it is another database's; move it away to read the trace",
+					  path, side, be32(app));
+			goto out;
+		}
+	}
+out:
+	close(fd);
+	return rc;
+}
+
+/* "file:" URI for path with the query string q (the characters URIs reserve escaped). */
+static void path_uri(const char *path, const char *q, char *buf, size_t cap)
+{
+	size_t k = (size_t)snprintf(buf, cap, "file:%s", path[0] == '/' ? "//" : "");
+
+	for (const char *p = path; *p && k + 4 < cap; p++) {
+		if (*p == '%' || *p == '?' || *p == '#')
+			k += (size_t)snprintf(buf + k, cap - k, "%%%02X", (unsigned char)*p);
+		else
+			buf[k++] = *p;
+	}
+	buf[k] = '\0';
+	snprintf(buf + k, cap - k, "?%s", q);
+}
+
+/* The first read of the file (the application id), which is also where SQLite finds out
+ * whether it can read a WAL-mode file at all. */
+static int read_app_id(struct mr_store *s, int64_t *app, int *sqlrc)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(s->db, "PRAGMA application_id", -1, &st, NULL);
+
+	if (rc == SQLITE_OK) {
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW) {
+			*app = sqlite3_column_int64(st, 0);
+			rc = SQLITE_OK;
+		}
+	}
+	sqlite3_finalize(st);
+	*sqlrc = rc;
+	return rc == SQLITE_OK ? 0 : -1;
+}
+
+/*
+ * Open the connection. Read-only opens of a WAL-mode store need its -shm file, which a
+ * reader cannot create in a directory it may not write (read-only media, another user's
+ * trace). When the WAL is empty the main file holds everything and is opened as
+ * immutable (no locks, no -shm). With committed events still in the WAL there is no safe
+ * way: say so, with the fix.
+ */
+static int open_db(struct mr_store *s, const struct db_header *h, off_t wal_bytes,
+		   int own_journal, int64_t *app, struct mr_error *err)
+{
+	char uri[3 * 4096 + 32];
+	int flags = s->mode == MR_STORE_RDWR ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY;
+	int rc, sqlrc;
+
+	if (own_journal && s->mode == MR_STORE_RDONLY)
+		goto immutable;
+
+	/* one thread at a time uses a store (replay workers never touch it): no mutexes */
+	rc = sqlite3_open_v2(s->path, &s->db, flags | SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK)
+		return mr_error_set(err, MR_EIO, "cannot open %s: %s", s->path,
+				    s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
+	sqlite3_busy_timeout(s->db, 2000);
+	sqlite3_extended_result_codes(s->db, 1);
+	if (mr_store_harden(s->db))
+		return mr_error_set(err, MR_EIO, "%s: cannot put the SQLite connection in defensive mode", s->path);
+	if (!read_app_id(s, app, &sqlrc))
+		return 0;
+	if (s->mode != MR_STORE_RDONLY || !h->wal || (sqlrc & 0xff) == SQLITE_NOTADB ||
+	    (sqlrc & 0xff) == SQLITE_CORRUPT || (sqlrc & 0xff) == SQLITE_BUSY)
+		return mr_store_sqlerr(s, sqlrc, "PRAGMA application_id", err);
+	if (wal_bytes > 0)
+		return mr_error_set(err, MR_EPERM,
+				    "%s is an unfinished trace in WAL mode with %lld bytes of committed data in %s-wal, and SQLite cannot read it without creating %s-shm, which this directory does not allow (%s): copy the trace with its -wal file to a writable directory and read it there",
+				    s->path, (long long)wal_bytes, s->path, s->path, sqlite3_errmsg(s->db));
+	sqlite3_close_v2(s->db);
+	s->db = NULL;
+immutable:
+	path_uri(s->path, "immutable=1", uri, sizeof(uri));
+	rc = sqlite3_open_v2(uri, &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK)
+		return mr_error_set(err, MR_EIO, "cannot open %s: %s", s->path,
+				    s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
+	sqlite3_extended_result_codes(s->db, 1);
+	if (mr_store_harden(s->db))
+		return mr_error_set(err, MR_EIO, "%s: cannot put the SQLite connection in defensive mode", s->path);
+	if (read_app_id(s, app, &sqlrc))
+		return mr_store_sqlerr(s, sqlrc, "PRAGMA application_id", err);
+	return 0;
 }
 
 int mr_store_open(const char *path, int mode, struct mr_store **out, struct mr_error *err)
 {
 	struct mr_store *s;
 	struct stat sb;
-	int64_t app = 0, ver = 0, n = 0;
-	int rc, flags;
+	struct db_header h;
+	off_t wal_bytes;
+	int64_t app = 0, ver = 0;
+	int rc, own_journal;
 
 	*out = NULL;
 	if (stat(path, &sb))
@@ -192,20 +523,15 @@ int mr_store_open(const char *path, int mode, struct mr_store **out, struct mr_e
 		return mr_error_set(err, MR_ENOTSTORE, "%s is not a regular file (expected a memreplay trace .db)", path);
 	if (sb.st_size == 0)
 		return mr_error_set(err, MR_ENOTSTORE, "%s is empty: not a memreplay trace", path);
+	rc = read_header(path, &h, err);
+	if (!rc)
+		rc = check_side_files(path, &h, &wal_bytes, &own_journal, err);
+	if (rc)
+		return rc;
 	s = store_alloc(path, mode);
 	if (!s)
 		return mr_error_set(err, MR_ENOMEM, "out of memory");
-	flags = mode == MR_STORE_RDWR ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY;
-	/* one thread at a time uses a store (replay workers never touch it): no mutexes */
-	rc = sqlite3_open_v2(path, &s->db, flags | SQLITE_OPEN_NOMUTEX, NULL);
-	if (rc != SQLITE_OK) {
-		rc = mr_error_set(err, MR_EIO, "cannot open %s: %s", path,
-				  s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
-		goto fail;
-	}
-	sqlite3_busy_timeout(s->db, 2000);
-	sqlite3_extended_result_codes(s->db, 1);
-	rc = pragma_int(s, "PRAGMA application_id", &app, err);
+	rc = open_db(s, &h, wal_bytes, own_journal, &app, err);
 	if (rc) {
 		if (rc == MR_ECORRUPT)
 			rc = mr_error_set(err, MR_ENOTSTORE, "%s is not a memreplay trace (not an SQLite database)", path);
@@ -232,17 +558,12 @@ int mr_store_open(const char *path, int mode, struct mr_store **out, struct mr_e
 	}
 	s->version = (int)ver;
 	rc = configure(s, err);
+	if (!rc)
+		rc = mr_store_check_schema(s, err);
+	if (!rc)
+		rc = mr_store_check_rows(s, err);
 	if (rc)
 		goto fail;
-	rc = pragma_int(s, "SELECT count(*) FROM sqlite_schema WHERE name IN "
-			   "('meta','streams','pages','chunks','tasks','files','vmas','mms','cgroups','markers')",
-			&n, err);
-	if (rc)
-		goto fail;
-	if (n != 10) {
-		rc = mr_error_set(err, MR_ECORRUPT, "%s lacks tables of the version %d trace schema: the file is damaged or was not written by memreplay", path, s->version);
-		goto fail;
-	}
 	if (mr_store_register_vtab(s)) {
 		rc = mr_error_set(err, MR_EIO, "%s: cannot register the events table", path);
 		goto fail;
@@ -306,6 +627,21 @@ static int count_rows(struct mr_store *s, const char *sql, uint64_t *v, struct m
 	return rc;
 }
 
+/* The first pages row whose type is not one of the format's, as an error. */
+static int bad_page_type(struct mr_store *s, struct mr_error *err)
+{
+	sqlite3_stmt *st;
+	long long id = -1;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT id FROM pages WHERE typeof(type) != 'integer' OR type NOT BETWEEN 0 AND 2"
+			       " ORDER BY id LIMIT 1", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return mr_error_set(err, MR_ECORRUPT, "%s: pages row %lld, column type: not a page type (0 anon, 1 file, 2 shmem); the file is damaged or was not written by memreplay: record or generate the trace again",
+			    s->path, id);
+}
+
 int mr_store_summarize(struct mr_store *s, struct mr_store_summary *sum, struct mr_error *err)
 {
 	sqlite3_stmt *st = NULL;
@@ -354,8 +690,11 @@ int mr_store_summarize(struct mr_store *s, struct mr_store_summary *sum, struct 
 		int64_t t = sqlite3_column_int64(st, 0);
 		uint64_t c = (uint64_t)sqlite3_column_int64(st, 1);
 
-		if (t >= 0 && t < MR_PAGE_NR_TYPES)
-			sum->pages_by_type[t] += c;
+		if (sqlite3_column_type(st, 0) != SQLITE_INTEGER || t < 0 || t >= MR_PAGE_NR_TYPES) {
+			sqlite3_finalize(st);
+			return bad_page_type(s, err);
+		}
+		sum->pages_by_type[t] += c;
 		sum->n_pages += c;
 	}
 	sqlite3_finalize(st);
@@ -375,20 +714,77 @@ int mr_store_summarize(struct mr_store *s, struct mr_store_summary *sum, struct 
 	return 0;
 }
 
+/* One pages row against the format: which column breaks it, or NULL. Columns as selected
+ * by mr_store_pages_foreach(); NULL is allowed where the writer leaves a column unset. */
+static const char *bad_page_column(sqlite3_stmt *st, const char **rule)
+{
+	static const struct {
+		const char *name;
+		int64_t lo, hi;
+		int null_ok;
+		const char *rule;
+	} cols[] = {
+		{ "id", 0, MR_PAGE_NONE - 1, 0, "a page id (0 .. 2^32-2)" },
+		{ "type", 0, MR_PAGE_NR_TYPES - 1, 0, "a page type (0 anon, 1 file, 2 shmem)" },
+		{ "mm", 0, UINT32_MAX, 1, "an address space id (0 .. 2^32-1)" },
+		{ "vpage", 0, INT64_MAX, 1, "a virtual page number (0 or more)" },
+		{ "file", 0, UINT32_MAX, 1, "a file id (0 .. 2^32-1)" },
+		{ "idx", 0, INT64_MAX, 1, "a page index in a file (0 or more)" },
+		{ "exec", 0, 1, 0, "a flag (0 or 1)" },
+		{ "node", -1, INT16_MAX, 1, "a NUMA node (-1 unknown, 0 .. 32767)" },
+		{ "cgroup", 0, UINT32_MAX, 1, "a cgroup id (0 .. 2^32-1)" },
+	};
+
+	for (int i = 0; i < (int)(sizeof(cols) / sizeof(cols[0])); i++) {
+		int t = sqlite3_column_type(st, i);
+		int64_t v = sqlite3_column_int64(st, i);
+
+		if (t == SQLITE_NULL && cols[i].null_ok)
+			continue;
+		if (t != SQLITE_INTEGER || v < cols[i].lo || v > cols[i].hi) {
+			*rule = cols[i].rule;
+			return cols[i].name;
+		}
+	}
+	return NULL;
+}
+
 int mr_store_pages_foreach(struct mr_store *s, int (*fn)(const struct mr_page *, void *),
 			   void *ctx, struct mr_error *err)
 {
 	sqlite3_stmt *st;
 	int rc = sqlite3_prepare_v2(s->db,
-				    "SELECT id, type, coalesce(mm,0), coalesce(vpage,0), coalesce(file,0),"
-				    " coalesce(idx,0), exec, coalesce(node,-1), coalesce(cgroup,0)"
+				    "SELECT id, type, mm, vpage, file, idx, exec, node, cgroup"
 				    " FROM pages ORDER BY id",
 				    -1, &st, NULL);
 
 	if (rc != SQLITE_OK)
 		return mr_store_sqlerr(s, rc, "reading pages", err);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct mr_page p = {
+		const char *rule, *col = bad_page_column(st, &rule);
+		struct mr_page p;
+		int r;
+
+		if (col) {
+			int i = 0;
+			char v[32];
+
+			while (strcmp(col, sqlite3_column_name(st, i)))
+				i++;
+			if (sqlite3_column_type(st, i) == SQLITE_INTEGER)
+				snprintf(v, sizeof(v), "%lld", (long long)sqlite3_column_int64(st, i));
+			else
+				snprintf(v, sizeof(v), "%s", sqlite3_column_type(st, i) == SQLITE_NULL ? "NULL" :
+					 sqlite3_column_type(st, i) == SQLITE_TEXT ? "a text value" :
+					 sqlite3_column_type(st, i) == SQLITE_FLOAT ? "a real number" : "a blob");
+			r = mr_error_set(err, MR_ECORRUPT, "%s: pages row %lld, column %s: %s is not %s; the file is damaged or was not written by memreplay: record or generate the trace again",
+					 s->path, (long long)sqlite3_column_int64(st, 0), col, v, rule);
+			sqlite3_finalize(st);
+			return r;
+		}
+		/* NULL where the writer left a column unset: mm/vpage of file pages, file/idx of
+		 * anon and shmem pages, an unknown node or cgroup */
+		p = (struct mr_page){
 			.id = (uint32_t)sqlite3_column_int64(st, 0),
 			.type = (uint8_t)sqlite3_column_int(st, 1),
 			.mm = (uint32_t)sqlite3_column_int64(st, 2),
@@ -396,17 +792,9 @@ int mr_store_pages_foreach(struct mr_store *s, int (*fn)(const struct mr_page *,
 			.file = (uint32_t)sqlite3_column_int64(st, 4),
 			.index = (uint64_t)sqlite3_column_int64(st, 5),
 			.exec = (uint8_t)sqlite3_column_int(st, 6),
-			.node = (int16_t)sqlite3_column_int(st, 7),
+			.node = sqlite3_column_type(st, 7) == SQLITE_NULL ? -1 : (int16_t)sqlite3_column_int(st, 7),
 			.cgroup = (uint32_t)sqlite3_column_int64(st, 8),
 		};
-		int r;
-		int64_t id = sqlite3_column_int64(st, 0);
-
-		if (id < 0 || id >= MR_PAGE_NONE || p.type >= MR_PAGE_NR_TYPES) {
-			sqlite3_finalize(st);
-			return mr_error_set(err, MR_ECORRUPT, "%s: page row %lld is invalid (id or type out of range)",
-					    s->path, (long long)id);
-		}
 		r = fn(&p, ctx);
 		if (r) {
 			sqlite3_finalize(st);

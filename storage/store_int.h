@@ -1,5 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* store_int.h - private to storage/: the store object shared by writer and reader. */
+/*
+ * store_int.h - private to storage/: the store object shared by writer and reader, and
+ * the checks that make a store trusted (store_check.c).
+ *
+ * File map: store.c (create, open, summary), store_check.c (schema and row checks run on
+ * open), writer.c, reader.c (events in time order, each checked against the tables),
+ * vtab.c (the `events` table), codec.c + crc32c.c (the pure chunk codec).
+ */
 #ifndef MR_STORE_INT_H
 #define MR_STORE_INT_H
 
@@ -12,12 +19,41 @@ struct mr_store {
 	char *path;
 	int mode;
 	int version;
+	/* Filled on open by mr_store_check_rows() (0 for a store being created): */
+	uint32_t n_pages;   /* pages rows; their ids are exactly 0 .. n_pages - 1 */
+	uint32_t n_streams; /* streams rows; chunk rows name only these ids */
 };
+
+/* The schema of version MR_STORE_VERSION (store.c), one statement per object. */
+extern const char mr_store_schema_sql[];
 
 /* Map a SQLite result code to enum mr_err and set a message naming the operation. */
 int mr_store_sqlerr(struct mr_store *s, int rc, const char *what, struct mr_error *err);
 
+/* Connection settings of every store connection: defensive mode (no writes to the schema
+ * through SQL, no untrusted functions or virtual tables from the schema, no triggers and
+ * no views). Returns 0 or MR_EIO. */
+int mr_store_harden(sqlite3 *db);
+
+/* Every object the format names is what the format says: a real table whose definition is
+ * the format's, byte for byte, and nothing shadows the `events` table. MR_ECORRUPT naming
+ * the table otherwise. */
+int mr_store_check_schema(struct mr_store *s, struct mr_error *err);
+
+/* Rows the reader and the summary trust, checked once on open: streams ids, every chunk
+ * row's columns (types, ranges, and agreement with its blob's header), page ids dense
+ * from 0. Sets s->n_pages and s->n_streams. MR_ECORRUPT naming table, row and column. */
+int mr_store_check_rows(struct mr_store *s, struct mr_error *err);
+
+/* Largest chunk id: the events table's rowid is (chunk id << 16 | index in the chunk). */
+#define MR_STORE_MAX_CHUNK_ID ((1LL << 47) - 1)
+#define MR_STORE_MAX_STREAMS (1u << 20)
+
 /* Register the `events` virtual table (vtab.c) on the store's connection. */
 int mr_store_register_vtab(struct mr_store *s);
+
+/* mr_reader_next() that also gives the event's rowid in the events table: stable across
+ * scans and unique per event, (chunk id << 16) | index of the event in its chunk. */
+int mr_reader_next_rowid(struct mr_reader *r, struct mr_event *ev, int64_t *rowid);
 
 #endif

@@ -31,7 +31,7 @@ struct ev_cursor {
 	sqlite3_vtab_cursor base;
 	struct mr_reader *r;
 	struct mr_event ev;
-	sqlite3_int64 rowid;
+	sqlite3_int64 rowid; /* (chunk id << 16) | index in the chunk: the same in every scan */
 	int eof;
 };
 
@@ -46,6 +46,8 @@ static int ev_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 
 	if (rc != SQLITE_OK)
 		return rc;
+	/* Only from top-level SQL, never from a view or trigger a file brings with it. */
+	sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
 	t = sqlite3_malloc(sizeof(*t));
 	if (!t)
 		return SQLITE_NOMEM;
@@ -124,7 +126,8 @@ static int ev_close(sqlite3_vtab_cursor *cur)
 static int ev_next(sqlite3_vtab_cursor *cur)
 {
 	struct ev_cursor *c = (struct ev_cursor *)cur;
-	int rc = mr_reader_next(c->r, &c->ev);
+	int64_t rowid;
+	int rc = mr_reader_next_rowid(c->r, &c->ev, &rowid);
 
 	if (rc == MR_EOF) {
 		c->eof = 1;
@@ -135,19 +138,41 @@ static int ev_next(sqlite3_vtab_cursor *cur)
 		cur->pVtab->zErrMsg = sqlite3_mprintf("%s", mr_reader_error(c->r)->msg);
 		return rc == MR_ECORRUPT ? SQLITE_CORRUPT : SQLITE_ERROR;
 	}
-	c->rowid++;
+	c->rowid = rowid;
 	return SQLITE_OK;
 }
 
+/*
+ * A time bound for the reader from a constraint's value, widened rather than narrowed:
+ * SQLite re-checks every row, so a bound may let extra events through but must never drop
+ * one. Only numbers bound: `time < 'abc'` is true for every event (an integer sorts before
+ * text), so text, blobs and NULL leave the range open. Integers are used as they are (a
+ * double rounds values above 2^53 either way); reals are rounded outwards.
+ */
 static uint64_t bound_arg(sqlite3_value *v, int upper)
 {
-	double d = sqlite3_value_double(v);
+	double d;
+	int64_t i;
 
-	if (d <= 0)
-		return upper ? 1 : 0; /* upper bound below 1 ns: at most time 0 (t_to=0 means none) */
-	if (d >= 9.2e18)
-		return upper ? 0 : (uint64_t)9.2e18;
-	return upper ? (uint64_t)d + 1 : (uint64_t)d; /* widen: SQLite re-checks */
+	switch (sqlite3_value_numeric_type(v)) {
+	case SQLITE_INTEGER:
+		i = sqlite3_value_int64(v);
+		if (i < 0)
+			return upper ? 1 : 0; /* upper below 0: no event; t_to=0 would mean none */
+		if (upper)
+			return i == INT64_MAX ? 0 : (uint64_t)i + 1;
+		return (uint64_t)i;
+	case SQLITE_FLOAT:
+		d = sqlite3_value_double(v);
+		if (!(d == d))
+			return 0; /* NaN compares as NULL: no bound */
+		if (d <= 0)
+			return upper ? 1 : 0;
+		if (d >= 9.2e18)
+			return upper ? 0 : (uint64_t)9.2e18;
+		return upper ? (uint64_t)d + 1 : (uint64_t)d; /* truncation is floor for d > 0 */
+	}
+	return 0; /* no bound */
 }
 
 static int ev_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int argc,
@@ -168,7 +193,6 @@ static int ev_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int 
 	mr_reader_close(c->r);
 	c->r = NULL;
 	c->eof = 0;
-	c->rowid = 0;
 	if (mr_reader_open(t->store, &o, &c->r, &err)) {
 		sqlite3_free(t->base.zErrMsg);
 		t->base.zErrMsg = sqlite3_mprintf("%s", err.msg);

@@ -156,6 +156,7 @@ static int pb_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 	(void)errmsg;
 	if (rc != SQLITE_OK)
 		return rc;
+	sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY); /* the writer's statement only */
 	t = sqlite3_malloc(sizeof(*t));
 	if (!t)
 		return SQLITE_NOMEM;
@@ -558,6 +559,10 @@ int mr_writer_add_page(struct mr_writer *w, const struct mr_page *p)
 		return w->failed;
 	if (p->id == MR_PAGE_NONE || p->type >= MR_PAGE_NR_TYPES)
 		return mr_error_set(&w->err, MR_EINVAL, "page id %u or type %u out of range", p->id, p->type);
+	/* Readers refuse a store whose page ids have holes (replay sizes arrays by them). */
+	if (p->id > w->next_page)
+		return mr_error_set(&w->err, MR_EINVAL, "page id %u skips ids: page ids are dense from 0, and the next new one is %lld",
+				    p->id, (long long)w->next_page);
 	if (w->npb == PAGE_BATCH) {
 		int rc = flush_pages(w);
 
@@ -643,6 +648,10 @@ int mr_writer_append(struct mr_writer *w, uint32_t stream, const struct mr_event
 	ws = &w->streams[stream];
 	if (ev->kind >= MR_EV_NR_KINDS)
 		return mr_error_set(&w->err, MR_EINVAL, "event kind %u is not defined", ev->kind);
+	/* SQLite integers are signed: a later time would be stored negative. */
+	if (ev->time > (uint64_t)INT64_MAX)
+		return mr_error_set(&w->err, MR_ERANGE, "stream %u: event time %llu ns is past the largest a trace holds (2^63-1 ns)",
+				    stream, (unsigned long long)ev->time);
 	if (ev->time < ws->last_time)
 		return mr_error_set(&w->err, MR_EINVAL, "stream %u: event time %llu before previous %llu (events of a stream must be in time order)",
 				    stream, (unsigned long long)ev->time, (unsigned long long)ws->last_time);
@@ -667,6 +676,22 @@ int mr_writer_flush(struct mr_writer *w)
 	return commit(w);
 }
 
+/* journal_mode=DELETE; the pragma answers with the mode it left in place when it could
+ * not change it (another connection has the store open). */
+static int leave_wal(sqlite3 *db)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(db, "PRAGMA journal_mode=DELETE", -1, &st, NULL);
+
+	if (rc != SQLITE_OK)
+		return rc;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		rc = sqlite3_stricmp((const char *)sqlite3_column_text(st, 0), "delete") ? SQLITE_BUSY : SQLITE_OK;
+	sqlite3_finalize(st);
+	return rc;
+}
+
 int mr_writer_finish(struct mr_writer *w)
 {
 	int rc = mr_writer_flush(w);
@@ -678,8 +703,20 @@ int mr_writer_finish(struct mr_writer *w)
 		rc = commit(w);
 	if (rc)
 		return rc;
-	/* Fold the WAL into the main file so the trace is one self-contained file. */
-	sqlite3_wal_checkpoint_v2(w->s->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+	/*
+	 * Fold the WAL into the main file and leave WAL mode: a finished trace is one file
+	 * that any reader can open read-only, also where it cannot create the -shm file WAL
+	 * mode needs (read-only media, another user's directory), and readers leave no -wal
+	 * or -shm beside it. A WAL beside a finished trace is then never its own, and
+	 * mr_store_open() refuses it.
+	 */
+	rc = sqlite3_wal_checkpoint_v2(w->s->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = leave_wal(w->s->db);
+	if (rc != SQLITE_OK)
+		return mr_error_set(&w->err, MR_EBUSY,
+				    "%s: every event is committed, but the trace stays in WAL mode (readable only where its directory is writable) because another process has it open (%s): when it is closed, run sqlite3 %s 'PRAGMA journal_mode=DELETE'",
+				    w->s->path, sqlite3_errmsg(w->s->db), w->s->path);
 	return 0;
 }
 
