@@ -70,7 +70,7 @@ tsv=$OUT/ship/kernel.tsv
 printf 'scenario\tcounter\tplain_min\tplain_median\tplain_max\trec\tmemory_max\texpect\treplay\n' >"$tsv"
 for sc in $(ls "$OUT/runs" | sed -n 's/\.[pr][0-9]*\.b[0-9]*\.stat$//p' | sort -u); do
 	# replay every recorded run
-	for f in "$OUT/runs/$sc".r*.b*.b64; do
+	for f in "$OUT/runs/$sc".r*.b*.b64 "$OUT/runs/$sc".q*.b*.b64; do
 		[ -e "$f" ] || continue
 		run=$(basename "$f" .b64)
 		db=$OUT/$run.db
@@ -121,3 +121,17 @@ for sc in $(ls "$OUT/runs" | sed -n 's/\.[pr][0-9]*\.b[0-9]*\.stat$//p' | sort -
 	done
 done
 echo "(ok: replay within +-5 % of the recorded kernel; yes*: inside the unrecorded runs' range, which is wider than +-5 %)"
+
+# runs recorded the second way (RECOPTS_B, labels LABEL.qN), beside the first
+for sc in $(ls "$OUT/runs" | sed -n 's/\.q[0-9]*\.b[0-9]*\.stat$//p' | sort -u); do
+	echo "== $sc recorded with RECOPTS_B: kernel and replay, medians"
+	printf '%-26s %10s %10s %10s %10s %10s\n' counter plain rec rec_b replay replay_b
+	for c in $COUNTERS; do
+		pm=$(for f in "$OUT/runs/$sc".p*.stat; do [ -e "$f" ] || continue; value "$f" "$c"; done | median)
+		rm_=$(for f in "$OUT/runs/$sc".r*.stat; do [ -e "$f" ] || continue; value "$f" "$c"; done | median)
+		qm=$(for f in "$OUT/runs/$sc".q*.stat; do [ -e "$f" ] || continue; value "$f" "$c"; done | median)
+		rr=$(for f in "$OUT/$sc".r*.results.db; do [ -e "$f" ] || continue; replayed "$f" "$c"; done | median)
+		qr=$(for f in "$OUT/$sc".q*.results.db; do [ -e "$f" ] || continue; replayed "$f" "$c"; done | median)
+		printf '%-26s %10s %10s %10s %10s %10s\n' "$c" "$pm" "$rm_" "$qm" "$rr" "$qr"
+	done
+done

@@ -16,6 +16,8 @@
 #   RUNS       plain (unrecorded) runs per scenario (default 3)
 #   RECRUNS    recorded runs per scenario (default 1)
 #   RECOPTS    extra `memreplay record` options (default none: the default recording)
+#   RECRUNS_B  runs recorded with RECOPTS_B instead (default 0; labels LABEL.qN), to set
+#              two ways of recording side by side in one boot
 #   POLICY     the replay policy (default mglru:kernel=6.12.95, the guest's kernel)
 #   KLAB_OUT   an earlier kernel-lab output folder to use instead of booting the guest
 #   KERNEL_LAB the kernel-lab folder (default: shared/kernel-lab beside the repository)
@@ -33,6 +35,8 @@ SCENARIOS=${SCENARIOS:-$DEF}
 RUNS=${RUNS:-3}
 RECRUNS=${RECRUNS:-1}
 RECOPTS=${RECOPTS:-}
+RECRUNS_B=${RECRUNS_B:-0}
+RECOPTS_B=${RECOPTS_B:-}
 POLICY=${POLICY:-mglru:kernel=6.12.95}
 KERNEL_LAB=${KERNEL_LAB:-$ROOT/../shared/kernel-lab}
 BOOTS=${BOOTS:-1}
@@ -52,14 +56,16 @@ done
 gcc -O2 -static -o "$extra/wl_mix" traces/wl_mix.c
 cp scripts/kernel-lab/loop-hook.sh "$extra/hook.sh"
 printf '%s\n' "$RECOPTS" >"$extra/recopts"
+printf '%s\n' "$RECOPTS_B" >"$extra/recopts-b"
 {
 	for sc in $SCENARIOS; do
 		IFS=: read -r label mmax prog args <<<"$sc"
 		# interleaved, so that a drift of the guest over the boot hits both alike
-		r=0 p=0
-		while [ $p -lt "$RUNS" ] || [ $r -lt "$RECRUNS" ]; do
+		r=0 p=0 q=0
+		while [ $p -lt "$RUNS" ] || [ $r -lt "$RECRUNS" ] || [ $q -lt "$RECRUNS_B" ]; do
 			[ $p -lt "$RUNS" ] && { echo "$label.p$p $mmax plain $prog ${args//,/ }"; p=$((p + 1)); }
 			[ $r -lt "$RECRUNS" ] && { echo "$label.r$r $mmax rec $prog ${args//,/ }"; r=$((r + 1)); }
+			[ $q -lt "$RECRUNS_B" ] && { echo "$label.q$q $mmax recb $prog ${args//,/ }"; q=$((q + 1)); }
 		done
 	done
 } >"$extra/plan"

@@ -4,8 +4,10 @@
 # scripts/kernel-loop.sh: every line of /extra/plan is one run of a workload in a fresh
 # memory cgroup, either alone ("plain") or under `memreplay record` ("rec"):
 #
-#   LABEL MEMORY_MAX plain|rec PROGRAM ARGS...
+#   LABEL MEMORY_MAX plain|rec|recb PROGRAM ARGS...
 #
+# ("recb": recorded with the options of /extra/recopts-b instead of /extra/recopts, for
+# comparing two ways of recording in one boot.)
 # PROGRAM is looked up in /extra (the loop's static workloads) and then /bin (kernel-lab's
 # memwalk). Per run it prints the sections memory.stat:LABEL, vmstat_delta:LABEL and
 # memory.events:LABEL, and for "rec" the recorder's summary (record:LABEL) and the trace
@@ -15,11 +17,13 @@
 P=/extra/plan
 MR="/extra/lib/ld-linux-x86-64.so.2 --library-path /extra/lib /extra/memreplay"
 RECOPTS=$(cat /extra/recopts 2>/dev/null)
+RECOPTS_B=$(cat /extra/recopts-b 2>/dev/null)
 VMSTAT_RE='^(pgfault|pgmajfault|pswpin|pswpout|pgscan_|pgsteal_|pgrefill|pgdeactivate|pgactivate|pgrotated|workingset_|pgpgin|pgpgout)'
 
 [ -f "$P" ] || { echo "no $P"; exit 1; }
 echo "lru_gen_enabled=$(cat /sys/kernel/mm/lru_gen/enabled)"
 echo "recopts=$RECOPTS"
+echo "recopts_b=$RECOPTS_B"
 while read -r label mmax how prog args; do
 	case "$label" in ''|'#'*) continue ;; esac
 	if [ -x "/extra/$prog" ]; then prog=/extra/$prog; else prog=/bin/$prog; fi
@@ -39,10 +43,12 @@ while read -r label mmax how prog args; do
 		/bin/sh -c 'echo $$ > '"$cg"'/cgroup.procs; exec "$@"' sh $prog $args >/dev/null 2>&1
 		echo "exit_code=$?"
 		;;
-	rec)
+	rec | recb)
 		rm -f /tmp/t.db
+		opts=$RECOPTS
+		[ "$how" = recb ] && opts=$RECOPTS_B
 		# shellcheck disable=SC2086
-		$MR record -o /tmp/t.db $RECOPTS -- /bin/sh -c \
+		$MR record -o /tmp/t.db $opts -- /bin/sh -c \
 			'echo $$ > '"$cg"'/cgroup.procs; exec "$@"' sh $prog $args \
 			>/tmp/rec.out 2>&1
 		echo "exit_code=$?"
@@ -60,7 +66,7 @@ while read -r label mmax how prog args; do
 	echo "=== BEGIN memory.events:$label ==="
 	cat "$cg/memory.events"
 	echo "=== END memory.events:$label ==="
-	if [ "$how" = rec ]; then
+	if [ "$how" != plain ]; then
 		echo "=== BEGIN record:$label ==="
 		cat /tmp/rec.out
 		echo "=== END record:$label ==="
