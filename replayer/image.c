@@ -211,8 +211,9 @@ static int page_row(const struct mr_page *p, void *arg)
 	int rc;
 
 	if (p->id >= t->nr_pages)
-		return mr_error_set(l->err, MR_ECORRUPT, "%s: page id %u beyond the pages table", t->path,
-				    p->id);
+		return mr_error_set(l->err, MR_ECORRUPT,
+				    "%s: page id %u, but the pages table has %u rows: page ids must be dense (0 to %u); the trace is damaged, record or generate it again",
+				    t->path, p->id, t->nr_pages, t->nr_pages ? t->nr_pages - 1 : 0);
 	if (node > 255)
 		return mr_error_set(l->err, MR_ECORRUPT, "%s: page %u is on node %u (at most 256 nodes are modelled)",
 				    t->path, p->id, node);
@@ -652,12 +653,18 @@ static int load_all(struct load *l)
 	if (rc)
 		return rc;
 
-	/* pages, in one pass: owners and cgroups as the store names them, remapped below */
-	rc = max_id(l, "SELECT max(id) + 1 FROM pages", &mx);
+	/*
+	 * pages, in one pass: owners and cgroups as the store names them, remapped below.
+	 * Every per-page array of every machine is sized from this count, so it is the
+	 * number of rows, never the largest id: one row with id 10^9 would otherwise cost
+	 * each machine tens of gigabytes. Ids are dense (0 .. rows - 1); page_row() refuses
+	 * any id at or beyond the count.
+	 */
+	rc = max_id(l, "SELECT count(*) FROM pages", &mx);
 	if (rc)
 		return rc;
 	if (mx >= MR_PAGE_NONE)
-		return mr_error_set(l->err, MR_ECORRUPT, "%s: page ids exceed 32 bits", t->path);
+		return mr_error_set(l->err, MR_ECORRUPT, "%s: more than 2^32 - 1 page rows", t->path);
 	t->nr_pages = (uint32_t)mx;
 	t->pages = mr_big_alloc((size_t)t->nr_pages * sizeof(*t->pages));
 	if (!t->pages)
