@@ -635,6 +635,11 @@ static int load_all(struct load *l)
 	rc = mr_store_summarize(l->s, &sum, l->err);
 	if (rc)
 		return rc;
+	if (sum.n_chunks && (sum.t_first > RP_TIME_MAX || sum.t_last > RP_TIME_MAX))
+		return mr_error_set(l->err, MR_ECORRUPT,
+				    "%s: a chunk row's time range ends at %llu ns, beyond 2^63 - 1 ns (292 years): the chunk table is damaged; record or generate the trace again",
+				    t->path,
+				    (unsigned long long)(sum.t_last > RP_TIME_MAX ? sum.t_last : sum.t_first));
 	t->n_events = sum.n_events;
 	t->n_chunks = sum.n_chunks;
 	t->t_first = sum.t_first;

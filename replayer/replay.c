@@ -408,6 +408,17 @@ static int fill_batch(struct rp_source *src, struct rp_nextuse *nu, uint32_t nr_
 		b->n = 0;
 		return rc;
 	}
+	/* one pass over a batch still in cache: a time past RP_TIME_MAX would reach the
+	 * machines' "nothing pending" value (rp_int.h) */
+	for (size_t i = 0; i < b->n; i++) {
+		if (b->ev[i].time > RP_TIME_MAX) {
+			rc = mr_error_set(err, MR_ECORRUPT,
+					  "an event (kind %u, page %u) is at %llu ns, beyond 2^63 - 1 ns (292 years): the trace's chunks are damaged; record or generate it again",
+					  b->ev[i].kind, b->ev[i].page, (unsigned long long)b->ev[i].time);
+			b->n = 0;
+			return rc;
+		}
+	}
 	if (nu && b->n) {
 		size_t refs = 0;
 

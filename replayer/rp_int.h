@@ -37,6 +37,15 @@
 #define RP_PAGE_EXEC 0x04u  /* page row exec = 1 */
 #define RP_PAGE_VALID 0x08u /* a page row exists for this id */
 
+/*
+ * The latest time (ns) a trace event, a chunk row or a script command may carry. The
+ * engine's "nothing pending" is UINT64_MAX (machine.c's next_sample, next_snap when
+ * saturated); keeping real times at or below 2^63 - 1 (what SQLite's INTEGER holds, and
+ * 292 years) means no real time can equal it, so process_due() always ends. Anything
+ * later is refused as damage, never clamped.
+ */
+#define RP_TIME_MAX ((uint64_t)INT64_MAX)
+
 /* One page row, as the machines need it: 16 bytes, shared read-only. */
 struct rp_page {
 	uint64_t key;   /* anon/shmem: virtual page number; file: page index in the file */

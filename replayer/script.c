@@ -129,6 +129,10 @@ int rp_script_parse_text(const char *text, const char *name, struct rp_script *s
 			rp_script_free(s);
 			return mr_error_set(err, MR_EINVAL, "%s:%u: '%s' is not a time or @MARKER_ID: %s",
 					    name, line, when, why.msg);
+		} else if (proto.time > RP_TIME_MAX) {
+			rp_script_free(s);
+			return mr_error_set(err, MR_ERANGE, "%s:%u: time '%s' is beyond 2^63 - 1 ns (292 years), the latest a trace can reach",
+					    name, line, when);
 		}
 		for (one = strtok_r(rest, ";,", &save); one; one = strtok_r(NULL, ";,", &save)) {
 			struct rp_script_cmd *cmd;

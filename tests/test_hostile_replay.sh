@@ -109,5 +109,23 @@ if want $CASE; then
 	refuse "page ids must be dense" 60 "$T/p.db" -- "$MR" replay "$T/p.db" --policy lru --memory 8 -q
 fi
 
+# 3: a time of 2^64 - 1 ns, in a chunk row or in an event, must not equal "nothing
+# pending" and loop for ever.
+CASE=time_max
+if want $CASE; then
+	cp "$T/a.db" "$T/t.db"
+	"$TOOL" sql "$T/t.db" "UPDATE chunks SET t_last = -1" || bad "edit"
+	refuse "beyond 2^63 - 1 ns" 20 "$T/t.db" -- "$MR" replay "$T/t.db" --policy lru --memory 8 -q
+	"$TOOL" maxtime "$T/m.db" || bad "maxtime"
+	refuse "beyond 2^63 - 1 ns" 20 "$T/m.db" -- "$MR" replay "$T/m.db" --policy mglru --memory 2 -q
+	printf '9223372036854775808 + 0 0 1\n' >"$T/late.txt"
+	refuse "beyond 2^63 - 1 ns" 20 "$T/a.db $T/late.txt" -- \
+		"$MR" replay "$T/a.db" --policy mglru --memory 8 -q --script "$T/late.txt"
+	# the chunk row says the trace ends at 3 us; the event still says 2^64 - 1
+	"$TOOL" sql "$T/m.db" "UPDATE chunks SET t_last = 3000" || bad "edit"
+	run 20 "$MR" replay "$T/m.db" --policy mglru --memory 2 -q
+	sane replay m.db && { [ "$RC" = 0 ] || [ "$RC" = 1 ]; } && ok || bad "event at 2^64 - 1 ns: exit $RC"
+fi
+
 echo "test_hostile_replay: $pass passed, $fail failed"
 [ "$fail" = 0 ]
