@@ -488,6 +488,8 @@ int cmd_replay(int argc, char **argv)
 		mr_replay_destroy(r);
 		return cli_fail("replay", &err);
 	}
+	if (mr_replay_series_note(r))
+		fprintf(stderr, "memreplay replay: warning: %s\n", mr_replay_series_note(r));
 	warn_coarse(r);
 	if (!quiet && mr_replay_nextuse_note(r))
 		fprintf(stderr, "memreplay replay: %s\n", mr_replay_nextuse_note(r));

@@ -246,6 +246,13 @@ const char *mr_replay_coarse_note(const struct mr_replay *r, size_t run);
  * Owned by r. Not part of the results: they do not depend on the cache.
  */
 const char *mr_replay_nextuse_note(const struct mr_replay *r);
+/*
+ * After mr_replay_run(): when script commands run long after the trace's end and the
+ * time series (room for about the trace's span / interval samples) filled up before
+ * the last of them, sampling stopped there; this says at which time and how to get
+ * samples up to the end (a larger --interval). NULL otherwise. Owned by r.
+ */
+const char *mr_replay_series_note(const struct mr_replay *r);
 
 /* Is a policy of that name registered (built in or from a plugin)? */
 int mr_replay_policy_exists(const char *name);

@@ -35,6 +35,7 @@ struct mr_replay {
 	char tmpdir[1024];
 	char nu_cache[1024];      /* "" = no next-use cache */
 	char nu_note[2000];       /* mr_replay_nextuse_note() */
+	char series_note[400];    /* mr_replay_series_note() */
 	char memory_spec[512];
 	uint64_t memory_pages, swap_pages, wb_delay, interval, snap_every;
 	int threads, record_timing, reclaim;
@@ -141,6 +142,34 @@ static int load_script(struct mr_replay *r, const struct mr_replay_opts *o, stru
 	if (!rc)
 		r->has_script = 1;
 	return rc;
+}
+
+/*
+ * Snapshots (--snapshot-every) go on at their interval until the last timed script
+ * command when it comes after the trace (rp_machine_finish()), each one kept, so a
+ * command far beyond the end would take millions of them. Refuse that as
+ * --snapshot-every is refused over the trace itself. (Samples stop when their series
+ * is full instead: rp_machine_series_cut(), mr_replay_series_note().)
+ */
+static int check_script_span(const struct mr_replay *r, struct mr_error *err)
+{
+	const struct rp_script_cmd *last;
+	uint64_t span;
+
+	if (!r->has_script || !r->script.n_timed || !r->snap_every)
+		return 0;
+	last = &r->script.cmds[r->script.n_timed - 1];
+	if (last->time <= r->t->t_last)
+		return 0;
+	span = last->time - (r->t->t_first < last->time ? r->t->t_first : last->time);
+	if (span / r->snap_every > RP_MAX_SAMPLES)
+		return mr_error_set(err, MR_ERANGE,
+				    "%s:%u: a command at %llu ns, %llu ns after the trace ends: snapshots every %llu ns (--snapshot-every) go on until then, %llu of them; at most %u are kept: give a larger --snapshot-every or an earlier time",
+				    r->script_name, last->line, (unsigned long long)last->time,
+				    (unsigned long long)(last->time - r->t->t_last),
+				    (unsigned long long)r->snap_every,
+				    (unsigned long long)(span / r->snap_every), RP_MAX_SAMPLES);
+	return 0;
 }
 
 /* Parse one spec: the registry's message for unknown names and parameters. */
@@ -261,6 +290,17 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 		r->memcg_limit[mi] = o->limits[i].pages;
 	}
 
+	if (r->wb_delay != MR_WRITEBACK_SYNC && r->wb_delay > RP_TIME_MAX) {
+		rc = mr_error_set(err, MR_ERANGE, "--writeback-delay %llu ns is beyond 2^63 - 1 ns (292 years): give a shorter delay",
+				  (unsigned long long)r->wb_delay);
+		goto fail;
+	}
+	if (o->script || o->script_text) {
+		rc = load_script(r, o, err);
+		if (rc)
+			goto fail;
+	}
+
 	/* time series step */
 	span = r->t->t_last > r->t->t_first ? r->t->t_last - r->t->t_first : 0;
 	r->interval = o->interval_ns ? o->interval_ns : span / 100;
@@ -277,12 +317,9 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 				  (unsigned long long)r->snap_every, (unsigned long long)span);
 		goto fail;
 	}
-
-	if (o->script || o->script_text) {
-		rc = load_script(r, o, err);
-		if (rc)
-			goto fail;
-	}
+	rc = check_script_span(r, err);
+	if (rc)
+		goto fail;
 
 	r->mach = calloc(o->npolicies, sizeof(*r->mach));
 	r->res = calloc(o->npolicies, sizeof(*r->res));
@@ -500,6 +537,11 @@ const char *mr_replay_nextuse_note(const struct mr_replay *r)
 	return *r->nu_note ? r->nu_note : NULL;
 }
 
+const char *mr_replay_series_note(const struct mr_replay *r)
+{
+	return *r->series_note ? r->series_note : NULL;
+}
+
 int mr_replay_run(struct mr_replay *r, struct mr_error *err)
 {
 	struct rp_nextuse *nu = NULL;
@@ -641,6 +683,15 @@ int mr_replay_run(struct mr_replay *r, struct mr_error *err)
 	}
 	for (size_t i = 0; !rc && i < r->nruns; i++)
 		rc = rp_machine_result(r->mach[i], &r->res[i], err);
+	/* every machine samples on the same clock: the first one's cut is every one's */
+	if (!rc && r->nruns && rp_machine_series_cut(r->mach[0]) && r->has_script &&
+	    r->script.n_timed)
+		snprintf(r->series_note, sizeof(r->series_note),
+			 "the time series stops at %llu ns: the script's last command is at %llu ns, %llu ns after the trace ends, and samples every %llu ns up to it are more than the series keeps (about the trace's span / --interval); give a larger --interval to sample up to it",
+			 (unsigned long long)rp_machine_series_cut(r->mach[0]),
+			 (unsigned long long)r->script.cmds[r->script.n_timed - 1].time,
+			 (unsigned long long)(r->script.cmds[r->script.n_timed - 1].time - r->t->t_last),
+			 (unsigned long long)r->interval);
 	for (size_t i = 0; !rc && i < r->nruns; i++)
 		coarse_check(r, i);
 out_free:

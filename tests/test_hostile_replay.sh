@@ -118,6 +118,8 @@ if want $CASE; then
 	refuse "beyond 2^63 - 1 ns" 20 "$T/t.db" -- "$MR" replay "$T/t.db" --policy lru --memory 8 -q
 	"$TOOL" maxtime "$T/m.db" || bad "maxtime"
 	refuse "beyond 2^63 - 1 ns" 20 "$T/m.db" -- "$MR" replay "$T/m.db" --policy mglru --memory 2 -q
+	refuse "beyond 2^63 - 1 ns" 20 "$T/a.db" -- \
+		"$MR" replay "$T/a.db" --policy mglru --memory 8 -q --writeback-delay 10000000000000000000
 	printf '9223372036854775808 + 0 0 1\n' >"$T/late.txt"
 	refuse "beyond 2^63 - 1 ns" 20 "$T/a.db $T/late.txt" -- \
 		"$MR" replay "$T/a.db" --policy mglru --memory 8 -q --script "$T/late.txt"
@@ -125,6 +127,27 @@ if want $CASE; then
 	"$TOOL" sql "$T/m.db" "UPDATE chunks SET t_last = 3000" || bad "edit"
 	run 20 "$MR" replay "$T/m.db" --policy mglru --memory 2 -q
 	sane replay m.db && { [ "$RC" = 0 ] || [ "$RC" = 1 ]; } && ok || bad "event at 2^64 - 1 ns: exit $RC"
+fi
+
+# 4: a script command far after the trace: samples every interval until then, with no
+# room left for them. Sampling stops where the series is full, and says so; snapshots,
+# all of which would be kept, are refused.
+CASE=script_far
+if want $CASE; then
+	printf '1000000000000000 + 0 0 1\n' >"$T/far.txt"
+	before=$(sums "$T/a.db" "$T/far.txt")
+	run 20 "$MR" replay "$T/a.db" --policy mglru --memory 8 -q --script "$T/far.txt" -o "$T/far.db"
+	n=$("$TOOL" rows "$T/far.db" "SELECT count(DISTINCT t_ns) FROM timeseries" 2>/dev/null)
+	if sane replay far.txt && [ "$RC" = 0 ] && grep -qF "the time series stops at" <<<"$OUT" &&
+		[ "${n:-0}" -ge 100 ] && [ "${n:-0}" -le 110 ] && [ "$before" = "$(sums "$T/a.db" "$T/far.txt")" ]; then
+		ok
+	else
+		bad "script at 10^15 ns: exit $RC, $n samples"
+		sed 's/^/    /' <<<"$OUT" | head -5
+	fi
+	refuse "snapshots every" 20 "$T/a.db $T/far.txt" -- \
+		"$MR" replay "$T/a.db" --policy mglru --memory 8 -q --script "$T/far.txt" \
+		--interval 1s --snapshot-every 1us
 fi
 
 echo "test_hostile_replay: $pass passed, $fail failed"
