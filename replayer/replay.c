@@ -11,6 +11,7 @@
  * thread count, so results do not depend on it. threads = 0 runs everything on the
  * caller's thread.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,11 +100,12 @@ static void hash_hex(const void *data, size_t n, char *out)
 static int load_script(struct mr_replay *r, const struct mr_replay_opts *o, struct mr_error *err)
 {
 	char *text = NULL;
+	size_t n = 0;
 	int rc;
 
 	if (o->script) {
 		FILE *f = fopen(o->script, "r");
-		size_t n = 0, cap = 0;
+		size_t cap = 0;
 
 		if (!f)
 			return mr_error_set(err, MR_ENOENT, "cannot open script %s", o->script);
@@ -127,6 +129,14 @@ static int load_script(struct mr_replay *r, const struct mr_replay_opts *o, stru
 			if (!got)
 				break;
 		}
+		if (ferror(f)) {
+			/* a directory opens but does not read: not an empty script */
+			rc = mr_error_set(err, MR_EIO, "cannot read script %s: %s", o->script,
+					  strerror(errno));
+			fclose(f);
+			free(text);
+			return rc;
+		}
 		fclose(f);
 		text[n] = 0;
 		snprintf(r->script_name, sizeof(r->script_name), "%s", o->script);
@@ -134,10 +144,11 @@ static int load_script(struct mr_replay *r, const struct mr_replay_opts *o, stru
 		text = strdup(o->script_text);
 		if (!text)
 			return mr_error_set(err, MR_ENOMEM, "out of memory");
+		n = strlen(text);
 		snprintf(r->script_name, sizeof(r->script_name), "(inline)");
 	}
-	hash_hex(text, strlen(text), r->script_sha);
-	rc = rp_script_parse_text(text, r->script_name, &r->script, err);
+	hash_hex(text, n, r->script_sha);
+	rc = rp_script_parse(text, n, r->script_name, &r->script, err);
 	free(text);
 	if (!rc)
 		r->has_script = 1;

@@ -220,8 +220,14 @@ struct rp_script {
 	struct rp_script_cmd *cmds; /* time commands sorted by time (stable), then marker ones */
 	size_t n, n_timed;
 };
+/* Parse a NUL-terminated script; name (a path or "(inline)") prefixes the messages.
+ * MR_EINVAL / MR_ERANGE name the line and what is wrong. */
 int rp_script_parse_text(const char *text, const char *name, struct rp_script *s,
 			 struct mr_error *err);
+/* The same over len bytes of a file's contents: refuses a NUL byte (MR_EINVAL, naming
+ * its offset) instead of ignoring what follows it. */
+int rp_script_parse(const char *text, size_t len, const char *name, struct rp_script *s,
+		    struct mr_error *err);
 void rp_script_free(struct rp_script *s);
 
 /* sha256.c */

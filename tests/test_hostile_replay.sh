@@ -150,5 +150,24 @@ if want $CASE; then
 		--interval 1s --snapshot-every 1us
 fi
 
+# 13: numbers that do not fit, and a script with a NUL byte.
+CASE=overflow
+if want $CASE; then
+	refuse "too large" 20 "$T/a.db" -- "$MR" replay "$T/a.db" --policy lru --memory 18446744073709551615 -q
+	refuse "too large" 20 "$T/a.db" -- "$MR" replay "$T/a.db" --policy lru --memory 8 --swap 18446744073709551615p -q
+	printf '1000 + 0 0 99999999999999999999\n' >"$T/gen.txt"
+	refuse "generation 99999999999999999999" 20 "$T/a.db $T/gen.txt" -- \
+		"$MR" replay "$T/a.db" --policy mglru --memory 8 -q --script "$T/gen.txt"
+	printf '1000 - 4294967296 0 1\n' >"$T/memcg.txt"
+	refuse "memcg id 4294967296" 20 "$T/a.db $T/memcg.txt" -- \
+		"$MR" replay "$T/a.db" --policy mglru --memory 8 -q --script "$T/memcg.txt"
+	mkdir -p "$T/scriptdir"
+	refuse "cannot read script" 20 "$T/a.db" -- \
+		"$MR" replay "$T/a.db" --policy mglru --memory 8 -q --script "$T/scriptdir"
+	printf '1000 + 0 0 1\n\0002000 - 0 0 1\n' >"$T/nul.txt"
+	refuse "NUL byte at offset 13" 20 "$T/a.db $T/nul.txt" -- \
+		"$MR" replay "$T/a.db" --policy mglru --memory 8 -q --script "$T/nul.txt"
+fi
+
 echo "test_hostile_replay: $pass passed, $fail failed"
 [ "$fail" = 0 ]
