@@ -150,6 +150,16 @@ if want $CASE; then
 		--interval 1s --snapshot-every 1us
 fi
 
+# 11: one chunk row naming stream 1048575: per-stream state for a million streams.
+CASE=streams
+if want $CASE; then
+	cp "$T/a.db" "$T/s.db"
+	"$TOOL" sql "$T/s.db" "UPDATE chunks SET stream = 1048575" || bad "edit"
+	refuse "stream 1048575" 20 "$T/s.db" -- "$MR" replay "$T/s.db" --policy lru --memory 8 -q
+	"$TOOL" sql "$T/s.db" "UPDATE chunks SET stream = -1" || bad "edit"
+	refuse "stream -1" 20 "$T/s.db" -- "$MR" replay "$T/s.db" --policy lru --memory 8 -q
+fi
+
 # 13: numbers that do not fit, and a script with a NUL byte.
 CASE=overflow
 if want $CASE; then
