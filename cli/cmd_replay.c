@@ -467,6 +467,7 @@ int cmd_replay(int argc, char **argv)
 	o.limits = limits;
 	o.nlimits = nlim;
 	o.memory_spec = memspec;
+	o.output = out;
 	if (!o.tmpdir)
 		o.tmpdir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 	if (!nu_cache)

@@ -55,6 +55,7 @@ struct mr_replay {
 	struct mr_run_result *res;
 	int ran;
 	int threads_used;
+	struct mr_results_claim *claim; /* opts.output, held until destroy */
 };
 
 size_t mr_replay_nruns(const struct mr_replay *r)
@@ -81,6 +82,7 @@ void mr_replay_destroy(struct mr_replay *r)
 	free(r->memcg_paths);
 	rp_script_free(&r->script);
 	rp_image_free(r->t);
+	mr_results_release(r->claim);
 	free(r);
 }
 
@@ -265,6 +267,12 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 	r->record_timing = o->record_timing;
 	r->progress = o->progress;
 	r->progress_arg = o->progress_arg;
+	if (o->output) {
+		/* first: a replay whose results could not be written should not run */
+		rc = mr_results_claim(o->output, &r->claim, err);
+		if (rc)
+			goto fail;
+	}
 
 	rc = rp_image_load(o->trace, &r->t, err);
 	if (rc)
@@ -851,7 +859,12 @@ int mr_replay_write_results(const struct mr_replay *r, const char *path, struct 
 		};
 	in.notes = notes;
 	in.memcgs = memcgs;
-	rc = mr_results_write(path, &in, r->res, r->nruns, err);
+	if (r->claim && (!path || !strcmp(path, mr_results_claim_path(r->claim))))
+		rc = mr_results_write_claimed(r->claim, &in, r->res, r->nruns, err);
+	else if (path)
+		rc = mr_results_write(path, &in, r->res, r->nruns, err);
+	else
+		rc = mr_error_set(err, MR_EINVAL, "no results path given");
 	free(notes);
 	free(memcgs);
 	return rc;

@@ -150,6 +150,55 @@ if want $CASE; then
 		--interval 1s --snapshot-every 1us
 fi
 
+# 6: two replays writing one results file at once (each takes far longer than starting
+# both does, so they overlap): one writes and says so, the other fails saying why; the
+# file holds exactly the one that succeeded. Never both "results in c.db".
+CASE=output_race
+if want $CASE; then
+	lost=0
+	for round in 1 2 3 4; do
+		rm -f "$T/c.db"
+		"$MR" replay "$T/z.db" --policy lru --memory 100 -q --no-timing -o "$T/c.db" \
+			>"$T/o1" 2>&1 &
+		p1=$!
+		"$MR" replay "$T/z.db" --policy mglru --memory 100 -q --no-timing -o "$T/c.db" \
+			>"$T/o2" 2>&1 &
+		p2=$!
+		wait $p1
+		r1=$?
+		wait $p2
+		r2=$?
+		runs=$("$TOOL" rows "$T/c.db" "SELECT policy FROM runs" 2>/dev/null | tr '\n' ' ')
+		if [ "$r1" = 0 ] && [ "$r2" = 0 ]; then
+			why="both exit 0, the file holds '$runs'"
+		elif [ "$r1" = 0 ] && [ "$r2" = 1 ] && [ "$runs" = "lru " ] &&
+			grep -q "being written by another" "$T/o2" && grep -q "results in" "$T/o1"; then
+			why=
+		elif [ "$r2" = 0 ] && [ "$r1" = 1 ] && [ "$runs" = "mglru " ] &&
+			grep -q "being written by another" "$T/o1" && grep -q "results in" "$T/o2"; then
+			why=
+		else
+			why="exit $r1 / $r2, the file holds '$runs'"
+		fi
+		if [ -n "$why" ]; then
+			lost=1
+			echo "round $round: $why"
+			sed 's/^/    lru: /' "$T/o1" | grep -v "^    lru: policy\|^    lru: lru " | head -3
+			sed 's/^/    mglru: /' "$T/o2" | grep -v "^    mglru: policy\|^    mglru: mglru " | head -3
+		fi
+		ls "$T" | grep -q "^c\.db." && { lost=1; echo "round $round: files left: $(ls "$T" | grep "^c\.db.")"; }
+	done
+	[ $lost = 0 ] && ok || bad "two replays writing one -o at once"
+fi
+
+# 9: -o naming a dangling symbolic link: refused, its target not created (gen: under 7).
+CASE=output_symlink
+if want $CASE; then
+	ln -s "$T/target-r.db" "$T/link-r.db"
+	refuse "symbolic link" 20 "$T/a.db" -- "$MR" replay "$T/a.db" --policy lru --memory 8 -q -o "$T/link-r.db"
+	[ -e "$T/target-r.db" ] && bad "replay -o created the link's target" || ok
+fi
+
 # 11: one chunk row naming stream 1048575: per-stream state for a million streams.
 CASE=streams
 if want $CASE; then
