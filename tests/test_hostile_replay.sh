@@ -191,6 +191,19 @@ if want $CASE; then
 	[ $lost = 0 ] && ok || bad "two replays writing one -o at once"
 fi
 
+# 7: gen -o over an existing file (a recorded trace) without --force; 9: through a
+# dangling symbolic link.
+CASE=gen_overwrite
+if want $CASE; then
+	cp "$T/a.db" "$T/rec.db"
+	refuse "already exists" 20 "$T/rec.db" -- "$MR" gen loop -o "$T/rec.db" --size 64K
+	run 20 "$MR" gen loop -o "$T/rec.db" --size 64K --force
+	sane gen --force && [ "$RC" = 0 ] && ok || bad "gen --force: exit $RC"
+	ln -s "$T/target-g.db" "$T/link-g.db"
+	refuse "symbolic link" 20 "" -- "$MR" gen loop -o "$T/link-g.db" --size 64K --force
+	[ -e "$T/target-g.db" ] && bad "gen -o created the link's target" || ok
+fi
+
 # 9: -o naming a dangling symbolic link: refused, its target not created (gen: under 7).
 CASE=output_symlink
 if want $CASE; then
