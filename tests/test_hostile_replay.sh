@@ -212,6 +212,14 @@ if want $CASE; then
 	[ -e "$T/target-r.db" ] && bad "replay -o created the link's target" || ok
 fi
 
+# 9: record -o through a dangling symbolic link, refused before anything is recorded.
+CASE=record_symlink
+if want $CASE; then
+	ln -s "$T/target-c.db" "$T/link-c.db"
+	refuse "symbolic link" 20 "" -- "$MR" record -o "$T/link-c.db" -- true
+	[ -e "$T/target-c.db" ] && bad "record -o created the link's target" || ok
+fi
+
 # 11: one chunk row naming stream 1048575: per-stream state for a million streams.
 CASE=streams
 if want $CASE; then
