@@ -538,9 +538,10 @@ static void nextuse_note(struct mr_replay *r, const struct rp_nextuse_info *in, 
 	case RP_NU_BUILT:
 	case RP_NU_REBUILT:
 		snprintf(r->nu_note, sizeof(r->nu_note),
-			 "next-use times computed in %.1f s and kept in %s (%.1f MiB) for later replays of this trace%s",
+			 "next-use times computed in %.1f s and kept in %s (%.1f MiB) for later replays of this trace%s%s",
 			 secs, in->path, (double)in->bytes / 1048576.0,
-			 in->cache == RP_NU_REBUILT ? "; the file there before was another build's or damaged" : "");
+			 in->cache != RP_NU_REBUILT ? "" : *in->why ? "; " : "; the file there before was another build's or damaged",
+			 in->cache == RP_NU_REBUILT ? in->why : "");
 		break;
 	default:
 		if (*r->nu_cache)

@@ -194,7 +194,8 @@ struct rp_nextuse_info {
 	int cache;         /* enum rp_nextuse_cache */
 	char path[1200];   /* the cache file (HIT, BUILT, REBUILT) */
 	uint64_t bytes;    /* its size when BUILT or REBUILT */
-	char why[600];     /* UNCACHED with a cache directory: why it was not used */
+	char why[600];     /* UNCACHED with a cache directory: why it was not used;
+			    * REBUILT: why the file there was not (empty: damaged) */
 };
 int rp_nextuse_build(const char *trace_path, uint32_t nr_pages, const char *identity,
 		     const char *cache_dir, const char *tmpdir, struct rp_nextuse **out,

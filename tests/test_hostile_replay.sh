@@ -93,7 +93,7 @@ misses() {
 	shift 2
 	run 60 "$MR" replay "$trace" --policy "$pol" --memory 64 --csv --no-timing "$@"
 	sane replay "$trace" "$@" || return 1
-	MISSES=$(awk -F, 'NR == 2 { print $6 }' <<<"$OUT")
+	MISSES=$(awk -F, '/^"/ { print $6 }' <<<"$OUT") # the one CSV row, after any note
 	[ "$RC" = 0 ] && [ -n "$MISSES" ]
 }
 
@@ -202,6 +202,66 @@ if want $CASE; then
 	ln -s "$T/target-g.db" "$T/link-g.db"
 	refuse "symbolic link" 20 "" -- "$MR" gen loop -o "$T/link-g.db" --size 64K --force
 	[ -e "$T/target-g.db" ] && bad "gen -o created the link's target" || ok
+fi
+
+# 8: a next-use cache that cannot be trusted is ignored with a note and recomputed;
+# the numbers stay those of a computed run.
+CASE=nextuse_trust
+if want $CASE; then
+	nc="$T/nc"
+	mkdir -m 700 "$nc"
+	misses opt "$T/z.db" --nextuse-cache off || bad "opt without a cache: exit $RC"
+	want_m=$MISSES
+	misses opt "$T/z.db" --nextuse-cache "$nc" || bad "opt building the cache"
+	f=$(ls "$nc"/nextuse-*.mrnu 2>/dev/null | head -1)
+	[ -n "$f" ] || bad "no cache file in $nc"
+	# trust_check LABEL NEEDLE ARGS...: a replay that must not use the forged file
+	trust_check() {
+		local label=$1 needle=$2
+		shift 2
+		if ! misses opt "$T/z.db" "$@"; then
+			bad "$label: exit $RC"
+			sed 's/^/    /' <<<"$OUT" | head -5
+		elif [ "$MISSES" != "$want_m" ]; then
+			bad "$label: opt misses $MISSES, computed $want_m: forged values were used"
+		elif ! grep -qF -- "$needle" <<<"$OUT"; then
+			bad "$label: no note naming '$needle'"
+			sed 's/^/    /' <<<"$OUT" | head -5
+		else
+			ok
+		fi
+	}
+	# control: the forge works (a file we made and keep 0600 is trusted by design)
+	if [ -n "$f" ]; then
+		cp "$f" "$T/good.mrnu"
+		"$TOOL" forge-nextuse "$f" || bad "forge"
+		cp "$f" "$T/forged.mrnu"
+		chmod 666 "$f"
+		trust_check "mode 666" "writable by others" --nextuse-cache "$nc"
+		if [ "$(id -u)" = 0 ]; then
+			cp "$T/forged.mrnu" "$f"
+			chmod 600 "$f"
+			chown 65534 "$f"
+			trust_check "owned by another user" "owned by uid 65534" --nextuse-cache "$nc"
+		fi
+		rm -f "$f"
+		mkfifo "$f"
+		trust_check "FIFO" "not a regular file" --nextuse-cache "$nc"
+		rm -f "$f"
+		ln -s "$T/forged.mrnu" "$f"
+		trust_check "symlinked file" "not a regular file" --nextuse-cache "$nc"
+		rm -f "$f"
+		cp "$T/forged.mrnu" "$f"
+		chmod 600 "$f"
+		ln -s "$nc" "$T/nclink"
+		trust_check "symlinked directory" "symbolic link" --nextuse-cache "$T/nclink"
+		chmod 777 "$nc"
+		trust_check "directory mode 777" "writable by others" --nextuse-cache "$nc"
+		chmod 700 "$nc"
+		[ "$(sums "$f" | cut -d' ' -f1)" = "$(sums "$T/forged.mrnu" | cut -d' ' -f1)" ] && ok ||
+			bad "a refused directory's file was changed"
+		rm -f "$f"
+	fi
 fi
 
 # 9: -o naming a dangling symbolic link: refused, its target not created (gen: under 7).
