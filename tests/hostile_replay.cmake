@@ -13,3 +13,6 @@ add_test(NAME test_hostile_replay
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/test_hostile_replay.sh $<TARGET_FILE:memreplay>
                  $<TARGET_FILE:hostile_replay_tool> ${MR_HOSTILE_MODE})
 set_tests_properties(test_hostile_replay PROPERTIES LABELS "quick" TIMEOUT 600)
+
+# The replay side's fuzz targets, their corpora replayed as tests (tests/fuzz/).
+include(${CMAKE_CURRENT_SOURCE_DIR}/fuzz/replay.cmake)
