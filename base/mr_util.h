@@ -19,6 +19,8 @@
  *   to whole pages; "65536" or "65536p" -> pages.
  * Rejects empty, negative, fractional-page-free garbage, trailing junk, zero (unless
  * allow_zero) and overflow with MR_EINVAL/MR_ERANGE and a message quoting the input.
+ * Every size accepted is at most 2^64 - 1 bytes: a page count is at most
+ * UINT64_MAX / page_size, so pages * page_size never overflows.
  */
 int mr_parse_pages(const char *s, uint64_t page_size, int allow_zero, uint64_t *pages,
 		   struct mr_error *err);

@@ -44,7 +44,15 @@ int mr_parse_pages(const char *s, uint64_t page_size, int allow_zero, uint64_t *
 		return mr_error_set(err, MR_ERANGE, "size '%s' is too large", s);
 	if (rc)
 		return mr_error_set(err, MR_EINVAL, "bad size '%s': expected a number with an optional K/M/G/T suffix (e.g. 256M, 1G) or a page count", s);
+	if (!page_size)
+		return mr_error_set(err, MR_EINVAL, "size '%s': no page size", s);
 	if (!*p || !strcasecmp(p, "p") || !strcasecmp(p, "pages")) {
+		/* a page count whose bytes do not fit in 64 bits would reach the results
+		 * (SQLite INTEGER) as a negative number and overflow any byte figure */
+		if (v > UINT64_MAX / page_size)
+			return mr_error_set(err, MR_ERANGE, "size '%s' is too large: at most %llu pages of %llu bytes (2^64 bytes)",
+					    s, (unsigned long long)(UINT64_MAX / page_size),
+					    (unsigned long long)page_size);
 		*pages = v;
 	} else {
 		switch (toupper((unsigned char)*p)) {

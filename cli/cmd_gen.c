@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* cmd_gen.c - `memreplay gen NAME -o OUT --param value`: run a workload generator. */
+/* cmd_gen.c - `memreplay gen NAME -o OUT [--force] --param value`: run a workload generator
+ * (an existing OUT is replaced only with --force). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,8 @@ static void list_generators(void)
 
 static void gen_help(const struct mr_gen *g)
 {
-	printf("memreplay gen %s -o OUT.db [--seed N] [--PARAM VALUE ...]\n%s\nshaped like: %s\n\nparameters:\n",
+	printf("memreplay gen %s -o OUT.db [--force] [--seed N] [--PARAM VALUE ...]\n%s\nshaped like: %s\n\n"
+	       "  --force            replace OUT.db if it exists (it may be a recorded trace)\n\nparameters:\n",
 	       g->name, g->help, g->models);
 	for (size_t i = 0; i < g->nparams; i++) {
 		const struct mr_gen_param *p = &g->params[i];
@@ -37,7 +39,7 @@ int cmd_gen(int argc, char **argv)
 	struct mr_gen_values vals;
 	const struct mr_gen *g;
 	const char *out = NULL;
-	int rc;
+	int force = 0, rc;
 
 	if (argc < 2)
 		return cli_usage_error("gen", "name a generator (memreplay gen --list)");
@@ -56,6 +58,10 @@ int cmd_gen(int argc, char **argv)
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			gen_help(g);
 			return 0;
+		}
+		if (!strcmp(a, "--force")) {
+			force = 1;
+			continue;
 		}
 		if (!strncmp(a, "--", 2) && strchr(a, '=')) {
 			/* --name=value */
@@ -93,7 +99,7 @@ int cmd_gen(int argc, char **argv)
 	}
 	if (!out)
 		return cli_usage_error("gen", "missing -o OUT.db");
-	rc = mr_gen_write(g, &vals, out, NULL, &err);
+	rc = mr_gen_create(g, &vals, out, force, NULL, &err);
 	if (rc)
 		return cli_fail("gen", &err);
 	fprintf(stderr, "memreplay gen: wrote %s (see `memreplay info %s`)\n", out, out);

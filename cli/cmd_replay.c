@@ -469,6 +469,7 @@ int cmd_replay(int argc, char **argv)
 	o.limits = limits;
 	o.nlimits = nlim;
 	o.memory_spec = memspec;
+	o.output = out;
 	if (!o.tmpdir)
 		o.tmpdir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 	if (!nu_cache)
@@ -490,6 +491,8 @@ int cmd_replay(int argc, char **argv)
 		mr_replay_destroy(r);
 		return cli_fail("replay", &err);
 	}
+	if (mr_replay_series_note(r))
+		fprintf(stderr, "memreplay replay: warning: %s\n", mr_replay_series_note(r));
 	warn_coarse(r);
 	if (!quiet && mr_replay_nruns(r) && mr_replay_coverage(r, 0))
 		/* the trace's part is the same for every run; the unseen refaults are the

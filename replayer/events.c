@@ -548,6 +548,14 @@ static void process_due(struct rp_machine *mach, uint64_t t)
 			record_sample(mach, d);
 			mach->next_sample = mach->next_sample > UINT64_MAX - mach->interval ? UINT64_MAX
 							: mach->next_sample + mach->interval;
+			/* The series has room for the trace's span (and a few more); a script
+			 * command far after the end would otherwise keep this loop taking
+			 * samples with nowhere to put them, one turn per interval. Stop, and
+			 * say where (rp_machine_series_cut()). */
+			if (mach->ts_n == mach->ts_cap && mach->next_sample != UINT64_MAX) {
+				mach->ts_cut = mach->next_sample;
+				mach->next_sample = UINT64_MAX;
+			}
 		} else {
 			take_snapshot(mach, d, 0, "every");
 			mach->next_snap = mach->next_snap > UINT64_MAX - mach->snap_every ? UINT64_MAX
@@ -656,9 +664,14 @@ int rp_machine_finish(struct rp_machine *mach)
 	if (mach->script && mach->script->n_timed && mach->script->cmds[mach->script->n_timed - 1].time > end)
 		end = mach->script->cmds[mach->script->n_timed - 1].time;
 	process_due(mach, end);
+	if (mach->ts_cut > end)
+		mach->ts_cut = 0; /* the sample it stopped at would not have come */
 	mach->m.now_ns = end;
-	if (!mach->ts_n || mach->ts_t[mach->ts_n - 1] != end)
+	if (!mach->ts_n || mach->ts_t[mach->ts_n - 1] != end) {
+		if (mach->ts_n == mach->ts_cap && !mach->ts_cut)
+			mach->ts_cut = end;
 		record_sample(mach, end);
+	}
 	take_snapshot(mach, end, 0, "end");
 	take_snapshot(mach, end, 1, "end");
 	if (mach->ops->model_counters)

@@ -168,6 +168,43 @@ static int hash_chunks(struct load *l)
 	return rc == SQLITE_DONE ? 0 : sqlerr(l, "reading chunk rows");
 }
 
+/*
+ * The event reader keeps state per stream id up to the largest one a chunk row names (a
+ * prepared statement and a chunk buffer each), so one row with stream 1048575 made a
+ * four-event replay take 13 s and 3.5 GB. Stream ids index the streams table: refuse a
+ * chunk whose stream is beyond both the streams table's rows and the distinct streams
+ * of the chunks (or negative: never read), so what a replay holds per stream follows
+ * what the trace has.
+ */
+static int check_streams(struct load *l)
+{
+	sqlite3_stmt *st;
+	int64_t max_stream = -1, min_stream = 0, distinct = 0, rows = 0;
+	int rc = prepare(l, "SELECT coalesce(max(stream), -1), count(DISTINCT stream),"
+			    " (SELECT count(*) FROM streams), coalesce(min(stream), 0) FROM chunks", &st);
+
+	if (rc)
+		return rc;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		max_stream = sqlite3_column_int64(st, 0);
+		distinct = sqlite3_column_int64(st, 1);
+		rows = sqlite3_column_int64(st, 2);
+		min_stream = sqlite3_column_int64(st, 3);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW)
+		return sqlerr(l, "reading chunk streams");
+	if (min_stream < 0)
+		max_stream = min_stream; /* never read at all: as damaged */
+	if (min_stream < 0 || max_stream >= (rows > distinct ? rows : distinct))
+		return mr_error_set(l->err, MR_ECORRUPT,
+				    "%s: a chunk row names stream %lld, but the trace has %lld stream%s (streams table) and its chunks %lld: stream ids must be below that; the chunk table is damaged, record or generate the trace again",
+				    l->t->path, (long long)max_stream, (long long)rows, rows == 1 ? "" : "s",
+				    (long long)distinct);
+	return 0;
+}
+
 /* ---- pages ---- */
 
 /* Index of cgroup id in the list of cgroups pages are charged to (first-seen order). */
@@ -211,8 +248,9 @@ static int page_row(const struct mr_page *p, void *arg)
 	int rc;
 
 	if (p->id >= t->nr_pages)
-		return mr_error_set(l->err, MR_ECORRUPT, "%s: page id %u beyond the pages table", t->path,
-				    p->id);
+		return mr_error_set(l->err, MR_ECORRUPT,
+				    "%s: page id %u, but the pages table has %u rows: page ids must be dense (0 to %u); the trace is damaged, record or generate it again",
+				    t->path, p->id, t->nr_pages, t->nr_pages ? t->nr_pages - 1 : 0);
 	if (node > 255)
 		return mr_error_set(l->err, MR_ECORRUPT, "%s: page %u is on node %u (at most 256 nodes are modelled)",
 				    t->path, p->id, node);
@@ -634,6 +672,11 @@ static int load_all(struct load *l)
 	rc = mr_store_summarize(l->s, &sum, l->err);
 	if (rc)
 		return rc;
+	if (sum.n_chunks && (sum.t_first > RP_TIME_MAX || sum.t_last > RP_TIME_MAX))
+		return mr_error_set(l->err, MR_ECORRUPT,
+				    "%s: a chunk row's time range ends at %llu ns, beyond 2^63 - 1 ns (292 years): the chunk table is damaged; record or generate the trace again",
+				    t->path,
+				    (unsigned long long)(sum.t_last > RP_TIME_MAX ? sum.t_last : sum.t_first));
 	t->n_events = sum.n_events;
 	t->n_chunks = sum.n_chunks;
 	t->t_first = sum.t_first;
@@ -647,18 +690,27 @@ static int load_all(struct load *l)
 		if (n >= 1 && n <= 256)
 			t->nodes = (uint32_t)n;
 	}
+	rc = check_streams(l);
+	if (rc)
+		return rc;
 	rp_sha256_init(&l->sha);
 	rp_sha256_update(&l->sha, "memreplay trace identity v1", 27);
 	rc = hash_chunks(l);
 	if (rc)
 		return rc;
 
-	/* pages, in one pass: owners and cgroups as the store names them, remapped below */
-	rc = max_id(l, "SELECT max(id) + 1 FROM pages", &mx);
+	/*
+	 * pages, in one pass: owners and cgroups as the store names them, remapped below.
+	 * Every per-page array of every machine is sized from this count, so it is the
+	 * number of rows, never the largest id: one row with id 10^9 would otherwise cost
+	 * each machine tens of gigabytes. Ids are dense (0 .. rows - 1); page_row() refuses
+	 * any id at or beyond the count.
+	 */
+	rc = max_id(l, "SELECT count(*) FROM pages", &mx);
 	if (rc)
 		return rc;
 	if (mx >= MR_PAGE_NONE)
-		return mr_error_set(l->err, MR_ECORRUPT, "%s: page ids exceed 32 bits", t->path);
+		return mr_error_set(l->err, MR_ECORRUPT, "%s: more than 2^32 - 1 page rows", t->path);
 	t->nr_pages = (uint32_t)mx;
 	t->pages = mr_big_alloc((size_t)t->nr_pages * sizeof(*t->pages));
 	if (!t->pages)

@@ -665,6 +665,11 @@ const struct mr_error *rp_machine_error(const struct rp_machine *mach)
 	return &mach->err;
 }
 
+uint64_t rp_machine_series_cut(const struct rp_machine *mach)
+{
+	return mach->ts_cut;
+}
+
 void rp_machine_add_time(struct rp_machine *mach, double s)
 {
 	mach->wall_s += s;

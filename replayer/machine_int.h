@@ -220,6 +220,8 @@ struct rp_machine {
 	char (*ts_memcg_names)[48];
 	size_t ts_nnames, ts_cap, ts_n;
 	uint64_t *ts_t, *ts_val;
+	uint64_t ts_cut;        /* time of the first sample with no room (script past the
+				 * trace's end), 0 = none; sampling stops there */
 	struct mr_result_snapshot *snaps;
 	size_t nsnaps, capsnaps;
 	struct mr_result_script_log *log;

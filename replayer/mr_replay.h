@@ -216,6 +216,10 @@ struct mr_replay_opts {
 	int record_timing;                 /* add the (non-deterministic) timing table */
 	void (*progress)(void *arg, const struct mr_replay_progress *p);
 	void *progress_arg;
+	const char *output;                /* results path to claim at create (checked and
+					    * locked until destroy, mr_results_claim()), so
+					    * that a second replay to it fails before it
+					    * runs; NULL = none */
 };
 
 /*
@@ -250,6 +254,13 @@ const char *mr_replay_coverage(const struct mr_replay *r, size_t run);
  * Owned by r. Not part of the results: they do not depend on the cache.
  */
 const char *mr_replay_nextuse_note(const struct mr_replay *r);
+/*
+ * After mr_replay_run(): when script commands run long after the trace's end and the
+ * time series (room for about the trace's span / interval samples) filled up before
+ * the last of them, sampling stopped there; this says at which time and how to get
+ * samples up to the end (a larger --interval). NULL otherwise. Owned by r.
+ */
+const char *mr_replay_series_note(const struct mr_replay *r);
 
 /* Is a policy of that name registered (built in or from a plugin)? */
 int mr_replay_policy_exists(const char *name);
@@ -279,7 +290,9 @@ int mr_replay_counter(const struct mr_replay *r, size_t run, const char *name, i
 		      uint64_t *value);
 
 /* Write the results database (docs/results-schema.md), replacing path if it is a results
- * database or absent; refuses any other existing file (MR_EINVAL). */
+ * database or absent; refuses any other existing file or a symbolic link (MR_EINVAL), and
+ * a path another writer holds (MR_EBUSY). path NULL or the claimed opts.output: written
+ * under that claim; another path is claimed for the write (mr_results_write()). */
 int mr_replay_write_results(const struct mr_replay *r, const char *path, struct mr_error *err);
 
 #endif /* MR_REPLAY_H */

@@ -122,11 +122,27 @@ struct mr_results_setup {
 };
 
 /*
- * Write the results database at path in one transaction, replacing path if it is a
- * results database or absent; refuses any other existing file (MR_EINVAL). On failure
- * nothing is left at path. Byte-identical output for identical input.
- * Returns 0, MR_EINVAL, MR_EIO.
+ * Claim path for writing results: check that it may be replaced (absent or a results
+ * database; MR_EINVAL for a symbolic link or any other file) and lock it against other
+ * writers until mr_results_release() (PATH.lock, flock()ed; removed on release). A path
+ * another writer holds: MR_EBUSY naming it, at once (no waiting). Claim before a long
+ * replay so that a second replay to the same -o fails before it runs, not after.
+ * Returns 0, MR_EINVAL, MR_EBUSY, MR_EPERM, MR_EIO, MR_ENOMEM.
  */
+struct mr_results_claim;
+int mr_results_claim(const char *path, struct mr_results_claim **out, struct mr_error *err);
+void mr_results_release(struct mr_results_claim *c);	/* NULL: no-op */
+const char *mr_results_claim_path(const struct mr_results_claim *c);
+/*
+ * Write the results database at the claimed path in one transaction: into a new file
+ * beside it, renamed over it when complete, so that the path holds the old file or the
+ * whole new one, never part of one. On failure the path is as it was. Byte-identical
+ * output for identical input. Returns 0, MR_EINVAL, MR_EIO, MR_ENOSPC.
+ */
+int mr_results_write_claimed(const struct mr_results_claim *c,
+			     const struct mr_results_setup *setup,
+			     const struct mr_run_result *runs, size_t nruns, struct mr_error *err);
+/* Claim, write, release: the same for a caller that holds no claim (MR_EBUSY too). */
 int mr_results_write(const char *path, const struct mr_results_setup *setup,
 		     const struct mr_run_result *runs, size_t nruns, struct mr_error *err);
 

@@ -299,24 +299,62 @@ static int build(struct rp_nextuse *nu, const char *trace_path, uint32_t nr_page
 }
 
 /*
- * Open a cached B and check it against the trace: header, size, and every block's CRC.
- * Returns 0 when it can be used; 1 when there is none; -1 when there is one but it is
- * not this trace's or is damaged (the caller removes it).
+ * Whether a cache entry (fstat()ed) or the cache directory may be trusted: next-use
+ * values decide what opt evicts, and a file with forged values and recomputed CRCs
+ * passes every check below, so only a file that no one else could have written is used:
+ * this user's, writable by no one else. NULL when it may; else why not, into buf.
  */
-static int open_cached(struct rp_nextuse *nu, const char *path, uint32_t nr_pages,
-		       const char *identity)
+static const char *distrust(const struct stat *st, char *buf, size_t cap)
+{
+	if (st->st_uid != geteuid())
+		snprintf(buf, cap, "owned by uid %u, not by this user (uid %u)",
+			 (unsigned)st->st_uid, (unsigned)geteuid());
+	else if (st->st_mode & (S_IWGRP | S_IWOTH))
+		snprintf(buf, cap, "writable by others (mode %04o)", (unsigned)(st->st_mode & 07777));
+	else
+		return NULL;
+	return buf;
+}
+
+/*
+ * Open a cached B (name in directory dfd) and check it against the trace: who may have
+ * written it, header, size, and every block's CRC. Returns 0 when it can be used; 1
+ * when there is none; -1 when there is one but it is not this trace's or is damaged;
+ * -2 when it is not to be trusted (why says how). The caller replaces both kinds.
+ */
+static int open_cached(struct rp_nextuse *nu, int dfd, const char *name, uint32_t nr_pages,
+		       const char *identity, char *why, size_t why_cap)
 {
 	uint8_t h[NU_HDR];
 	struct mr_error e = { 0 };
 	struct stat st;
 	uint8_t *tr = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* no link followed, and no open() waiting for a writer on a FIFO planted here */
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 
-	/* one that cannot be opened (another user's, no fds left) is not removed: the
-	 * values are computed without it */
-	if (fd < 0)
+	if (fd < 0) {
+		if (errno == ELOOP) {
+			snprintf(why, why_cap, "not a regular file (a symbolic link)");
+			return -2;
+		}
+		/* one that cannot be opened (no fds left, no permission) is not removed:
+		 * the values are computed without it */
 		return 1;
-	if (fstat(fd, &st) || read_all(fd, h, NU_HDR, 0, &e) || memcmp(h, NU_MAGIC, 8) ||
+	}
+	if (fstat(fd, &st)) {
+		close(fd);
+		return 1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(why, why_cap, "not a regular file (mode %06o)", (unsigned)st.st_mode);
+		close(fd);
+		return -2;
+	}
+	if (distrust(&st, why, why_cap)) {
+		close(fd);
+		return -2;
+	}
+	if (read_all(fd, h, NU_HDR, 0, &e) || memcmp(h, NU_MAGIC, 8) ||
 	    get32(h + 124) != mr_crc32c(0, h, 124) || get32(h + 8) != NU_VERSION ||
 	    get32(h + 16) != nr_pages || get32(h + 20) != nu_block ||
 	    (get32(h + 12) != 4 && get32(h + 12) != 8) ||
@@ -343,6 +381,9 @@ static int open_cached(struct rp_nextuse *nu, const char *path, uint32_t nr_page
 			goto bad;
 	}
 	free(tr);
+	/* regular and ours: back to blocking reads (O_NONBLOCK only guarded the open) */
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	futimens(fd, NULL); /* recently used, for prune() */
 	nu->fd = fd;
 	return 0;
 bad:
@@ -351,80 +392,6 @@ bad:
 	nu->crc = NULL;
 	close(fd);
 	return -1;
-}
-
-struct cache_file {
-	char name[128];
-	time_t mtime;
-	uint64_t size;
-};
-
-static int by_mtime(const void *a, const void *b)
-{
-	const struct cache_file *x = a, *y = b;
-
-	if (x->mtime != y->mtime)
-		return x->mtime < y->mtime ? -1 : 1;
-	return strcmp(x->name, y->name);
-}
-
-/* Keep the cache directory under NU_CACHE_MAX: remove the least recently used files
- * (and temporary files of builds that died) until it fits. Best effort. */
-static void prune(const char *dir, const char *keep)
-{
-	struct cache_file *f = NULL;
-	size_t n = 0, cap = 0;
-	uint64_t sum = 0;
-	struct dirent *de;
-	DIR *d = opendir(dir);
-	time_t now = time(NULL);
-
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		char path[1200];
-		struct stat st;
-		size_t l = strlen(de->d_name);
-
-		if (strncmp(de->d_name, "nextuse-", 8) || l >= sizeof(f->name))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		if (stat(path, &st) || !S_ISREG(st.st_mode))
-			continue;
-		if (l > 4 && !strcmp(de->d_name + l - 4, ".tmp")) {
-			if (now - st.st_mtime > NU_STALE_TMP_S)
-				unlink(path);
-			continue;
-		}
-		if (l <= 5 || strcmp(de->d_name + l - 5, ".mrnu"))
-			continue;
-		if (n == cap) {
-			struct cache_file *nf = realloc(f, (cap ? 2 * cap : 16) * sizeof(*f));
-
-			if (!nf)
-				break;
-			f = nf;
-			cap = cap ? 2 * cap : 16;
-		}
-		memcpy(f[n].name, de->d_name, l + 1); /* l < sizeof(name), checked above */
-		f[n].mtime = st.st_mtime;
-		f[n].size = (uint64_t)st.st_size;
-		sum += f[n].size;
-		n++;
-	}
-	closedir(d);
-	if (n)
-		qsort(f, n, sizeof(*f), by_mtime);
-	for (size_t i = 0; i < n && sum > NU_CACHE_MAX; i++) {
-		char path[1200];
-
-		if (!strcmp(f[i].name, keep))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, f[i].name);
-		if (!unlink(path))
-			sum -= f[i].size;
-	}
-	free(f);
 }
 
 /* mkdir -p for the cache directory (0700: next-use times tell about the trace). */
@@ -449,13 +416,126 @@ static int make_dir(const char *dir)
 	return access(dir, W_OK | X_OK);
 }
 
+/*
+ * Open the cache directory (made first if absent) for use through its descriptor, so
+ * that every later step acts on the directory checked here, never on whatever a path
+ * leads to by then. Refused: a symbolic link (not followed), not a directory, and one
+ * not to be trusted (distrust()). Returns the descriptor, or -1 with why set.
+ */
+static int open_cache_dir(const char *dir, char *why, size_t why_cap)
+{
+	char reason[160];
+	struct stat st;
+	int dfd;
+
+	if (make_dir(dir)) {
+		snprintf(why, why_cap, "cannot write to %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0) {
+		if (errno == ELOOP || (errno == ENOTDIR && !lstat(dir, &st) && S_ISLNK(st.st_mode)))
+			snprintf(why, why_cap, "the cache directory %s is a symbolic link, not followed: give the directory itself",
+				 dir);
+		else
+			snprintf(why, why_cap, "cannot write to %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (fstat(dfd, &st)) {
+		snprintf(why, why_cap, "cannot write to %s: %s", dir, strerror(errno));
+		close(dfd);
+		return -1;
+	}
+	if (distrust(&st, reason, sizeof(reason))) {
+		snprintf(why, why_cap, "the cache directory %s is %s: not trusted; make it this user's with mode 0700, or give another --nextuse-cache",
+			 dir, reason);
+		close(dfd);
+		return -1;
+	}
+	return dfd;
+}
+
+struct cache_file {
+	char name[128];
+	time_t mtime;
+	uint64_t size;
+};
+
+static int by_mtime(const void *a, const void *b)
+{
+	const struct cache_file *x = a, *y = b;
+
+	if (x->mtime != y->mtime)
+		return x->mtime < y->mtime ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Keep the cache directory under NU_CACHE_MAX: remove the least recently used files
+ * (and temporary files of builds that died) until it fits. Best effort. */
+static void prune(int dfd, const char *keep)
+{
+	struct cache_file *f = NULL;
+	size_t n = 0, cap = 0;
+	uint64_t sum = 0;
+	struct dirent *de;
+	int dfd2 = dup(dfd);
+	DIR *d = dfd2 >= 0 ? fdopendir(dfd2) : NULL;
+	time_t now = time(NULL);
+
+	if (!d) {
+		if (dfd2 >= 0)
+			close(dfd2);
+		return;
+	}
+	while ((de = readdir(d))) {
+		struct stat st;
+		size_t l = strlen(de->d_name);
+
+		if (strncmp(de->d_name, "nextuse-", 8) || l >= sizeof(f->name))
+			continue;
+		/* the entry itself: a link is neither counted nor followed */
+		if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+			continue;
+		if (l > 4 && !strcmp(de->d_name + l - 4, ".tmp")) {
+			if (now - st.st_mtime > NU_STALE_TMP_S)
+				unlinkat(dfd, de->d_name, 0);
+			continue;
+		}
+		if (l <= 5 || strcmp(de->d_name + l - 5, ".mrnu"))
+			continue;
+		if (n == cap) {
+			struct cache_file *nf = realloc(f, (cap ? 2 * cap : 16) * sizeof(*f));
+
+			if (!nf)
+				break;
+			f = nf;
+			cap = cap ? 2 * cap : 16;
+		}
+		memcpy(f[n].name, de->d_name, l + 1); /* l < sizeof(name), checked above */
+		f[n].mtime = st.st_mtime;
+		f[n].size = (uint64_t)st.st_size;
+		sum += f[n].size;
+		n++;
+	}
+	closedir(d);
+	if (n)
+		qsort(f, n, sizeof(*f), by_mtime);
+	for (size_t i = 0; i < n && sum > NU_CACHE_MAX; i++) {
+		if (!strcmp(f[i].name, keep))
+			continue;
+		if (!unlinkat(dfd, f[i].name, 0))
+			sum -= f[i].size;
+	}
+	free(f);
+}
+
 int rp_nextuse_build(const char *trace_path, uint32_t nr_pages, const char *identity,
 		     const char *cache_dir, const char *tmpdir, struct rp_nextuse **out,
 		     struct mr_error *err)
 {
 	struct rp_nextuse *nu;
-	char name[128], path[1200], tmp[1200];
-	int rc, cached = -1;
+	char name[128], path[1200], tmp[128];
+	int rc, cached = -1, dfd = -1;
 
 	*out = NULL;
 	if (nr_pages >= 0x80000000u)
@@ -478,38 +558,48 @@ int rp_nextuse_build(const char *trace_path, uint32_t nr_pages, const char *iden
 		if (!((*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'f')))
 			*c = '_';
 	strcat(name, ".mrnu");
-	if (cache_dir && *cache_dir) {
+	if (cache_dir && *cache_dir)
+		dfd = open_cache_dir(cache_dir, nu->info.why, sizeof(nu->info.why));
+	if (dfd >= 0) {
+		char distrusted[200] = "";
+
 		snprintf(path, sizeof(path), "%s/%s", cache_dir, name);
-		cached = open_cached(nu, path, nr_pages, identity);
-		if (cached < 0)
-			unlink(path); /* another build's or damaged: rebuilt below */
+		cached = open_cached(nu, dfd, name, nr_pages, identity, distrusted, sizeof(distrusted));
+		if (cached == -1)
+			unlinkat(dfd, name, 0); /* another build's or damaged: rebuilt below */
 		if (!cached) {
-			utimensat(AT_FDCWD, path, NULL, 0); /* recently used */
+			close(dfd);
 			nu->info.cache = RP_NU_HIT;
 			snprintf(nu->info.path, sizeof(nu->info.path), "%s", path);
 			*out = nu;
 			return 0;
 		}
+		/* one not trusted is never read; the complete new file is renamed over it */
 		nu->info.cache = cached < 0 ? RP_NU_REBUILT : RP_NU_BUILT;
+		if (cached == -2)
+			snprintf(nu->info.why, sizeof(nu->info.why), "the file there was %s: not trusted, replaced",
+				 distrusted);
 		/* build under a temporary name in the same directory, then rename */
-		if (!make_dir(cache_dir)) {
-			snprintf(tmp, sizeof(tmp), "%s/nextuse-XXXXXX.tmp", cache_dir);
-			nu->fd = mkstemps(tmp, 4);
+		for (unsigned k = 0; k < 100 && nu->fd < 0; k++) {
+			snprintf(tmp, sizeof(tmp), "nextuse-%ld-%u.tmp", (long)getpid(), k);
+			nu->fd = openat(dfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+			if (nu->fd < 0 && errno != EEXIST)
+				break;
 		}
 		if (nu->fd >= 0) {
 			struct mr_error e = { 0 };
 
-			fchmod(nu->fd, 0600);
 			rc = build(nu, trace_path, nr_pages, identity, tmpdir, &e);
-			if (!rc && !rename(tmp, path)) {
+			if (!rc && !renameat(dfd, tmp, dfd, name)) {
 				snprintf(nu->info.path, sizeof(nu->info.path), "%s", path);
 				nu->info.bytes = NU_HDR + nu->total * nu->es + nu->nblocks * 4;
-				prune(cache_dir, name);
+				prune(dfd, name);
+				close(dfd);
 				*out = nu;
 				return 0;
 			}
 			/* the cache directory is full or failing: build in tmpdir instead */
-			unlink(tmp);
+			unlinkat(dfd, tmp, 0);
 			close(nu->fd);
 			nu->fd = -1;
 			free(nu->crc);
@@ -519,6 +609,7 @@ int rp_nextuse_build(const char *trace_path, uint32_t nr_pages, const char *iden
 			snprintf(nu->info.why, sizeof(nu->info.why), "cannot write to %s: %s",
 				 cache_dir, strerror(errno));
 		}
+		close(dfd);
 	}
 	nu->info.cache = RP_NU_UNCACHED;
 	rc = temp_file(tmpdir, err, &nu->fd);

@@ -11,6 +11,7 @@
  * thread count, so results do not depend on it. threads = 0 runs everything on the
  * caller's thread.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,7 @@ struct mr_replay {
 	char tmpdir[1024];
 	char nu_cache[1024];      /* "" = no next-use cache */
 	char nu_note[2000];       /* mr_replay_nextuse_note() */
+	char series_note[400];    /* mr_replay_series_note() */
 	char memory_spec[512];
 	uint64_t memory_pages, swap_pages, wb_delay, interval, snap_every;
 	int threads, record_timing, reclaim;
@@ -56,6 +58,7 @@ struct mr_replay {
 	struct mr_run_result *res;
 	int ran;
 	int threads_used;
+	struct mr_results_claim *claim; /* opts.output, held until destroy */
 };
 
 size_t mr_replay_nruns(const struct mr_replay *r)
@@ -84,6 +87,7 @@ void mr_replay_destroy(struct mr_replay *r)
 	free(r->memcg_paths);
 	rp_script_free(&r->script);
 	rp_image_free(r->t);
+	mr_results_release(r->claim);
 	free(r);
 }
 
@@ -103,11 +107,12 @@ static void hash_hex(const void *data, size_t n, char *out)
 static int load_script(struct mr_replay *r, const struct mr_replay_opts *o, struct mr_error *err)
 {
 	char *text = NULL;
+	size_t n = 0;
 	int rc;
 
 	if (o->script) {
 		FILE *f = fopen(o->script, "r");
-		size_t n = 0, cap = 0;
+		size_t cap = 0;
 
 		if (!f)
 			return mr_error_set(err, MR_ENOENT, "cannot open script %s", o->script);
@@ -131,6 +136,14 @@ static int load_script(struct mr_replay *r, const struct mr_replay_opts *o, stru
 			if (!got)
 				break;
 		}
+		if (ferror(f)) {
+			/* a directory opens but does not read: not an empty script */
+			rc = mr_error_set(err, MR_EIO, "cannot read script %s: %s", o->script,
+					  strerror(errno));
+			fclose(f);
+			free(text);
+			return rc;
+		}
 		fclose(f);
 		text[n] = 0;
 		snprintf(r->script_name, sizeof(r->script_name), "%s", o->script);
@@ -138,14 +151,43 @@ static int load_script(struct mr_replay *r, const struct mr_replay_opts *o, stru
 		text = strdup(o->script_text);
 		if (!text)
 			return mr_error_set(err, MR_ENOMEM, "out of memory");
+		n = strlen(text);
 		snprintf(r->script_name, sizeof(r->script_name), "(inline)");
 	}
-	hash_hex(text, strlen(text), r->script_sha);
-	rc = rp_script_parse_text(text, r->script_name, &r->script, err);
+	hash_hex(text, n, r->script_sha);
+	rc = rp_script_parse(text, n, r->script_name, &r->script, err);
 	free(text);
 	if (!rc)
 		r->has_script = 1;
 	return rc;
+}
+
+/*
+ * Snapshots (--snapshot-every) go on at their interval until the last timed script
+ * command when it comes after the trace (rp_machine_finish()), each one kept, so a
+ * command far beyond the end would take millions of them. Refuse that as
+ * --snapshot-every is refused over the trace itself. (Samples stop when their series
+ * is full instead: rp_machine_series_cut(), mr_replay_series_note().)
+ */
+static int check_script_span(const struct mr_replay *r, struct mr_error *err)
+{
+	const struct rp_script_cmd *last;
+	uint64_t span;
+
+	if (!r->has_script || !r->script.n_timed || !r->snap_every)
+		return 0;
+	last = &r->script.cmds[r->script.n_timed - 1];
+	if (last->time <= r->t->t_last)
+		return 0;
+	span = last->time - (r->t->t_first < last->time ? r->t->t_first : last->time);
+	if (span / r->snap_every > RP_MAX_SAMPLES)
+		return mr_error_set(err, MR_ERANGE,
+				    "%s:%u: a command at %llu ns, %llu ns after the trace ends: snapshots every %llu ns (--snapshot-every) go on until then, %llu of them; at most %u are kept: give a larger --snapshot-every or an earlier time",
+				    r->script_name, last->line, (unsigned long long)last->time,
+				    (unsigned long long)(last->time - r->t->t_last),
+				    (unsigned long long)r->snap_every,
+				    (unsigned long long)(span / r->snap_every), RP_MAX_SAMPLES);
+	return 0;
 }
 
 /* Parse one spec: the registry's message for unknown names and parameters. */
@@ -230,6 +272,12 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 	r->record_timing = o->record_timing;
 	r->progress = o->progress;
 	r->progress_arg = o->progress_arg;
+	if (o->output) {
+		/* first: a replay whose results could not be written should not run */
+		rc = mr_results_claim(o->output, &r->claim, err);
+		if (rc)
+			goto fail;
+	}
 
 	rc = rp_image_load(o->trace, &r->t, err);
 	if (rc)
@@ -266,6 +314,17 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 		r->memcg_limit[mi] = o->limits[i].pages;
 	}
 
+	if (r->wb_delay != MR_WRITEBACK_SYNC && r->wb_delay > RP_TIME_MAX) {
+		rc = mr_error_set(err, MR_ERANGE, "--writeback-delay %llu ns is beyond 2^63 - 1 ns (292 years): give a shorter delay",
+				  (unsigned long long)r->wb_delay);
+		goto fail;
+	}
+	if (o->script || o->script_text) {
+		rc = load_script(r, o, err);
+		if (rc)
+			goto fail;
+	}
+
 	/* time series step */
 	span = r->t->t_last > r->t->t_first ? r->t->t_last - r->t->t_first : 0;
 	r->interval = o->interval_ns ? o->interval_ns : span / 100;
@@ -282,12 +341,9 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 				  (unsigned long long)r->snap_every, (unsigned long long)span);
 		goto fail;
 	}
-
-	if (o->script || o->script_text) {
-		rc = load_script(r, o, err);
-		if (rc)
-			goto fail;
-	}
+	rc = check_script_span(r, err);
+	if (rc)
+		goto fail;
 
 	r->mach = calloc(o->npolicies, sizeof(*r->mach));
 	r->res = calloc(o->npolicies, sizeof(*r->res));
@@ -415,6 +471,17 @@ static int fill_batch(struct rp_source *src, struct rp_nextuse *nu, uint32_t nr_
 		b->n = 0;
 		return rc;
 	}
+	/* one pass over a batch still in cache: a time past RP_TIME_MAX would reach the
+	 * machines' "nothing pending" value (rp_int.h) */
+	for (size_t i = 0; i < b->n; i++) {
+		if (b->ev[i].time > RP_TIME_MAX) {
+			rc = mr_error_set(err, MR_ECORRUPT,
+					  "an event (kind %u, page %u) is at %llu ns, beyond 2^63 - 1 ns (292 years): the trace's chunks are damaged; record or generate it again",
+					  b->ev[i].kind, b->ev[i].page, (unsigned long long)b->ev[i].time);
+			b->n = 0;
+			return rc;
+		}
+	}
 	if (nu && b->n) {
 		size_t refs = 0;
 
@@ -480,9 +547,10 @@ static void nextuse_note(struct mr_replay *r, const struct rp_nextuse_info *in, 
 	case RP_NU_BUILT:
 	case RP_NU_REBUILT:
 		snprintf(r->nu_note, sizeof(r->nu_note),
-			 "next-use times computed in %.1f s and kept in %s (%.1f MiB) for later replays of this trace%s",
+			 "next-use times computed in %.1f s and kept in %s (%.1f MiB) for later replays of this trace%s%s",
 			 secs, in->path, (double)in->bytes / 1048576.0,
-			 in->cache == RP_NU_REBUILT ? "; the file there before was another build's or damaged" : "");
+			 in->cache != RP_NU_REBUILT ? "" : *in->why ? "; " : "; the file there before was another build's or damaged",
+			 in->cache == RP_NU_REBUILT ? in->why : "");
 		break;
 	default:
 		if (*r->nu_cache)
@@ -496,6 +564,11 @@ static void nextuse_note(struct mr_replay *r, const struct rp_nextuse_info *in, 
 const char *mr_replay_nextuse_note(const struct mr_replay *r)
 {
 	return *r->nu_note ? r->nu_note : NULL;
+}
+
+const char *mr_replay_series_note(const struct mr_replay *r)
+{
+	return *r->series_note ? r->series_note : NULL;
 }
 
 int mr_replay_run(struct mr_replay *r, struct mr_error *err)
@@ -639,6 +712,15 @@ int mr_replay_run(struct mr_replay *r, struct mr_error *err)
 	}
 	for (size_t i = 0; !rc && i < r->nruns; i++)
 		rc = rp_machine_result(r->mach[i], &r->res[i], err);
+	/* every machine samples on the same clock: the first one's cut is every one's */
+	if (!rc && r->nruns && rp_machine_series_cut(r->mach[0]) && r->has_script &&
+	    r->script.n_timed)
+		snprintf(r->series_note, sizeof(r->series_note),
+			 "the time series stops at %llu ns: the script's last command is at %llu ns, %llu ns after the trace ends, and samples every %llu ns up to it are more than the series keeps (about the trace's span / --interval); give a larger --interval to sample up to it",
+			 (unsigned long long)rp_machine_series_cut(r->mach[0]),
+			 (unsigned long long)r->script.cmds[r->script.n_timed - 1].time,
+			 (unsigned long long)(r->script.cmds[r->script.n_timed - 1].time - r->t->t_last),
+			 (unsigned long long)r->interval);
 	for (size_t i = 0; !rc && i < r->nruns; i++)
 		coverage_check(r, i);
 out_free:
@@ -842,7 +924,12 @@ int mr_replay_write_results(const struct mr_replay *r, const char *path, struct 
 		};
 	in.notes = notes;
 	in.memcgs = memcgs;
-	rc = mr_results_write(path, &in, r->res, r->nruns, err);
+	if (r->claim && (!path || !strcmp(path, mr_results_claim_path(r->claim))))
+		rc = mr_results_write_claimed(r->claim, &in, r->res, r->nruns, err);
+	else if (path)
+		rc = mr_results_write(path, &in, r->res, r->nruns, err);
+	else
+		rc = mr_error_set(err, MR_EINVAL, "no results path given");
 	free(notes);
 	free(cov);
 	free(memcgs);

@@ -6,11 +6,13 @@
  * `timing` table, and only when asked for.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -52,20 +54,43 @@ static int sqlfail(sqlite3 *db, const char *path, const char *what, struct mr_er
 			    db ? sqlite3_errmsg(db) : "cannot open");
 }
 
-/* Replace path only if it is absent or a results database. */
+/*
+ * Writing results (mr_results_claim()): a writer first claims the path, then writes a
+ * complete database under a temporary name in the same directory and renames it over
+ * the path, so a reader (or a crash) never sees half a file and a failed write leaves
+ * whatever was there.
+ *
+ * The claim is an flock() on PATH.lock, held from the claim until the release: a second
+ * writer of the same path fails at once (MR_EBUSY, naming the holder's pid) instead of
+ * both reporting success for one file. The lock file is removed on release; a writer
+ * that finds it removed under it (its inode no longer at the name) tries again, and
+ * one left by a killed writer is unlocked and reused. Its content is the holder's pid,
+ * for the message.
+ */
+struct mr_results_claim {
+	int fd;
+	char path[1024];
+	char lock[1040];
+};
+
+/* path may be replaced: absent, or a results database; never a link or another file */
 static int check_target(const char *path, struct mr_error *err)
 {
 	struct stat sb;
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
 	int64_t app = 0;
-	char side[4200];
 
-	if (stat(path, &sb)) {
+	if (lstat(path, &sb)) {
 		if (errno == ENOENT)
 			return 0;
 		return mr_error_set(err, MR_EIO, "cannot write results to %s: %s", path, strerror(errno));
 	}
+	/* a dangling link would have its target created; a live one replaced by a file */
+	if (S_ISLNK(sb.st_mode))
+		return mr_error_set(err, MR_EINVAL,
+				    "%s is a symbolic link: give the path of the results file itself (-o)",
+				    path);
 	if (!S_ISREG(sb.st_mode))
 		return mr_error_set(err, MR_EINVAL, "%s exists and is not a regular file", path);
 	if (sb.st_size > 0) {
@@ -80,11 +105,129 @@ static int check_target(const char *path, struct mr_error *err)
 					    "%s exists and is not a memreplay results database (it may be a trace): choose another -o path or remove it",
 					    path);
 	}
-	if (unlink(path))
-		return mr_error_set(err, MR_EIO, "cannot replace %s: %s", path, strerror(errno));
-	snprintf(side, sizeof(side), "%s-journal", path);
-	unlink(side);
 	return 0;
+}
+
+static int busy(const struct mr_results_claim *c, int fd, struct mr_error *err)
+{
+	char who[32] = "";
+	ssize_t n = pread(fd, who, sizeof(who) - 1, 0);
+
+	who[n > 0 ? n : 0] = 0;
+	who[strcspn(who, "\n")] = 0;
+	return mr_error_set(err, MR_EBUSY,
+			    "results %s are being written by another replay%s%s (it holds %s): wait for it to finish or give another -o",
+			    c->path, *who ? ", pid " : "", who, c->lock);
+}
+
+int mr_results_claim(const char *path, struct mr_results_claim **out, struct mr_error *err)
+{
+	struct mr_results_claim *c;
+	int rc;
+
+	*out = NULL;
+	if (!path || !*path)
+		return mr_error_set(err, MR_EINVAL, "no results path given");
+	if (strlen(path) >= sizeof(c->path) - 32)
+		return mr_error_set(err, MR_EINVAL, "results path '%.60s...' is too long", path);
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return mr_error_set(err, MR_ENOMEM, "out of memory");
+	c->fd = -1;
+	snprintf(c->path, sizeof(c->path), "%s", path);
+	snprintf(c->lock, sizeof(c->lock), "%s.lock", path);
+	rc = check_target(path, err);
+	for (int tries = 0; !rc; tries++) {
+		struct stat fs, ls;
+		char pid[32];
+		/* O_NOFOLLOW | O_NONBLOCK: a planted link or FIFO is refused, not followed
+		 * or waited on */
+		int fd = open(c->lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+
+		if (fd < 0) {
+			rc = mr_error_set(err, errno == EACCES || errno == EROFS ? MR_EPERM : MR_EIO,
+					  "cannot write results to %s: creating %s: %s", path, c->lock,
+					  strerror(errno));
+			break;
+		}
+		if (fstat(fd, &fs) || !S_ISREG(fs.st_mode)) {
+			close(fd);
+			rc = mr_error_set(err, MR_EINVAL, "cannot write results to %s: %s is not a lock file memreplay made; remove it",
+					  path, c->lock);
+			break;
+		}
+		if (flock(fd, LOCK_EX | LOCK_NB)) {
+			rc = errno == EWOULDBLOCK ? busy(c, fd, err)
+						  : mr_error_set(err, MR_EIO, "cannot lock %s: %s", c->lock,
+								 strerror(errno));
+			close(fd);
+			break;
+		}
+		/* the lock holds only if the name still leads to this inode: a releasing
+		 * writer unlinks it, and a new one would lock a new file */
+		if (lstat(c->lock, &ls) || ls.st_ino != fs.st_ino || ls.st_dev != fs.st_dev) {
+			close(fd);
+			if (tries < 16)
+				continue;
+			rc = mr_error_set(err, MR_EBUSY, "cannot lock %s: it keeps being replaced", c->lock);
+			break;
+		}
+		/* the pid is only for a second writer's message: no reason to fail */
+		snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+		if (!ftruncate(fd, 0)) {
+			ssize_t w = pwrite(fd, pid, strlen(pid), 0);
+
+			(void)w;
+		}
+		c->fd = fd;
+		break;
+	}
+	if (rc) {
+		free(c);
+		return rc;
+	}
+	*out = c;
+	return 0;
+}
+
+void mr_results_release(struct mr_results_claim *c)
+{
+	if (!c)
+		return;
+	if (c->fd >= 0) {
+		unlink(c->lock); /* while still locked: see mr_results_claim() */
+		close(c->fd);
+	}
+	free(c);
+}
+
+const char *mr_results_claim_path(const struct mr_results_claim *c)
+{
+	return c->path;
+}
+
+/* A new file beside path, created exclusively (the umask applies, as for any file the
+ * user creates); its name into tmp. */
+static int create_temp(const char *path, char *tmp, size_t cap, struct mr_error *err)
+{
+	static unsigned seq;
+
+	for (int tries = 0; tries < 100; tries++) {
+		int fd;
+
+		snprintf(tmp, cap, "%s.tmp-%ld-%u", path, (long)getpid(),
+			 __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
+		fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+		if (fd >= 0) {
+			close(fd);
+			return 0;
+		}
+		if (errno != EEXIST)
+			return mr_error_set(err, errno == ENOSPC ? MR_ENOSPC : MR_EIO,
+					    "cannot write results to %s: creating %s: %s", path, tmp,
+					    strerror(errno));
+	}
+	return mr_error_set(err, MR_EIO, "cannot write results to %s: no free temporary name", path);
 }
 
 struct wctx {
@@ -237,8 +380,9 @@ static int write_run(struct wctx *w, sqlite3_stmt **st, const struct mr_results_
 	return rc;
 }
 
-int mr_results_write(const char *path, const struct mr_results_setup *setup,
-		     const struct mr_run_result *runs, size_t nruns, struct mr_error *err)
+int mr_results_write_claimed(const struct mr_results_claim *c,
+			     const struct mr_results_setup *setup,
+			     const struct mr_run_result *runs, size_t nruns, struct mr_error *err)
 {
 	enum { NINS = 9 };
 	static const char *const ins[NINS] = {
@@ -253,14 +397,17 @@ int mr_results_write(const char *path, const struct mr_results_setup *setup,
 		"INSERT INTO timing VALUES(?1,?2,?3)",
 		"INSERT INTO notes VALUES(?1,?2,?3)",
 	};
+	const char *path = c->path;
 	struct wctx w = { .path = path, .err = err };
 	sqlite3_stmt *st[NINS] = { 0 };
-	char sql[256];
-	int rc = check_target(path, err);
+	char sql[256], tmp[1100], side[1200];
+	int rc = check_target(path, err); /* again: it may have changed since the claim */
 
+	if (!rc)
+		rc = create_temp(path, tmp, sizeof(tmp), err);
 	if (rc)
 		return rc;
-	if (sqlite3_open_v2(path, &w.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+	if (sqlite3_open_v2(tmp, &w.db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
 		rc = sqlfail(w.db, path, "creating", err);
 		goto out;
 	}
@@ -284,8 +431,32 @@ out:
 		sqlite3_finalize(st[i]);
 	if (w.db && sqlite3_close(w.db) != SQLITE_OK && !rc)
 		rc = mr_error_set(err, MR_EIO, "closing results %s failed", path);
+	/* a journal left at path by a writer that crashed there would be rolled back
+	 * into the new file when it is next opened */
+	snprintf(side, sizeof(side), "%s-journal", path);
+	if (!rc && unlink(side) && errno != ENOENT)
+		rc = mr_error_set(err, MR_EIO, "cannot write results to %s: removing the stale %s: %s",
+				  path, side, strerror(errno));
+	if (!rc && rename(tmp, path))
+		rc = mr_error_set(err, MR_EIO, "cannot write results to %s: %s", path, strerror(errno));
+	if (rc) {
+		unlink(tmp);
+		snprintf(side, sizeof(side), "%s-journal", tmp);
+		unlink(side);
+	}
+	return rc;
+}
+
+int mr_results_write(const char *path, const struct mr_results_setup *setup,
+		     const struct mr_run_result *runs, size_t nruns, struct mr_error *err)
+{
+	struct mr_results_claim *c;
+	int rc = mr_results_claim(path, &c, err);
+
 	if (rc)
-		unlink(path);
+		return rc;
+	rc = mr_results_write_claimed(c, setup, runs, nruns, err);
+	mr_results_release(c);
 	return rc;
 }
 

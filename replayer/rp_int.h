@@ -37,6 +37,15 @@
 #define RP_PAGE_EXEC 0x04u  /* page row exec = 1 */
 #define RP_PAGE_VALID 0x08u /* a page row exists for this id */
 
+/*
+ * The latest time (ns) a trace event, a chunk row or a script command may carry. The
+ * engine's "nothing pending" is UINT64_MAX (machine.c's next_sample, next_snap when
+ * saturated); keeping real times at or below 2^63 - 1 (what SQLite's INTEGER holds, and
+ * 292 years) means no real time can equal it, so process_due() always ends. Anything
+ * later is refused as damage, never clamped.
+ */
+#define RP_TIME_MAX ((uint64_t)INT64_MAX)
+
 /* One page row, as the machines need it: 16 bytes, shared read-only. */
 struct rp_page {
 	uint64_t key;   /* anon/shmem: virtual page number; file: page index in the file */
@@ -186,7 +195,8 @@ struct rp_nextuse_info {
 	int cache;         /* enum rp_nextuse_cache */
 	char path[1200];   /* the cache file (HIT, BUILT, REBUILT) */
 	uint64_t bytes;    /* its size when BUILT or REBUILT */
-	char why[600];     /* UNCACHED with a cache directory: why it was not used */
+	char why[600];     /* UNCACHED with a cache directory: why it was not used;
+			    * REBUILT: why the file there was not (empty: damaged) */
 };
 int rp_nextuse_build(const char *trace_path, uint32_t nr_pages, const char *identity,
 		     const char *cache_dir, const char *tmpdir, struct rp_nextuse **out,
@@ -212,8 +222,14 @@ struct rp_script {
 	struct rp_script_cmd *cmds; /* time commands sorted by time (stable), then marker ones */
 	size_t n, n_timed;
 };
+/* Parse a NUL-terminated script; name (a path or "(inline)") prefixes the messages.
+ * MR_EINVAL / MR_ERANGE name the line and what is wrong. */
 int rp_script_parse_text(const char *text, const char *name, struct rp_script *s,
 			 struct mr_error *err);
+/* The same over len bytes of a file's contents: refuses a NUL byte (MR_EINVAL, naming
+ * its offset) instead of ignoring what follows it. */
+int rp_script_parse(const char *text, size_t len, const char *name, struct rp_script *s,
+		    struct mr_error *err);
 void rp_script_free(struct rp_script *s);
 
 /* sha256.c */

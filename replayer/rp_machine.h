@@ -50,6 +50,9 @@ int rp_machine_finish(struct rp_machine *mach);
 /* The run's results, pointing into memory the machine owns (valid until destroy). */
 int rp_machine_result(struct rp_machine *mach, struct mr_run_result *r, struct mr_error *err);
 const struct mr_error *rp_machine_error(const struct rp_machine *mach);
+/* After finish: the time of the first sample the time series had no room for (script
+ * commands long after the trace's end), from which on none was taken; 0 = none. */
+uint64_t rp_machine_series_cut(const struct rp_machine *mach);
 /* Accumulated worker time for this machine. */
 void rp_machine_add_time(struct rp_machine *mach, double s);
 

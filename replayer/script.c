@@ -33,6 +33,39 @@ static int is_uint(const char *s)
 	return 1;
 }
 
+/*
+ * The largest value each field may hold: the type mm/vmscan.c:lru_gen_seq_write() reads
+ * it into ("%c %u %d %lu %n %4s %n %lu"), so a number that does not fit is refused here
+ * instead of wrapping into another generation or memcg. Field 4 (swappiness) is
+ * kstrtouint()'s; its 0..200 range is the policy's to judge.
+ */
+static const struct {
+	const char *what;
+	uint64_t max;
+} cmd_field[6] = {
+	{ "", 0 },
+	{ "memcg id", UINT32_MAX },
+	{ "node id", INT32_MAX },
+	{ "generation", UINT64_MAX },
+	{ "swappiness", UINT32_MAX },
+	{ "count", UINT64_MAX },
+};
+
+/* digits (is_uint) as a value no larger than max */
+static int fits(const char *s, uint64_t max)
+{
+	uint64_t v = 0;
+
+	for (; *s; s++) {
+		unsigned d = (unsigned)(*s - '0');
+
+		if (v > (max - d) / 10)
+			return 0;
+		v = v * 10 + d;
+	}
+	return 1;
+}
+
 /* Check one command's shape; normalise spacing into out. */
 static int check_cmd(const char *name, unsigned line, const char *cmd, char *out, size_t cap,
 		     struct mr_error *err)
@@ -50,10 +83,17 @@ static int check_cmd(const char *name, unsigned line, const char *cmd, char *out
 		return mr_error_set(err, MR_EINVAL,
 				    "%s:%u: '%s' is not an lru_gen command: expected '+ memcg node max_gen [swappiness [force_scan]]' or '- memcg node min_gen [swappiness [nr_to_reclaim]]'",
 				    name, line, cmd);
-	for (int i = 1; i < n; i++)
-		if (!is_uint(tok[i]) && !(i == 4 && !strcmp(tok[i], "max")))
+	for (int i = 1; i < n; i++) {
+		if (i == 4 && !strcmp(tok[i], "max"))
+			continue;
+		if (!is_uint(tok[i]))
 			return mr_error_set(err, MR_EINVAL, "%s:%u: '%s' in '%s' is not a non-negative integer%s",
 					    name, line, tok[i], cmd, i == 4 ? " or 'max'" : "");
+		if (!fits(tok[i], cmd_field[i].max))
+			return mr_error_set(err, MR_ERANGE, "%s:%u: %s %.40s in '%.60s' is too large (at most %llu)",
+					    name, line, cmd_field[i].what, tok[i], cmd,
+					    (unsigned long long)cmd_field[i].max);
+	}
 	out[0] = 0;
 	for (int i = 0; i < n; i++) {
 		size_t l = strlen(out);
@@ -129,6 +169,10 @@ int rp_script_parse_text(const char *text, const char *name, struct rp_script *s
 			rp_script_free(s);
 			return mr_error_set(err, MR_EINVAL, "%s:%u: '%s' is not a time or @MARKER_ID: %s",
 					    name, line, when, why.msg);
+		} else if (proto.time > RP_TIME_MAX) {
+			rp_script_free(s);
+			return mr_error_set(err, MR_ERANGE, "%s:%u: time '%s' is beyond 2^63 - 1 ns (292 years), the latest a trace can reach",
+					    name, line, when);
 		}
 		for (one = strtok_r(rest, ";,", &save); one; one = strtok_r(NULL, ";,", &save)) {
 			struct rp_script_cmd *cmd;
@@ -175,6 +219,34 @@ int rp_script_parse_text(const char *text, const char *name, struct rp_script *s
 		if (!s->cmds[i].at_marker)
 			s->n_timed++;
 	return 0;
+}
+
+int rp_script_parse(const char *text, size_t len, const char *name, struct rp_script *s,
+		    struct mr_error *err)
+{
+	const char *nul = memchr(text, 0, len);
+	char *copy;
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	if (nul) {
+		size_t off = (size_t)(nul - text);
+		unsigned line = 1;
+
+		for (const char *c = text; c < nul; c++)
+			line += *c == '\n';
+		/* the parser reads text up to a NUL: what follows would be dropped unread */
+		return mr_error_set(err, MR_EINVAL, "%s:%u: a NUL byte at offset %zu: a script is text, one command per line; remove it (the commands after it would be ignored)",
+				    name, line, off);
+	}
+	copy = malloc(len + 1);
+	if (!copy)
+		return mr_error_set(err, MR_ENOMEM, "out of memory");
+	memcpy(copy, text, len);
+	copy[len] = 0;
+	rc = rp_script_parse_text(copy, name, s, err);
+	free(copy);
+	return rc;
 }
 
 void rp_script_free(struct rp_script *s)

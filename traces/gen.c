@@ -8,11 +8,14 @@
  * are also written to the store's meta table as text that parses back to the same
  * values, so a trace says how to regenerate it.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "gen_priv.h"
 #include "mr_util.h"
@@ -210,20 +213,79 @@ static void format_params(const struct mr_gen *g, const struct mr_gen_values *va
 	}
 }
 
-int mr_gen_write(const struct mr_gen *g, const struct mr_gen_values *vals, const char *path,
-		 const struct mr_writer_opts *wopts, struct mr_error *err)
+/*
+ * May path be written? Never through a symbolic link (a dangling one would have its
+ * target created wherever it points); an existing file only when overwrite, for it may
+ * be a recorded trace that cannot be made again.
+ */
+static int check_output(const char *path, int overwrite, struct mr_error *err)
+{
+	struct stat sb;
+
+	if (lstat(path, &sb)) {
+		if (errno == ENOENT)
+			return 0;
+		return mr_error_set(err, MR_EIO, "cannot write %s: %s", path, strerror(errno));
+	}
+	if (S_ISLNK(sb.st_mode))
+		return mr_error_set(err, MR_EINVAL,
+				    "%s is a symbolic link: give the path of the trace file itself (-o)", path);
+	if (!overwrite)
+		return mr_error_set(err, MR_EINVAL,
+				    "%s already exists (it may be a recorded trace): remove it, choose another -o, or give --force to replace it",
+				    path);
+	if (!S_ISREG(sb.st_mode))
+		return mr_error_set(err, MR_EINVAL, "%s exists and is not a regular file", path);
+	return 0;
+}
+
+/* Move the finished store tmp to path: with overwrite by rename() (the old file stays
+ * whole until then); without, by link(), which fails if path appeared meanwhile. */
+static int install(const char *tmp, const char *path, int overwrite, struct mr_error *err)
+{
+	char side[4200];
+
+	/* a WAL or shared-memory file of an older store at path would be applied to ours */
+	for (int i = 0; i < 2; i++) {
+		snprintf(side, sizeof(side), "%s%s", path, i ? "-shm" : "-wal");
+		if (unlink(side) && errno != ENOENT)
+			return mr_error_set(err, MR_EIO, "cannot replace %s: removing %s: %s", path,
+					    side, strerror(errno));
+	}
+	if (!overwrite) {
+		if (!link(tmp, path)) {
+			unlink(tmp);
+			return 0;
+		}
+		if (errno == EEXIST)
+			return check_output(path, 0, err);
+		/* a file system without hard links: fall back to rename() below */
+	}
+	if (rename(tmp, path))
+		return mr_error_set(err, MR_EIO, "cannot write %s: %s", path, strerror(errno));
+	return 0;
+}
+
+int mr_gen_create(const struct mr_gen *g, const struct mr_gen_values *vals, const char *path,
+		  int overwrite, const struct mr_writer_opts *wopts, struct mr_error *err)
 {
 	struct mr_store *s = NULL;
 	struct mr_writer *w = NULL;
-	char params[1024];
+	char params[1024], tmp[4200];
 	int rc;
 
 	if (!g || !vals || !path)
-		return mr_error_set(err, MR_EINVAL, "mr_gen_write: NULL argument");
+		return mr_error_set(err, MR_EINVAL, "mr_gen_create: NULL argument");
 	rc = check_values(g, vals, err);
+	if (!rc)
+		rc = check_output(path, overwrite, err);
 	if (rc)
 		return rc;
-	rc = mr_store_create(path, 1, &s, err);
+	/* written beside path and moved there when complete: a failed or interrupted run
+	 * leaves path as it was */
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp-%ld", path, (long)getpid()) >= (int)sizeof(tmp))
+		return mr_error_set(err, MR_EINVAL, "output path '%.60s...' is too long", path);
+	rc = mr_store_create(tmp, 1, &s, err);
 	if (rc)
 		return rc;
 	rc = mr_writer_create(s, wopts, &w, err);
@@ -260,11 +322,19 @@ writer_fail:
 out:
 	mr_writer_destroy(w);
 	mr_store_close(s);
+	if (!rc)
+		rc = install(tmp, path, overwrite, err);
 	/* A generated trace is reproducible from its parameters: drop a partial one rather
 	 * than leave a store that looks usable but stops early. */
 	if (rc)
-		mr_store_remove(path);
+		mr_store_remove(tmp);
 	return rc;
+}
+
+int mr_gen_write(const struct mr_gen *g, const struct mr_gen_values *vals, const char *path,
+		 const struct mr_writer_opts *wopts, struct mr_error *err)
+{
+	return mr_gen_create(g, vals, path, 1, wopts, err);
 }
 
 /* ---- PRNG ---- */

@@ -60,8 +60,15 @@ int mr_gen_defaults(const struct mr_gen *g, struct mr_gen_values *vals, struct m
  * MR_ERANGE, each with a message naming the parameter. */
 int mr_gen_set(const struct mr_gen *g, struct mr_gen_values *vals, const char *name,
 	       const char *value, struct mr_error *err);
-/* Create path (overwrite), run the generator, finish the store. On failure the partial
- * file is removed. */
+/*
+ * Run the generator into a new store beside path and move it to path when finished, so
+ * that path holds the old file or the whole new trace. An existing path is refused
+ * (MR_EINVAL, naming --force) unless overwrite; a symbolic link at path always is. On
+ * failure the partial file is removed and path is as it was.
+ */
+int mr_gen_create(const struct mr_gen *g, const struct mr_gen_values *vals, const char *path,
+		  int overwrite, const struct mr_writer_opts *wopts, struct mr_error *err);
+/* mr_gen_create() with overwrite: for a caller's own (temporary) files. */
 int mr_gen_write(const struct mr_gen *g, const struct mr_gen_values *vals, const char *path,
 		 const struct mr_writer_opts *wopts, struct mr_error *err);
 
