@@ -106,7 +106,9 @@ CASE=pages_sparse
 if want $CASE; then
 	cp "$T/a.db" "$T/p.db"
 	"$TOOL" sql "$T/p.db" "UPDATE pages SET id = 1000000000 WHERE id = 15" || bad "edit"
-	refuse "page ids must be dense" 60 "$T/p.db" -- "$MR" replay "$T/p.db" --policy lru --memory 8 -q
+	# the store's opener refuses it (storage/store_check.c); the replayer's own check,
+	# "page ids must be dense", stands behind it
+	refuse "page ids are dense" 60 "$T/p.db" -- "$MR" replay "$T/p.db" --policy lru --memory 8 -q
 fi
 
 # 3: a time of 2^64 - 1 ns, in a chunk row or in an event, must not equal "nothing
@@ -115,18 +117,27 @@ CASE=time_max
 if want $CASE; then
 	cp "$T/a.db" "$T/t.db"
 	"$TOOL" sql "$T/t.db" "UPDATE chunks SET t_last = -1" || bad "edit"
-	refuse "beyond 2^63 - 1 ns" 20 "$T/t.db" -- "$MR" replay "$T/t.db" --policy lru --memory 8 -q
-	"$TOOL" maxtime "$T/m.db" || bad "maxtime"
-	refuse "beyond 2^63 - 1 ns" 20 "$T/m.db" -- "$MR" replay "$T/m.db" --policy mglru --memory 2 -q
+	refuse "column t_last: -1 is not a time" 20 "$T/t.db" -- "$MR" replay "$T/t.db" --policy lru --memory 8 -q
+	# the store's writer refuses an event at 2^64 - 1 ns (storage/writer.c), so such a
+	# trace cannot be written through it; the replayer's own per-event check stays
+	if "$TOOL" maxtime "$T/m.db" 2>"$T/maxtime.err"; then
+		refuse "beyond 2^63 - 1 ns" 20 "$T/m.db" -- "$MR" replay "$T/m.db" --policy mglru --memory 2 -q
+	elif grep -qF "past the largest a trace holds" "$T/maxtime.err"; then
+		ok
+	else
+		bad "maxtime: $(cat "$T/maxtime.err")"
+	fi
 	refuse "beyond 2^63 - 1 ns" 20 "$T/a.db" -- \
 		"$MR" replay "$T/a.db" --policy mglru --memory 8 -q --writeback-delay 10000000000000000000
 	printf '9223372036854775808 + 0 0 1\n' >"$T/late.txt"
 	refuse "beyond 2^63 - 1 ns" 20 "$T/a.db $T/late.txt" -- \
 		"$MR" replay "$T/a.db" --policy mglru --memory 8 -q --script "$T/late.txt"
 	# the chunk row says the trace ends at 3 us; the event still says 2^64 - 1
-	"$TOOL" sql "$T/m.db" "UPDATE chunks SET t_last = 3000" || bad "edit"
-	run 20 "$MR" replay "$T/m.db" --policy mglru --memory 2 -q
-	sane replay m.db && { [ "$RC" = 0 ] || [ "$RC" = 1 ]; } && ok || bad "event at 2^64 - 1 ns: exit $RC"
+	if [ -s "$T/m.db" ]; then
+		"$TOOL" sql "$T/m.db" "UPDATE chunks SET t_last = 3000" || bad "edit"
+		run 20 "$MR" replay "$T/m.db" --policy mglru --memory 2 -q
+		sane replay m.db && { [ "$RC" = 0 ] || [ "$RC" = 1 ]; } && ok || bad "event at 2^64 - 1 ns: exit $RC"
+	fi
 fi
 
 # 4: a script command far after the trace: samples every interval until then, with no
@@ -285,9 +296,9 @@ CASE=streams
 if want $CASE; then
 	cp "$T/a.db" "$T/s.db"
 	"$TOOL" sql "$T/s.db" "UPDATE chunks SET stream = 1048575" || bad "edit"
-	refuse "stream 1048575" 20 "$T/s.db" -- "$MR" replay "$T/s.db" --policy lru --memory 8 -q
+	refuse "column stream: 1048575 is not the id" 20 "$T/s.db" -- "$MR" replay "$T/s.db" --policy lru --memory 8 -q
 	"$TOOL" sql "$T/s.db" "UPDATE chunks SET stream = -1" || bad "edit"
-	refuse "stream -1" 20 "$T/s.db" -- "$MR" replay "$T/s.db" --policy lru --memory 8 -q
+	refuse "column stream: -1 is not the id" 20 "$T/s.db" -- "$MR" replay "$T/s.db" --policy lru --memory 8 -q
 fi
 
 # 13: numbers that do not fit, and a script with a NUL byte.
