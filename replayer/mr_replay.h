@@ -60,8 +60,9 @@
  * READAHEAD (first, n) / PC_INSERT (first, 2^order): insert the pages absent from the
  *   replay's page cache with MR_ADD_READAHEAD (| MR_ADD_IN_FAULT when the event has the
  *   in-fault flag and the task's VMA mapping the file has recency), not marked accessed.
- *   For a next-use policy, access() is also called for each page inserted, with the
- *   position of its next use, so that a prefetched page is not taken for dead.
+ *   For a next-use policy, access() is also called for each page of the range, inserted
+ *   or found resident, with the position of its next reference (a use or an insertion:
+ *   both cost a miss when the page is absent; docs/replay.md, "What opt minimises").
  * FREE (first, n): the pages leave memory: policy->folio_del(), PTEs cleared, uncharged,
  *   swap slot and shadow dropped. pgfree.
  * UNMAP (vma): zap the VMA's PTEs as zap_pte_range() does: a young PTE of a file page
