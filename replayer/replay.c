@@ -37,7 +37,7 @@ struct mr_replay {
 	char nu_note[2000];       /* mr_replay_nextuse_note() */
 	char memory_spec[512];
 	uint64_t memory_pages, swap_pages, wb_delay, interval, snap_every;
-	int threads, record_timing, reclaim;
+	int threads, record_timing, reclaim, shadow;
 	/* what the decoder saw, for the "trace too coarse" rule (docs/replay.md) */
 	uint64_t acc_src[8];      /* ACCESS events by source (MR_ACC_SRC) */
 	uint64_t scans;           /* SCAN_END events */
@@ -217,6 +217,13 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 				    "node reclaim needs the node memory: --memory SIZE (per-cgroup limits may come with it)");
 	}
 	r->reclaim = o->reclaim;
+	if (o->shadow != MR_SHADOW_KEEP && o->shadow != MR_SHADOW_KERNEL &&
+	    o->shadow != MR_SHADOW_NONE) {
+		free(r);
+		return mr_error_set(err, MR_EINVAL, "shadow mode %d: use keep, kernel or none",
+				    o->shadow);
+	}
+	r->shadow = o->shadow;
 	r->memory_pages = o->memory_pages;
 	r->swap_pages = o->swap_pages;
 	r->wb_delay = o->writeback_delay_ns;
@@ -318,6 +325,7 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 		mo.snapshot_every_ns = r->snap_every;
 		mo.script = r->has_script ? &r->script : NULL;
 		mo.check = o->check;
+		mo.shadow = r->shadow; /* enum rp_shadow_mode has mr_replay_shadow's values */
 		mo.memcg_ids = r->memcg_ids;
 		mo.memcg_paths = r->memcg_paths;
 		rc = rp_machine_create(r->t, &mo, &r->mach[i], err);
@@ -751,6 +759,7 @@ int mr_replay_write_results(const struct mr_replay *r, const char *path, struct 
 		.script = r->has_script ? r->script_name : NULL,
 		.script_sha256 = r->has_script ? r->script_sha : NULL,
 		.reclaim = r->reclaim == MR_RECLAIM_NODE ? "node" : "memcg",
+		.shadow = mr_replay_shadow_name(r->shadow),
 		.record_timing = r->record_timing,
 		.threads = r->threads_used,
 		.note_kind = "trace_too_coarse",
@@ -782,4 +791,16 @@ int mr_replay_write_results(const struct mr_replay *r, const char *path, struct 
 	free(notes);
 	free(memcgs);
 	return rc;
+}
+
+const char *mr_replay_shadow_name(int shadow)
+{
+	switch (shadow) {
+	case MR_SHADOW_KERNEL:
+		return "kernel";
+	case MR_SHADOW_NONE:
+		return "none";
+	default:
+		return "keep";
+	}
 }
