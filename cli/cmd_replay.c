@@ -75,7 +75,8 @@ static int list_policies(void)
 static void usage_help(void)
 {
 	printf("usage: memreplay replay TRACE --policy SPEC [--policy SPEC...] --memory SIZE\n"
-	       "                        [--reclaim memcg|node] [-o RESULTS.db] [--script FILE]\n"
+	       "                        [--reclaim memcg|node] [--shadow keep|kernel|none]\n"
+	       "                        [-o RESULTS.db] [--script FILE]\n"
 	       "                        [--interval T] [--swap SIZE] [--threads N] [--plugin SO]\n"
 	       "                        [--format table|csv|json] [--no-timing] [--list-policies]\n\n"
 	       "  --policy SPEC          name[:key=value,...], repeatable: all replay in one pass\n"
@@ -88,6 +89,10 @@ static void usage_help(void)
 	       "                         node: --memory SIZE is the machine's memory (split over\n"
 	       "                         its nodes), with zone watermarks, kswapd (pgscan_kswapd)\n"
 	       "                         and direct reclaim below min (pgscan_direct)\n"
+	       "  --shadow MODE          shadow entries (refault information) once stored: keep\n"
+	       "                         (default: until the page comes back), kernel (the\n"
+	       "                         shadow-node shrinker's limit, pages / 8 nodes of 64\n"
+	       "                         slots per lruvec) or none (no refault recognised)\n"
 	       "  --swap SIZE            swap space (default unlimited)\n"
 	       "  -o, --output DB        results database (docs/results-schema.md)\n"
 	       "  --script FILE          lru_gen debugfs commands at times: 'TIME|@MARKER CMD'\n"
@@ -272,12 +277,13 @@ int cmd_replay(int argc, char **argv)
 {
 	enum { O_POLICY = 256, O_MEMORY, O_SWAP, O_SCRIPT, O_INTERVAL, O_SNAP, O_WBDELAY,
 	       O_THREADS, O_TMPDIR, O_NUCACHE, O_CHECK, O_TIMING, O_PLUGIN, O_LIST, O_HELP, O_VARIANTS,
-	       O_RECLAIM, O_FORMAT, O_CSV, O_JSON, O_NOTIMING };
+	       O_RECLAIM, O_FORMAT, O_CSV, O_JSON, O_NOTIMING, O_SHADOW };
 	static const struct option opts[] = {
 		{ "policy", required_argument, NULL, O_POLICY },
 		{ "variants", required_argument, NULL, O_VARIANTS },
 		{ "memory", required_argument, NULL, O_MEMORY },
 		{ "reclaim", required_argument, NULL, O_RECLAIM },
+		{ "shadow", required_argument, NULL, O_SHADOW },
 		{ "format", required_argument, NULL, O_FORMAT },
 		{ "csv", no_argument, NULL, O_CSV },
 		{ "json", no_argument, NULL, O_JSON },
@@ -362,6 +368,17 @@ int cmd_replay(int argc, char **argv)
 				o.reclaim = MR_RECLAIM_NODE;
 			else
 				return cli_usage_error("replay", "--reclaim '%s': use memcg or node", optarg);
+			break;
+		case O_SHADOW:
+			if (!strcmp(optarg, "keep"))
+				o.shadow = MR_SHADOW_KEEP;
+			else if (!strcmp(optarg, "kernel"))
+				o.shadow = MR_SHADOW_KERNEL;
+			else if (!strcmp(optarg, "none"))
+				o.shadow = MR_SHADOW_NONE;
+			else
+				return cli_usage_error("replay", "--shadow '%s': use keep, kernel or none",
+						       optarg);
 			break;
 		case O_FORMAT:
 			if (strcmp(optarg, "table") && strcmp(optarg, "csv") && strcmp(optarg, "json"))
@@ -498,6 +515,11 @@ int cmd_replay(int argc, char **argv)
 		/* the trace's part is the same for every run; the unseen refaults are the
 		 * first run's (each run's are in the notes table) */
 		fprintf(stderr, "memreplay replay: coverage: %s\n", mr_replay_coverage(r, 0));
+	if (!quiet)
+		fprintf(stderr, "memreplay replay: assumed: shadow entries %s (--shadow %s)\n",
+			o.shadow == MR_SHADOW_KERNEL ? "reclaimed past mm/workingset.c's shadow-node limit" :
+			o.shadow == MR_SHADOW_NONE ? "never kept (no refault is recognised)" :
+			"kept until their page comes back", mr_replay_shadow_name(o.shadow));
 	if (!quiet && mr_replay_nextuse_note(r))
 		fprintf(stderr, "memreplay replay: %s\n", mr_replay_nextuse_note(r));
 	print_runs(r, policies, npol, format, timing, mr_clock_s() - t0, out);

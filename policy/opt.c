@@ -1,18 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * opt.c - `opt`: Belady's MIN over the same simulated machine. When reclaim needs pages,
- * it evicts the resident folios whose next access lies farthest in the future (never
- * used again first). With demand paging and one eviction per fault, MIN evicts as few
- * pages as any policy can for that memory size: opt is the lower bound the other
- * policies are compared with.
+ * it evicts the resident folios whose next reference lies farthest in the future (never
+ * referenced again first). What it minimises is mr_misses, the pages brought into
+ * memory: by a fault, by an fd access, or by a recorded page-cache insertion
+ * (READAHEAD, PC_INSERT), which the replay makes whenever the page is not resident
+ * then, as the host did. So a reference is a use or an insertion, and both cost a miss
+ * exactly when the page is absent: the trace is an ordinary paging request sequence,
+ * on which MIN is optimal (docs/replay.md, "What opt minimises"). Ranking by the next
+ * *use* alone, as before, evicted the readahead pages nobody used first, and paid a
+ * miss for each that the recorded readahead inserted again (70 % more misses than lru
+ * on a strided mmap read through overlapping read-around windows).
  *
  * Where the knowledge comes from: the engine computes, once per trace, the position of
- * the next access to each page, and calls ops->access(p, page, next_use) for every
- * access to a resident page (UINT64_MAX = never again). A fault first adds the folio
- * (ops->folio_add) and the engine then calls access for the faulting access, so a newly
- * added folio is keyed "never" only until that call. The engine also calls access for
- * pages it inserts by readahead, with their next use; a folio added with no access call
- * at all stays keyed "never" and is among the first victims.
+ * the next reference to each page (replayer/nextuse.c), and calls ops->access(p, page,
+ * next) at every reference whose page is resident afterwards (UINT64_MAX = never
+ * again): an access, a page inserted, and a page an insertion found resident. A fault
+ * first adds the folio (ops->folio_add) and the engine then calls access for the
+ * faulting access, so a newly added folio is keyed "never" only until that call; a
+ * folio added with no access call at all stays keyed "never" and is among the first
+ * victims. Each page of a large folio (PC_INSERT of order > 0) is its own folio here
+ * and its own reference, for every policy alike.
  *
  * Data structure: per lruvec, a max-priority queue over (next use, then lower page id
  * first) with lazy deletion, shaped for the access pattern: every access moves a page's
@@ -43,14 +51,27 @@
  * folio that cannot be freed now is set aside for the rest of the call and then goes
  * back into the heap, so the next-farthest folio is tried instead.
  *
- * Costs MIN ignores, so opt is a lower bound on evictions only:
+ * How much it frees: exactly what the scan control still asks for (nr_to_reclaim -
+ * nr_reclaimed) in memcg and direct reclaim, where every policy frees at least that
+ * before the engine stops asking; for kswapd only until the node is balanced, where
+ * balance_pgdat() stops every policy (kswapd_done()): freeing the whole nr_to_reclaim
+ * of a step, the high watermark, left opt with less memory than lru and cost it 50 %
+ * more misses with node reclaim.
+ *
+ * What opt does not model, or where it is not the optimum (it bounds misses only):
  *  - eviction cost: clean and dirty pages, anon (swap I/O) and file (refetch) count the
- *    same; it minimises the number of evictions, not I/O or refault latency;
+ *    same; it minimises the number of misses, not I/O or refault latency;
  *  - write-back delay: a dirty victim is not free until written back, and the folios
  *    evicted meanwhile are not what MIN with instant writes would choose;
- *  - batching: the engine reclaims nr_to_reclaim pages at a time (opt frees exactly
- *    what the scan control still asks for); MIN proper evicts one page per fault;
- *  - prefetch: readahead placement and its value are not optimised;
+ *  - batching: the engine reclaims nr_to_reclaim pages at a time, as it does for every
+ *    policy; MIN proper evicts one page per fault. Nor can opt evict the page being
+ *    charged (it is added after its charge's reclaim, as in the kernel), only pages of
+ *    earlier references, those of the same readahead window included;
+ *  - prefetch: the recorded insertions are taken as given, as every policy takes them;
+ *    opt does not choose what to read ahead, and minimises all misses, insertions
+ *    included, not the demand faults alone;
+ *  - frees: a page freed (FREE, munmap, exit) before its next reference is ranked by
+ *    that reference all the same;
  *  - CPU: scanning, aging and rmap costs do not exist here; nor do per-memcg limits
  *    other than reclaiming from the lruvec asked for.
  * pgactivate counts from shrink_folio_list (writeback, dirty file) are mechanics of
@@ -895,8 +916,23 @@ static void opt_rotate(struct mr_policy *p, uint32_t page)
 }
 
 /*
+ * kswapd's goal is reached: balance_pgdat() stops at the node's high watermark
+ * (pgdat_balanced()) whatever nr_to_reclaim says, and the kernel's policies stop there
+ * too (lru between steps; mglru's should_abort_scan()). Freeing more would leave opt
+ * with less memory than they have.
+ */
+static int kswapd_done(struct mr_policy *p, const struct mr_scan_control *sc)
+{
+	const struct mr_machine_ops *ops = p->m->ops;
+
+	return sc->kswapd && ops->node_watermark_ok &&
+	       ops->node_watermark_ok(p->m, sc->node, 0) > 0;
+}
+
+/*
  * Reclaim what the scan control still asks for (nr_to_reclaim - nr_reclaimed) from one
- * lruvec, farthest next use first, through shrink_folio_list.
+ * lruvec, farthest next use first, through shrink_folio_list; for kswapd, one folio at
+ * a time and only until the node is balanced (kswapd_done()).
  */
 static void opt_shrink_lruvec(struct mr_policy *p, uint32_t lruvec, struct mr_scan_control *sc)
 {
@@ -913,10 +949,10 @@ static void opt_shrink_lruvec(struct mr_policy *p, uint32_t lruvec, struct mr_sc
 	need = sc->nr_to_reclaim > sc->nr_reclaimed ? sc->nr_to_reclaim - sc->nr_reclaimed : 0;
 	flush_pending(p);
 
-	while (reclaimed < need && lv->nr) {
+	while (reclaimed < need && lv->nr && !kswapd_done(p, sc)) {
 		struct mr_folio_list list = { pr->hold, 0, MR_SWAP_CLUSTER_MAX };
 		uint64_t taken[2] = { 0, 0 }, kept[2] = { 0, 0 };
-		uint64_t want = need - reclaimed;
+		uint64_t want = sc->kswapd ? 1 : need - reclaimed;
 
 		/* isolate the farthest folios */
 		while (list.n < list.cap && list.n < want && lv->nr) {
@@ -1110,8 +1146,9 @@ static unsigned opt_check(struct mr_policy *p)
 const struct mr_policy_ops mr_opt_ops = {
 	.abi = MR_POLICY_ABI,
 	.name = "opt",
-	.help = "Belady's MIN: evicts the folio used farthest in the future; the lower bound "
-		"on evictions for a memory size (needs the trace's next-use times)",
+	.help = "Belady's MIN: evicts the folio referenced farthest in the future (a use or a "
+		"recorded page-cache insertion); the lower bound on misses for a memory size "
+		"(needs the trace's next-use times)",
 	.priv_size = sizeof(struct opt_priv),
 	.page_priv_size = sizeof(struct opt_page),
 	.init = opt_init,

@@ -204,9 +204,13 @@ static void ev_insert(struct rp_machine *mach, const struct mr_event *ev, int in
 		uint32_t page = first + (uint32_t)i;
 
 		if (!(mach->t->pages[page].info & RP_PAGE_VALID) ||
-		    rp_page_type(&mach->t->pages[page]) == RP_ANON ||
-		    (mach->m.folios[page].flags & MR_PG_RESIDENT))
+		    rp_page_type(&mach->t->pages[page]) == RP_ANON)
 			continue;
+		if (mach->m.folios[page].flags & MR_PG_RESIDENT) {
+			/* no miss, but the page's next reference moves on (nextuse.c) */
+			notify_access(mach, page, nu ? nu + i : NULL);
+			continue;
+		}
 		rp_insert_page(mach, page, ctx, 0);
 		mach->c[C_RA_PAGES]++;
 		/* mapped around the fault later (filemap_map_pages()) without a fault of

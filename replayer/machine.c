@@ -165,6 +165,9 @@ void rp_folio_free(struct rp_machine *mach, uint32_t page)
 {
 	struct mr_folio *f = &mach->m.folios[page];
 
+	if (mach->shadow)
+		rp_shadow_page_gone(mach, page, !!(f->flags & MR_PG_RESIDENT),
+				    !!(f->flags & E_SHADOW));
 	if (f->flags & MR_PG_RESIDENT) {
 		if (mach->ops->folio_del)
 			mach->ops->folio_del(mach->pol, page);
@@ -203,9 +206,10 @@ static int remove_mapping(struct mr_machine *m, uint32_t page, uint64_t shadow)
 	}
 	uncharge(mach, page);
 	resident_dec(mach, page);
-	f->flags = (f->flags & (E_KEEP | E_SWAP | E_SWAPVALID | E_UNSEEN)) | E_SHADOW | E_EVICTED;
+	f->flags = (f->flags & (E_KEEP | E_SWAP | E_SWAPVALID | E_UNSEEN)) | E_EVICTED |
+		   (rp_shadow_store(mach, page) ? E_SHADOW : 0);
 	f->mapcount = 0;
-	mach->slot[page] = shadow;
+	mach->slot[page] = (f->flags & E_SHADOW) ? shadow : 0;
 	mach->c[C_EVICTIONS]++;
 	mach->c[anon ? C_EVICT_ANON : C_EVICT_FILE]++;
 	return MR_REMOVED;
@@ -225,6 +229,7 @@ static void shrink_one(struct rp_machine *mach, uint32_t memcg, uint32_t node,
 static void reclaim_done(struct rp_machine *mach)
 {
 	mach->in_reclaim = 0;
+	rp_shadow_shrink(mach); /* shrink_slab() runs in every reclaim */
 	if (!mach->wb_delay)
 		rp_wb_complete_all(mach); /* writeback ends with the reclaim invocation */
 	if (mach->check && mach->ops->check)
@@ -563,6 +568,8 @@ void rp_insert_page(struct rp_machine *mach, uint32_t page, unsigned ctx, int wr
 		alloc_page_node(mach, f->node); /* the folio is allocated, then charged */
 	charge(mach, f->lruvec / mach->m.nr_nodes, f->node);
 	est = f->flags;
+	if (mach->shadow)
+		rp_shadow_page_in(mach, page, !!(est & E_SHADOW));
 	f->flags = MR_PG_RESIDENT | (type != RP_FILE ? MR_PG_SWAPBACKED : 0) |
 		   (f->flags & (MR_PG_EXEC | E_SWAP | E_SWAPVALID));
 	f->mapcount = 0;
@@ -687,6 +694,7 @@ void rp_machine_destroy(struct rp_machine *mach)
 	if (!mach)
 		return;
 	mr_policy_destroy(mach->pol);
+	rp_shadow_destroy(mach);
 	mr_big_free(mach->m.folios, (size_t)mach->m.nr_pages * sizeof(struct mr_folio));
 	free(mach->m.mms);
 	free(mach->lruvec_stat);
@@ -766,6 +774,7 @@ int rp_machine_create(const struct rp_image *t, const struct rp_machine_opts *o,
 	mach->m.swap_total = mach->m.swap_free;
 	mach->wb_delay = o->wb_delay_ns;
 	mach->check = o->check;
+	mach->shadow_mode = o->shadow;
 #ifdef MR_DEBUG_CHECKS
 	/* Debug and sanitizer builds check the policy's invariants after every reclaim. */
 	mach->check = 1;
@@ -792,6 +801,9 @@ int rp_machine_create(const struct rp_image *t, const struct rp_machine_opts *o,
 		goto fail;
 	}
 	mach->m.lruvec_stat = mach->lruvec_stat;
+	rc = rp_shadow_create(mach, err);
+	if (rc)
+		goto fail;
 
 	/* folios: the static part of each page row */
 	for (uint32_t i = 0; i < np; i++) {

@@ -199,6 +199,10 @@ struct rp_machine {
 	uint64_t wb_delay;
 	int in_reclaim;
 
+	/* shadow entries after they are stored (shadow.c) */
+	int shadow_mode;           /* enum rp_shadow_mode */
+	struct rp_shadow *shadow;  /* RP_SHADOW_KERNEL: the xarray nodes */
+
 	/* this task's in-fault insertions since its last ACCESS: the major fault's I/O */
 	uint32_t ra_task, ra_n;
 	uint32_t ra_first[RA_RANGES], ra_len[RA_RANGES];
@@ -349,6 +353,20 @@ int rp_rmap_walk(struct mr_machine *m, uint32_t page,
 		 void *arg);
 void rp_walk_mm(struct mr_machine *m, uint32_t mm, const struct mr_walk_ops *ops, void *arg);
 void rp_prefetch_folio(struct mr_machine *m, uint32_t page);
+
+/* ---- shadow.c: what becomes of shadow entries (--shadow) ---- */
+
+int rp_shadow_create(struct rp_machine *mach, struct mr_error *err);
+void rp_shadow_destroy(struct rp_machine *mach);
+/* An evicted folio's shadow: 1 to store it (E_SHADOW), 0 when none is kept. */
+int rp_shadow_store(struct rp_machine *mach, uint32_t page);
+/* The page is resident again; had_shadow: its shadow was consumed. */
+void rp_shadow_page_in(struct rp_machine *mach, uint32_t page, int had_shadow);
+/* The page leaves for good (freed, truncated): its folio and shadow entries go. */
+void rp_shadow_page_gone(struct rp_machine *mach, uint32_t page, int was_resident,
+			 int had_shadow);
+/* After a reclaim invocation: the shadow-node shrinker. */
+void rp_shadow_shrink(struct rp_machine *mach);
 
 /* ---- machine.c: memory in and out, reclaim ---- */
 

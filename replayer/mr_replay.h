@@ -60,8 +60,9 @@
  * READAHEAD (first, n) / PC_INSERT (first, 2^order): insert the pages absent from the
  *   replay's page cache with MR_ADD_READAHEAD (| MR_ADD_IN_FAULT when the event has the
  *   in-fault flag and the task's VMA mapping the file has recency), not marked accessed.
- *   For a next-use policy, access() is also called for each page inserted, with the
- *   position of its next use, so that a prefetched page is not taken for dead.
+ *   For a next-use policy, access() is also called for each page of the range, inserted
+ *   or found resident, with the position of its next reference (a use or an insertion:
+ *   both cost a miss when the page is absent; docs/replay.md, "What opt minimises").
  * FREE (first, n): the pages leave memory: policy->folio_del(), PTEs cleared, uncharged,
  *   swap slot and shadow dropped. pgfree.
  * UNMAP (vma): zap the VMA's PTEs as zap_pte_range() does: a young PTE of a file page
@@ -164,6 +165,14 @@ enum mr_replay_reclaim {
 	MR_RECLAIM_NODE = 1,  /* memory_pages is the node memory: watermarks, kswapd, direct */
 };
 
+/* What becomes of shadow entries (workingset refault information) once stored
+ * (`--shadow`, docs/replay.md "Shadow entries"). */
+enum mr_replay_shadow {
+	MR_SHADOW_KEEP = 0,   /* kept until the page comes back or is freed (default) */
+	MR_SHADOW_KERNEL = 1, /* mm/workingset.c's shadow-node shrinker limit, per lruvec */
+	MR_SHADOW_NONE = 2,   /* none stored: no refault is recognised */
+};
+
 /* Zone watermarks of a node, as the kernel sets them at boot. */
 struct mr_watermarks {
 	uint64_t min_free_kbytes; /* calculate_min_free_kbytes() over total_pages */
@@ -197,6 +206,7 @@ struct mr_replay_opts {
 	uint64_t memory_pages;             /* whole-trace limit (memcg reclaim) or node
 					    * memory (node reclaim); 0 = none */
 	int reclaim;                       /* enum mr_replay_reclaim */
+	int shadow;                        /* enum mr_replay_shadow */
 	const struct mr_replay_limit *limits; /* per-cgroup limits */
 	size_t nlimits;
 	const char *memory_spec;           /* --memory text(s) as given, for the runs table */
@@ -261,6 +271,9 @@ const char *mr_replay_nextuse_note(const struct mr_replay *r);
  * samples up to the end (a larger --interval). NULL otherwise. Owned by r.
  */
 const char *mr_replay_series_note(const struct mr_replay *r);
+
+/* "keep", "kernel" or "none": the runs table's shadow column and the CLI's word. */
+const char *mr_replay_shadow_name(int shadow);
 
 /* Is a policy of that name registered (built in or from a plugin)? */
 int mr_replay_policy_exists(const char *name);

@@ -110,6 +110,7 @@ struct mr_results_setup {
 	const char *script;		/* path or "(inline)", NULL = none */
 	const char *script_sha256;
 	const char *reclaim;		/* "memcg" or "node"; NULL = "memcg" */
+	const char *shadow;		/* "keep", "kernel" or "none"; NULL = "keep" */
 	int record_timing;		/* write the timing table (not deterministic) */
 	int threads;
 	/* notes[nruns]: one note per run (or NULL), of kind note_kinds[run] (NULL, or

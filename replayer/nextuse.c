@@ -1,24 +1,33 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * nextuse.c - for policies that see every access (opt): the trace position of the next
- * use of the page at each reference, computed once per trace, in bounded memory, and
- * kept in a cache so that the next replay of the same trace (another memory size, the
- * usual sweep) does not pay for it again.
+ * reference to the page at each reference, computed once per trace, in bounded memory,
+ * and kept in a cache so that the next replay of the same trace (another memory size,
+ * the usual sweep) does not pay for it again.
+ *
+ * What a reference's value is: the position of the page's next reference of any kind,
+ * a use (ACCESS, a page of FD_ACCESS) or an insertion (a page of READAHEAD/PC_INSERT).
+ * An insertion is not a use, but it costs a miss exactly when the page is not resident
+ * then (the replay inserts what the host inserted: the insertions are forced), and
+ * costs nothing when it is, like a use. So, for the count of misses, the two are the
+ * same kind of request, and MIN must rank a page by whichever comes first: a page the
+ * recorded readahead brings in again next, before its next use, costs a miss there if
+ * it was evicted (docs/replay.md, "What opt minimises").
  *
  * Pass 1 reads the trace forward and writes one u32 per reference to temp file A: the
- * page id, with bit 31 set for an insertion (READAHEAD/PC_INSERT page), which is a
- * reference but not a use. Pass 2 reads A backwards block by block, keeping the
- * position of the last use seen per page (8 bytes per distinct page), and writes each
- * reference's next-use position to file B at that reference's own offset, so B reads
- * forward in lockstep with the replay. Positions are u32 when the trace has fewer than
- * 2^32 - 1 references (u64 otherwise); "never" is the all-ones value, returned to
- * callers as UINT64_MAX. A is unlinked at creation.
+ * page id. Pass 2 reads A backwards block by block, keeping the position of the last
+ * reference seen per page (8 bytes per distinct page), and writes each reference's
+ * next-reference position to file B at that reference's own offset, so B reads forward
+ * in lockstep with the replay. Positions are u32 when the trace has fewer than 2^32 - 1
+ * references (u64 otherwise); "never" is the all-ones value, returned to callers as
+ * UINT64_MAX. A is unlinked at creation.
  *
  * File B (docs/replay.md, "next-use cache"), little-endian:
  *
  *   0    8  magic "MRNEXTU1"
- *   8    4  NU_VERSION: bump it whenever rp_event_refs() or rp_event_is_use() change
- *           what a reference is, so that no cache made by an older build is used
+ *   8    4  NU_VERSION: bump it whenever rp_event_refs() changes what a reference is
+ *           or this file what a value means, so that no cache made by an older build
+ *           is used (2: insertions are references too)
  *   12   4  element size (4 or 8)
  *   16   4  pages of the trace
  *   20   4  nu_block (references per block)
@@ -53,7 +62,7 @@
 /* references per block in pass 2, per read and per CRC; smaller only in tests */
 static uint32_t nu_block = 1u << 20;
 #define NU_BATCH 65536
-#define NU_VERSION 1u
+#define NU_VERSION 2u /* 2: insertions are references too */
 #define NU_HDR 128u
 #define NU_MAGIC "MRNEXTU1"
 #define NU_CACHE_MAX (8ull << 30) /* bytes of cache files kept in a cache directory */
@@ -174,10 +183,8 @@ static int pass_forward(const char *trace, uint32_t nr_pages, int fd, uint64_t *
 		for (size_t i = 0; i < n && !rc; i++) {
 			uint32_t first;
 			uint64_t k = rp_event_refs(&ev[i], nr_pages, &first);
-			uint32_t tag = rp_event_is_use(&ev[i]) ? 0 : 0x80000000u;
-
 			for (uint64_t j = 0; j < k; j++) {
-				out[nout++] = (first + (uint32_t)j) | tag;
+				out[nout++] = first + (uint32_t)j;
 				if (nout == nu_block) {
 					rc = write_all(fd, out, nout * sizeof(*out), -1, err);
 					nout = 0;
@@ -224,7 +231,7 @@ static int pass_backward(int fa, struct rp_nextuse *nu, uint32_t nr_pages, struc
 		if (rc)
 			break;
 		for (uint64_t i = n; i-- > 0;) {
-			uint32_t page = in[i] & 0x7fffffffu;
+			uint32_t page = in[i];
 			uint64_t v = last[page];
 
 			if (es == 4) {
@@ -234,8 +241,7 @@ static int pass_backward(int fa, struct rp_nextuse *nu, uint32_t nr_pages, struc
 			} else {
 				memcpy(out + i * 8, &v, 8);
 			}
-			if (!(in[i] & 0x80000000u))
-				last[page] = lo + i;
+			last[page] = lo + i; /* a use or an insertion: see the header */
 		}
 		nu->crc[lo / nu_block] = mr_crc32c(0, out, n * es);
 		rc = write_all(nu->fd, out, n * es, (off_t)(NU_HDR + lo * es), err);

@@ -39,7 +39,7 @@ struct mr_replay {
 	char series_note[400];    /* mr_replay_series_note() */
 	char memory_spec[512];
 	uint64_t memory_pages, swap_pages, wb_delay, interval, snap_every;
-	int threads, record_timing, reclaim;
+	int threads, record_timing, reclaim, shadow;
 	/* what the decoder saw, for the coverage notes (docs/replay.md, "Coverage") */
 	uint64_t acc_src[8];      /* ACCESS events by source (MR_ACC_SRC) */
 	uint64_t fd_access;       /* FD_ACCESS events (read()/write() of the page cache) */
@@ -264,6 +264,13 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 				    "node reclaim needs the node memory: --memory SIZE (per-cgroup limits may come with it)");
 	}
 	r->reclaim = o->reclaim;
+	if (o->shadow != MR_SHADOW_KEEP && o->shadow != MR_SHADOW_KERNEL &&
+	    o->shadow != MR_SHADOW_NONE) {
+		free(r);
+		return mr_error_set(err, MR_EINVAL, "shadow mode %d: use keep, kernel or none",
+				    o->shadow);
+	}
+	r->shadow = o->shadow;
 	r->memory_pages = o->memory_pages;
 	r->swap_pages = o->swap_pages;
 	r->wb_delay = o->writeback_delay_ns;
@@ -381,6 +388,7 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 		mo.snapshot_every_ns = r->snap_every;
 		mo.script = r->has_script ? &r->script : NULL;
 		mo.check = o->check;
+		mo.shadow = r->shadow; /* enum rp_shadow_mode has mr_replay_shadow's values */
 		mo.memcg_ids = r->memcg_ids;
 		mo.memcg_paths = r->memcg_paths;
 		rc = rp_machine_create(r->t, &mo, &r->mach[i], err);
@@ -892,6 +900,7 @@ int mr_replay_write_results(const struct mr_replay *r, const char *path, struct 
 		.script = r->has_script ? r->script_name : NULL,
 		.script_sha256 = r->has_script ? r->script_sha : NULL,
 		.reclaim = r->reclaim == MR_RECLAIM_NODE ? "node" : "memcg",
+		.shadow = mr_replay_shadow_name(r->shadow),
 		.record_timing = r->record_timing,
 		.threads = r->threads_used,
 	};
@@ -934,4 +943,16 @@ int mr_replay_write_results(const struct mr_replay *r, const char *path, struct 
 	free(cov);
 	free(memcgs);
 	return rc;
+}
+
+const char *mr_replay_shadow_name(int shadow)
+{
+	switch (shadow) {
+	case MR_SHADOW_KERNEL:
+		return "kernel";
+	case MR_SHADOW_NONE:
+		return "none";
+	default:
+		return "keep";
+	}
 }

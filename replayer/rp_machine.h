@@ -13,6 +13,9 @@
 
 struct rp_machine;
 
+/* What becomes of shadow entries once stored (--shadow; mr_replay.h MR_SHADOW_*). */
+enum rp_shadow_mode { RP_SHADOW_KEEP = 0, RP_SHADOW_KERNEL = 1, RP_SHADOW_NONE = 2 };
+
 struct rp_machine_opts {
 	const struct mr_policy_ops *ops;
 	const void *params;           /* parsed, ops->params_size bytes (copied) */
@@ -25,6 +28,7 @@ struct rp_machine_opts {
 	uint64_t snapshot_every_ns;   /* 0 = off */
 	const struct rp_script *script;
 	int check;
+	int shadow;                   /* enum rp_shadow_mode (shadow.c, docs/replay.md) */
 	const uint32_t *memcg_ids;    /* [t->nr_memcgs] */
 	const char *const *memcg_paths;
 };
