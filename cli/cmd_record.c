@@ -266,6 +266,17 @@ int cmd_record(int argc, char **argv)
 				fprintf(stderr, "memreplay record: hwsample off: %s\n",
 					st.src[i].why);
 	}
+	if (rc && st.write_failed && o.target == MR_TARGET_COMMAND && st.cmd_status >= 0) {
+		/* The recording failed but the command ran to its end: its exit status is
+		 * what a caller wrapping it needs (the failure is on stderr), as the shell
+		 * reports it: the exit code, or 128 + the signal that killed it. */
+		cli_fail("record", &err);
+		if (WIFEXITED(st.cmd_status))
+			return WEXITSTATUS(st.cmd_status);
+		if (WIFSIGNALED(st.cmd_status))
+			return 128 + WTERMSIG(st.cmd_status);
+		return 1;
+	}
 	if (rc)
 		return cli_fail("record", &err);
 	return 0;

@@ -285,6 +285,13 @@ struct mr_record_stats {
 	 * without a data address or with a kernel one */
 	uint64_t hw_samples, hw_accesses, hw_no_addr, hw_kernel_addr;
 	int cmd_status;			/* wait status of the command, -1 if none */
+	/* Writing the store failed (full disk, I/O error). The command is never stopped
+	 * for it: a failure while recording stops the recording there, closes its perf
+	 * events and leaves the command (or the processes followed) to run to its end,
+	 * waited for; cmd_status is then the command's own. */
+	int write_failed;
+	uint64_t kept_events, kept_chunks; /* committed to the store (readable after any end) */
+	int store_removed;		/* failed before committing an event: no file left */
 	int nrings;
 	struct mr_record_source_state src[MR_RECORD_NSOURCES];
 	int nsrc;
@@ -301,7 +308,10 @@ struct mr_record_stats {
  * Returns 0; MR_EPERM without privileges (message names perf_event_paranoid, CAP_PERFMON
  * and the fix); MR_EINVAL for bad options (also a --cgroup that is not a cgroup
  * directory, more than 8 hw_events); MR_EIO / MR_ENOSPC
- * when writing fails (every chunk committed before stays readable).
+ * when writing fails (every chunk committed before stays readable; the recording stops,
+ * the command is not stopped but waited for: stats->write_failed).
+ * A run that fails before committing any event removes the store it created, so a retry
+ * to the same path needs no --force (stats->store_removed).
  */
 int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *stats,
 		  struct mr_error *err);

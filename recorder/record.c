@@ -146,6 +146,9 @@ struct run {
 	struct rusage ru0;		/* the recorder's own usage at the start */
 	uint32_t *ids;			/* MAX_RANGE page ids: the decoders' scratch */
 	pid_t child;			/* the command until it is reaped, else 0 */
+	int started;			/* the command was let exec (it may have run) */
+	int write_failed;		/* the loop stopped on a write error (record_loop) */
+	char write_why[MR_ERRMSG_MAX];	/* the writer's message for it */
 	int go_fd, ex_fd;		/* spawn()'s pipes while the command runs, else -1 */
 };
 
@@ -502,6 +505,7 @@ static int start(struct run *run, struct mr_error *err)
 	if (write(run->go_fd, "g", 1) != 1)
 		return mr_error_set(err, MR_EIO, "cannot start the command: %s",
 				    strerror(errno));
+	run->started = 1;
 	n = read(run->ex_fd, &e, sizeof(e));
 	if (n == sizeof(e)) {
 		waitpid(run->child, NULL, 0);
@@ -578,20 +582,30 @@ static int finish(struct run *run, int rc, struct mr_error *err)
 	struct rec *r = &run->r;
 	struct mr_record_stats *stats = r->st;
 
+	/* Stop sampling at once: after a write error nothing more can be stored, and the
+	 * recorded tasks must not keep paying for samples no one reads. */
 	perf_evlist__disable(run->ps.evlist);
-	if (!rc)
+	if (rc)
+		run->write_failed = 1;
+	else
 		rc = rec_perf_drain(r, &run->ps, run->ids, 1);
 	if (rc) {
 		const struct mr_error *we = mr_writer_error(r->w);
 
-		rc = mr_error_set(err, rc, "writing %s failed: %s; the chunks committed before "
-				  "stay readable", run->o.output, we && we->msg[0] ? we->msg :
-				  mr_strerror(rc));
+		snprintf(run->write_why, sizeof(run->write_why), "%s", we && we->msg[0] ?
+			 we->msg : mr_strerror(rc));
+		rc = mr_error_set(err, rc, "writing %s failed: %s", run->o.output,
+				  run->write_why);
 	}
 
 	/* inserts still held for a fault that never came */
-	if (!rc && (rc = rec_pend_flush_all(r)))
-		rc = mr_error_set(err, rc, "writing %s failed: %s", run->o.output, mr_strerror(rc));
+	if (!rc && (rc = rec_pend_flush_all(r))) {
+		snprintf(run->write_why, sizeof(run->write_why), "%s",
+			 mr_writer_error(r->w)->msg[0] ? mr_writer_error(r->w)->msg :
+			 mr_strerror(rc));
+		rc = mr_error_set(err, rc, "writing %s failed: %s", run->o.output,
+				  run->write_why);
+	}
 
 	/* anon refault labels no major fault claimed before the end */
 	for (uint32_t t = 1; t < r->ntasks; t++)
@@ -616,6 +630,11 @@ static int finish(struct run *run, int rc, struct mr_error *err)
 	stats->young_scans = r->young_seq;
 	if (!rc) {
 		rc = mr_writer_finish(r->w);
+		/* MR_EBUSY: every event is committed, only the switch out of WAL mode
+		 * waits for another reader; not a write failure */
+		if (rc && rc != MR_EBUSY)
+			snprintf(run->write_why, sizeof(run->write_why), "%s",
+				 mr_writer_error(r->w)->msg);
 		if (rc)
 			rc = mr_error_set(err, rc, "finishing %s failed: %s", run->o.output,
 					  mr_writer_error(r->w)->msg);
@@ -632,15 +651,40 @@ static void clean_up(struct run *run, int rc)
 	struct mr_record_stats *stats = r->st;
 	struct rusage ru1;
 
-	if (run->child > 0) {
+	if (run->child > 0 && run->write_failed) {
+		int status;
+		pid_t p;
+
+		/* Writing failed under a running command: the recorder must never harm what
+		 * it records. Close the perf events (they and their inherited copies in the
+		 * command's children go: no more sampling cost, no rings to fill) and wait
+		 * for the command to end on its own, however long it runs. */
+		rec_evlist_delete(run->ps.evlist);
+		run->ps.evlist = NULL;
+		while ((p = waitpid(run->child, &status, 0)) < 0 && errno == EINTR)
+			;
+		if (p == run->child)
+			stats->cmd_status = status;
+	} else if (run->child > 0) {
 		int status;
 
-		/* Still running when the recording stops (signal, --duration, error): the
-		 * command does not outlive its recording. */
-		kill(run->child, rc ? SIGKILL : SIGTERM);
+		/* Still running when the recording stops (signal, --duration, a setup
+		 * error): the command does not outlive its recording. SIGKILL only for one
+		 * that never exec'd (it waits on the go pipe); one that runs is asked. */
+		kill(run->child, run->started ? SIGTERM : SIGKILL);
 		if (waitpid(run->child, &status, 0) == run->child)
 			stats->cmd_status = status;
 	}
+	if (r->w) {
+		struct mr_writer_stats ws;
+
+		mr_writer_get_stats(r->w, &ws);
+		stats->kept_events = ws.events; /* counted per committed chunk */
+		stats->kept_chunks = ws.chunks;
+	}
+	/* any write failure: the command was never stopped for it (left running, or it
+	 * had ended, or it was stopped as asked: signal, --duration) */
+	stats->write_failed = run->write_why[0] != 0;
 	if (run->go_fd >= 0)
 		close(run->go_fd);
 	if (run->ex_fd >= 0)
@@ -733,5 +777,31 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 	rc = finish(&run, rc, err);			/* last drain, loss, metadata */
 out:
 	clean_up(&run, rc);				/* stop the command, free, stats */
+	if (rc && r->store && !stats->kept_chunks) {
+		/* Failed before committing any event: an empty store would only block a
+		 * retry to the same path ("already exists"), so it goes. */
+		mr_store_remove(run.o.output);
+		stats->store_removed = 1;
+	}
+	if (rc && run.write_why[0]) {
+		/* Say everything the caller must know in one message: what failed, what is
+		 * kept, and that what was recorded was left alone. */
+		const char *who = !run.write_failed ? "the recording had ended" :
+			run.o.target == MR_TARGET_COMMAND ?
+			"the command was left running to its end undisturbed and waited for" :
+			"the processes recorded were left running undisturbed";
+		char kept[128];
+
+		if (stats->store_removed)
+			snprintf(kept, sizeof(kept), "kept: 0 events in 0 chunks (nothing was "
+				 "committed: no store is left)");
+		else
+			snprintf(kept, sizeof(kept), "kept: %llu events in %llu chunks, readable",
+				 (unsigned long long)stats->kept_events,
+				 (unsigned long long)stats->kept_chunks);
+		rc = mr_error_set(err, rc, "writing %s failed: %.200s; recording stopped, its "
+				  "perf events closed, %s; %s", run.o.output, run.write_why, who,
+				  kept);
+	}
 	return rc;
 }

@@ -1,0 +1,15 @@
+# SPDX-License-Identifier: GPL-2.0
+# The recorder killed or out of space (issue 14), one CTest test per case of
+# tests/test_record_crash.sh: kill (100 SIGKILLs, every store left opens intact), enospc
+# (a full output filesystem stops the recording, never the workload), nofile (a record
+# that fails before committing an event leaves no file). Root only (77 skips otherwise).
+include(${PROJECT_SOURCE_DIR}/traces/workloads.cmake)
+foreach(_case kill enospc nofile)
+  add_test(NAME record_crash.${_case}
+           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_record_crash.sh $<TARGET_FILE:memreplay>
+                   ${CMAKE_BINARY_DIR}/workloads ${_case})
+  # TIMEOUT: kill runs 100 recordings of at most 0.3 s plus their setup, about 40 s
+  # alone; the others a few seconds.
+  set_tests_properties(record_crash.${_case} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120
+                       LABELS "full;record")
+endforeach()
