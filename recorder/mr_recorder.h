@@ -95,6 +95,7 @@ struct mr_probe {
 
 	/* Young-bit sources. */
 	int page_idle;			/* /sys/kernel/mm/page_idle/bitmap exists */
+	int soft_dirty;			/* a written page shows soft-dirty in pagemap */
 	int damon_sysfs;		/* /sys/kernel/mm/damon/admin exists */
 
 	/* Hardware PMU through libpfm4. */

@@ -413,6 +413,7 @@ static void probe_young(struct mr_probe *p)
 {
 	p->page_idle = exists(PATH_PAGE_IDLE);
 	p->damon_sysfs = exists(PATH_DAMON);
+	p->soft_dirty = rec_soft_dirty_works(sysconf(_SC_PAGESIZE));
 }
 
 /* First present core PMU, preferring the one libpfm4 marks as the default. */
@@ -697,11 +698,21 @@ static void report_tracefs(struct mr_strbuf *r, const struct mr_probe *p)
 
 static void report_young(struct mr_strbuf *r, const struct mr_probe *p)
 {
+	if (p->soft_dirty)
+		mr_strbuf_printf(r, LABEL "yes: writes to resident pages are recorded as "
+		    "write-protect faults (the default young source)\n", "soft-dirty:");
+	else
+		mr_strbuf_printf(r, LABEL "no: a written page shows no soft-dirty bit in "
+		    "/proc/self/pagemap (kernel built without CONFIG_MEM_SOFT_DIRTY): writes to "
+		    "resident pages are not recorded by default; fix: a kernel with "
+		    "CONFIG_MEM_SOFT_DIRTY=y, or --young-scan clear_refs (it clears the young bits "
+		    "the host's reclaim reads)\n", "soft-dirty:");
 	if (p->page_idle)
 		mr_strbuf_printf(r, LABEL "yes: %s\n", "page_idle:", PATH_PAGE_IDLE);
 	else
 		mr_strbuf_printf(r, LABEL "no: %s missing: kernel built without CONFIG_IDLE_PAGE_TRACKING; "
-		    "young bits come from clear_refs + smaps instead; fix: a kernel with "
+		    "reads of resident pages are not recorded (--young-scan clear_refs sees them per "
+		    "VMA); fix: a kernel with "
 		    "CONFIG_IDLE_PAGE_TRACKING=y\n", "page_idle:", PATH_PAGE_IDLE);
 	if (p->damon_sysfs)
 		mr_strbuf_printf(r, LABEL "yes: %s\n", "DAMON sysfs:", PATH_DAMON);

@@ -383,6 +383,8 @@ int rec_process(struct rec *r, struct perf_state *ps, int ring, const union perf
 /* Emit the kernel refault label waiting on ring, if any. */
 int rec_flush_refault(struct rec *r, int ring);
 int rec_pend_flush_all(struct rec *r);
+/* sources.c: whether the kernel tracks soft-dirty bits (CONFIG_MEM_SOFT_DIRTY) */
+int rec_soft_dirty_works(long psize);
 /* Count the anon refault labels task collected and no major fault claimed; drop them. */
 void rec_drop_swapin(struct rec *r, uint32_t task);
 

@@ -232,7 +232,7 @@ static void state_hwsample(struct rec *r)
  * (Documentation/admin-guide/mm/soft-dirty.rst); without the option the bit is always 0
  * and clear_refs "4" silently does nothing.
  */
-static int soft_dirty_works(long psize)
+int rec_soft_dirty_works(long psize)
 {
 	uint64_t e = 0;
 	volatile char *p = mmap(NULL, (size_t)psize, PROT_READ | PROT_WRITE,
@@ -281,7 +281,7 @@ static void state_young(struct rec *r)
 		src_bit(st, MR_RSRC_YOUNG, 1, "clear_refs 1+4 and smaps: reads and writes of "
 			"resident pages per VMA, but it clears the young bits the host's "
 			"reclaim reads");
-	} else if (!soft_dirty_works(r->psize)) {
+	} else if (!rec_soft_dirty_works(r->psize)) {
 		src_bit(st, MR_RSRC_YOUNG, 0, "this kernel has no soft-dirty tracking "
 			"(CONFIG_MEM_SOFT_DIRTY is off): writes to resident pages are not seen; "
 			"--young-scan clear_refs sees them, but clears the young bits the host's "
