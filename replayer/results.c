@@ -473,6 +473,60 @@ struct sqlite3 *mr_results_db(struct mr_results *r)
 	return r->db;
 }
 
+/*
+ * A results file is read as untrusted input, like a trace (docs/results-schema.md): the
+ * connection is defensive, does not trust its schema and runs no triggers, and every
+ * object in it must be what this writer makes: a table under each table's name, the two
+ * views with exactly their text, nothing else that runs. A view or a trigger someone put
+ * there instead (a recursive view under "counters" made `compare` loop for ever) is
+ * refused, naming it.
+ */
+static int check_schema(struct mr_results *r, struct mr_error *err)
+{
+	static const char *const tables[] = { "meta", "runs", "memcgs", "counters",
+		"model_counters", "timeseries", "lru_gen", "script_log", "timing", "notes" };
+	static const char *const views[][2] = {
+		{ "vmstat", "CREATE VIEW vmstat AS SELECT run, name, value FROM counters WHERE "
+			    "memcg IS NULL" },
+		{ "memory_stat", "CREATE VIEW memory_stat AS SELECT run, memcg, name, value FROM "
+				 "counters WHERE memcg IS NOT NULL" },
+	};
+	sqlite3_stmt *st = NULL;
+	int v, rc = 0;
+
+	sqlite3_db_config(r->db, SQLITE_DBCONFIG_DEFENSIVE, 1, &v);
+	sqlite3_db_config(r->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, &v);
+	sqlite3_db_config(r->db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, &v);
+	if (sqlite3_prepare_v2(r->db, "SELECT type, name, sql FROM sqlite_schema", -1, &st,
+			       NULL) != SQLITE_OK)
+		return sqlfail(r->db, r->path, "reading its schema", err);
+	while (!rc && sqlite3_step(st) == SQLITE_ROW) {
+		const char *type = (const char *)sqlite3_column_text(st, 0);
+		const char *name = (const char *)sqlite3_column_text(st, 1);
+		const char *sql = (const char *)sqlite3_column_text(st, 2);
+		int ok = 0;
+
+		if (!type || !name)
+			continue;
+		if (!strcmp(type, "index"))
+			continue; /* indexes run nothing */
+		for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
+			if (!strcmp(name, tables[i]))
+				ok = !strcmp(type, "table") ? 1 : -1;
+		for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++)
+			if (!strcmp(name, views[i][0]))
+				ok = !strcmp(type, "view") && sql && !strcmp(sql, views[i][1]) ? 1 : -1;
+		if (ok < 0 || (ok == 0 && strcmp(type, "table")))
+			rc = mr_error_set(err, MR_ECORRUPT,
+					  "results %s: schema object '%.64s' is a %.16s that memreplay "
+					  "does not write there%s: the file was changed or not written "
+					  "by memreplay; replay the trace again with -o", r->path, name,
+					  type, ok < 0 ? " (in place of its own)" : "");
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
 int mr_results_open(const char *path, struct mr_results **out, struct mr_error *err)
 {
 	struct mr_results *r;
@@ -506,6 +560,10 @@ int mr_results_open(const char *path, struct mr_results **out, struct mr_error *
 			     ver > MR_RESULTS_VERSION ? ": upgrade memreplay" : "");
 		mr_results_close(r);
 		return MR_EVERSION;
+	}
+	if (check_schema(r, err)) {
+		mr_results_close(r);
+		return MR_ECORRUPT;
 	}
 	*out = r;
 	return 0;

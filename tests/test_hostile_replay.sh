@@ -164,6 +164,22 @@ fi
 # 6: two replays writing one results file at once (each takes far longer than starting
 # both does, so they overlap): one writes and says so, the other fails saying why; the
 # file holds exactly the one that succeeded. Never both "results in c.db".
+# A results file is untrusted input too: a recursive view in place of counters made
+# `compare` loop for ever; a trigger or a view it does not write is refused, naming it.
+CASE=results_schema
+if want $CASE; then
+	"$MR" replay "$T/a.db" --policy lru --policy mglru --memory 8 -q --no-timing \
+		-o "$T/rv.db" >/dev/null 2>&1 || bad "replay -o"
+	cp "$T/rv.db" "$T/rt.db"
+	"$TOOL" sql "$T/rv.db" "DROP VIEW vmstat" || bad "edit"
+	"$TOOL" sql "$T/rv.db" "DROP VIEW memory_stat" || bad "edit"
+	"$TOOL" sql "$T/rv.db" "ALTER TABLE counters RENAME TO c0" || bad "edit"
+	"$TOOL" sql "$T/rv.db" "CREATE VIEW counters AS WITH RECURSIVE r(run, memcg, name, value) AS (SELECT * FROM c0 UNION ALL SELECT run, memcg, name, value + 1 FROM r) SELECT * FROM r" || bad "edit"
+	refuse "schema object 'counters' is a view" 20 "$T/rv.db" -- "$MR" compare "$T/rv.db"
+	"$TOOL" sql "$T/rt.db" "CREATE TRIGGER t AFTER INSERT ON notes BEGIN SELECT 1; END" || bad "edit"
+	refuse "schema object 't' is a trigger" 20 "$T/rt.db" -- "$MR" compare "$T/rt.db"
+fi
+
 CASE=output_race
 if want $CASE; then
 	lost=0
