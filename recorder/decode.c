@@ -158,12 +158,17 @@ out:
  * entry, munmap, exit...) first emits them as they were. A deletion of a held page, a
  * full pool (REC_HELD_MAX) and the end of the recording also emit them as they were.
  */
-static void pend_clear_pages(struct rec *r, const struct mr_event *ev)
+/* PF_PENDING on (held) or off for the pages of a held PC_INSERT (its folio) or READAHEAD */
+static void held_mark(struct rec *r, const struct mr_event *ev, int held)
 {
 	uint64_t n = ev->kind == MR_EV_PC_INSERT ? 1ull << (ev->flags & MR_PC_ORDER_MASK) : ev->size;
 
-	for (uint64_t k = 0; k < n && ev->page + k < r->npages; k++)
-		r->pflags[ev->page + k] &= (uint8_t)~PF_PENDING;
+	for (uint64_t k = 0; k < n && ev->page + k < r->npages; k++) {
+		if (held)
+			r->pflags[ev->page + k] |= PF_PENDING;
+		else
+			r->pflags[ev->page + k] &= (uint8_t)~PF_PENDING;
+	}
 }
 
 /* Emit task's held events (task 0: everyone's): after its fault on fault_ring at
@@ -180,7 +185,7 @@ static int pend_flush(struct rec *r, uint32_t task, int fault_ring, uint64_t t_f
 			r->held[keep++] = *q;
 			continue;
 		}
-		pend_clear_pages(r, &q->ev);
+		held_mark(r, &q->ev, 0);
 		if (q->ev.task && q->ev.task < r->ntasks)
 			r->tasks[q->ev.task].npend = 0;
 		if (rc)
@@ -213,13 +218,7 @@ static int pend_push(struct rec *r, int ring, const struct mr_event *ev)
 	r->held[r->nheld].ev = *ev;
 	r->held[r->nheld++].ring = ring;
 	r->tasks[ev->task].npend++;
-	{
-		uint64_t n = ev->kind == MR_EV_PC_INSERT ? 1ull << (ev->flags & MR_PC_ORDER_MASK)
-							 : ev->size;
-
-		for (uint64_t k = 0; k < n && ev->page + k < r->npages; k++)
-			r->pflags[ev->page + k] |= PF_PENDING;
-	}
+	held_mark(r, ev, 1);
 	return 0;
 }
 
@@ -227,6 +226,16 @@ static int pend_push(struct rec *r, int ring, const struct mr_event *ev)
 static int pend_before(struct rec *r, uint32_t task)
 {
 	return task && task < r->ntasks && r->tasks[task].npend ? pend_flush(r, task, -1, 0) : 0;
+}
+
+/* A task's own event that is neither a fault nor part of one (munmap, exec, exit...):
+ * its swap-in labels will find no fault (rec_drop_swapin()) and its held inserts were
+ * not a fault's (pend_flush()). */
+static int task_moved_on(struct rec *r, uint32_t task)
+{
+	if (task && r->tasks[task].sw_labels)
+		rec_drop_swapin(r, task);
+	return pend_before(r, task);
 }
 
 static int on_fault(struct rec *r, int ring, const unsigned char *p, int major)
@@ -630,9 +639,7 @@ static int on_tracepoint(struct rec *r, int ring, int t, const unsigned char *p,
 		if (t == RTP_MEMCG)
 			return task ? on_memcg(r, ring, task, rel_time(r, time), (uint16_t)cpu,
 					       raw, rawlen) : 0;
-		if (task && r->tasks[task].sw_labels)
-			rec_drop_swapin(r, task);
-		if ((rc = pend_before(r, task)))
+		if ((rc = task_moved_on(r, task)))
 			return rc;
 		return on_mm_tracepoint(r, ring, t, task, rel_time(r, time), (uint16_t)cpu, raw,
 					rawlen, ids);
@@ -770,6 +777,7 @@ static int on_side(struct rec *r, int ring, const union perf_event *e, uint32_t 
 	uint64_t t = side_time(r, e);
 	uint32_t task, mm;
 	struct mr_event ev;
+	int rc;
 
 	switch (e->header.type) {
 	case PERF_RECORD_SWITCH:
@@ -830,19 +838,16 @@ static int on_side(struct rec *r, int ring, const union perf_event *e, uint32_t 
 		task = ring_stream_task(r, e->comm.pid, e->comm.tid, t);
 		if (!task)
 			return 0;
-		if (r->tasks[task].sw_labels)
-			rec_drop_swapin(r, task);
-		if (pend_before(r, task))
-			return r->write_failed;
+		if ((rc = task_moved_on(r, task)))
+			return rc;
 		if (e->header.misc & PERF_RECORD_MISC_COMM_EXEC) {
 			/* exec: a new address space for the process */
 			uint32_t nm = rec_mm_new(r, e->comm.pid, 0);
 
 			if (nm) {
 				uint32_t old = rec_task_set_mm(r, task, nm);
-				int rc = mm_last_put(r, ring, old, task, t, ids);
 
-				if (rc)
+				if ((rc = mm_last_put(r, ring, old, task, t, ids)))
 					return rc;
 			}
 		}
@@ -883,13 +888,9 @@ static int on_side(struct rec *r, int ring, const union perf_event *e, uint32_t 
 		task = ring_stream_task(r, e->fork.pid, e->fork.tid, t);
 		if (!task)
 			return 0;
-		if (r->tasks[task].sw_labels)
-			rec_drop_swapin(r, task);
-		if (pend_before(r, task))
-			return r->write_failed;
+		if ((rc = task_moved_on(r, task)))
+			return rc;
 		if (!r->tasks[task].end_ns) {
-			int rc;
-
 			mm = r->tasks[task].mm;
 			if (mm && r->mms[mm].ntasks)
 				r->mms[mm].ntasks--;
