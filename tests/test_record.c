@@ -176,6 +176,28 @@ static void sql_text(const char *db, const char *sql, char *buf, size_t cap)
 	sqlite3_close(h);
 }
 
+/* vpage of every page id (-1: not anon); *maxp the largest id. Caller frees. */
+static int64_t *anon_vpages(const char *db, int64_t *maxp)
+{
+	sqlite3 *h;
+	sqlite3_stmt *q;
+	int64_t *vp;
+
+	*maxp = sql_int(db, "SELECT max(id) FROM pages");
+	if (*maxp < 0)
+		return NULL;
+	vp = malloc(((size_t)*maxp + 1) * sizeof(*vp));
+	for (int64_t i = 0; i <= *maxp; i++)
+		vp[i] = -1;
+	sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL);
+	sqlite3_prepare_v2(h, "SELECT id, vpage FROM pages WHERE type = 0", -1, &q, NULL);
+	while (sqlite3_step(q) == SQLITE_ROW)
+		vp[sqlite3_column_int64(q, 0)] = sqlite3_column_int64(q, 1);
+	sqlite3_finalize(q);
+	sqlite3_close(h);
+	return vp;
+}
+
 /* N pages touched in a known order: exactly those addresses, in that order, no loss;
  * each FAULT has its ACCESS(source fault) on the same anon page. Then info + replay. */
 static void test_anon_order(void)
@@ -755,7 +777,7 @@ static void test_sigkill(void)
  * scan sees exactly the re-read third. */
 static void test_young(void)
 {
-	char db[512], out[512], wl[512], sql[512];
+	char db[512], out[512], wl[512];
 	char *argv[] = { wl, "30", "700", out, NULL };
 	struct mr_record_opts o = {
 		.overwrite = 1, .target = MR_TARGET_COMMAND, .argv = argv,
@@ -766,7 +788,8 @@ static void test_young(void)
 	struct mr_error err = { 0 };
 	struct mr_event *evs;
 	unsigned long base = 0, n = 0, sum = 0;
-	uint64_t *vpage_of, scan_t = UINT64_MAX, full_scans = 0, exact_scans = 0;
+	uint64_t scan_t = UINT64_MAX, full_scans = 0, exact_scans = 0;
+	int64_t *vpage_of;
 	int64_t maxp;
 	uint8_t seen[30], before[30] = { 0 };
 	int reread = 0, covered = 0;
@@ -780,23 +803,10 @@ static void test_young(void)
 	CHECK(st.young_scans >= 4);
 	CHECK(read_file_line(out, "%lx %lu %lu", &base, &n, &sum) == 3);
 	CHECK_EQ_U64(n, 30);
-	maxp = sql_int(db, "SELECT max(id) FROM pages");
-	CHECK(maxp > 0);
-	if (maxp <= 0)
+	vpage_of = anon_vpages(db, &maxp);
+	CHECK(maxp > 0 && vpage_of != NULL);
+	if (maxp <= 0 || !vpage_of)
 		return;
-	vpage_of = calloc((size_t)maxp + 1, sizeof(*vpage_of));
-	{
-		sqlite3 *h;
-		sqlite3_stmt *q;
-
-		sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL);
-		snprintf(sql, sizeof(sql), "SELECT id, vpage FROM pages WHERE type = 0");
-		sqlite3_prepare_v2(h, sql, -1, &q, NULL);
-		while (sqlite3_step(q) == SQLITE_ROW)
-			vpage_of[sqlite3_column_int64(q, 0)] = (uint64_t)sqlite3_column_int64(q, 1);
-		sqlite3_finalize(q);
-		sqlite3_close(h);
-	}
 	nev = load_events(db, &evs);
 	memset(seen, 0, sizeof(seen));
 	for (size_t e = 0; e <= nev; e++) {
@@ -824,8 +834,8 @@ static void test_young(void)
 				break;
 			scan_t = ev->time;
 		}
-		if ((int64_t)ev->page <= maxp) {
-			uint64_t addr = vpage_of[ev->page] * (uint64_t)psize;
+		if ((int64_t)ev->page <= maxp && vpage_of[ev->page] >= 0) {
+			uint64_t addr = (uint64_t)vpage_of[ev->page] * (uint64_t)psize;
 
 			if (addr >= base && addr < base + 30 * (uint64_t)psize)
 				seen[(addr - base) / (uint64_t)psize] = 1;
@@ -1843,28 +1853,6 @@ static void test_fault_rw(void)
 	CHECK_EQ_U64(wr, n);
 	CHECK_EQ_U64(bad, 0);
 	free(evs);
-}
-
-/* vpage of every page id (-1: not anon); *maxp the largest id. Caller frees. */
-static int64_t *anon_vpages(const char *db, int64_t *maxp)
-{
-	sqlite3 *h;
-	sqlite3_stmt *q;
-	int64_t *vp;
-
-	*maxp = sql_int(db, "SELECT max(id) FROM pages");
-	if (*maxp < 0)
-		return NULL;
-	vp = malloc(((size_t)*maxp + 1) * sizeof(*vp));
-	for (int64_t i = 0; i <= *maxp; i++)
-		vp[i] = -1;
-	sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL);
-	sqlite3_prepare_v2(h, "SELECT id, vpage FROM pages WHERE type = 0", -1, &q, NULL);
-	while (sqlite3_step(q) == SQLITE_ROW)
-		vp[sqlite3_column_int64(q, 0)] = sqlite3_column_int64(q, 1);
-	sqlite3_finalize(q);
-	sqlite3_close(h);
-	return vp;
 }
 
 /*
