@@ -55,14 +55,7 @@ value() { # value FILE COUNTER: memory.stat's total line, else the sum of its pa
 		(c == "pgscan" || c == "pgsteal") && index($1, c "_") == 1 && $1 !~ /_(anon|file)$/ { s += $2; fs = 1 }
 		END { print ft ? t : fs ? s : 0 }' "$1"
 }
-replayed() { # replayed RESULTS COUNTER
-	local q
-	case $2 in
-	pgscan | pgsteal) q="SELECT coalesce(sum(value),0) FROM counters WHERE run=1 AND memcg IS NULL AND name IN ('$2_anon','$2_file')" ;;
-	*) q="SELECT coalesce(sum(value),0) FROM counters WHERE run=1 AND memcg IS NULL AND name='$2'" ;;
-	esac
-	"$MR" query "$1" --csv "$q" | tail -1
-}
+. scripts/kernel-lab/counters.sh # replayed RESULTS COUNTER
 median() { sort -n | awk '{v[NR]=$1} END{ if (!NR) print ""; else if (NR%2) print v[(NR+1)/2]; else printf "%.0f\n", (v[NR/2]+v[NR/2+1])/2 }'; }
 
 mkdir -p "$OUT/ship"

@@ -76,6 +76,8 @@ pattern_no() {
 	*) echo "validate-kernel: pattern $1 has no memwalk generator equivalent" >&2; return 1 ;; esac
 }
 
+. scripts/kernel-lab/counters.sh # replayed RESULTS COUNTER RUN
+
 COUNTERS="pgfault pgmajfault pswpin pswpout workingset_refault_anon workingset_activate_anon workingset_restore_anon pgscan pgsteal pgactivate pgdeactivate"
 
 for sc in $SCENARIOS; do
@@ -133,12 +135,7 @@ for sc in $SCENARIOS; do
 		i=0; mg=()
 		for p in $POLICIES; do
 			i=$((i + 1))
-			if [ "$c" = pgscan ] || [ "$c" = pgsteal ]; then
-				q="SELECT coalesce(sum(value),0) FROM counters WHERE run=$i AND memcg IS NULL AND name IN ('${c}_anon','${c}_file')"
-			else
-				q="SELECT coalesce(sum(value),0) FROM counters WHERE run=$i AND memcg IS NULL AND name='$c'"
-			fi
-			v=$("$MR" query "$OUT/$name.results.db" --csv "$q" | tail -1)
+			v=$(replayed "$OUT/$name.results.db" "$c" "$i")
 			case $p in $RATIO|$RATIO:*) mg+=("$v") ;; esac
 			printf ' %12s' "$v"
 		done

@@ -23,14 +23,7 @@ trap 'rm -rf "$T"' EXIT
 pass=0 fail=0 miss=0
 [ -s "$DIR/kernel.tsv" ] || { echo "no $DIR/kernel.tsv"; exit 1; }
 
-replayed() { # RESULTS COUNTER
-	local q
-	case $2 in
-	pgscan | pgsteal) q="SELECT coalesce(sum(value),0) FROM counters WHERE run=1 AND memcg IS NULL AND name IN ('$2_anon','$2_file')" ;;
-	*) q="SELECT coalesce(sum(value),0) FROM counters WHERE run=1 AND memcg IS NULL AND name='$2'" ;;
-	esac
-	"$MR" query "$1" --csv "$q" | tail -1
-}
+. "$(dirname "$0")/../scripts/kernel-lab/counters.sh" # replayed RESULTS COUNTER
 
 for sc in $(awk -F'\t' 'NR > 1 { print $1 }' "$DIR/kernel.tsv" | sort -u); do
 	mmax=$(awk -F'\t' -v s="$sc" '$1 == s { print $7; exit }' "$DIR/kernel.tsv")
