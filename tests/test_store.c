@@ -16,6 +16,7 @@
 #include "mr_store.h"
 #include "mr_test.h"
 #include "mr_util.h"
+#include "store_sql.h"
 
 static char *path_in(const char *name)
 {
@@ -148,21 +149,6 @@ static void test_roundtrip(void)
 		mr_reader_close(r);
 	}
 	mr_store_close(s);
-}
-
-static int64_t sql_int(struct mr_store *s, const char *sql)
-{
-	sqlite3_stmt *st;
-	int64_t v = -1;
-
-	if (sqlite3_prepare_v2(mr_store_db(s), sql, -1, &st, NULL) != SQLITE_OK) {
-		fprintf(stderr, "%s: %s\n", sql, sqlite3_errmsg(mr_store_db(s)));
-		return -2;
-	}
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return v;
 }
 
 /* The events virtual table: all rows, time-range pushdown with exact strict bounds. */

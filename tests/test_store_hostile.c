@@ -20,6 +20,7 @@
 
 #include "mr_store.h"
 #include "mr_test.h"
+#include "store_sql.h"
 
 static char *path_in(const char *name)
 {
@@ -350,23 +351,6 @@ static void test_hardened(void)
 }
 
 /* ---- the events table ---- */
-
-static int64_t sql_int(struct mr_store *s, const char *sql)
-{
-	sqlite3_stmt *st;
-	int64_t v = -1;
-
-	if (sqlite3_prepare_v2(mr_store_db(s), sql, -1, &st, NULL) != SQLITE_OK) {
-		fprintf(stderr, "%s: %s\n", sql, sqlite3_errmsg(mr_store_db(s)));
-		return -2;
-	}
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int64(st, 0);
-	else
-		fprintf(stderr, "%s: %s\n", sql, sqlite3_errmsg(mr_store_db(s)));
-	sqlite3_finalize(st);
-	return v;
-}
 
 /* Three streams of 5000 events in chunks of 700, times j * 1000 + stream; the last
  * stream's times jump past 2^53 so bounds above a double's exact range are used. */
