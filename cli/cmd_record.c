@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "cli.h"
@@ -217,17 +216,6 @@ int cmd_record(int argc, char **argv)
 	}
 	if (!o.output)
 		return cli_usage_error("record", "missing -o TRACE.db");
-	{
-		struct stat sb;
-
-		/* the store would be created through it: a dangling link's target made
-		 * wherever it points, a live one's replaced with --force */
-		if (!lstat(o.output, &sb) && S_ISLNK(sb.st_mode)) {
-			fprintf(stderr, "memreplay record: %s is a symbolic link: give the path of the trace file itself (-o)\n",
-				o.output);
-			return 1;
-		}
-	}
 	if ((optind < argc) + (npids > 0) + all + (cg != NULL) != 1)
 		return cli_usage_error("record", "give exactly one of: -- COMMAND, -p PID, "
 				       "--cgroup PATH, -a");

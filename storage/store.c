@@ -213,7 +213,11 @@ int mr_store_create(const char *path, int overwrite, struct mr_store **out, stru
 	int rc;
 
 	*out = NULL;
-	if (!stat(path, &sb)) {
+	/* lstat: through a symbolic link the store would be made wherever it points (a
+	 * dangling one's target created, a live one's file replaced with overwrite) */
+	if (!lstat(path, &sb)) {
+		if (S_ISLNK(sb.st_mode))
+			return mr_error_set(err, MR_EINVAL, "%s is a symbolic link: give the path of the trace file itself", path);
 		if (!overwrite)
 			return mr_error_set(err, MR_EINVAL, "%s already exists: remove it or choose another output path", path);
 		if (!S_ISREG(sb.st_mode))
