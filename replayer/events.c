@@ -306,7 +306,7 @@ static void step(struct rp_machine *mach, const struct mr_event *ev, const uint6
 
 	/* lru_gen_use_mm(): at each switch-in where the trace has them, else (older
 	 * traces) at every event of a task */
-	if (ev->task && !mach->t->has_switch)
+	if (ev->task && !mach->t->by_kind[MR_EV_SWITCH])
 		use_mm(mach, task_mm(mach, ev->task));
 	switch (ev->kind) {
 	case MR_EV_ACCESS:

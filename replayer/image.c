@@ -682,7 +682,6 @@ static int load_all(struct load *l)
 	t->t_first = sum.t_first;
 	t->t_last = sum.t_last;
 	memcpy(t->by_kind, sum.by_kind, sizeof(t->by_kind));
-	t->has_switch = t->by_kind[MR_EV_SWITCH] > 0;
 	t->nodes = 1;
 	if (!mr_store_meta_get(l->s, "nodes", buf, sizeof(buf), NULL)) {
 		long n = strtol(buf, NULL, 10);

@@ -96,7 +96,6 @@ struct rp_image {
 	uint64_t n_events, n_chunks;
 	uint64_t t_first, t_last;
 	uint64_t by_kind[MR_EV_NR_KINDS];
-	int has_switch; /* SWITCH events: the mm-list walk follows them (events.c) */
 	uint32_t nodes;
 
 	struct rp_page *pages;
