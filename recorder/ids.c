@@ -799,49 +799,101 @@ int rec_vma_remove(struct rec *r, uint32_t mm, uint64_t start, uint64_t end, int
 	return rc;
 }
 
+/* The flags reclaim reads that are not in the permissions: VmFlags of smaps
+ * (fs/proc/task_mmu.c, show_smap_vma_flags()): "rr" VM_RAND_READ, "sr" VM_SEQ_READ, set by
+ * an madvise() made before the recording began, which the madvise tracepoint cannot see. */
+static uint32_t vmflags_parse(const char *s)
+{
+	uint32_t flags = 0;
+
+	while (*s) {
+		while (*s == ' ' || *s == '\t' || *s == '\n')
+			s++;
+		if (s[0] && s[1] && (s[2] == ' ' || s[2] == '\n' || !s[2])) {
+			if (s[0] == 'r' && s[1] == 'r')
+				flags |= MR_VMA_RAND_READ;
+			else if (s[0] == 's' && s[1] == 'r')
+				flags |= MR_VMA_SEQ_READ;
+		}
+		while (*s && *s != ' ' && *s != '\n')
+			s++;
+	}
+	return flags;
+}
+
+struct maps_vma {
+	unsigned long long start, end, off;
+	uint32_t flags, file;
+	int open;
+};
+
+static int maps_vma_flush(struct rec *r, struct maps_vma *v, uint32_t mm, uint64_t t,
+			  uint32_t stream, uint64_t *last)
+{
+	if (!v->open)
+		return 0;
+	v->open = 0;
+	return rec_vma_add(r, mm, v->start, v->end, v->off >> r->pshift, v->file, v->flags, t,
+			   stream, last, 0);
+}
+
+/* The VMAs of a process that exists already, from /proc/PID/smaps: the maps line of each
+ * VMA, then its VmFlags (the madvise state). A kernel without smaps (no CONFIG_PROC_PAGE_MONITOR)
+ * falls back to /proc/PID/maps, without that state. */
 int rec_maps_snapshot(struct rec *r, int32_t pid, uint32_t mm, uint64_t t, uint32_t stream,
 		      uint64_t *last)
 {
 	char path[64], line[4096], perms[8], name[4096];
 	unsigned long long start, end, off, ino;
+	struct maps_vma v = { 0 };
 	unsigned int maj, min;
 	FILE *f;
 	int rc = 0;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	snprintf(path, sizeof(path), "/proc/%d/smaps", pid);
 	f = fopen(path, "re");
+	if (!f) {
+		snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+		f = fopen(path, "re");
+	}
 	if (!f)
 		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		uint32_t flags = 0, file = 0;
+	while (!rc && fgets(line, sizeof(line), f)) {
 		int n;
 
+		if (!strncmp(line, "VmFlags:", 8)) {
+			if (v.open)
+				v.flags |= vmflags_parse(line + 8);
+			rc = maps_vma_flush(r, &v, mm, t, stream, last);
+			continue;
+		}
 		name[0] = '\0';
 		n = sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %4095[^\n]", &start, &end, perms,
 			   &off, &maj, &min, &ino, name);
 		if (n < 7)
-			continue;
+			continue;	/* a "Key: value" line of smaps */
+		if ((rc = maps_vma_flush(r, &v, mm, t, stream, last)))
+			break;
+		v = (struct maps_vma){ .start = start, .end = end, .off = off, .open = 1 };
 		if (perms[0] == 'r')
-			flags |= MR_VMA_READ;
+			v.flags |= MR_VMA_READ;
 		if (perms[1] == 'w')
-			flags |= MR_VMA_WRITE;
+			v.flags |= MR_VMA_WRITE;
 		if (perms[2] == 'x')
-			flags |= MR_VMA_EXEC;
+			v.flags |= MR_VMA_EXEC;
 		if (perms[3] == 's')
-			flags |= MR_VMA_SHARED;
+			v.flags |= MR_VMA_SHARED;
 		if (ino) {
 			char *p = name;
 
 			while (*p == ' ')
 				p++;
-			flags |= MR_VMA_FILE;
-			file = rec_file_get(r, ((uint64_t)maj << 32) | min, ino, p);
+			v.flags |= MR_VMA_FILE;
+			v.file = rec_file_get(r, ((uint64_t)maj << 32) | min, ino, p);
 		}
-		rc = rec_vma_add(r, mm, start, end, off >> r->pshift, file, flags, t, stream, last,
-				 0);
-		if (rc)
-			break;
 	}
+	if (!rc)
+		rc = maps_vma_flush(r, &v, mm, t, stream, last);
 	fclose(f);
 	return rc;
 }

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -2187,6 +2188,78 @@ static void test_tracefs_unmounted(void)
 	CHECK(WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 77));
 }
 
+static void *reap(void *arg)
+{
+	int status;
+
+	waitpid(*(pid_t *)arg, &status, 0);
+	return NULL;
+}
+
+/*
+ * Attaching to a process that exists (-p): its VMAs come from smaps with their madvise
+ * state (VmFlags "rr", "sr"), which was set before the recording began and which the
+ * madvise tracepoint therefore never sees. The child maps 30 pages, gives pages 10-19
+ * MADV_RANDOM and 20-29 MADV_SEQUENTIAL, says so, and exits after 300 ms.
+ */
+static void test_attach_vmflags(void)
+{
+	char db[512], sql[512];
+	struct mr_record_opts o = {
+		.output = db, .overwrite = 1, .target = MR_TARGET_PIDS, .n_pids = 1,
+		.sources = MR_RSRC_FAULTS | MR_RSRC_MMAP,
+	};
+	struct mr_error err = { 0 };
+	struct mr_record_stats st;
+	unsigned long base = 0;
+	pthread_t reaper;
+	int fd[2], cpid;
+	pid_t pid;
+
+	snprintf(db, sizeof(db), "%s/attach.db", mr_test_tmpdir());
+	CHECK(pipe(fd) == 0);
+	pid = fork();
+	if (pid == 0) {
+		char *p = mmap(NULL, 30 * psize, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			_exit(1);
+		madvise(p + 10 * psize, 10 * psize, MADV_RANDOM);
+		madvise(p + 20 * psize, 10 * psize, MADV_SEQUENTIAL);
+		for (int i = 0; i < 30; i++)
+			p[i * psize] = 1;
+		base = (unsigned long)p;
+		if (write(fd[1], &base, sizeof(base)) != sizeof(base))
+			_exit(1);
+		usleep(300 * 1000);
+		_exit(0);
+	}
+	CHECK(pid > 0);
+	close(fd[1]);
+	CHECK(read(fd[0], &base, sizeof(base)) == sizeof(base));
+	close(fd[0]);
+	cpid = (int)pid;
+	o.pids = &cpid;
+	/* the recorder waits until the pid is gone: reap it when it exits */
+	CHECK(pthread_create(&reaper, NULL, reap, &pid) == 0);
+	CHECK(mr_record_run(&o, &st, &err) == 0);
+	pthread_join(reaper, NULL);
+	if (err.code)
+		printf("attach: %s\n", err.msg);
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM vmas WHERE start = %lu AND \"end\" = %lu"
+		 " AND flags & %u AND NOT flags & %u", base + 10 * psize, base + 20 * psize,
+		 MR_VMA_RAND_READ, MR_VMA_SEQ_READ);
+	CHECK_EQ_U64((uint64_t)sql_int(db, sql), 1);
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM vmas WHERE start = %lu AND \"end\" = %lu"
+		 " AND flags & %u AND NOT flags & %u", base + 20 * psize, base + 30 * psize,
+		 MR_VMA_SEQ_READ, MR_VMA_RAND_READ);
+	CHECK_EQ_U64((uint64_t)sql_int(db, sql), 1);
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM vmas WHERE \"end\" = %lu AND "
+		 "flags & %u = 0", base + 10 * psize, MR_VMA_RAND_READ | MR_VMA_SEQ_READ);
+	CHECK_EQ_U64((uint64_t)sql_int(db, sql), 1);
+}
+
 int main(int argc, char **argv)
 {
 	const char *only = getenv("MR_TEST_ONLY");
@@ -2229,6 +2302,8 @@ int main(int argc, char **argv)
 		test_fault_rw();
 	if (!only || strstr(only, "advise"))
 		test_soft_dirty_madvise();
+	if (!only || strstr(only, "attach"))
+		test_attach_vmflags();
 	if (!only || strstr(only, "faultins"))
 		test_fault_inserts();
 	if (!only || strstr(only, "loss"))
