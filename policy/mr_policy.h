@@ -204,6 +204,12 @@ struct mr_scan_control {
 	uint8_t proactive;     /* memory.reclaim / debugfs */
 	uint8_t kswapd;        /* 0: direct/memcg reclaim (counters go to *_direct) */
 	uint8_t memcg_reclaim; /* cgroup_reclaim(sc) */
+	/* What the caller needs freed to go on (a charge's excess over its limit), 0 = not
+	 * known. The kernel's policies reclaim nr_to_reclaim; opt frees only this, as MIN
+	 * evicts what a miss needs: a batch of SWAP_CLUSTER_MAX in a memcg not much larger
+	 * would evict pages it is about to use. Appended: plugins built before read the
+	 * fields above at the same offsets. */
+	uint64_t nr_needed;
 };
 
 #define MR_DEF_PRIORITY 12

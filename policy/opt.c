@@ -51,9 +51,8 @@
  * folio that cannot be freed now is set aside for the rest of the call and then goes
  * back into the heap, so the next-farthest folio is tried instead.
  *
- * How much it frees: exactly what the scan control still asks for (nr_to_reclaim -
- * nr_reclaimed) in memcg and direct reclaim, where every policy frees at least that
- * before the engine stops asking; for kswapd only until the node is balanced, where
+ * How much it frees: what the charge needs in memcg reclaim (nr_needed), nr_to_reclaim
+ * less what is freed in direct reclaim; for kswapd only until the node is balanced, where
  * balance_pgdat() stops every policy (kswapd_done()): freeing the whole nr_to_reclaim
  * of a step, the high watermark, left opt with less memory than lru and cost it 50 %
  * more misses with node reclaim.
@@ -63,10 +62,13 @@
  *    same; it minimises the number of misses, not I/O or refault latency;
  *  - write-back delay: a dirty victim is not free until written back, and the folios
  *    evicted meanwhile are not what MIN with instant writes would choose;
- *  - batching: the engine reclaims nr_to_reclaim pages at a time, as it does for every
- *    policy; MIN proper evicts one page per fault. Nor can opt evict the page being
- *    charged (it is added after its charge's reclaim, as in the kernel), only pages of
- *    earlier references, those of the same readahead window included;
+ *  - batching: in memcg reclaim opt frees what the charge needs (one page per miss, as
+ *    MIN proper), not the SWAP_CLUSTER_MAX batch the kernel's policies reclaim: a batch
+ *    as large as the memcg evicted the pages of the readahead window being inserted and
+ *    lost to mglru at 24 pages; direct reclaim (node mode) still frees nr_to_reclaim.
+ *    Nor can opt evict the page being charged (it is added after its charge's reclaim,
+ *    as in the kernel), only pages of earlier references, those of the same readahead
+ *    window included;
  *  - prefetch: the recorded insertions are taken as given, as every policy takes them;
  *    opt does not choose what to read ahead, and minimises all misses, insertions
  *    included, not the demand faults alone;
@@ -930,9 +932,10 @@ static int kswapd_done(struct mr_policy *p, const struct mr_scan_control *sc)
 }
 
 /*
- * Reclaim what the scan control still asks for (nr_to_reclaim - nr_reclaimed) from one
- * lruvec, farthest next use first, through shrink_folio_list; for kswapd, one folio at
- * a time and only until the node is balanced (kswapd_done()).
+ * Reclaim what the scan control still asks for from one lruvec, farthest next use first,
+ * through shrink_folio_list: in memcg reclaim what the charge needs (nr_needed), in
+ * direct reclaim nr_to_reclaim, less what is freed already; for kswapd, one folio at a
+ * time and only until the node is balanced (kswapd_done()).
  */
 static void opt_shrink_lruvec(struct mr_policy *p, uint32_t lruvec, struct mr_scan_control *sc)
 {
@@ -946,7 +949,12 @@ static void opt_shrink_lruvec(struct mr_policy *p, uint32_t lruvec, struct mr_sc
 		return;
 	}
 	lv = &pr->lruvecs[lruvec];
-	need = sc->nr_to_reclaim > sc->nr_reclaimed ? sc->nr_to_reclaim - sc->nr_reclaimed : 0;
+	need = sc->nr_to_reclaim;
+	if (sc->nr_needed && sc->nr_needed < need)
+		need = sc->nr_needed;	/* MIN: what the miss needs, not the batch */
+	need = need > sc->nr_reclaimed ? need - sc->nr_reclaimed : 0;
+	if (!need)
+		return;
 	flush_pending(p);
 
 	while (reclaimed < need && lv->nr && !kswapd_done(p, sc)) {

@@ -102,6 +102,9 @@ static void ev_access(struct rp_machine *mach, const struct mr_event *ev, const 
 		unsigned ctx = mr_vma_has_recency(&mach->vmas[vi].v) ? MR_ADD_IN_FAULT : 0;
 		int major = rp_page_type(rp) == RP_FILE || (f->flags & E_SWAP);
 
+		/* do_read_fault(): the window first, then ->fault() reads the page */
+		if (!write && rp_page_type(rp) == RP_FILE)
+			rp_fault_around(mach, vi, mm, addr, page);
 		rp_insert_page(mach, page, ctx, write);
 		rp_install_pte(mach, page, mm, addr, write);
 		count(mach, page, MR_VM_PGFAULT);
@@ -124,6 +127,8 @@ static void ev_access(struct rp_machine *mach, const struct mr_event *ev, const 
 			f->flags |= E_HINT;
 		} else {
 			/* filemap_map_pages()/do_swap_page() on a resident folio: minor */
+			if (!write && rp_page_type(rp) == RP_FILE)
+				rp_fault_around(mach, vi, mm, addr, page);
 			rp_install_pte(mach, page, mm, addr, write);
 			count(mach, page, MR_VM_PGFAULT);
 			if (ra_major(mach, page, ev->task))

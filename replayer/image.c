@@ -526,6 +526,69 @@ static int sort_pages(const struct rp_page *pages, uint32_t *ids, uint64_t n)
 	return 0;
 }
 
+/* The pages of mapped files by (file, index), for fault-around (replayer/mm.c): a read
+ * fault maps the resident neighbours of the faulting page, found here by index. Files no
+ * VMA maps (read() only) are left out. */
+static int index_mapped_files(struct load *l)
+{
+	struct rp_image *t = l->t;
+
+	t->nr_file_index = 0;
+	t->file_page_off = calloc((size_t)t->nr_files + 1, sizeof(uint32_t));
+	t->file_index = malloc(((size_t)t->nr_file + 1) * sizeof(uint32_t));
+	if (!t->file_page_off || !t->file_index)
+		return mr_error_set(l->err, MR_ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < t->nr_pages; i++) {
+		const struct rp_page *p = &t->pages[i];
+
+		if ((p->info & RP_PAGE_VALID) && rp_page_type(p) == RP_FILE && p->owner < t->nr_files &&
+		    t->file_vma_off[p->owner + 1] > t->file_vma_off[p->owner] &&
+		    t->nr_file_index < t->nr_file)
+			t->file_index[t->nr_file_index++] = i;
+	}
+	if (sort_pages(t->pages, t->file_index, t->nr_file_index))
+		return mr_error_set(l->err, MR_ENOMEM, "out of memory");
+	for (uint64_t i = 0, f = 0; f <= t->nr_files; f++) {
+		while (i < t->nr_file_index && t->pages[t->file_index[i]].owner < f)
+			i++;
+		t->file_page_off[f] = (uint32_t)i;
+	}
+	/* The keys side by side (the search of a sparse file), and for a file whose pages
+	 * are dense in it (span <= 4 x pages + 64) a direct map from index to page: a
+	 * fault's window is then one run of slots, and a machine keeps their residency as
+	 * bits side by side, as the page cache's xarray holds them. */
+	t->file_key = malloc(((size_t)t->nr_file_index + 1) * sizeof(uint64_t));
+	t->fmap_base = malloc(((size_t)t->nr_files + 1) * sizeof(uint64_t));
+	t->fmap_kmin = calloc((size_t)t->nr_files + 1, sizeof(uint64_t));
+	t->fmap_span = calloc((size_t)t->nr_files + 1, sizeof(uint64_t));
+	if (!t->file_key || !t->fmap_base || !t->fmap_kmin || !t->fmap_span)
+		return mr_error_set(l->err, MR_ENOMEM, "out of memory");
+	t->nr_fmap = 0;
+	for (uint32_t i = 0; i < t->nr_file_index; i++)
+		t->file_key[i] = t->pages[t->file_index[i]].key;
+	for (uint32_t f = 0; f < t->nr_files; f++) {
+		uint32_t a = t->file_page_off[f], b = t->file_page_off[f + 1];
+		uint64_t span = a < b ? t->file_key[b - 1] - t->file_key[a] + 1 : 0;
+
+		t->fmap_base[f] = UINT64_MAX;
+		if (a == b || span > 4 * (uint64_t)(b - a) + 64)
+			continue;
+		t->fmap_base[f] = t->nr_fmap;
+		t->fmap_kmin[f] = t->file_key[a];
+		t->fmap_span[f] = span;
+		t->nr_fmap += span;
+	}
+	t->fmap = malloc((t->nr_fmap + 1) * sizeof(uint32_t));
+	if (!t->fmap)
+		return mr_error_set(l->err, MR_ENOMEM, "out of memory");
+	memset(t->fmap, 0xff, (t->nr_fmap + 1) * sizeof(uint32_t));
+	for (uint32_t f = 0; f < t->nr_files; f++)
+		for (uint32_t i = t->file_page_off[f]; t->fmap_base[f] != UINT64_MAX &&
+		     i < t->file_page_off[f + 1]; i++)
+			t->fmap[t->fmap_base[f] + t->file_key[i] - t->fmap_kmin[f]] = t->file_index[i];
+	return 0;
+}
+
 /* ---- table sizing ---- */
 
 struct sweep_ev {
@@ -601,30 +664,21 @@ static uint64_t vma_regions(const struct rp_image *t, const struct rp_image_vma 
 static int size_tables(struct load *l)
 {
 	struct rp_image *t = l->t;
-	uint32_t *fidx = NULL;
-	uint64_t nf = 0, total = 0, peak = 0, cur = 0;
+	uint64_t total = 0, peak = 0, cur = 0;
 	struct sweep_ev *sw = NULL;
 	uint64_t *reg = NULL;
 	size_t nsw = 0;
 	int rc = 0;
 
-	fidx = malloc((t->nr_file ? t->nr_file : 1) * sizeof(*fidx));
 	reg = malloc((t->nr_vmas ? t->nr_vmas : 1) * sizeof(*reg));
 	sw = malloc((t->nr_vmas ? 2 * (size_t)t->nr_vmas : 1) * sizeof(*sw));
-	if (!fidx || !reg || !sw) {
-		rc = mr_error_set(l->err, MR_ENOMEM, "out of memory sizing page tables");
-		goto out;
-	}
-	for (uint32_t i = 0; i < t->nr_pages; i++)
-		if ((t->pages[i].info & RP_PAGE_VALID) && rp_page_type(&t->pages[i]) == RP_FILE)
-			fidx[nf++] = i;
-	if (sort_pages(t->pages, fidx, nf)) {
+	if (!reg || !sw) {
 		rc = mr_error_set(l->err, MR_ENOMEM, "out of memory sizing page tables");
 		goto out;
 	}
 	for (uint32_t k = 0; k < t->nr_vmas; k++) {
 		struct rp_image_vma *v = &t->vmas[k];
-		uint64_t r = vma_regions(t, v, fidx, nf);
+		uint64_t r = vma_regions(t, v, t->file_index, t->nr_file_index);
 
 		reg[k] = r;
 		total += r;
@@ -649,7 +703,6 @@ static int size_tables(struct load *l)
 	if (!t->pool_tables)
 		t->pool_tables = 1;
 out:
-	free(fidx);
 	free(reg);
 	free(sw);
 	return rc;
@@ -948,6 +1001,9 @@ static int load_all(struct load *l)
 			t->file_vmas[t->file_vma_off[v[k].file] + tmp[v[k].file]++] = k;
 	free(tmp);
 	(void)ntmp;
+	rc = index_mapped_files(l);
+	if (rc)
+		return rc;
 
 	rc = size_tables(l);
 	if (rc)
@@ -1015,6 +1071,13 @@ void rp_image_free(struct rp_image *t)
 	free(t->mm_memcg);
 	free(t->file_vma_off);
 	free(t->file_vmas);
+	free(t->file_page_off);
+	free(t->file_index);
+	free(t->file_key);
+	free(t->fmap_base);
+	free(t->fmap_kmin);
+	free(t->fmap_span);
+	free(t->fmap);
 	free(t->task_mm);
 	free(t->anon_index);
 	free(t->memcgs);

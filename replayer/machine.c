@@ -154,10 +154,12 @@ static void start_writeback(struct mr_machine *m, uint32_t page)
 static void resident_dec(struct rp_machine *mach, uint32_t page)
 {
 	mach->c[C_RESIDENT]--;
-	if (ptype(mach, page) == RP_FILE)
+	if (ptype(mach, page) == RP_FILE) {
 		mach->c[C_RESIDENT_FILE]--;
-	else
+		fa_resident_set(mach, page, 0);
+	} else {
 		mach->c[C_RESIDENT_ANON]--;
+	}
 }
 
 /* A folio leaves memory outside reclaim (FREE, munmap, exit): no shadow. */
@@ -241,11 +243,12 @@ static void reclaim_done(struct rp_machine *mach)
  * each node from the allocating one, each memcg of the target (all of them for the
  * parent limit, target = MR_NONE). Returns pages freed.
  */
-static uint64_t try_to_free(struct rp_machine *mach, uint32_t target, uint32_t node, uint64_t nr)
+static uint64_t try_to_free(struct rp_machine *mach, uint32_t target, uint32_t node, uint64_t nr,
+			    uint64_t needed)
 {
 	struct mr_scan_control sc = {
 		.nr_to_reclaim = nr, .may_swap = 1, .may_writepage = 1, .may_unmap = 1,
-		.gfp_io = 1, .memcg_reclaim = 1,
+		.gfp_io = 1, .memcg_reclaim = 1, .nr_needed = needed,
 	};
 	uint64_t before = mach->c[C_EVICTIONS];
 	uint32_t nodes = mach->m.nr_nodes, memcgs = mach->m.nr_memcgs;
@@ -526,7 +529,7 @@ static void charge(struct rp_machine *mach, uint32_t mi, uint32_t node)
 		excess = self ? c->usage + 1 - c->limit : mach->total_usage + 1 - mach->global_limit;
 		wb = mach->c[C_WRITEBACKS];
 		got = try_to_free(mach, self ? mi : MR_NONE, node,
-				  excess > MR_SWAP_CLUSTER_MAX ? excess : MR_SWAP_CLUSTER_MAX);
+				  excess > MR_SWAP_CLUSTER_MAX ? excess : MR_SWAP_CLUSTER_MAX, excess);
 		/* no progress at all (nothing freed, no I/O started that could free
 		 * something next time), or MAX_RECLAIM_RETRIES used up: OOM */
 		if ((!got && mach->c[C_WRITEBACKS] == wb) || retries + 1 >= MAX_RECLAIM_RETRIES) {
@@ -575,6 +578,8 @@ void rp_insert_page(struct rp_machine *mach, uint32_t page, unsigned ctx, int wr
 	f->mapcount = 0;
 	mach->c[C_RESIDENT]++;
 	mach->c[type == RP_FILE ? C_RESIDENT_FILE : C_RESIDENT_ANON]++;
+	if (type == RP_FILE)
+		fa_resident_set(mach, page, 1);
 	mach->c[C_MISSES]++;
 	mach->c[(est & E_EVICTED) ? C_REFAULTS : C_FIRST]++;
 	if ((est & (E_EVICTED | E_UNSEEN)) == (E_EVICTED | E_UNSEEN))
@@ -699,6 +704,7 @@ void rp_machine_destroy(struct rp_machine *mach)
 	free(mach->m.mms);
 	free(mach->lruvec_stat);
 	mr_big_free(mach->slot, (size_t)mach->m.nr_pages * sizeof(uint64_t));
+	free(mach->fa_resident);
 	free(mach->vmas);
 	if (mach->mmx)
 		for (uint32_t i = 0; i < mach->t->nr_mms; i++)
@@ -775,6 +781,8 @@ int rp_machine_create(const struct rp_image *t, const struct rp_machine_opts *o,
 	mach->wb_delay = o->wb_delay_ns;
 	mach->check = o->check;
 	mach->shadow_mode = o->shadow;
+	/* fault_around_bytes defaults to 64 KiB (mm/memory.c) */
+	mach->fault_around = o->fault_around_pages ? o->fault_around_pages : 16;
 #ifdef MR_DEBUG_CHECKS
 	/* Debug and sanitizer builds check the policy's invariants after every reclaim. */
 	mach->check = 1;
@@ -785,6 +793,7 @@ int rp_machine_create(const struct rp_image *t, const struct rp_machine_opts *o,
 	mach->m.mms = calloc(t->nr_mms, sizeof(struct mr_mm));
 	mach->lruvec_stat = calloc((size_t)nn * nm * MR_NR_VMSTAT, sizeof(uint64_t));
 	mach->slot = mr_big_alloc((size_t)np * sizeof(uint64_t));
+	mach->fa_resident = calloc((size_t)(t->nr_fmap / 64 + 1), sizeof(uint64_t));
 	mach->vmas = calloc(t->nr_vmas ? t->nr_vmas : 1, sizeof(*mach->vmas));
 	mach->mmx = calloc(t->nr_mms, sizeof(*mach->mmx));
 	mach->imap = calloc(t->nr_files ? t->nr_files : 1, sizeof(*mach->imap));
@@ -795,6 +804,7 @@ int rp_machine_create(const struct rp_image *t, const struct rp_machine_opts *o,
 	arena_n = 2 * (uint64_t)t->nr_vmas + 1;
 	mach->arena = malloc(arena_n * sizeof(uint32_t));
 	if (!mach->m.folios || !mach->m.mms || !mach->lruvec_stat || !mach->slot || !mach->vmas ||
+	    !mach->fa_resident ||
 	    !mach->mmx || !mach->imap || !mach->task_exited || !mach->memcg || !mach->wb_ring || !mach->arena) {
 		rc = mr_error_set(err, MR_ENOMEM, "out of memory sizing the machine for %s (%u pages)",
 				  o->canon, np);

@@ -65,6 +65,7 @@
 	X(WB_ROTATE, "mr_writeback_rotations") X(RECLAIMS, "mr_reclaims")                \
 	X(OOM, "mr_oom") X(FREED, "mr_freed") X(UNMAPS, "mr_unmaps")                      \
 	X(MM_EXITS, "mr_mm_exits") X(UNMAPPED_ACCESS, "mr_access_unmapped")              \
+	X(FAULT_AROUND, "mr_fault_around")                                               \
 	X(BAD, "mr_bad_events") X(SWAP_UNWRITTEN, "mr_swap_unwritten")                    \
 	X(TABLES_MAX, "mr_pte_tables_max") X(TABLE_GROW, "mr_pte_pool_grow")             \
 	X(SCRIPT_CMDS, "mr_script_commands") X(SCRIPT_ERRORS, "mr_script_errors")        \
@@ -201,6 +202,10 @@ struct rp_machine {
 
 	/* shadow entries after they are stored (shadow.c) */
 	int shadow_mode;           /* enum rp_shadow_mode */
+	uint32_t fault_around;     /* pages of do_fault_around()'s window, <= 1 = off */
+	/* which slots of the direct maps of files (rp_image.fmap) hold a page in the
+	 * page cache: a fault-around window's neighbours are neighbouring bits */
+	uint64_t *fa_resident;
 	struct rp_shadow *shadow;  /* RP_SHADOW_KERNEL: the xarray nodes */
 
 	/* this task's in-fault insertions since its last ACCESS: the major fault's I/O */
@@ -310,6 +315,31 @@ static inline uint32_t table_find(const struct rp_machine *mach, uint32_t mm, ui
 	return pos < mx->ntbl && mx->tbl[pos].key == key ? mx->tbl[pos].table : MR_NONE;
 }
 
+/* The page's slot in the direct map of its file (rp_image.fmap), UINT64_MAX = none. */
+static inline uint64_t fa_slot(const struct rp_image *t, uint32_t page)
+{
+	const struct rp_page *rp = &t->pages[page];
+	uint64_t b;
+
+	if (rp_page_type(rp) != RP_FILE || rp->owner >= t->nr_files ||
+	    (b = t->fmap_base[rp->owner]) == UINT64_MAX || rp->key - t->fmap_kmin[rp->owner] >=
+	    t->fmap_span[rp->owner])
+		return UINT64_MAX;
+	return b + rp->key - t->fmap_kmin[rp->owner];
+}
+
+static inline void fa_resident_set(struct rp_machine *mach, uint32_t page, int on)
+{
+	uint64_t s = fa_slot(mach->t, page);
+
+	if (s == UINT64_MAX)
+		return;
+	if (on)
+		mach->fa_resident[s >> 6] |= 1ull << (s & 63);
+	else
+		mach->fa_resident[s >> 6] &= ~(1ull << (s & 63));
+}
+
 static inline uint64_t vma_pages(const struct mr_vma *v)
 {
 	return (v->end - v->start) >> 12;
@@ -345,6 +375,7 @@ void rp_vma_unmap(struct rp_machine *mach, uint32_t vi, int explicit);
 void rp_zap_pte(struct rp_machine *mach, const struct mr_vma *vma, struct mr_pte_table *pt,
 		unsigned s, int explicit);
 void rp_install_pte(struct rp_machine *mach, uint32_t page, uint32_t mm, uint64_t addr, int write);
+void rp_fault_around(struct rp_machine *mach, uint32_t vi, uint32_t mm, uint64_t addr, uint32_t page);
 void rp_unmap_all(struct rp_machine *mach, uint32_t page);
 void rp_anon_range(const struct rp_image *t, uint32_t mm, uint64_t start, uint64_t end,
 		   uint64_t *lo_out, uint64_t *hi_out);

@@ -612,6 +612,106 @@ void rp_unmap_all(struct rp_machine *mach, uint32_t page)
 	}
 }
 
+/*
+ * do_fault_around() (mm/memory.c), run by a read fault on a file mapping before the page
+ * is looked up: filemap_map_pages() (mm/filemap.c) maps every page of the window that is
+ * in the page cache and not mapped at its address yet. The PTEs are young: x86 has no
+ * arch_wants_old_prefaulted_pte(). Mapping is not an access (set_pte_range() leaves the
+ * LRU alone), but reclaim's rmap and page-table walks find those young PTEs as if the
+ * page had been read, and later reads of them do not fault, so a trace cannot show them.
+ * The window is fault_around pages, aligned, clamped to the VMA and to the PTE table.
+ * page (the faulting one) is left to the caller. The kernel also skips a PG_readahead
+ * folio (the async readahead marker), which the model does not keep: its fault, if any,
+ * is in the trace.
+ */
+static void fault_around_one(struct rp_machine *mach, uint32_t p, uint32_t mm, uint64_t a,
+			     uint32_t *ti, struct mr_pte_table **pt)
+{
+	unsigned s = (unsigned)((a >> 12) & 511);
+
+	if (!*pt) {
+		*ti = rp_table_get(mach, mm, a >> 21);
+		if (*ti == MR_NONE)
+			return;
+		*pt = tbl(mach, *ti);
+	}
+	if ((*pt)->page[s] != MR_NONE)
+		return;
+	rp_install_pte(mach, p, mm, a, 0);
+	mach->c[C_FAULT_AROUND]++;
+}
+
+void rp_fault_around(struct rp_machine *mach, uint32_t vi, uint32_t mm, uint64_t addr, uint32_t page)
+{
+	const struct rp_image *t = mach->t;
+	const struct mr_vma *v = &mach->vmas[vi].v;
+	uint64_t nr = mach->fault_around, pte_off = (addr >> 12) & 511;
+	uint64_t vma_off = (addr - v->start) >> 12, from, to, i0, i1;
+	struct mr_pte_table *pt = NULL;
+	uint32_t f = v->file, ti;
+
+	if (nr <= 1 || !f || f >= t->nr_files)
+		return;
+	from = pte_off & ~(nr - 1);
+	if (from < pte_off - (pte_off < vma_off ? pte_off : vma_off))
+		from = pte_off - (pte_off < vma_off ? pte_off : vma_off);
+	to = from + nr;
+	if (to > 512)
+		to = 512;
+	if (to > pte_off + vma_pages(v) - vma_off)
+		to = pte_off + vma_pages(v) - vma_off;
+	/* nothing to do when the window is mapped already: one look at the table */
+	ti = table_find(mach, mm, addr >> 21);
+	if (ti != MR_NONE) {
+		uint64_t s = from;
+
+		pt = tbl(mach, ti);
+		while (s < to && (s == pte_off || pt->page[s] != MR_NONE))
+			s++;
+		if (s == to)
+			return;
+	}
+	/* the file indices of [from, to) */
+	i0 = v->pgoff + vma_off - (pte_off - from);
+	i1 = i0 + (to - from);
+	if (t->fmap_base[f] != UINT64_MAX) {
+		uint64_t kmin = t->fmap_kmin[f], k = i0 > kmin ? i0 : kmin;
+		uint64_t kend = i1 < kmin + t->fmap_span[f] ? i1 : kmin + t->fmap_span[f];
+
+		for (; k < kend; k++) {
+			uint64_t s = t->fmap_base[f] + k - kmin;
+			uint32_t p;
+
+			if (!(mach->fa_resident[s >> 6] & (1ull << (s & 63))))
+				continue;
+			p = t->fmap[s];
+			if (p != page)
+				fault_around_one(mach, p, mm, v->start + ((k - v->pgoff) << 12), &ti, &pt);
+		}
+		return;
+	}
+	/* a file whose trace pages are sparse in it: search its keys */
+	{
+		uint32_t lo = t->file_page_off[f], hi = t->file_page_off[f + 1], end = hi;
+
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+
+			if (t->file_key[mid] < i0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < end && t->file_key[lo] < i1; lo++) {
+			uint32_t p = t->file_index[lo];
+
+			if (p != page && (mach->m.folios[p].flags & MR_PG_RESIDENT))
+				fault_around_one(mach, p, mm,
+						 v->start + ((t->file_key[lo] - v->pgoff) << 12), &ti, &pt);
+		}
+	}
+}
+
 /* Install page's PTE at addr in mm: young, dirty for a write. */
 void rp_install_pte(struct rp_machine *mach, uint32_t page, uint32_t mm, uint64_t addr,
 			int write)

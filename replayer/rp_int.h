@@ -117,6 +117,16 @@ struct rp_image {
 	uint32_t nr_files;     /* max file id + 1 */
 	uint32_t *file_vma_off; /* [nr_files + 1] into file_vmas */
 	uint32_t *file_vmas;   /* vma indices grouped by file */
+	uint32_t *file_index;  /* pages of mapped files sorted by (file, index) */
+	uint64_t *file_key;    /* [nr_file_index] their indices in the file */
+	uint32_t *file_page_off; /* [nr_files + 1] into file_index */
+	/* direct map of a file whose pages are dense in it: its page of index k is
+	 * fmap[fmap_base[f] + k - fmap_kmin[f]] for k - fmap_kmin[f] < fmap_span[f]
+	 * (UINT32_MAX = a hole); fmap_base[f] = UINT64_MAX for other files */
+	uint64_t *fmap_base, *fmap_kmin, *fmap_span;
+	uint32_t *fmap;
+	uint64_t nr_fmap;
+	uint32_t nr_file_index;
 
 	uint32_t nr_tasks;     /* max task id + 1 */
 	uint32_t *task_mm;     /* [nr_tasks] mm index, 0 = none */

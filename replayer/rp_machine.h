@@ -29,6 +29,8 @@ struct rp_machine_opts {
 	const struct rp_script *script;
 	int check;
 	int shadow;                   /* enum rp_shadow_mode (shadow.c, docs/replay.md) */
+	uint32_t fault_around_pages;  /* read faults of file mappings map this many pages
+				       * around (0 = the kernel's default, 16; 1 = off) */
 	const uint32_t *memcg_ids;    /* [t->nr_memcgs] */
 	const char *const *memcg_paths;
 };

@@ -624,7 +624,9 @@ static void test_shared_file(void)
 	if (!r)
 		return;
 	check_balance(r, 0);
-	CHECK_EQ_U64(ctr(r, 0, "pgfault"), 12);
+	/* 8 faults in mm 1; in mm 2 the first (page 0, resident: minor) maps 1-3 around it */
+	CHECK_EQ_U64(ctr(r, 0, "pgfault"), 9);
+	CHECK_EQ_U64(ctr(r, 0, "mr_fault_around"), 3);
 	CHECK_EQ_U64(ctr(r, 0, "pgmajfault"), 8);
 	CHECK_EQ_U64(ctr(r, 0, "mr_resident_file"), 8);
 	CHECK_EQ_U64(stats[2].walk_calls, 2);
@@ -647,6 +649,67 @@ static void test_shared_file(void)
 	check_balance(r, 0);
 	CHECK_EQ_U64(stats[3].max_rmap, 2);
 	CHECK(ctr(r, 0, "mr_evict_file") > 0);
+	mr_replay_destroy(r);
+}
+
+/*
+ * Fault-around (do_fault_around(), mm/memory.c): a read fault on a file mapping maps the
+ * resident, unmapped pages of a 16-page window, aligned, or starting at the VMA's start
+ * when the aligned one would begin before it, and ending at the VMA's end; a write fault
+ * maps none. The VMA starts 4 pages into its page table (the table's slot of file page
+ * i is 4 + i).
+ */
+static void test_fault_around(void)
+{
+	const char *trace = path_in("around.db");
+	struct tb *b = tb_create(trace, 1);
+	struct run_opts ro = { .trace = trace, .pol = { "fifo:tag=4" }, .npol = 1, .memory = 64 };
+	struct mr_error err = { 0 };
+	struct mr_replay *r;
+	uint64_t t = 1;
+	const uint64_t base = 0x20000000ull + 4 * 4096;
+
+	tb_cgroup(b, 1, "/test");
+	tb_mm(b, 1);
+	tb_task(b, 1, 1, 1);
+	tb_file(b, 1, 40);
+	tb_vma(b, 1, 1, base, 40, MR_VMA_READ | MR_VMA_FILE, 1, 0);
+	for (uint32_t i = 0; i < 40; i++)
+		tb_page_file(b, i, 1, i, 1, 0);
+	tb_ev(b, T(t++), MR_EV_MAP, MR_PAGE_NONE, 1, 0, 0, 1);
+	tb_ev(b, T(t++), MR_EV_READAHEAD, 0, 1, 0, 35, 0);
+	tb_ev(b, T(t++), MR_EV_READAHEAD, 36, 1, 0, 4, 0);
+	tb_ev(b, T(t++), MR_EV_ACCESS, 5, 1, MR_ACC_READ, 0, 0);
+	for (uint32_t i = 0; i < 12; i++)	/* mapped by the fault: no fault */
+		tb_ev(b, T(t++), MR_EV_ACCESS, i, 1, MR_ACC_READ, 0, 0);
+	tb_ev(b, T(t++), MR_EV_ACCESS, 20, 1, MR_ACC_WRITE, 0, 0);
+	tb_ev(b, T(t++), MR_EV_ACCESS, 21, 1, MR_ACC_READ, 0, 0); /* in 20's window */
+	tb_ev(b, T(t++), MR_EV_ACCESS, 30, 1, MR_ACC_READ, 0, 0);
+	/* a file whose trace pages are sparse in it (indices 0, 100, ..., 1500 and 501-503:
+	 * searched, not mapped directly): 501's window is [496, 512), pages 500, 502, 503 */
+	tb_file(b, 2, 2048);
+	tb_vma(b, 2, 1, 0x40000000ull, 2048, MR_VMA_READ | MR_VMA_FILE, 2, 0);
+	for (uint32_t i = 0; i < 4; i++)
+		tb_page_file(b, 40 + i, 2, 500 + i, 1, 0);
+	for (uint32_t i = 0, id = 44; i < 16; i++)
+		if (i != 5)
+			tb_page_file(b, id++, 2, 100 * i, 1, 0);
+	tb_ev(b, T(t++), MR_EV_MAP, MR_PAGE_NONE, 1, 0, 0, 2);
+	tb_ev(b, T(t++), MR_EV_READAHEAD, 40, 1, 0, 4, 0);
+	tb_ev(b, T(t++), MR_EV_ACCESS, 41, 1, MR_ACC_READ, 0, 0);
+	CHECK(tb_finish(b) == 0);
+
+	r = replay(&ro, &err);
+	CHECK(r != NULL);
+	if (!r)
+		return;
+	check_balance(r, 0);
+	/* page 5 (slot 9): slots [4, 20), pages 0-15 but 5; the write to 20 maps none;
+	 * 21 (slot 25): [16, 32), pages 12-27 but 12-15, 20, 21; 30 (slot 34): [32, 44)
+	 * clamped by the VMA's end, pages 28-39 but 30 and 35 (not in the page cache) */
+	CHECK_EQ_U64(ctr(r, 0, "mr_fault_around"), 15 + 10 + 10 + 3);
+	CHECK_EQ_U64(ctr(r, 0, "pgfault"), 5);
+	CHECK_EQ_U64(ctr(r, 0, "pgmajfault"), 0);
 	mr_replay_destroy(r);
 }
 
@@ -1307,6 +1370,7 @@ static const struct mr_test_case cases[] = {
 	MR_CASE(test_anon_swap),
 	MR_CASE(test_unmap_exit),
 	MR_CASE(test_shared_file),
+	MR_CASE(test_fault_around),
 	MR_CASE(test_file_cache),
 	MR_CASE(test_host_counters),
 	MR_CASE(test_nextuse),
