@@ -11,7 +11,15 @@
  * decompressed. The table is registered on every connection mr_store_open() makes;
  * the chunk decoding itself stays in codec.c (this file only adapts the reader).
  */
+#ifdef MR_SQLITE_EXTENSION
+/* Built a second time into the loadable extension (ext.c): every call on the host's
+ * connection goes through the routines the host hands over, so a host with SQLite
+ * linked in statically is served by its own copy. */
+#include <sqlite3ext.h>
+SQLITE_EXTENSION_INIT3
+#else
 #include <sqlite3.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -251,7 +259,22 @@ static const sqlite3_module events_module = {
 	.xRowid = ev_rowid,
 };
 
+#ifdef MR_SQLITE_EXTENSION
+/* On the host's connection db, reading the store s (closed with the connection). */
+int mr_ext_register_vtab(sqlite3 *db, struct mr_store *s);
+
+static void store_close(void *s)
+{
+	mr_store_close(s);
+}
+
+int mr_ext_register_vtab(sqlite3 *db, struct mr_store *s)
+{
+	return sqlite3_create_module_v2(db, "events", &events_module, s, store_close);
+}
+#else
 int mr_store_register_vtab(struct mr_store *s)
 {
 	return sqlite3_create_module(s->db, "events", &events_module, s) == SQLITE_OK ? 0 : MR_EIO;
 }
+#endif
