@@ -6,17 +6,6 @@
  */
 #include "machine_int.h"
 
-/* Did this task's current fault read page in (in-fault readahead since its last ACCESS)? */
-static int ra_major(const struct rp_machine *mach, uint32_t page, uint32_t task)
-{
-	if (mach->ra_task != task)
-		return 0;
-	for (uint32_t i = 0; i < mach->ra_n; i++)
-		if (page - mach->ra_first[i] < mach->ra_len[i])
-			return 1;
-	return 0;
-}
-
 static void ra_note(struct rp_machine *mach, uint32_t task, uint32_t first, uint32_t len)
 {
 	if (mach->ra_task != task) {
@@ -104,7 +93,7 @@ static void ev_access(struct rp_machine *mach, const struct mr_event *ev, const 
 
 		/* do_read_fault(): the window first, then ->fault() reads the page */
 		if (!write && rp_page_type(rp) == RP_FILE)
-			rp_fault_around(mach, vi, mm, addr, page);
+			rp_fault_around(mach, vi, mm, addr, page, ev->task);
 		rp_insert_page(mach, page, ctx, write);
 		rp_install_pte(mach, page, mm, addr, write);
 		count(mach, page, MR_VM_PGFAULT);
@@ -128,10 +117,10 @@ static void ev_access(struct rp_machine *mach, const struct mr_event *ev, const 
 		} else {
 			/* filemap_map_pages()/do_swap_page() on a resident folio: minor */
 			if (!write && rp_page_type(rp) == RP_FILE)
-				rp_fault_around(mach, vi, mm, addr, page);
+				rp_fault_around(mach, vi, mm, addr, page, ev->task);
 			rp_install_pte(mach, page, mm, addr, write);
 			count(mach, page, MR_VM_PGFAULT);
-			if (ra_major(mach, page, ev->task))
+			if (rp_ra_major(mach, page, ev->task))
 				count(mach, page, MR_VM_PGMAJFAULT);
 		}
 	}

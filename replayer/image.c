@@ -742,6 +742,10 @@ static int load_all(struct load *l)
 		if (n >= 1 && n <= 256)
 			t->nodes = (uint32_t)n;
 	}
+	/* a recorder that holds page-cache inserts until their fault says so (docs/record.md,
+	 * "Inserts in a fault come after the fault"); older traces and the generators name
+	 * a fault's own inserts before it */
+	t->inserts_after_fault = !mr_store_meta_get(l->s, "pagecache.inserts_held", buf, sizeof(buf), NULL);
 	rc = check_streams(l);
 	if (rc)
 		return rc;

@@ -315,6 +315,17 @@ static inline uint32_t table_find(const struct rp_machine *mach, uint32_t mm, ui
 	return pos < mx->ntbl && mx->tbl[pos].key == key ? mx->tbl[pos].table : MR_NONE;
 }
 
+/* Did this task's current fault read page in (in-fault readahead since its last ACCESS)? */
+static inline int rp_ra_major(const struct rp_machine *mach, uint32_t page, uint32_t task)
+{
+	if (mach->ra_task != task)
+		return 0;
+	for (uint32_t i = 0; i < mach->ra_n; i++)
+		if (page - mach->ra_first[i] < mach->ra_len[i])
+			return 1;
+	return 0;
+}
+
 /* The page's slot in the direct map of its file (rp_image.fmap), UINT64_MAX = none. */
 static inline uint64_t fa_slot(const struct rp_image *t, uint32_t page)
 {
@@ -375,7 +386,8 @@ void rp_vma_unmap(struct rp_machine *mach, uint32_t vi, int explicit);
 void rp_zap_pte(struct rp_machine *mach, const struct mr_vma *vma, struct mr_pte_table *pt,
 		unsigned s, int explicit);
 void rp_install_pte(struct rp_machine *mach, uint32_t page, uint32_t mm, uint64_t addr, int write);
-void rp_fault_around(struct rp_machine *mach, uint32_t vi, uint32_t mm, uint64_t addr, uint32_t page);
+void rp_fault_around(struct rp_machine *mach, uint32_t vi, uint32_t mm, uint64_t addr, uint32_t page,
+		     uint32_t task);
 void rp_unmap_all(struct rp_machine *mach, uint32_t page);
 void rp_anon_range(const struct rp_image *t, uint32_t mm, uint64_t start, uint64_t end,
 		   uint64_t *lo_out, uint64_t *hi_out);

@@ -620,9 +620,11 @@ void rp_unmap_all(struct rp_machine *mach, uint32_t page)
  * LRU alone), but reclaim's rmap and page-table walks find those young PTEs as if the
  * page had been read, and later reads of them do not fault, so a trace cannot show them.
  * The window is fault_around pages, aligned, clamped to the VMA and to the PTE table.
- * page (the faulting one) is left to the caller. The kernel also skips a PG_readahead
- * folio (the async readahead marker), which the model does not keep: its fault, if any,
- * is in the trace.
+ * page (the faulting one) is left to the caller. Pages this fault itself reads in (its
+ * in-fault readahead, which traces recorded before inserts were held until their fault
+ * name before it) are locked and not uptodate when the kernel looks: skipped.
+ * The kernel also skips a PG_readahead folio (the async readahead marker), which the
+ * model does not keep: its fault, if any, is in the trace.
  */
 static void fault_around_one(struct rp_machine *mach, uint32_t p, uint32_t mm, uint64_t a,
 			     uint32_t *ti, struct mr_pte_table **pt)
@@ -641,8 +643,12 @@ static void fault_around_one(struct rp_machine *mach, uint32_t p, uint32_t mm, u
 	mach->c[C_FAULT_AROUND]++;
 }
 
-void rp_fault_around(struct rp_machine *mach, uint32_t vi, uint32_t mm, uint64_t addr, uint32_t page)
+void rp_fault_around(struct rp_machine *mach, uint32_t vi, uint32_t mm, uint64_t addr, uint32_t page,
+		     uint32_t task)
 {
+	/* in a trace that names a fault's inserts before it, the task's noted in-fault
+	 * inserts are this fault's own when they hold its page; else an earlier fault's */
+	uint32_t own = !mach->t->inserts_after_fault && rp_ra_major(mach, page, task) ? task : MR_NONE;
 	const struct rp_image *t = mach->t;
 	const struct mr_vma *v = &mach->vmas[vi].v;
 	uint64_t nr = mach->fault_around, pte_off = (addr >> 12) & 511;
@@ -685,7 +691,7 @@ void rp_fault_around(struct rp_machine *mach, uint32_t vi, uint32_t mm, uint64_t
 			if (!(mach->fa_resident[s >> 6] & (1ull << (s & 63))))
 				continue;
 			p = t->fmap[s];
-			if (p != page)
+			if (p != page && !rp_ra_major(mach, p, own))
 				fault_around_one(mach, p, mm, v->start + ((k - v->pgoff) << 12), &ti, &pt);
 		}
 		return;
@@ -705,7 +711,8 @@ void rp_fault_around(struct rp_machine *mach, uint32_t vi, uint32_t mm, uint64_t
 		for (; lo < end && t->file_key[lo] < i1; lo++) {
 			uint32_t p = t->file_index[lo];
 
-			if (p != page && (mach->m.folios[p].flags & MR_PG_RESIDENT))
+			if (p != page && (mach->m.folios[p].flags & MR_PG_RESIDENT) &&
+			    !rp_ra_major(mach, p, own))
 				fault_around_one(mach, p, mm,
 						 v->start + ((t->file_key[lo] - v->pgoff) << 12), &ti, &pt);
 		}

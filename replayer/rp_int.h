@@ -97,6 +97,7 @@ struct rp_image {
 	uint64_t t_first, t_last;
 	uint64_t by_kind[MR_EV_NR_KINDS];
 	uint32_t nodes;
+	int inserts_after_fault; /* a fault's in-fault inserts follow it in the events */
 
 	struct rp_page *pages;
 	uint32_t nr_pages;
