@@ -20,6 +20,38 @@ RECOPTS=$(cat /extra/recopts 2>/dev/null)
 RECOPTS_B=$(cat /extra/recopts-b 2>/dev/null)
 VMSTAT_RE='^(pgfault|pgmajfault|pswpin|pswpout|pgscan_|pgsteal_|pgrefill|pgdeactivate|pgactivate|pgrotated|workingset_|pgpgin|pgpgout)'
 
+# /extra/kprobes present: count, per run, MGLRU's agings (try_to_inc_max_seq()) and its
+# page-table walks (walk_page_range() from the workload's own reclaim: walk_mm() calls
+# it only when mmap_read_trylock() and the memcg lock succeed), mm/vmscan.c
+KP=/sys/kernel/tracing
+kp_on() {
+	[ -f /extra/kprobes ] || return 0
+	[ -d $KP/events ] || mount -t tracefs nodev $KP 2>/dev/null
+	echo 0 > $KP/tracing_on
+	echo > $KP/trace
+	echo > $KP/kprobe_events
+	echo 'p:mrl/inc try_to_inc_max_seq' >> $KP/kprobe_events || return 0
+	echo 'p:mrl/walk walk_page_range' >> $KP/kprobe_events
+	for e in inc walk; do
+		echo "comm == \"$(basename "$1" | cut -c1-15)\"" > $KP/events/mrl/$e/filter
+		echo 1 > $KP/events/mrl/$e/enable
+	done
+	echo 1 > $KP/tracing_on
+}
+kp_off() {
+	[ -f /extra/kprobes ] || return 0
+	echo 0 > $KP/tracing_on
+	echo "=== BEGIN kprobes:$1 ==="
+	echo "agings=$(grep -c ' inc:' $KP/trace)"
+	echo "walks=$(grep -c ' walk:' $KP/trace)"
+	# the sequence: I = an aging, W = a walk in it
+	grep -o ' inc:\| walk:' $KP/trace | tr -d ' :' | sed 's/inc/I/;s/walk/W/' | tr -d '\n'
+	echo
+	echo "=== END kprobes:$1 ==="
+	for e in inc walk; do echo 0 > $KP/events/mrl/$e/enable; done
+	echo > $KP/kprobe_events
+}
+
 [ -f "$P" ] || { echo "no $P"; exit 1; }
 echo "lru_gen_enabled=$(cat /sys/kernel/mm/lru_gen/enabled)"
 echo "recopts=$RECOPTS"
@@ -36,6 +68,7 @@ while read -r label mmax how prog args; do
 	echo "=== BEGIN scenario:$label ==="
 	echo "how=$how"; echo "memory_max=$mmax"; echo "command=$prog $args"
 	grep -E "$VMSTAT_RE" /proc/vmstat > /tmp/l.before
+	kp_on "$prog"
 	t0=$(cut -d' ' -f1 /proc/uptime)
 	case $how in
 	plain)
@@ -55,6 +88,7 @@ while read -r label mmax how prog args; do
 		;;
 	esac
 	t1=$(cut -d' ' -f1 /proc/uptime)
+	kp_off "$label"
 	grep -E "$VMSTAT_RE" /proc/vmstat > /tmp/l.after
 	echo "wall_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.2f", b-a}')"
 	echo "=== BEGIN vmstat_delta:$label ==="
