@@ -74,7 +74,7 @@ static int list_policies(void)
 
 static void usage_help(void)
 {
-	printf("usage: memreplay replay TRACE --policy SPEC [--policy SPEC...] --memory SIZE\n"
+	printf("usage: memreplay replay TRACE --policy SPEC [--policy SPEC...] --memory SIZES\n"
 	       "                        [--reclaim memcg|node] [--shadow keep|kernel|none]\n"
 	       "                        [-o RESULTS.db] [--script FILE]\n"
 	       "                        [--interval T] [--swap SIZE] [--threads N] [--plugin SO]\n"
@@ -82,7 +82,11 @@ static void usage_help(void)
 	       "  --policy SPEC          name[:key=value,...], repeatable: all replay in one pass\n"
 	       "  --variants NAME        add a preset of policies: seeds (mglru + each seed toggle),\n"
 	       "                         classic (lru, mglru, opt)\n"
-	       "  --memory SIZE          limit of the whole trace (256M, 1G, 65536 pages)\n"
+	       "  --memory SIZES         size of the whole trace (256M, 1G, 65536 pages), or several:\n"
+	       "                         a list 32M,64M,128M or a range 16M..1G:8 (8 sizes in equal\n"
+	       "                         ratios), 16M..1G:x2 (times 2), 16M..256M:+16M (linear);\n"
+	       "                         every policy replays at every size in one pass, runs\n"
+	       "                         ordered size by size (repeat --memory to add sizes)\n"
 	       "  --memory CGROUP=SIZE   limit of one trace cgroup (repeatable)\n"
 	       "  --reclaim MODE         memcg (default): --memory SIZE is a cgroup limit, reclaim\n"
 	       "                         runs in the charging task (try_to_free_mem_cgroup_pages);\n"
@@ -175,30 +179,33 @@ static void csv_string(const char *s)
 	putchar('"');
 }
 
-/* The per-policy lines. Runs are in --policy order: the table shows each as the user
- * wrote it (the canonical spec with every parameter is in csv/json, the results and
- * `compare`). Without timing, nothing printed depends on the wall clock. */
+/* The per-run lines. Runs are size-major (every policy at the first size, then at the
+ * next): the table shows each policy as the user wrote it, with a memory column when
+ * there are several sizes (the canonical spec with every parameter, and the memory in
+ * pages, are in csv/json, the results and `compare`). Without timing, nothing printed
+ * depends on the wall clock. */
 static void print_runs(const struct mr_replay *r, const char *const *policies, size_t npol,
-		       const char *format, int timing, double wall, const char *out)
+		       size_t nsizes, const char *format, int timing, double wall, const char *out)
 {
 	size_t n = mr_replay_nruns(r), w = 6;
 	struct mr_replay_summary s;
+	char mem[32], what[96];
 
 	if (!strcmp(format, "csv")) {
 		printf("policy,spec,events,pgfault,pgmajfault,misses,refaults,evictions,pswpin,"
-		       "pswpout,oom,usage_max%s\n", timing ? ",mevps" : "");
+		       "pswpout,oom,usage_max,memory_pages%s\n", timing ? ",mevps" : "");
 		for (size_t i = 0; i < n; i++) {
 			if (mr_replay_summary(r, i, &s))
 				continue;
-			csv_string(i < npol ? policies[i] : s.spec);
+			csv_string(policies[i % npol]);
 			putchar(',');
 			csv_string(s.spec);
-			printf(",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu", (unsigned long long)s.events,
+			printf(",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu", (unsigned long long)s.events,
 			       (unsigned long long)s.pgfault, (unsigned long long)s.pgmajfault,
 			       (unsigned long long)s.misses, (unsigned long long)s.refaults,
 			       (unsigned long long)s.evictions, (unsigned long long)s.pswpin,
 			       (unsigned long long)s.pswpout, (unsigned long long)s.oom,
-			       (unsigned long long)s.usage_max);
+			       (unsigned long long)s.usage_max, (unsigned long long)s.memory_pages);
 			if (timing)
 				printf(",%.3f", s.wall_s > 0 ? (double)s.events / s.wall_s / 1e6 : 0.0);
 			printf("\n");
@@ -213,9 +220,13 @@ static void print_runs(const struct mr_replay *r, const char *const *policies, s
 			if (mr_replay_summary(r, i, &s))
 				continue;
 			printf("%s\n  {\"policy\": ", i ? "," : "");
-			cli_json_string(i < npol ? policies[i] : s.spec);
+			cli_json_string(policies[i % npol]);
 			printf(", \"spec\": ");
 			cli_json_string(s.spec);
+			if (s.memory_pages)
+				printf(", \"memory_pages\": %llu", (unsigned long long)s.memory_pages);
+			else
+				printf(", \"memory_pages\": null");
 			printf(", \"events\": %llu, \"pgfault\": %llu, \"pgmajfault\": %llu, "
 			       "\"misses\": %llu, \"refaults\": %llu, \"evictions\": %llu, "
 			       "\"pswpin\": %llu, \"pswpout\": %llu, \"oom\": %llu, \"usage_max\": %llu",
@@ -243,19 +254,25 @@ static void print_runs(const struct mr_replay *r, const char *const *policies, s
 		printf("}\n");
 		return;
 	}
-	for (size_t i = 0; i < n; i++)
-		if (!mr_replay_summary(r, i, &s) && strlen(i < npol ? policies[i] : s.spec) > w)
-			w = strlen(i < npol ? policies[i] : s.spec);
+	for (size_t i = 0; i < npol; i++)
+		if (strlen(policies[i]) > w)
+			w = strlen(policies[i]);
 	if (w > 48)
 		w = 48;
-	printf("%-*s %12s %11s %11s %11s %11s %11s %10s %10s %6s", (int)w, "policy", "events",
-	       "pgfault", "pgmajfault", "misses", "refaults", "evictions", "pswpin", "pswpout", "oom");
+	printf("%-*s", (int)w, "policy");
+	if (nsizes > 1)
+		printf(" %8s", "memory");
+	printf(" %12s %11s %11s %11s %11s %11s %10s %10s %6s", "events", "pgfault", "pgmajfault",
+	       "misses", "refaults", "evictions", "pswpin", "pswpout", "oom");
 	printf(timing ? " %8s\n" : "\n", "M ev/s");
 	for (size_t i = 0; i < n; i++) {
 		if (mr_replay_summary(r, i, &s))
 			continue;
-		printf("%-*.*s %12llu %11llu %11llu %11llu %11llu %11llu %10llu %10llu %6llu", (int)w,
-		       (int)w, i < npol ? policies[i] : s.spec, (unsigned long long)s.events,
+		printf("%-*.*s", (int)w, (int)w, policies[i % npol]);
+		if (nsizes > 1)
+			printf(" %8s", mr_replay_format_memory(s.memory_pages, mem, sizeof(mem)));
+		printf(" %12llu %11llu %11llu %11llu %11llu %11llu %10llu %10llu %6llu",
+		       (unsigned long long)s.events,
 		       (unsigned long long)s.pgfault, (unsigned long long)s.pgmajfault,
 		       (unsigned long long)s.misses, (unsigned long long)s.refaults,
 		       (unsigned long long)s.evictions, (unsigned long long)s.pswpin,
@@ -264,13 +281,17 @@ static void print_runs(const struct mr_replay *r, const char *const *policies, s
 			printf(" %8.1f", s.wall_s > 0 ? (double)s.events / s.wall_s / 1e6 : 0.0);
 		printf("\n");
 	}
-	if (timing)
-		printf("%zu polic%s in one pass over the trace in %.2f s (M ev/s: each machine's own "
-		       "time)%s%s\n", n, n == 1 ? "y" : "ies", wall, out ? "; results in " : "",
-		       out ? out : "");
+	if (nsizes > 1)
+		snprintf(what, sizeof(what), "%zu polic%s at %zu memory sizes (%zu runs)", npol,
+			 npol == 1 ? "y" : "ies", nsizes, n);
 	else
-		printf("%zu polic%s in one pass over the trace%s%s\n", n, n == 1 ? "y" : "ies",
-		       out ? "; results in " : "", out ? out : "");
+		snprintf(what, sizeof(what), "%zu polic%s", n, n == 1 ? "y" : "ies");
+	if (timing)
+		printf("%s in one pass over the trace in %.2f s (M ev/s: each machine's own "
+		       "time)%s%s\n", what, wall, out ? "; results in " : "", out ? out : "");
+	else
+		printf("%s in one pass over the trace%s%s\n", what, out ? "; results in " : "",
+		       out ? out : "");
 }
 
 int cmd_replay(int argc, char **argv)
@@ -307,7 +328,8 @@ int cmd_replay(int argc, char **argv)
 	};
 	const char *policies[MAX_POLICIES], *plugins[MAX_PLUGINS];
 	struct mr_replay_limit limits[MAX_LIMITS];
-	size_t npol = 0, nlim = 0, nplug = 0;
+	uint64_t sizes[MR_REPLAY_MAX_SIZES];
+	size_t npol = 0, nlim = 0, nplug = 0, nsizes = 0;
 	struct mr_replay_opts o = { .threads = MR_REPLAY_THREADS_AUTO };
 	struct progress pr = { 0 };
 	struct mr_error err = { 0 };
@@ -343,7 +365,7 @@ int cmd_replay(int argc, char **argv)
 			size_t l = strlen(memspec);
 
 			snprintf(memspec + l, sizeof(memspec) - l, "%s%s", l ? "," : "", optarg);
-			if (eq) {
+			if (eq && !strchr(optarg, ',')) {
 				char *end;
 				unsigned long id = strtoul(optarg, &end, 10);
 
@@ -352,11 +374,18 @@ int cmd_replay(int argc, char **argv)
 							       optarg);
 				if (nlim == MAX_LIMITS)
 					return cli_usage_error("replay", "too many --memory limits");
+				for (size_t k = 0; k < nlim; k++)
+					if (limits[k].cgroup == id)
+						return cli_usage_error("replay", "--memory %lu=...: a limit of cgroup %lu is given twice; give it once",
+								       id, id);
 				limits[nlim].cgroup = (uint32_t)id;
 				if (mr_parse_pages(eq + 1, MR_PAGE_SIZE, 0, &limits[nlim].pages, &err))
 					return cli_fail("replay", &err);
 				nlim++;
-			} else if (mr_parse_pages(optarg, MR_PAGE_SIZE, 0, &o.memory_pages, &err)) {
+			} else if (mr_replay_parse_memory(optarg, sizes, MR_REPLAY_MAX_SIZES, &nsizes,
+							  &err)) {
+				/* a list of sizes: every policy replays at each (repeating
+				 * --memory adds to the list) */
 				return cli_fail("replay", &err);
 			}
 			break;
@@ -475,14 +504,19 @@ int cmd_replay(int argc, char **argv)
 		return cli_usage_error("replay", optind >= argc ? "name a trace" : "one trace at a time");
 	if (!npol)
 		return cli_usage_error("replay", "name at least one --policy (see --list-policies)");
-	if (!o.memory_pages && !nlim)
+	if (!nsizes && !nlim)
 		return cli_usage_error("replay", "give the memory size: --memory SIZE (or CGROUP_ID=SIZE)");
-	if (o.reclaim == MR_RECLAIM_NODE && !o.memory_pages)
+	if (o.reclaim == MR_RECLAIM_NODE && !nsizes)
 		return cli_usage_error("replay", "--reclaim node: give the node memory with --memory SIZE");
+	if (npol * nsizes > MR_REPLAY_MAX_RUNS)
+		return cli_usage_error("replay", "%zu policies at %zu memory sizes are %zu runs: at most %d in one pass",
+				       npol, nsizes, npol * nsizes, MR_REPLAY_MAX_RUNS);
 
 	o.trace = argv[optind];
 	o.policies = policies;
 	o.npolicies = npol;
+	o.memory_sizes = nsizes ? sizes : NULL;
+	o.nmemory = nsizes;
 	o.limits = limits;
 	o.nlimits = nlim;
 	o.memory_spec = memspec;
@@ -522,7 +556,7 @@ int cmd_replay(int argc, char **argv)
 			"kept until their page comes back", mr_replay_shadow_name(o.shadow));
 	if (!quiet && mr_replay_nextuse_note(r))
 		fprintf(stderr, "memreplay replay: %s\n", mr_replay_nextuse_note(r));
-	print_runs(r, policies, npol, format, timing, mr_clock_s() - t0, out);
+	print_runs(r, policies, npol, nsizes, format, timing, mr_clock_s() - t0, out);
 	mr_replay_destroy(r);
 	return 0;
 }

@@ -23,7 +23,8 @@ static const struct mr_cmd commands[] = {
 	  "       [--hw-event NAME[,NAME...]] [--hw-period N]\n"
 	  "       (-- COMMAND ARGS... | -p PID[,PID...] | --cgroup PATH | -a)" },
 	{ "replay", cmd_replay, "replay a trace through reclaim policies into a results database",
-	  "memreplay replay TRACE.db --policy SPEC [--policy SPEC ...] --memory SIZE [-o RESULTS.db]\n"
+	  "memreplay replay TRACE.db --policy SPEC [--policy SPEC ...] --memory SIZE[,SIZE...]\n"
+	  "       [--memory LO..HI:N|LO..HI:xF|LO..HI:+STEP] [--memory CGROUP_ID=SIZE] [-o RESULTS.db]\n"
 	  "       [--script FILE] [--interval T] [--swap SIZE] [--threads N] [--plugin SO]\n"
 	  "       memreplay replay --list-policies" },
 	{ "compare", cmd_compare, "policies side by side with deltas against a baseline",

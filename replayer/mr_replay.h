@@ -133,6 +133,16 @@
  *   add_to_swap     a slot (MR_ENOSPC when --swap is full), PG_swapcache and, as the
  *                   kernel's add_to_swap(), PG_dirty.
  *
+ * ---- Several memory sizes ----
+ *
+ * memory_sizes[nmemory] replays every policy at every size in the same pass: one
+ * machine per (size, policy), each with its own whole-trace limit (or node memory),
+ * all fed the same decoded batches (and the same next-use values, computed once).
+ * Machines share nothing they write, so each run's results are exactly those of a
+ * replay of that policy at that size alone. Runs are ordered size-major: run
+ * s * npolicies + p (0-based) is policies[p] at memory_sizes[s], so with one size the
+ * runs are the policies in order. Per-cgroup limits (`limits`) apply to every run.
+ *
  * ---- Determinism and threads ----
  *
  * One decoder (the calling thread) reads batches of events and worker threads each
@@ -205,6 +215,11 @@ struct mr_replay_opts {
 	size_t npolicies;
 	uint64_t memory_pages;             /* whole-trace limit (memcg reclaim) or node
 					    * memory (node reclaim); 0 = none */
+	const uint64_t *memory_sizes;      /* or several of them (pages, each > 0, none
+					    * twice): every policy at each, in one pass
+					    * ("Several memory sizes" above); NULL = the
+					    * one memory_pages */
+	size_t nmemory;
 	int reclaim;                       /* enum mr_replay_reclaim */
 	int shadow;                        /* enum mr_replay_shadow */
 	const struct mr_replay_limit *limits; /* per-cgroup limits */
@@ -232,10 +247,29 @@ struct mr_replay_opts {
 					    * runs; NULL = none */
 };
 
+/* At most this many memory sizes in one replay, and (size, policy) runs. */
+#define MR_REPLAY_MAX_SIZES 64
+#define MR_REPLAY_MAX_RUNS 1024
+
+/*
+ * Parse one `--memory` argument that is not a cgroup limit into sizes in pages,
+ * appended to pages[*n] (cap entries in all; *n is updated): a size ("64M", a bare
+ * number is pages), a comma-separated list ("32M,64M"), a range with a count of sizes in
+ * equal ratios ("16M..1G:8"), with a factor ("16M..1G:x2") or with a linear step
+ * ("16M..256M:+16M"), or lists of these. MR_EINVAL with a message quoting arg for bad
+ * syntax, a cgroup limit inside a list, or a size given twice (also across calls);
+ * MR_ERANGE beyond cap.
+ */
+int mr_replay_parse_memory(const char *arg, uint64_t *pages, size_t cap, size_t *n,
+			   struct mr_error *err);
+/* pages as the tables print a memory size: "64M", "1G", "1536K" (the largest binary
+ * unit that divides it). Returns buf. */
+char *mr_replay_format_memory(uint64_t pages, char *buf, size_t cap);
+
 /*
  * Load the trace, parse every policy spec (unknown policy or parameter: the registry's
  * message), parse the script (policies without lru_gen_command: MR_EINVAL naming them)
- * and size one machine per policy. Errors: the store's (unreadable, corrupt, version),
+ * and size one machine per (memory size, policy). Errors: the store's (unreadable, corrupt, version),
  * MR_EINVAL/MR_ERANGE for options, MR_ENOMEM.
  */
 int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out,
@@ -292,6 +326,7 @@ struct mr_replay_summary {
 	uint64_t pswpin, pswpout;
 	uint64_t oom;
 	uint64_t usage_max;     /* peak pages charged, all memcgs */
+	uint64_t memory_pages;  /* the run's whole-trace size (0 = only cgroup limits) */
 	double wall_s;          /* this machine's share of worker time */
 };
 int mr_replay_summary(const struct mr_replay *r, size_t run, struct mr_replay_summary *s);

@@ -67,6 +67,8 @@ struct mr_run_totals {
 struct mr_run_result {
 	char spec[256];		/* canonical policy spec */
 	char name[64];		/* policy name */
+	uint64_t memory_pages;	/* this run's whole-trace size in pages (runs.memory_pages);
+				 * 0 = the setup's memory_pages */
 	uint64_t events;
 	struct mr_run_totals totals;
 	const struct mr_result_counter *counters;
@@ -103,7 +105,7 @@ struct mr_results_setup {
 	const struct mr_results_memcg *memcgs;
 	uint32_t nr_memcgs;
 	/* the replay's parameters */
-	uint64_t memory_pages;		/* 0 = none */
+	uint64_t memory_pages;		/* 0 = none; a run's own memory_pages goes first */
 	const char *memory_spec;	/* --memory as given, or NULL */
 	uint64_t swap_pages;		/* 0 = unlimited */
 	uint64_t wb_delay_ns, interval_ns, snapshot_every_ns;

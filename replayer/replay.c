@@ -39,13 +39,15 @@ struct mr_replay {
 	char series_note[400];    /* mr_replay_series_note() */
 	char memory_spec[512];
 	uint64_t memory_pages, swap_pages, wb_delay, interval, snap_every;
+	uint64_t *run_memory;     /* [nruns]: each run's whole-trace size (0 = none) */
+	size_t nsizes;            /* memory sizes: runs = nsizes x policies, size-major */
 	int threads, record_timing, reclaim, shadow;
 	/* what the decoder saw, for the coverage notes (docs/replay.md, "Coverage") */
 	uint64_t acc_src[8];      /* ACCESS events by source (MR_ACC_SRC) */
 	uint64_t fd_access;       /* FD_ACCESS events (read()/write() of the page cache) */
 	uint64_t scans;           /* SCAN_END events */
 	uint64_t scan_first, scan_last; /* times of the first and last SCAN_END */
-	char (*notes)[400];       /* [nruns]: a warning, "" = none */
+	char (*notes)[512];       /* [nruns]: a warning, "" = none */
 	const char **note_kind;   /* [nruns]: its notes.kind */
 	char (*coverage)[512];    /* [nruns]: what the trace could see (notes kind coverage) */
 	void (*progress)(void *arg, const struct mr_replay_progress *p);
@@ -85,6 +87,7 @@ void mr_replay_destroy(struct mr_replay *r)
 	free(r->memcg_limit);
 	free(r->memcg_ids);
 	free(r->memcg_paths);
+	free(r->run_memory);
 	rp_script_free(&r->script);
 	rp_image_free(r->t);
 	mr_results_release(r->claim);
@@ -228,8 +231,47 @@ int mr_replay_check_policy(const char *spec, struct mr_error *err)
 	return rc;
 }
 
+/*
+ * The whole-trace sizes of the replay: memory_sizes[nmemory], or the one memory_pages
+ * (0 = only cgroup limits). Each > 0, none twice, and (sizes x policies) runs at most
+ * MR_REPLAY_MAX_RUNS.
+ */
+static int check_sizes(const struct mr_replay_opts *o, struct mr_error *err)
+{
+	if (!o->nmemory)
+		return 0;
+	if (!o->memory_sizes)
+		return mr_error_set(err, MR_EINVAL, "%zu memory sizes but no list of them", o->nmemory);
+	if (o->memory_pages && (o->nmemory != 1 || o->memory_sizes[0] != o->memory_pages))
+		return mr_error_set(err, MR_EINVAL,
+				    "give the memory as memory_pages or as memory_sizes, not both");
+	if (o->nmemory > MR_REPLAY_MAX_SIZES)
+		return mr_error_set(err, MR_ERANGE, "%zu memory sizes: at most %d in one replay",
+				    o->nmemory, MR_REPLAY_MAX_SIZES);
+	if (o->npolicies * o->nmemory > MR_REPLAY_MAX_RUNS)
+		return mr_error_set(err, MR_ERANGE,
+				    "%zu policies at %zu memory sizes are %zu runs: at most %d in one replay; give fewer sizes or policies",
+				    o->npolicies, o->nmemory, o->npolicies * o->nmemory,
+				    MR_REPLAY_MAX_RUNS);
+	for (size_t i = 0; i < o->nmemory; i++) {
+		char a[32];
+
+		if (!o->memory_sizes[i])
+			return mr_error_set(err, MR_EINVAL, "memory size %zu of the list is 0 pages", i + 1);
+		for (size_t j = 0; j < i; j++)
+			if (o->memory_sizes[j] == o->memory_sizes[i])
+				return mr_error_set(err, MR_EINVAL,
+						    "memory size %s (%llu pages) is given twice; give each size once",
+						    mr_replay_format_memory(o->memory_sizes[i], a, sizeof(a)),
+						    (unsigned long long)o->memory_sizes[i]);
+	}
+	return 0;
+}
+
 int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, struct mr_error *err)
 {
+	const uint64_t *sizes = o->nmemory ? o->memory_sizes : &o->memory_pages;
+	size_t nsizes = o->nmemory ? o->nmemory : 1;
 	struct mr_replay *r;
 	uint64_t span;
 	int rc;
@@ -239,7 +281,10 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 		return mr_error_set(err, MR_EINVAL, "no trace given");
 	if (!o->npolicies)
 		return mr_error_set(err, MR_EINVAL, "no policy given (e.g. --policy lru --policy mglru)");
-	if (!o->memory_pages && !o->nlimits)
+	rc = check_sizes(o, err);
+	if (rc)
+		return rc;
+	if (!sizes[0] && !o->nlimits)
 		return mr_error_set(err, MR_EINVAL,
 				    "no memory size given: --memory SIZE (e.g. 512M) limits the whole trace, --memory CGROUP_ID=SIZE one cgroup");
 	r = calloc(1, sizeof(*r));
@@ -258,7 +303,7 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 		free(r);
 		return mr_error_set(err, MR_EINVAL, "reclaim mode %d: use memcg or node", o->reclaim);
 	}
-	if (o->reclaim == MR_RECLAIM_NODE && !o->memory_pages) {
+	if (o->reclaim == MR_RECLAIM_NODE && !sizes[0]) {
 		free(r);
 		return mr_error_set(err, MR_EINVAL,
 				    "node reclaim needs the node memory: --memory SIZE (per-cgroup limits may come with it)");
@@ -271,7 +316,8 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 				    o->shadow);
 	}
 	r->shadow = o->shadow;
-	r->memory_pages = o->memory_pages;
+	r->memory_pages = sizes[0];
+	r->nsizes = nsizes;
 	r->swap_pages = o->swap_pages;
 	r->wb_delay = o->writeback_delay_ns;
 	r->snap_every = o->snapshot_every_ns;
@@ -352,16 +398,24 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 	if (rc)
 		goto fail;
 
-	r->mach = calloc(o->npolicies, sizeof(*r->mach));
-	r->res = calloc(o->npolicies, sizeof(*r->res));
-	r->notes = calloc(o->npolicies, sizeof(*r->notes));
-	r->note_kind = calloc(o->npolicies, sizeof(*r->note_kind));
-	r->coverage = calloc(o->npolicies, sizeof(*r->coverage));
-	if (!r->mach || !r->res || !r->notes || !r->note_kind || !r->coverage) {
+	{
+		size_t n = o->npolicies * nsizes;
+
+		r->mach = calloc(n, sizeof(*r->mach));
+		r->res = calloc(n, sizeof(*r->res));
+		r->notes = calloc(n, sizeof(*r->notes));
+		r->note_kind = calloc(n, sizeof(*r->note_kind));
+		r->coverage = calloc(n, sizeof(*r->coverage));
+		r->run_memory = calloc(n, sizeof(*r->run_memory));
+	}
+	if (!r->mach || !r->res || !r->notes || !r->note_kind || !r->coverage || !r->run_memory) {
 		rc = mr_error_set(err, MR_ENOMEM, "out of memory");
 		goto fail;
 	}
-	for (size_t i = 0; i < o->npolicies; i++) {
+	/* size-major: run s * npolicies + i is policy i at size s (mr_replay.h) */
+	for (size_t k = 0; k < o->npolicies * nsizes; k++) {
+		size_t i = k % o->npolicies;
+		uint64_t mem = sizes[k / o->npolicies];
 		const struct mr_policy_ops *ops = NULL;
 		struct rp_machine_opts mo = { 0 };
 		char canon[256];
@@ -381,7 +435,7 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 		mo.params = params;
 		mo.canon = canon;
 		mo.memcg_limit = r->memcg_limit;
-		mo.global_limit = r->reclaim == MR_RECLAIM_NODE ? 0 : r->memory_pages;
+		mo.global_limit = r->reclaim == MR_RECLAIM_NODE ? 0 : mem;
 		mo.swap_pages = r->swap_pages;
 		mo.wb_delay_ns = r->wb_delay;
 		mo.interval_ns = r->interval;
@@ -391,13 +445,14 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 		mo.shadow = r->shadow; /* enum rp_shadow_mode has mr_replay_shadow's values */
 		mo.memcg_ids = r->memcg_ids;
 		mo.memcg_paths = r->memcg_paths;
-		rc = rp_machine_create(r->t, &mo, &r->mach[i], err);
+		rc = rp_machine_create(r->t, &mo, &r->mach[k], err);
 		free(params);
 		if (rc)
 			goto fail;
+		r->run_memory[k] = mem;
 		r->nruns++;
 		if (r->reclaim == MR_RECLAIM_NODE) {
-			rc = rp_machine_set_node_reclaim(r->mach[i], r->memory_pages, err);
+			rc = rp_machine_set_node_reclaim(r->mach[k], mem, err);
 			if (rc)
 				goto fail;
 		}
@@ -718,8 +773,10 @@ int mr_replay_run(struct mr_replay *r, struct mr_error *err)
 			rc = err->code ? err->code : MR_EIO;
 		}
 	}
-	for (size_t i = 0; !rc && i < r->nruns; i++)
+	for (size_t i = 0; !rc && i < r->nruns; i++) {
 		rc = rp_machine_result(r->mach[i], &r->res[i], err);
+		r->res[i].memory_pages = r->run_memory[i];
+	}
 	/* every machine samples on the same clock: the first one's cut is every one's */
 	if (!rc && r->nruns && rp_machine_series_cut(r->mach[0]) && r->has_script &&
 	    r->script.n_timed)
@@ -774,10 +831,16 @@ static void coverage_check(struct mr_replay *r, size_t i)
 	uint64_t synth = r->acc_src[MR_SRC_SYNTH], fault = r->acc_src[MR_SRC_FAULT];
 	uint64_t refaults = 0, unseen = 0, all = 0, scan_ns, pass_ns;
 	int reads_seen = young || hw || synth;
-	char reads[128];
+	char reads[128], who[128], mem[32];
 
 	for (size_t k = 0; k < 8; k++)
 		all += r->acc_src[k];
+	/* with several sizes, the run is a policy at a size */
+	if (r->nsizes > 1)
+		snprintf(who, sizeof(who), "%s at %s", res->name,
+			 mr_replay_format_memory(r->run_memory[i], mem, sizeof(mem)));
+	else
+		snprintf(who, sizeof(who), "%s", res->name);
 	(void)mr_replay_counter(r, i, "mr_refaults", -1, &refaults);
 	(void)mr_replay_counter(r, i, "mr_unseen_refaults", -1, &unseen);
 	r->notes[i][0] = 0;
@@ -805,7 +868,7 @@ static void coverage_check(struct mr_replay *r, size_t i)
 			 "read through a mapping whose reads while resident the trace cannot show, "
 			 "so it may evict pages the kernel kept; record resident reads with "
 			 "--young-scan clear_refs (it clears the young bits the host's reclaim "
-			 "reads) or hwsample on a machine with a PMU", res->name,
+			 "reads) or hwsample on a machine with a PMU", who,
 			 (unsigned long long)unseen, (unsigned long long)refaults,
 			 100.0 * (double)unseen / (double)refaults);
 		return;
@@ -821,7 +884,7 @@ static void coverage_check(struct mr_replay *r, size_t i)
 		snprintf(r->notes[i], sizeof(r->notes[i]),
 			 "trace too coarse for %s: resident pages are seen only by young-bit scans "
 			 "every %.3f ms, but reclaim ran every %.3f ms (%llu passes); pages look "
-			 "idle between scans", res->name, (double)scan_ns / 1e6,
+			 "idle between scans", who, (double)scan_ns / 1e6,
 			 (double)pass_ns / 1e6, (unsigned long long)passes);
 	}
 }
@@ -877,6 +940,7 @@ int mr_replay_summary(const struct mr_replay *r, size_t run, struct mr_replay_su
 	s->pswpout = res->totals.pswpout;
 	s->oom = res->totals.oom;
 	s->usage_max = res->totals.usage_max;
+	s->memory_pages = r->run_memory[run];
 	s->wall_s = res->wall_s;
 	return 0;
 }

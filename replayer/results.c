@@ -284,8 +284,8 @@ static int write_run(struct wctx *w, sqlite3_stmt **st, const struct mr_results_
 	bind_u64(st[0], 7, in->trace_events);
 	bind_u64(st[0], 8, in->trace_t_first);
 	bind_u64(st[0], 9, in->trace_t_last);
-	if (in->memory_pages)
-		bind_u64(st[0], 10, in->memory_pages);
+	if (r->memory_pages || in->memory_pages)
+		bind_u64(st[0], 10, r->memory_pages ? r->memory_pages : in->memory_pages);
 	if (in->memory_spec)
 		sqlite3_bind_text(st[0], 11, in->memory_spec, -1, SQLITE_STATIC);
 	if (in->swap_pages)

@@ -1,0 +1,84 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# test_cli_sweep.sh MEMREPLAY GOLDEN_DIR [--update] - memory sweeps and curves on the
+# command line: `replay --memory` lists and ranges (and their errors), `compare` on a
+# sweep, against expected output in GOLDEN_DIR (tests/golden/cli/). A difference fails
+# and prints a diff; after reviewing a deliberate change, rewrite the files with
+#   MR_GOLDEN_UPDATE=1 ctest -R cli_sweep
+set -u
+MR=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+GOLD=$2
+UPDATE=${3:-}
+[ "${MR_GOLDEN_UPDATE:-0}" = 1 ] && UPDATE=--update
+T=$(mktemp -d)
+# opt's next-use times are cached per trace: here, not in the user's ~/.cache
+export MEMREPLAY_CACHE="$T/cache"
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail=0
+
+# expect STATUS NEEDLE -- CMD...: exit status and a message fragment on stderr/stdout.
+expect() {
+	local want=$1 needle=$2
+	shift 3
+	local out rc
+	out=$("$@" 2>&1)
+	rc=$?
+	if [ "$rc" = "$want" ] && grep -qF -- "$needle" <<<"$out"; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: $* -> exit $rc (want $want), output:"
+		sed 's/^/    /' <<<"$out"
+		echo "    (wanted to see: $needle)"
+	fi
+}
+
+# check NAME -- CMD...: run CMD in $T (so that paths it prints are relative), compare
+# stdout with GOLD/NAME.txt.
+check() {
+	local name=$1
+	shift 2
+	if ! (cd "$T" && "$@") >"$T/$name.out" 2>"$T/$name.err"; then
+		fail=$((fail + 1)); echo "FAIL: $name: $* exited non-zero: $(cat "$T/$name.err")"; return
+	fi
+	if [ "$UPDATE" = --update ]; then
+		cp "$T/$name.out" "$GOLD/$name.txt" && echo "updated $GOLD/$name.txt"
+		pass=$((pass + 1))
+	elif [ ! -f "$GOLD/$name.txt" ]; then
+		fail=$((fail + 1)); echo "FAIL: $GOLD/$name.txt missing (run with MR_GOLDEN_UPDATE=1 to create it)"
+	elif diff -u "$GOLD/$name.txt" "$T/$name.out" >"$T/diff"; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1)); echo "FAIL: $name output differs from $GOLD/$name.txt:"; head -40 "$T/diff"
+	fi
+}
+
+if ! "$MR" gen loop -o "$T/a.db" --size 2M --passes 2 --seed 7 >/dev/null 2>"$T/err" ||
+   ! "$MR" gen loop -o "$T/loop.db" --size 2M --passes 3 --seed 5 >/dev/null 2>"$T/err"; then
+	echo "FAIL: gen: $(cat "$T/err")"; exit 1
+fi
+
+# Several memory sizes in one pass: lists, ranges, repeated --memory; cgroup limits take
+# one size; the same size twice is an error, not a silently kept last value.
+expect 0 "2 policies at 3 memory sizes (6 runs) in one pass" -- "$MR" replay "$T/a.db" --policy lru --policy opt --memory 512K,1M --memory 2M -q --no-timing -o "$T/sw.db"
+expect 0 "1|lru|128,2|opt|128,3|lru|256,4|opt|256,5|lru|512,6|opt|512" -- "$MR" query "$T/sw.db" "SELECT group_concat(id || '|' || policy || '|' || memory_pages) FROM runs"
+expect 0 "3 memory sizes" -- "$MR" replay "$T/a.db" --policy lru --memory 512K..2M:3 -q --no-timing
+expect 0 "3 memory sizes" -- "$MR" replay "$T/a.db" --policy lru --memory 512K..2M:x2 -q --no-timing
+expect 0 "4 memory sizes" -- "$MR" replay "$T/a.db" --policy lru --memory 512K..2M:+512K -q --no-timing
+expect 0 "2 memory sizes" -- "$MR" replay "$T/a.db" --policy lru --memory 1M,2M --memory 1=1536K -q --no-timing
+expect 1 "1M (256 pages) comes twice" -- "$MR" replay "$T/a.db" --policy lru --memory 1M --memory 1M
+expect 1 "takes one size" -- "$MR" replay "$T/a.db" --policy lru --memory 1=1M,2M
+expect 2 "cgroup 1 is given twice" -- "$MR" replay "$T/a.db" --policy lru --memory 1=1M --memory 1=2M
+expect 1 "needs a count, factor or step" -- "$MR" replay "$T/a.db" --policy lru --memory 1M..2M
+expect 1 "must go up" -- "$MR" replay "$T/a.db" --policy lru --memory 2M..1M:3
+
+# The exact output of a sweep (the same trace and policies as test_cli_golden.sh).
+P=(--policy lru --policy mglru --policy opt)
+check replay_sweep_table -- "$MR" replay loop.db "${P[@]}" --memory 512K..2M:3 -q --no-timing -o s.db
+# the same command twice: the same results file, byte for byte
+(cd "$T" && "$MR" replay loop.db "${P[@]}" --memory 512K..2M:3 -q --no-timing -o s2.db >/dev/null)
+if cmp -s "$T/s.db" "$T/s2.db"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: sweep results not byte-identical"; fi
+
+echo "test_cli_sweep: $pass passed, $fail failed"
+[ "$fail" = 0 ]
