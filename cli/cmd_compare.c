@@ -35,7 +35,7 @@ static void fmt_cell(const struct mr_compare *c, size_t k, size_t i, char *buf, 
 		return;
 	}
 	fmt_value(v, sizeof(v), r->value[i]);
-	if (i == c->baseline || mr_compare_delta(c, k, i, &abs, &pct)) {
+	if (c->base[i] == i || mr_compare_delta(c, k, i, &abs, &pct)) {
 		snprintf(buf, cap, "%s", v);
 		return;
 	}
@@ -46,23 +46,55 @@ static void fmt_cell(const struct mr_compare *c, size_t k, size_t i, char *buf, 
 		snprintf(buf, cap, "%s (%s%s, %+.1f%%)", v, abs >= 0 ? "+" : "", d, pct);
 }
 
+static int has_notes(const struct mr_compare *c, size_t run)
+{
+	for (size_t k = 0; k < c->nnotes; k++)
+		if (c->notes[k].run == run)
+			return 1;
+	return 0;
+}
+
 static void print_table(const struct mr_compare *c)
 {
-	size_t wname = 7, *w = calloc(c->nruns, sizeof(size_t));
-	char cell[160];
+	size_t wname = 7, wspec = 0, *w = calloc(c->nruns, sizeof(size_t));
+	char cell[160], spec[512], mem[32];
+	int any_notes = 0;
 
 	if (!w)
 		return;
 	/* short specs: a canonical mglru spec lists thirteen parameters, the reader wants
 	 * the one that differs (CSV and JSON keep the canonical ones) */
-	printf("runs (baseline *; parameters at their defaults not shown):\n");
-	for (size_t i = 0; i < c->nruns; i++) {
-		char spec[512];
+	if (c->by_memory)
+		printf("runs (baseline * at each memory size: a run is compared with the baseline's "
+		       "policy at its own size; parameters at their defaults not shown):\n");
+	else
+		printf("runs (baseline *; parameters at their defaults not shown):\n");
+	for (size_t i = 0; c->by_memory && i < c->nruns; i++) {
+		size_t l = mr_policy_short_spec(c->spec[i], spec, sizeof(spec));
 
+		if (l > wspec)
+			wspec = l < 60 ? l : 60;
+	}
+	for (size_t i = 0; i < c->nruns; i++) {
 		mr_policy_short_spec(c->spec[i], spec, sizeof(spec));
-		printf("  %s#%lld  ", i == c->baseline ? "*" : " ", (long long)c->run_id[i]);
+		printf("  %s#%lld  ", c->base[i] == i ? "*" : " ", (long long)c->run_id[i]);
 		cli_print_text(spec, 0); /* stored text: escaped */
+		if (c->by_memory)
+			printf("%*s  at %s%s", (int)(wspec > strlen(spec) ? wspec - strlen(spec) : 0), "",
+			       c->memory_pages[i] ? mr_replay_format_memory(c->memory_pages[i], mem, sizeof(mem))
+						  : "no whole-trace size",
+			       c->base[i] == MR_COMPARE_NONE ? " (no baseline run of this size: no deltas)" : "");
 		putchar('\n');
+		for (size_t k = 0; k < c->nnotes; k++) {
+			if (c->notes[k].run != i)
+				continue;
+			printf("        ! ");
+			cli_print_text(c->notes[k].kind, 0);
+			printf(": ");
+			cli_print_text(c->notes[k].message, 0);
+			putchar('\n');
+			any_notes = 1;
+		}
 	}
 	printf("\n");
 	for (size_t k = 0; k < c->nrows; k++) {
@@ -79,14 +111,28 @@ static void print_table(const struct mr_compare *c)
 				w[i] = strlen(cell);
 		}
 	}
+	for (size_t i = 0; i < c->nruns; i++) {
+		if (c->by_memory)
+			mr_replay_format_memory(c->memory_pages[i], mem, sizeof(mem));
+		if (c->by_memory && strlen(mem) > w[i])
+			w[i] = strlen(mem);
+	}
 	printf("%-*s", (int)wname, "counter");
 	for (size_t i = 0; i < c->nruns; i++) {
 		char h[32];
 
-		snprintf(h, sizeof(h), "%s#%lld", i == c->baseline ? "*" : "", (long long)c->run_id[i]);
+		snprintf(h, sizeof(h), "%s#%lld%s", c->base[i] == i ? "*" : "", (long long)c->run_id[i],
+			 has_notes(c, i) ? "!" : "");
 		printf("  %*s", (int)w[i], h);
 	}
 	printf("\n");
+	if (c->by_memory) {
+		printf("%-*s", (int)wname, "memory");
+		for (size_t i = 0; i < c->nruns; i++)
+			printf("  %*s", (int)w[i], c->memory_pages[i] ?
+			       mr_replay_format_memory(c->memory_pages[i], mem, sizeof(mem)) : "-");
+		printf("\n");
+	}
 	for (size_t k = 0; k < c->nrows; k++) {
 		char name[128];
 
@@ -99,6 +145,9 @@ static void print_table(const struct mr_compare *c)
 		}
 		printf("\n");
 	}
+	if (any_notes)
+		printf("\n! a note about the run (above): a toggle that never acted has the deltas of "
+		       "its default\n");
 	free(w);
 }
 
@@ -111,7 +160,7 @@ static void csv_str(const char *s)
 
 static void print_csv(const struct mr_compare *c)
 {
-	printf("counter,run,spec,baseline,value,delta,delta_pct\n");
+	printf("counter,run,spec,baseline,value,delta,delta_pct,memory_pages\n");
 	for (size_t k = 0; k < c->nrows; k++) {
 		for (size_t i = 0; i < c->nruns; i++) {
 			char v[64], d[64] = "", p[64] = "";
@@ -132,7 +181,10 @@ static void print_csv(const struct mr_compare *c)
 				cli_print_text(c->rows[k].name, CLI_TEXT_CSV);
 			printf(",%lld,", (long long)c->run_id[i]);
 			csv_str(c->spec[i]);
-			printf(",%d,%s,%s,%s\n", i == c->baseline, v, d, p);
+			printf(",%d,%s,%s,%s,", c->base[i] == i, v, d, p);
+			if (c->memory_pages[i])
+				printf("%llu", (unsigned long long)c->memory_pages[i]);
+			putchar('\n');
 		}
 	}
 }
@@ -141,9 +193,30 @@ static void print_json(const struct mr_compare *c)
 {
 	printf("{\"baseline\": %lld, \"runs\": [", (long long)c->run_id[c->baseline]);
 	for (size_t i = 0; i < c->nruns; i++) {
+		int first = 1;
+
 		printf("%s{\"id\": %lld, \"spec\": ", i ? ", " : "", (long long)c->run_id[i]);
 		cli_json_string(c->spec[i]);
-		printf("}");
+		if (c->memory_pages[i])
+			printf(", \"memory_pages\": %llu", (unsigned long long)c->memory_pages[i]);
+		else
+			printf(", \"memory_pages\": null");
+		if (c->base[i] == MR_COMPARE_NONE)
+			printf(", \"baseline\": null");
+		else
+			printf(", \"baseline\": %lld", (long long)c->run_id[c->base[i]]);
+		printf(", \"notes\": [");
+		for (size_t k = 0; k < c->nnotes; k++) {
+			if (c->notes[k].run != i)
+				continue;
+			printf("%s{\"kind\": ", first ? "" : ", ");
+			cli_json_string(c->notes[k].kind);
+			printf(", \"message\": ");
+			cli_json_string(c->notes[k].message);
+			printf("}");
+			first = 0;
+		}
+		printf("]}");
 	}
 	printf("], \"counters\": [");
 	for (size_t k = 0; k < c->nrows; k++) {

@@ -173,13 +173,33 @@ struct mr_compare_row {
 	uint8_t *present; /* [nruns] */
 };
 
+/* A note about a run from the notes table (not the coverage ones, which every run has). */
+struct mr_compare_note {
+	size_t run;        /* index into the runs */
+	char kind[32];
+	char message[512];
+};
+
+#define MR_COMPARE_NONE SIZE_MAX
+
+/*
+ * Runs that differ in memory (a sweep, docs/replay.md) are compared within a size: each
+ * run against the run of the baseline's spec at its own memory_pages (base[i]; the
+ * chosen baseline itself at its size, and every run when all have one size). A run
+ * with no such run has base[i] = MR_COMPARE_NONE and no deltas.
+ */
 struct mr_compare {
 	size_t nruns;
 	int64_t *run_id;   /* [nruns] */
 	char (*spec)[256]; /* [nruns] */
-	size_t baseline;   /* index of the baseline run */
+	uint64_t *memory_pages; /* [nruns]: runs.memory_pages, 0 = NULL */
+	size_t *base;      /* [nruns]: index of the run each is compared with */
+	int by_memory;     /* the runs differ in memory_pages */
+	size_t baseline;   /* index of the baseline run (as chosen) */
 	size_t nrows;
 	struct mr_compare_row *rows;
+	struct mr_compare_note *notes; /* in run order */
+	size_t nnotes;
 };
 
 /* Side-by-side values; MR_ENOENT for an unknown baseline or counter (message lists the
@@ -187,8 +207,9 @@ struct mr_compare {
 int mr_results_compare(struct mr_results *r, const struct mr_compare_opts *o,
 		       struct mr_compare **out, struct mr_error *err);
 void mr_compare_free(struct mr_compare *c);
-/* Delta of run i against the baseline in row k: absolute and percent (NaN when the
- * baseline is 0 and the value is not). Returns 0, or -1 when either value is absent. */
+/* Delta of run i against its baseline (base[i]) in row k: absolute and percent (NaN
+ * when the baseline is 0 and the value is not). Returns 0, or -1 when either value is
+ * absent or the run has no baseline. */
 int mr_compare_delta(const struct mr_compare *c, size_t k, size_t i, double *abs, double *pct);
 
 #endif /* MR_RESULTS_H */

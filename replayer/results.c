@@ -593,6 +593,9 @@ void mr_compare_free(struct mr_compare *c)
 	free(c->rows);
 	free(c->run_id);
 	free(c->spec);
+	free(c->memory_pages);
+	free(c->base);
+	free(c->notes);
 	free(c);
 }
 
@@ -685,6 +688,70 @@ static int pick_baseline(struct mr_compare *c, const char *b, struct mr_error *e
 	return mr_error_set(err, MR_ENOENT, "no run matches baseline '%s' (runs: %s)", b, list);
 }
 
+/*
+ * Within a size: run i is compared with the baseline itself when it has the baseline's
+ * memory, else with the first run of the baseline's spec at its memory.
+ */
+static void pick_bases(struct mr_compare *c)
+{
+	size_t b = c->baseline;
+
+	for (size_t i = 0; i < c->nruns; i++) {
+		c->by_memory |= c->memory_pages[i] != c->memory_pages[b];
+		c->base[i] = MR_COMPARE_NONE;
+		if (c->memory_pages[i] == c->memory_pages[b]) {
+			c->base[i] = b;
+			continue;
+		}
+		for (size_t j = 0; j < c->nruns; j++) {
+			if (c->memory_pages[j] == c->memory_pages[i] && !strcmp(c->spec[j], c->spec[b])) {
+				c->base[i] = j;
+				break;
+			}
+		}
+	}
+}
+
+/* The notes people should see beside a run's deltas: every kind but "coverage". */
+static int read_notes(struct mr_results *res, struct mr_compare *c, struct mr_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	size_t cap = 0;
+	int rc;
+
+	/* a file from before the notes table has none */
+	if (sqlite3_prepare_v2(res->db, "SELECT run, kind, message FROM notes WHERE kind <> "
+			       "'coverage' ORDER BY run, rowid", -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int ri = run_index(c, sqlite3_column_int64(st, 0));
+		const unsigned char *kind = sqlite3_column_text(st, 1), *msg = sqlite3_column_text(st, 2);
+		struct mr_compare_note *n;
+
+		if (ri < 0 || !kind || !msg)
+			continue;
+		if (c->nnotes == cap) {
+			size_t nc = cap ? 2 * cap : 8;
+			struct mr_compare_note *nn = realloc(c->notes, nc * sizeof(*nn));
+
+			if (!nn) {
+				sqlite3_finalize(st);
+				return mr_error_set(err, MR_ENOMEM, "out of memory");
+			}
+			c->notes = nn;
+			cap = nc;
+		}
+		n = &c->notes[c->nnotes++];
+		n->run = (size_t)ri;
+		snprintf(n->kind, sizeof(n->kind), "%s", (const char *)kind);
+		snprintf(n->message, sizeof(n->message), "%s", (const char *)msg);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return sqlfail(res->db, res->path, "reading notes", err);
+	return 0;
+}
+
 int mr_results_compare(struct mr_results *res, const struct mr_compare_opts *o,
 		       struct mr_compare **out, struct mr_error *err)
 {
@@ -710,11 +777,14 @@ int mr_results_compare(struct mr_results *res, const struct mr_compare_opts *o,
 	}
 	c->run_id = calloc(n, sizeof(*c->run_id));
 	c->spec = calloc(n, sizeof(*c->spec));
-	if (!c->run_id || !c->spec) {
+	c->memory_pages = calloc(n, sizeof(*c->memory_pages));
+	c->base = calloc(n, sizeof(*c->base));
+	if (!c->run_id || !c->spec || !c->memory_pages || !c->base) {
 		rc = mr_error_set(err, MR_ENOMEM, "out of memory");
 		goto fail;
 	}
-	if (sqlite3_prepare_v2(res->db, "SELECT id, spec FROM runs ORDER BY id", -1, &st, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(res->db, "SELECT id, spec, memory_pages FROM runs ORDER BY id", -1,
+			       &st, NULL) != SQLITE_OK) {
 		rc = sqlfail(res->db, res->path, "reading runs", err);
 		goto fail;
 	}
@@ -723,11 +793,16 @@ int mr_results_compare(struct mr_results *res, const struct mr_compare_opts *o,
 
 		c->run_id[c->nruns] = sqlite3_column_int64(st, 0);
 		snprintf(c->spec[c->nruns], sizeof(c->spec[0]), "%s", s ? (const char *)s : "");
+		c->memory_pages[c->nruns] = (uint64_t)sqlite3_column_int64(st, 2); /* NULL: 0 */
 		c->nruns++;
 	}
 	sqlite3_finalize(st);
 	st = NULL;
 	rc = pick_baseline(c, o ? o->baseline : NULL, err);
+	if (rc)
+		goto fail;
+	pick_bases(c);
+	rc = read_notes(res, c, err);
 	if (rc)
 		goto fail;
 
@@ -866,11 +941,12 @@ fail:
 int mr_compare_delta(const struct mr_compare *c, size_t k, size_t i, double *abs, double *pct)
 {
 	const struct mr_compare_row *r = &c->rows[k];
+	size_t bi = c->base ? c->base[i] : c->baseline;
 	double b, v;
 
-	if (!r->present[i] || !r->present[c->baseline])
+	if (bi == MR_COMPARE_NONE || !r->present[i] || !r->present[bi])
 		return -1;
-	b = r->value[c->baseline];
+	b = r->value[bi];
 	v = r->value[i];
 	*abs = v - b;
 	if (b != 0)

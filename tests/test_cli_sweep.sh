@@ -76,6 +76,10 @@ expect 1 "must go up" -- "$MR" replay "$T/a.db" --policy lru --memory 2M..1M:3
 # The exact output of a sweep (the same trace and policies as test_cli_golden.sh).
 P=(--policy lru --policy mglru --policy opt)
 check replay_sweep_table -- "$MR" replay loop.db "${P[@]}" --memory 512K..2M:3 -q --no-timing -o s.db
+# compare within a size: mglru is each size's baseline
+check compare_sweep_table -- "$MR" compare s.db --baseline mglru --counters pgfault,mr_misses,mr_evictions
+expect 0 "memory_pages" -- "$MR" compare "$T/s.db" --csv
+expect 0 "\"baseline\": 4" -- "$MR" compare "$T/s.db" --json
 # the same command twice: the same results file, byte for byte
 (cd "$T" && "$MR" replay loop.db "${P[@]}" --memory 512K..2M:3 -q --no-timing -o s2.db >/dev/null)
 if cmp -s "$T/s.db" "$T/s2.db"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: sweep results not byte-identical"; fi

@@ -411,6 +411,63 @@ static void test_deterministic(void)
 	free(runs);
 }
 
+/* compare on a sweep: each run against the baseline's policy at its own size. */
+static void test_compare_within_size(void)
+{
+	static const char *const pol[] = { "lru", "opt" };
+	static const uint64_t sizes[] = { 410, 1024 };
+	const char *names[1] = { "mr_misses" };
+	struct mr_compare_opts co = { .baseline = "4", .counters = names, .ncounters = 1 };
+	struct sweep s = { .trace = zipf_trace(), .pol = pol, .npol = 2, .sizes = sizes,
+			   .nsizes = 2, .out = path_of("cmp.db") };
+	struct mr_results *res = NULL;
+	struct mr_compare *c = NULL;
+	struct mr_error err = { 0 };
+	double a, p;
+
+	if (!s.trace || run_sweep(&s))
+		return;
+	CHECK(mr_results_open(s.out, &res, &err) == 0);
+	/* baseline run 4 is opt at 1024: opt at 410 (run 2) is the baseline there */
+	CHECK(mr_results_compare(res, &co, &c, &err) == 0);
+	if (c) {
+		CHECK(c->by_memory);
+		CHECK_EQ_U64(c->baseline, 3);
+		CHECK_EQ_U64(c->base[0], 1);
+		CHECK_EQ_U64(c->base[1], 1);
+		CHECK_EQ_U64(c->base[2], 3);
+		CHECK_EQ_U64(c->base[3], 3);
+		CHECK_EQ_U64(c->memory_pages[0], 410);
+		CHECK_EQ_U64(c->memory_pages[3], 1024);
+		CHECK(mr_compare_delta(c, 0, 0, &a, &p) == 0);
+		CHECK(a == c->rows[0].value[0] - c->rows[0].value[1]);
+		CHECK(a > 0); /* lru misses more than opt */
+		CHECK(mr_compare_delta(c, 0, 2, &a, &p) == 0);
+		CHECK(a == c->rows[0].value[2] - c->rows[0].value[3]);
+	}
+	mr_compare_free(c);
+	c = NULL;
+	/* one size: every run against the one baseline, as before */
+	{
+		struct sweep one = { .trace = s.trace, .pol = pol, .npol = 2, .sizes = sizes,
+				     .nsizes = 1, .out = path_of("cmp1.db") };
+		struct mr_results *r1 = NULL;
+
+		co.baseline = "2";
+		if (!run_sweep(&one) && !mr_results_open(one.out, &r1, &err) &&
+		    !mr_results_compare(r1, &co, &c, &err)) {
+			CHECK(!c->by_memory);
+			CHECK_EQ_U64(c->base[0], 1);
+			CHECK_EQ_U64(c->base[1], 1);
+		} else {
+			CHECK(0);
+		}
+		mr_compare_free(c);
+		mr_results_close(r1);
+	}
+	mr_results_close(res);
+}
+
 static void test_errors(void)
 {
 	static const char *const pol[] = { "lru", "mglru" };
@@ -443,6 +500,7 @@ static const struct mr_test_case cases[] = {
 	MR_CASE(test_one_pass_node),
 	MR_CASE(test_one_pass_cgroup_limit),
 	MR_CASE(test_deterministic),
+	MR_CASE(test_compare_within_size),
 	MR_CASE(test_errors),
 };
 
