@@ -125,6 +125,8 @@ static void ev_access(struct rp_machine *mach, const struct mr_event *ev, const 
 		}
 	}
 done:
+	/* a reference: it would have missed had the page been absent (mr_references) */
+	mach->c[C_REFS]++;
 	f->flags = (f->flags & ~E_UNSEEN) | unseen;
 	if (mach->ra_n && mach->ra_task == ev->task)
 		mach->ra_n = 0;
@@ -149,6 +151,7 @@ static void ev_fd_access(struct rp_machine *mach, const struct mr_event *ev, con
 			continue;
 		}
 		mach->c[C_FD_PAGES]++;
+		mach->c[C_REFS]++;
 		if (!(f->flags & MR_PG_RESIDENT))
 			rp_insert_page(mach, page, 0, 0);
 		f->flags &= ~E_UNSEEN;
@@ -200,6 +203,7 @@ static void ev_insert(struct rp_machine *mach, const struct mr_event *ev, int in
 		if (!(mach->t->pages[page].info & RP_PAGE_VALID) ||
 		    rp_page_type(&mach->t->pages[page]) == RP_ANON)
 			continue;
+		mach->c[C_REFS]++; /* an insertion: a miss when the page is absent */
 		if (mach->m.folios[page].flags & MR_PG_RESIDENT) {
 			/* no miss, but the page's next reference moves on (nextuse.c) */
 			notify_access(mach, page, nu ? nu + i : NULL);

@@ -57,6 +57,7 @@
 
 #define RP_CTR_LIST(X)                                                                   \
 	X(EVENTS, "mr_events") X(ACCESSES, "mr_accesses") X(FD_PAGES, "mr_fd_access_pages") \
+	X(REFS, "mr_references")                                                         \
 	X(MISSES, "mr_misses") X(FIRST, "mr_first_touch") X(REFAULTS, "mr_refaults")     \
 	X(SHADOW_REFAULTS, "mr_shadow_refaults") X(RA_PAGES, "mr_readahead_pages")       \
 	X(UNSEEN_REFAULTS, "mr_unseen_refaults")                                         \

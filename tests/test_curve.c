@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_curve.c - the miss ratio and the curve: mr_references counts every touch that
+ * could miss (ACCESS, FD_ACCESS pages, READAHEAD / PC_INSERT pages), so mr_misses never
+ * exceeds it, on generated traces with page-cache fills and readahead and on
+ * traces/default.db; the results view `curve` and mr_results_curve() give one row per
+ * run with the miss ratio mr_misses / mr_references.
+ */
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mr_gen.h"
+#include "mr_replay.h"
+#include "mr_test.h"
+
+#ifndef MR_SOURCE_DIR
+#define MR_SOURCE_DIR "."
+#endif
+
+static char *path_of(const char *name)
+{
+	static char buf[16][1024];
+	static int k;
+	char *p = buf[k++ % 16];
+
+	snprintf(p, sizeof(buf[0]), "%s/%s", mr_test_tmpdir(), name);
+	return p;
+}
+
+/* A generated trace in the test's directory. */
+static const char *gen_trace(const char *gen, const char *const *kv, size_t n)
+{
+	const struct mr_gen *g = mr_gen_find(gen);
+	const char *path = path_of(gen);
+	struct mr_gen_values v;
+	struct mr_error err = { 0 };
+
+	if (!access(path, F_OK))
+		return path;
+	CHECK(g != NULL);
+	if (!g || mr_gen_defaults(g, &v, &err))
+		return NULL;
+	for (size_t i = 0; i + 1 < n; i += 2)
+		CHECK(mr_gen_set(g, &v, kv[i], kv[i + 1], &err) == 0);
+	v.seed = 3;
+	if (mr_gen_write(g, &v, path, NULL, &err)) {
+		fprintf(stderr, "gen %s: %s\n", gen, err.msg);
+		CHECK(0);
+		return NULL;
+	}
+	return path;
+}
+
+static int64_t sql_int(const char *db_path, const char *sql)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	int64_t v = -1;
+
+	if (sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	else
+		fprintf(stderr, "%s: %s: %s\n", db_path, sql, sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return v;
+}
+
+/* lru, mglru and opt at sizes into out; 0 or the error (printed). */
+static int replay_to(const char *trace, const uint64_t *sizes, size_t nsizes, const char *out)
+{
+	static const char *const pol[] = { "lru", "mglru", "opt" };
+	struct mr_replay_opts o = { .trace = trace, .policies = pol, .npolicies = 3,
+				    .memory_sizes = sizes, .nmemory = nsizes, .threads = 2,
+				    .tmpdir = mr_test_tmpdir() };
+	struct mr_replay *r = NULL;
+	struct mr_error err = { 0 };
+	int rc = mr_replay_create(&o, &r, &err);
+
+	if (!rc)
+		rc = mr_replay_run(r, &err);
+	if (!rc)
+		rc = mr_replay_write_results(r, out, &err);
+	if (rc)
+		fprintf(stderr, "replay %s: %s\n", trace, err.msg);
+	mr_replay_destroy(r);
+	return rc;
+}
+
+static void check_references(const char *trace, const uint64_t *sizes, size_t nsizes,
+			     const char *out)
+{
+	if (!trace || replay_to(trace, sizes, nsizes, out)) {
+		CHECK(0);
+		return;
+	}
+	/* every run: misses <= references, and references are the same for every run */
+	CHECK_EQ_U64(sql_int(out, "SELECT count(*) FROM runs r WHERE (SELECT value FROM vmstat "
+				  "WHERE run = r.id AND name = 'mr_misses') > (SELECT value FROM "
+				  "vmstat WHERE run = r.id AND name = 'mr_references')"), 0);
+	CHECK_EQ_U64(sql_int(out, "SELECT count(DISTINCT value) FROM vmstat WHERE name = 'mr_references'"), 1);
+	/* the references: accesses and fd pages, and the insertions beside them */
+	CHECK(sql_int(out, "SELECT value FROM vmstat WHERE run = 1 AND name = 'mr_references'") >=
+	      sql_int(out, "SELECT sum(value) FROM vmstat WHERE run = 1 AND name IN ('mr_accesses', "
+			   "'mr_fd_access_pages')") - sql_int(out, "SELECT value FROM vmstat WHERE "
+							     "run = 1 AND name = 'mr_bad_events'"));
+	/* with room for everything, every miss is a first touch */
+	CHECK_EQ_U64(sql_int(out, "SELECT value FROM vmstat WHERE run = (SELECT max(id) FROM runs) "
+				  "AND name = 'mr_refaults'"), 0);
+}
+
+static void test_references(void)
+{
+	static const char *const zipf[] = { "pages", "4096", "events", "200000" };
+	static const char *const filerefault[] = { "size", "16M", "events", "100000", "jobs", "4" };
+	static const char *const seq[] = { "size", "16M", "passes", "2" };
+	static const uint64_t sizes[] = { 512, 2048, 1u << 20 };
+	const char *t;
+
+	t = gen_trace("zipf", zipf, 4);
+	check_references(t, sizes, 3, path_of("zipf.r.db"));
+	t = gen_trace("filerefault", filerefault, 6);
+	check_references(t, sizes, 3, path_of("filerefault.r.db"));
+	t = gen_trace("seq", seq, 4);
+	check_references(t, sizes, 3, path_of("seq.r.db"));
+	if (!access(MR_SOURCE_DIR "/traces/default.db", R_OK)) {
+		const char *d = path_of("default.r.db");
+
+		check_references(MR_SOURCE_DIR "/traces/default.db", sizes, 3, d);
+		/* a recorded trace with read()s and readahead: misses beyond accesses, and
+		 * still not beyond the references */
+		CHECK(sql_int(d, "SELECT value FROM vmstat WHERE run = 1 AND name = 'mr_fd_access_pages'") > 0);
+		CHECK(sql_int(d, "SELECT value FROM vmstat WHERE run = 1 AND name = 'mr_references'") >
+		      sql_int(d, "SELECT sum(value) FROM vmstat WHERE run = 1 AND name IN "
+				 "('mr_accesses', 'mr_fd_access_pages')"));
+	}
+}
+
+static const struct mr_test_case cases[] = {
+	MR_CASE(test_references),
+};
+
+int main(int argc, char **argv)
+{
+	return mr_test_main("test_curve", cases, sizeof(cases) / sizeof(cases[0]), argc, argv);
+}
