@@ -22,6 +22,7 @@ int cmd_host(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_curve(int argc, char **argv);
 int cmd_bench_replay(int argc, char **argv);
 int cmd_bench_record(int argc, char **argv);
 
@@ -61,5 +62,15 @@ void cli_json_string(const char *s);
  * and tabs stay, quotes are doubled and backslashes are not. */
 #define CLI_TEXT_CSV 1u
 void cli_print_text(const char *s, unsigned flags);
+
+/*
+ * Draw a curve (mr_results.h) as a self-contained SVG at path: miss ratio over memory,
+ * one line per policy, title naming source. Refuses an existing file that is not an SVG
+ * (a trace given by mistake); writes beside path and renames. 0, or MR_EINVAL / MR_EIO
+ * with a message (curve_svg.c).
+ */
+struct mr_curve;
+int cli_curve_svg(const char *path, const struct mr_curve *c, const char *source,
+		  struct mr_error *err);
 
 #endif

@@ -212,4 +212,34 @@ void mr_compare_free(struct mr_compare *c);
  * absent or the run has no baseline. */
 int mr_compare_delta(const struct mr_compare *c, size_t k, size_t i, double *abs, double *pct);
 
+/* ---- the curve: `memreplay curve`, the view curve (docs/results-schema.md) ---- */
+
+/* One run: its miss ratio and what a curve over memory sizes shows beside it. */
+struct mr_curve_row {
+	int64_t run;
+	size_t group;            /* runs of one spec share it: the index of their first row */
+	char policy[64];
+	char spec[256];
+	uint64_t memory_pages;   /* 0 = none (cgroup limits only) */
+	uint64_t refs;           /* mr_references */
+	uint64_t misses;         /* mr_misses */
+	double miss_ratio;       /* misses / refs; NaN without mr_references (an older file) */
+	uint64_t first_touch;    /* mr_first_touch: the misses no memory size avoids */
+	uint64_t refaults_anon, refaults_file; /* workingset_refault_anon / _file */
+	uint64_t pswpin, pswpout;
+	uint64_t evictions;      /* mr_evictions */
+	uint64_t oom;            /* mr_oom: > 0 = the run went over its memory */
+};
+
+struct mr_curve {
+	struct mr_curve_row *rows; /* by policy (in the order of their first run), then
+				    * memory ascending */
+	size_t n;
+	size_t missing_refs;       /* rows from a file without mr_references */
+};
+
+/* The curve of a results file: one row per run. MR_ENOENT for a file without runs. */
+int mr_results_curve(struct mr_results *r, struct mr_curve **out, struct mr_error *err);
+void mr_curve_free(struct mr_curve *c); /* NULL: no-op */
+
 #endif /* MR_RESULTS_H */

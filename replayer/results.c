@@ -18,6 +18,32 @@
 
 #include "mr_results.h"
 
+/*
+ * The view `curve` (docs/results-schema.md, "curve"): per run the miss ratio
+ * mr_misses / mr_references and the counters a curve over memory sizes shows. Its
+ * SELECT is also what mr_results_curve() runs, so files written before the view are
+ * read the same way.
+ */
+#define CURVE_SELECT                                                                     \
+	"SELECT r.id AS run, r.policy AS policy, r.spec AS spec, r.memory_pages AS memory_pages," \
+	" c.refs AS refs, c.misses AS misses,"                                           \
+	" CASE WHEN c.refs > 0 THEN CAST(c.misses AS REAL) / c.refs END AS miss_ratio,"   \
+	" c.first_touch AS first_touch, c.refaults_anon AS refaults_anon,"               \
+	" c.refaults_file AS refaults_file, c.pswpin AS pswpin, c.pswpout AS pswpout,"    \
+	" c.evictions AS evictions, c.oom AS oom"                                        \
+	" FROM runs r LEFT JOIN (SELECT run,"                                            \
+	" max(CASE name WHEN 'mr_references' THEN value END) AS refs,"                   \
+	" max(CASE name WHEN 'mr_misses' THEN value END) AS misses,"                     \
+	" max(CASE name WHEN 'mr_first_touch' THEN value END) AS first_touch,"           \
+	" max(CASE name WHEN 'workingset_refault_anon' THEN value END) AS refaults_anon,"  \
+	" max(CASE name WHEN 'workingset_refault_file' THEN value END) AS refaults_file,"  \
+	" max(CASE name WHEN 'pswpin' THEN value END) AS pswpin,"                        \
+	" max(CASE name WHEN 'pswpout' THEN value END) AS pswpout,"                      \
+	" max(CASE name WHEN 'mr_evictions' THEN value END) AS evictions,"               \
+	" max(CASE name WHEN 'mr_oom' THEN value END) AS oom"                            \
+	" FROM counters WHERE memcg IS NULL GROUP BY run) c ON c.run = r.id"
+#define CURVE_VIEW "CREATE VIEW curve AS " CURVE_SELECT
+
 static const char schema_sql[] =
 	"CREATE TABLE meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID;\n"
 	"CREATE TABLE runs(id INTEGER PRIMARY KEY, policy TEXT NOT NULL, spec TEXT NOT NULL,"
@@ -46,7 +72,8 @@ static const char schema_sql[] =
 	"CREATE TABLE notes(run INTEGER NOT NULL, kind TEXT NOT NULL, message TEXT NOT NULL);\n"
 	"CREATE VIEW vmstat AS SELECT run, name, value FROM counters WHERE memcg IS NULL;\n"
 	"CREATE VIEW memory_stat AS SELECT run, memcg, name, value FROM counters"
-	" WHERE memcg IS NOT NULL;\n";
+	" WHERE memcg IS NOT NULL;\n"
+	CURVE_VIEW ";\n";
 
 static int sqlfail(sqlite3 *db, const char *path, const char *what, struct mr_error *err)
 {
@@ -490,6 +517,7 @@ static int check_schema(struct mr_results *r, struct mr_error *err)
 			    "memcg IS NULL" },
 		{ "memory_stat", "CREATE VIEW memory_stat AS SELECT run, memcg, name, value FROM "
 				 "counters WHERE memcg IS NOT NULL" },
+		{ "curve", CURVE_VIEW },
 	};
 	sqlite3_stmt *st = NULL;
 	int v, rc = 0;
@@ -500,31 +528,39 @@ static int check_schema(struct mr_results *r, struct mr_error *err)
 	if (sqlite3_prepare_v2(r->db, "SELECT type, name, sql FROM sqlite_schema", -1, &st,
 			       NULL) != SQLITE_OK)
 		return sqlfail(r->db, r->path, "reading its schema", err);
-	while (!rc && sqlite3_step(st) == SQLITE_ROW) {
+	/* Every object is looked at; the one named is an object in place of one of our
+	 * tables if there is one (renaming a table rewrites the views that read it, so
+	 * those differ too, but the table is the cause), else the first that is wrong. */
+	while (rc != 2 && sqlite3_step(st) == SQLITE_ROW) {
 		const char *type = (const char *)sqlite3_column_text(st, 0);
 		const char *name = (const char *)sqlite3_column_text(st, 1);
 		const char *sql = (const char *)sqlite3_column_text(st, 2);
-		int ok = 0;
+		int ok = 0, table = 0;
 
 		if (!type || !name)
 			continue;
 		if (!strcmp(type, "index"))
 			continue; /* indexes run nothing */
 		for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
-			if (!strcmp(name, tables[i]))
+			if (!strcmp(name, tables[i])) {
 				ok = !strcmp(type, "table") ? 1 : -1;
+				table = 1;
+			}
 		for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++)
 			if (!strcmp(name, views[i][0]))
 				ok = !strcmp(type, "view") && sql && !strcmp(sql, views[i][1]) ? 1 : -1;
-		if (ok < 0 || (ok == 0 && strcmp(type, "table")))
-			rc = mr_error_set(err, MR_ECORRUPT,
-					  "results %s: schema object '%.64s' is a %.16s that memreplay "
-					  "does not write there%s: the file was changed or not written "
-					  "by memreplay; replay the trace again with -o", r->path, name,
-					  type, ok < 0 ? " (in place of its own)" : "");
+		if ((ok < 0 || (ok == 0 && strcmp(type, "table"))) && (!rc || table))
+			rc = table ? 2 : 1;
+		else
+			continue;
+		mr_error_set(err, MR_ECORRUPT,
+			     "results %s: schema object '%.64s' is a %.16s that memreplay does not "
+			     "write there%s: the file was changed or not written by memreplay; "
+			     "replay the trace again with -o", r->path, name, type,
+			     ok < 0 ? " (in place of its own)" : "");
 	}
 	sqlite3_finalize(st);
-	return rc;
+	return rc ? MR_ECORRUPT : 0;
 }
 
 int mr_results_open(const char *path, struct mr_results **out, struct mr_error *err)
@@ -954,4 +990,121 @@ int mr_compare_delta(const struct mr_compare *c, size_t k, size_t i, double *abs
 	else
 		*pct = v == 0 ? 0.0 : NAN;
 	return 0;
+}
+
+/* ---- the curve ---- */
+
+void mr_curve_free(struct mr_curve *c)
+{
+	if (!c)
+		return;
+	free(c->rows);
+	free(c);
+}
+
+static uint64_t col_u64(sqlite3_stmt *st, int i, int *present)
+{
+	if (sqlite3_column_type(st, i) == SQLITE_NULL) {
+		if (present)
+			*present = 0;
+		return 0;
+	}
+	return (uint64_t)sqlite3_column_int64(st, i);
+}
+
+/* Rows by policy (in the order of their first run), then memory, then run id. */
+static int curve_order(const void *a, const void *b)
+{
+	const struct mr_curve_row *x = a, *y = b;
+
+	if (x->group != y->group)
+		return x->group < y->group ? -1 : 1;
+	if (x->memory_pages != y->memory_pages)
+		return x->memory_pages < y->memory_pages ? -1 : 1;
+	return x->run < y->run ? -1 : x->run > y->run;
+}
+
+int mr_results_curve(struct mr_results *res, struct mr_curve **out, struct mr_error *err)
+{
+	struct mr_curve *c = calloc(1, sizeof(*c));
+	sqlite3_stmt *st = NULL;
+	size_t cap = 0;
+	int rc;
+
+	*out = NULL;
+	if (!c)
+		return mr_error_set(err, MR_ENOMEM, "out of memory");
+	if (sqlite3_prepare_v2(res->db, "SELECT * FROM (" CURVE_SELECT ") ORDER BY run", -1, &st,
+			       NULL) != SQLITE_OK) {
+		rc = sqlfail(res->db, res->path, "reading the curve", err);
+		goto fail;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct mr_curve_row *r;
+		const unsigned char *pol = sqlite3_column_text(st, 1), *spec = sqlite3_column_text(st, 2);
+		int have = 1;
+
+		if (c->n == cap) {
+			size_t nc = cap ? 2 * cap : 16;
+			struct mr_curve_row *nr = realloc(c->rows, nc * sizeof(*nr));
+
+			if (!nr) {
+				rc = mr_error_set(err, MR_ENOMEM, "out of memory");
+				goto fail;
+			}
+			c->rows = nr;
+			cap = nc;
+		}
+		r = &c->rows[c->n];
+		memset(r, 0, sizeof(*r));
+		r->run = sqlite3_column_int64(st, 0);
+		snprintf(r->policy, sizeof(r->policy), "%s", pol ? (const char *)pol : "");
+		snprintf(r->spec, sizeof(r->spec), "%s", spec ? (const char *)spec : "");
+		r->memory_pages = col_u64(st, 3, NULL);
+		r->refs = col_u64(st, 4, &have);
+		r->misses = col_u64(st, 5, &have);
+		r->miss_ratio = have && r->refs ? (double)r->misses / (double)r->refs : NAN;
+		r->first_touch = col_u64(st, 7, NULL);
+		r->refaults_anon = col_u64(st, 8, NULL);
+		r->refaults_file = col_u64(st, 9, NULL);
+		r->pswpin = col_u64(st, 10, NULL);
+		r->pswpout = col_u64(st, 11, NULL);
+		r->evictions = col_u64(st, 12, NULL);
+		r->oom = col_u64(st, 13, NULL);
+		if (!have)
+			c->missing_refs++;
+		/* its policy group: the first run with the same spec */
+		r->group = c->n;
+		for (size_t k = 0; k < c->n; k++) {
+			if (!strcmp(c->rows[k].spec, r->spec)) {
+				r->group = c->rows[k].group;
+				break;
+			}
+		}
+		c->n++;
+	}
+	if (rc != SQLITE_DONE) {
+		rc = sqlfail(res->db, res->path, "reading the curve", err);
+		goto fail;
+	}
+	sqlite3_finalize(st);
+	if (!c->n) {
+		mr_curve_free(c);
+		return mr_error_set(err, MR_ENOENT, "%s holds no runs", res->path);
+	}
+	qsort(c->rows, c->n, sizeof(*c->rows), curve_order);
+	/* a group is now named by the index of its first row in this order */
+	for (size_t i = 0, first = 0, prev = SIZE_MAX; i < c->n; i++) {
+		if (c->rows[i].group != prev) {
+			prev = c->rows[i].group;
+			first = i;
+		}
+		c->rows[i].group = first;
+	}
+	*out = c;
+	return 0;
+fail:
+	sqlite3_finalize(st);
+	mr_curve_free(c);
+	return rc;
 }

@@ -1,14 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# test_cli_sweep.sh MEMREPLAY GOLDEN_DIR [--update] - memory sweeps and curves on the
-# command line: `replay --memory` lists and ranges (and their errors), `compare` on a
-# sweep, against expected output in GOLDEN_DIR (tests/golden/cli/). A difference fails
-# and prints a diff; after reviewing a deliberate change, rewrite the files with
+# test_cli_sweep.sh MEMREPLAY GOLDEN_DIR DEFAULT_TRACE [--update] - memory sweeps and
+# curves on the command line: `replay --memory` lists and ranges (and their errors),
+# `compare` on a sweep, `curve` (table, CSV, JSON, SVG) on DEFAULT_TRACE
+# (traces/default.db), against expected output in GOLDEN_DIR (tests/golden/cli/). A
+# difference fails and prints a diff; after reviewing a deliberate change, rewrite the
+# files with
 #   MR_GOLDEN_UPDATE=1 ctest -R cli_sweep
 set -u
 MR=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 GOLD=$2
-UPDATE=${3:-}
+DEFAULT=$(cd "$(dirname "$3")" && pwd)/$(basename "$3")
+UPDATE=${4:-}
 [ "${MR_GOLDEN_UPDATE:-0}" = 1 ] && UPDATE=--update
 T=$(mktemp -d)
 # opt's next-use times are cached per trace: here, not in the user's ~/.cache
@@ -83,6 +86,34 @@ expect 0 "\"baseline\": 4" -- "$MR" compare "$T/s.db" --json
 # the same command twice: the same results file, byte for byte
 (cd "$T" && "$MR" replay loop.db "${P[@]}" --memory 512K..2M:3 -q --no-timing -o s2.db >/dev/null)
 if cmp -s "$T/s.db" "$T/s2.db"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: sweep results not byte-identical"; fi
+
+# The curve of traces/default.db: lru, mglru, opt at 8 sizes, and its formats.
+cp "$DEFAULT" "$T/default.db"
+check curve_default_replay -- "$MR" replay default.db "${P[@]}" --memory 4M..128M:x2 --memory 96M -q --no-timing -o c.db
+check curve_default_table -- "$MR" curve c.db
+expect 0 "run,policy,spec,memory_pages,references,misses,miss_ratio" -- "$MR" curve "$T/c.db" --csv
+expect 0 "\"miss_ratio\": 0." -- "$MR" curve "$T/c.db" --json
+# the view gives the same ratios to sqlite3 users
+a=$("$MR" curve "$T/c.db" --json | sed -n 's/.*"run": \([0-9]*\),.*"miss_ratio": \([0-9.]*\),.*/\1 \2/p' | sort -n)
+b=$("$MR" query "$T/c.db" "SELECT run, printf('%.6f', miss_ratio) FROM curve ORDER BY run" | tail -n +2 | tr '\t' ' ')
+if [ -n "$a" ] && [ "$a" = "$b" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: the curve view differs from curve --csv:"; diff <(echo "$a") <(echo "$b") | head; fi
+# misses never exceed the references they come from
+expect 0 "0" -- "$MR" query "$T/c.db" "SELECT count(*) FROM curve WHERE misses > refs OR miss_ratio > 1"
+# the plot: self-contained, one line per policy, the same bytes each time
+expect 0 "" -- "$MR" curve "$T/c.db" -o "$T/c.svg"
+"$MR" curve "$T/c.db" -o "$T/c2.svg" >/dev/null
+if [ "$(grep -c '<polyline' "$T/c.svg")" = 3 ] && grep -q '</svg>' "$T/c.svg" &&
+   ! grep -qi 'href\|<script\|http://[^w]' "$T/c.svg" && cmp -s "$T/c.svg" "$T/c2.svg"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1)); echo "FAIL: curve -o: not a self-contained, deterministic SVG with 3 lines"
+fi
+if command -v xmllint >/dev/null; then
+	expect 0 "" -- xmllint --noout "$T/c.svg"
+fi
+expect 1 "exists and is not an SVG" -- "$MR" curve "$T/c.db" -o "$T/default.db"
+expect 1 "not a memreplay results database" -- "$MR" curve "$T/default.db"
+expect 2 "name one results database" -- "$MR" curve
 
 echo "test_cli_sweep: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmd_curve.c - `memreplay curve RESULTS.db`: per policy and memory size the miss ratio
+ * (mr_misses / mr_references), the misses, refaults by type and swap traffic of a
+ * results database, as a table (with a policy x memory matrix of miss ratios), CSV or
+ * JSON; `-o FILE.svg` also draws it (curve_svg.c). The numbers come from
+ * mr_results_curve(), the same SELECT as the results' view `curve`.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "mr_policy.h"
+#include "mr_replay.h"
+
+static const char definition[] =
+	"miss ratio = mr_misses / mr_references: pages brought into memory per reference "
+	"that could miss (an access, a page of a read()/write(), a page a readahead or "
+	"page-cache insertion named; docs/results-schema.md, \"curve\")";
+
+static void label_of(const struct mr_curve_row *r, char *buf, size_t cap)
+{
+	mr_policy_short_spec(r->spec, buf, cap);
+}
+
+static void fmt_ratio(const struct mr_curve_row *r, char *buf, size_t cap)
+{
+	if (isnan(r->miss_ratio))
+		snprintf(buf, cap, "-");
+	else
+		snprintf(buf, cap, "%.3f %%%s", 100.0 * r->miss_ratio, r->oom ? "!" : "");
+}
+
+static void print_table(const struct mr_curve *c)
+{
+	size_t wl = 6, ng = 0, nm = 0;
+	size_t *groups = calloc(c->n, sizeof(*groups));
+	uint64_t *mems = calloc(c->n, sizeof(*mems));
+	char lab[512], mem[32], ratio[32];
+	int any_oom = 0;
+
+	if (!groups || !mems) {
+		free(groups);
+		free(mems);
+		return;
+	}
+	printf("%s\n\n", definition);
+	for (size_t i = 0; i < c->n; i++) {
+		size_t l;
+
+		label_of(&c->rows[i], lab, sizeof(lab));
+		l = strlen(lab);
+		if (l > wl)
+			wl = l < 48 ? l : 48;
+		any_oom |= c->rows[i].oom > 0;
+	}
+	printf("%-*s %8s %11s %10s %11s %11s %13s %13s %9s %9s %5s\n", (int)wl, "policy", "memory",
+	       "miss ratio", "misses", "references", "first_touch", "refaults_anon",
+	       "refaults_file", "pswpin", "pswpout", "oom");
+	for (size_t i = 0; i < c->n; i++) {
+		const struct mr_curve_row *r = &c->rows[i];
+
+		label_of(r, lab, sizeof(lab));
+		fmt_ratio(r, ratio, sizeof(ratio));
+		cli_print_text(lab, 0); /* stored text: escaped */
+		printf("%*s %8s %11s %10llu %11llu %11llu %13llu %13llu %9llu %9llu %5llu\n",
+		       (int)(wl > strlen(lab) ? wl - strlen(lab) : 0), "",
+		       r->memory_pages ? mr_replay_format_memory(r->memory_pages, mem, sizeof(mem)) : "-",
+		       ratio, (unsigned long long)r->misses, (unsigned long long)r->refs,
+		       (unsigned long long)r->first_touch, (unsigned long long)r->refaults_anon,
+		       (unsigned long long)r->refaults_file, (unsigned long long)r->pswpin,
+		       (unsigned long long)r->pswpout, (unsigned long long)r->oom);
+	}
+	/* the matrix: memory down, policies across */
+	for (size_t i = 0; i < c->n; i++) {
+		size_t k;
+
+		for (k = 0; k < ng && groups[k] != c->rows[i].group; k++)
+			;
+		if (k == ng)
+			groups[ng++] = c->rows[i].group;
+		for (k = 0; k < nm && mems[k] != c->rows[i].memory_pages; k++)
+			;
+		if (k == nm)
+			mems[nm++] = c->rows[i].memory_pages;
+	}
+	if (nm > 1) {
+		size_t *w = calloc(ng, sizeof(*w));
+
+		for (size_t a = 1; a < nm; a++) /* memory ascending */
+			for (size_t b = a; b > 0 && mems[b - 1] > mems[b]; b--) {
+				uint64_t t = mems[b];
+
+				mems[b] = mems[b - 1];
+				mems[b - 1] = t;
+			}
+		printf("\nmiss ratio (%%) by memory size:\n%8s", "memory");
+		for (size_t g = 0; w && g < ng; g++) {
+			for (size_t i = 0; i < c->n; i++)
+				if (c->rows[i].group == groups[g]) {
+					label_of(&c->rows[i], lab, sizeof(lab));
+					break;
+				}
+			w[g] = strlen(lab) > 9 ? (strlen(lab) < 48 ? strlen(lab) : 48) : 9;
+			printf("  %*s", (int)(w[g] > strlen(lab) ? w[g] - strlen(lab) : 0), "");
+			cli_print_text(lab, 0);
+		}
+		printf("\n");
+		for (size_t m = 0; w && m < nm; m++) {
+			printf("%8s", mems[m] ? mr_replay_format_memory(mems[m], mem, sizeof(mem)) : "-");
+			for (size_t g = 0; g < ng; g++) {
+				const struct mr_curve_row *r = NULL;
+
+				for (size_t i = 0; i < c->n && !r; i++)
+					if (c->rows[i].group == groups[g] && c->rows[i].memory_pages == mems[m])
+						r = &c->rows[i];
+				if (r && !isnan(r->miss_ratio))
+					snprintf(ratio, sizeof(ratio), "%.3f%s", 100.0 * r->miss_ratio,
+						 r->oom ? "!" : "");
+				else
+					snprintf(ratio, sizeof(ratio), "-");
+				printf("  %*s", (int)w[g], ratio);
+			}
+			printf("\n");
+		}
+		free(w);
+	}
+	if (any_oom)
+		printf("\n! the run went over its memory (mr_oom > 0): it had more than its size, not "
+		       "comparable (docs/replay.md)\n");
+	if (c->missing_refs)
+		printf("\n%zu run%s without mr_references (written by an older memreplay): no miss "
+		       "ratio; replay the trace again for it\n", c->missing_refs,
+		       c->missing_refs == 1 ? "" : "s");
+	free(groups);
+	free(mems);
+}
+
+static void csv_str(const char *s)
+{
+	putchar('"');
+	cli_print_text(s, CLI_TEXT_CSV);
+	putchar('"');
+}
+
+static void print_csv(const struct mr_curve *c)
+{
+	char lab[512];
+
+	printf("run,policy,spec,memory_pages,references,misses,miss_ratio,first_touch,"
+	       "refaults_anon,refaults_file,pswpin,pswpout,evictions,oom\n");
+	for (size_t i = 0; i < c->n; i++) {
+		const struct mr_curve_row *r = &c->rows[i];
+
+		label_of(r, lab, sizeof(lab));
+		printf("%lld,", (long long)r->run);
+		csv_str(lab);
+		putchar(',');
+		csv_str(r->spec);
+		putchar(',');
+		if (r->memory_pages)
+			printf("%llu", (unsigned long long)r->memory_pages);
+		printf(",%llu,%llu,", (unsigned long long)r->refs, (unsigned long long)r->misses);
+		if (!isnan(r->miss_ratio))
+			printf("%.6f", r->miss_ratio);
+		printf(",%llu,%llu,%llu,%llu,%llu,%llu,%llu\n", (unsigned long long)r->first_touch,
+		       (unsigned long long)r->refaults_anon, (unsigned long long)r->refaults_file,
+		       (unsigned long long)r->pswpin, (unsigned long long)r->pswpout,
+		       (unsigned long long)r->evictions, (unsigned long long)r->oom);
+	}
+}
+
+static void print_json(const struct mr_curve *c)
+{
+	char lab[512];
+
+	printf("{\"definition\": ");
+	cli_json_string(definition);
+	printf(", \"runs\": [");
+	for (size_t i = 0; i < c->n; i++) {
+		const struct mr_curve_row *r = &c->rows[i];
+
+		label_of(r, lab, sizeof(lab));
+		printf("%s\n  {\"run\": %lld, \"policy\": ", i ? "," : "", (long long)r->run);
+		cli_json_string(lab);
+		printf(", \"spec\": ");
+		cli_json_string(r->spec);
+		if (r->memory_pages)
+			printf(", \"memory_pages\": %llu", (unsigned long long)r->memory_pages);
+		else
+			printf(", \"memory_pages\": null");
+		printf(", \"references\": %llu, \"misses\": %llu, \"miss_ratio\": ",
+		       (unsigned long long)r->refs, (unsigned long long)r->misses);
+		if (isnan(r->miss_ratio))
+			printf("null");
+		else
+			printf("%.6f", r->miss_ratio);
+		printf(", \"first_touch\": %llu, \"refaults_anon\": %llu, \"refaults_file\": %llu, "
+		       "\"pswpin\": %llu, \"pswpout\": %llu, \"evictions\": %llu, \"oom\": %llu}",
+		       (unsigned long long)r->first_touch, (unsigned long long)r->refaults_anon,
+		       (unsigned long long)r->refaults_file, (unsigned long long)r->pswpin,
+		       (unsigned long long)r->pswpout, (unsigned long long)r->evictions,
+		       (unsigned long long)r->oom);
+	}
+	printf("\n]}\n");
+}
+
+int cmd_curve(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "csv", no_argument, NULL, 'C' },
+		{ "json", no_argument, NULL, 'J' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *format = "table", *svg = NULL;
+	struct mr_results *res = NULL;
+	struct mr_curve *c = NULL;
+	struct mr_error err = { 0 };
+	int ch, rc;
+
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "f:o:", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'f':
+			format = optarg;
+			if (strcmp(format, "table") && strcmp(format, "csv") && strcmp(format, "json"))
+				return cli_usage_error("curve", "--format '%s': use table, csv or json", optarg);
+			break;
+		case 'C':
+			format = "csv";
+			break;
+		case 'J':
+			format = "json";
+			break;
+		case 'o':
+			svg = optarg;
+			break;
+		case 'h':
+			printf("usage: %s\n\n%s\n\n"
+			       "  --format F     table (default: per run, then a memory x policy matrix),\n"
+			       "                 csv or json\n"
+			       "  --csv, --json  the same as --format csv / --format json\n"
+			       "  -o FILE.svg    also draw the miss ratio over memory, one line per policy\n"
+			       "                 (a self-contained SVG)\n", cli_find("curve")->usage,
+			       definition);
+			return 0;
+		default:
+			return cli_usage_error("curve", "bad option (see `memreplay curve --help`)");
+		}
+	}
+	if (optind + 1 != argc)
+		return cli_usage_error("curve", "name one results database");
+	rc = mr_results_open(argv[optind], &res, &err);
+	if (!rc)
+		rc = mr_results_curve(res, &c, &err);
+	if (!rc && svg)
+		rc = cli_curve_svg(svg, c, argv[optind], &err);
+	if (rc) {
+		mr_curve_free(c);
+		mr_results_close(res);
+		return cli_fail("curve", &err);
+	}
+	if (!strcmp(format, "csv"))
+		print_csv(c);
+	else if (!strcmp(format, "json"))
+		print_json(c);
+	else
+		print_table(c);
+	mr_curve_free(c);
+	mr_results_close(res);
+	return 0;
+}
