@@ -11,6 +11,7 @@
 #include "counters.h"
 #include "mglru.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -228,17 +229,22 @@ uint64_t lru_gen_folio_seq(struct mglru *mg, const struct lruvec *lv, uint32_t p
 		return lrugen->min_seq[type] + 1;
 	}
 
-	if (folio_test(f, MR_PG_ACTIVE))
+	if (folio_test(f, MR_PG_ACTIVE)) {
 		gen = MIN_NR_GENS - ws + (mg->ra_placement == RA_PLACEMENT_B && type && !ws);
-	else if (reclaiming)
+		if (mg->ra_placement == RA_PLACEMENT_B && type && !ws)
+			mg->stat.acted_ra_placement++;
+	} else if (reclaiming) {
 		gen = MAX_NR_GENS;
-	else if ((!folio_is_file_lru(f) && !folio_test(f, MR_PG_SWAPCACHE)) ||
-		 (folio_test(f, MR_PG_RECLAIM) &&
-		  folio_test(f, MR_PG_DIRTY | MR_PG_WRITEBACK)))
+	} else if ((!folio_is_file_lru(f) && !folio_test(f, MR_PG_SWAPCACHE)) ||
+		   (folio_test(f, MR_PG_RECLAIM) &&
+		    folio_test(f, MR_PG_DIRTY | MR_PG_WRITEBACK))) {
 		gen = MIN_NR_GENS;
-	else
+	} else {
 		gen = MAX_NR_GENS - (ws || (mg->ra_placement == RA_PLACEMENT_A &&
 					    folio_test(f, MR_PG_REFERENCED)));
+		if (mg->ra_placement != RA_PLACEMENT_A && !ws && folio_test(f, MR_PG_REFERENCED))
+			mg->stat.acted_ra_placement++;
+	}
 
 	seq = lrugen->max_seq - gen + 1;
 	return seq > lrugen->min_seq[type] ? seq : lrugen->min_seq[type];
@@ -443,7 +449,13 @@ void folio_add_lru(struct mglru *mg, uint32_t page, unsigned ctx)
 	if (MR_WARN_ON_ONCE(folio_test(f, MR_PG_LRU)))
 		return;
 
+	if (folio_test(f, MR_PG_EXEC) && folio_is_file_lru(f))
+		mg->stat.exec_file_adds++;
 	if (!folio_test(f, MR_PG_UNEVICTABLE) && (ctx & MR_ADD_IN_FAULT)) {
+		mg->stat.in_fault_adds++;
+		if (mg->ra_placement != RA_PLACEMENT_A && !folio_test(f, MR_PG_WORKINGSET) &&
+		    !mg->caps.fault_activates)
+			mg->stat.acted_ra_placement++; /* A: folio_mark_accessed() or nothing */
 		/* [6.12] mm/swap.c:510: every in-fault folio gets PG_active */
 		if (folio_test(f, MR_PG_WORKINGSET) || mg->ra_placement != RA_PLACEMENT_A ||
 		    mg->caps.fault_activates)
@@ -688,6 +700,8 @@ void lru_gen_refault(struct mglru *mg, uint32_t page, uint64_t shadow, unsigned 
 	if (mg->ra_placement != RA_PLACEMENT_A && (ctx & MR_ADD_IN_FAULT)) {
 		/* folio_add_lru() will set PG_active: rule 1 gives d = 2 - ws (+ 1 in B) */
 		mglru_count(mg, lv, MR_VM_WORKINGSET_ACTIVATE_ANON + type, 1);
+		if (!workingset)
+			mg->stat.acted_ra_placement++; /* A counts it for workingset only */
 		if (mg->ra_placement == RA_PLACEMENT_B && type && !workingset)
 			mg->stat.ra_activate_inactive++;
 	}
@@ -914,6 +928,86 @@ static void mglru_model_counters(struct mr_policy *p,
 	emit(arg, "mglru_exec_first_promoted", (double)s->exec_first_promoted);
 	emit(arg, "mglru_exec_first_activated", (double)s->exec_first_activated);
 	mglru_cl_counters(mg, emit, arg); /* S002, cacheline_model=1 only */
+	/* how often each seed toggle that is on acted (mglru_idle_params()) */
+	if (((const struct mglru_params *)p->params)->inc_min_seq != INC_MIN_SEQ_BASE)
+		emit(arg, "mglru_toggle_acted_inc_min_seq", (double)s->acted_inc_min_seq);
+	if (mg->pud_filter)
+		emit(arg, "mglru_toggle_acted_pud_filter", (double)s->acted_pud_filter);
+	if (mg->ra_placement != RA_PLACEMENT_A)
+		emit(arg, "mglru_toggle_acted_ra_placement", (double)s->acted_ra_placement);
+	if (mg->exec_promote != EXEC_PROMOTE_OFF)
+		emit(arg, "mglru_toggle_acted_exec_promote", (double)s->acted_exec_promote);
+}
+
+/*
+ * The seed toggles that are on but never acted (their acted_* counter is 0, so every
+ * decision was the default's and the run reclaims as without them), each with why its
+ * code path never ran, from the counters the run kept.
+ */
+static void mglru_idle_params(struct mr_policy *p,
+			      void (*idle)(void *arg, const char *param, const char *why), void *arg)
+{
+	const struct mglru *mg = mglru_of(p);
+	const struct mglru_params *prm = p->params;
+	const struct mglru_counters *s = &mg->stat;
+	char why[200];
+
+	if (prm->inc_min_seq != INC_MIN_SEQ_BASE && !s->acted_inc_min_seq) {
+		if (mg->inc_min_seq_mode == INC_MIN_SEQ_BASE)
+			snprintf(why, sizeof(why), "kernel=%s has its own inc_min_seq(), which S000 does not patch",
+				 kernel_names[prm->kernel]);
+		else if (!s->aging_passes)
+			snprintf(why, sizeof(why), "no aging pass ran at this size");
+		else
+			snprintf(why, sizeof(why), "inc_min_seq() moved no folio in %llu aging passes (the oldest generation was empty whenever it was retired)",
+				 (unsigned long long)s->aging_passes);
+		idle(arg, "inc_min_seq=v3", why);
+	}
+	if (prm->pud_filter && !s->acted_pud_filter) {
+		if (!s->aging_passes)
+			snprintf(why, sizeof(why), "no aging pass ran at this size");
+		else if (!s->walk_mms)
+			snprintf(why, sizeof(why), "no page-table walk ran (%llu aging passes, none walked)",
+				 (unsigned long long)s->aging_passes);
+		else
+			snprintf(why, sizeof(why), "the PUD-level filter skipped no PUD in %llu page-table walks",
+				 (unsigned long long)s->walk_mms);
+		idle(arg, "pud_filter=1", why);
+	}
+	if (prm->ra_placement != RA_PLACEMENT_A && !s->acted_ra_placement) {
+		if (mg->caps.fault_activates && mg->caps.add_from_min_seq && mg->caps.refault_stalls &&
+		    mg->caps.classic_check_references)
+			snprintf(why, sizeof(why), "kernel=%s has none of the code S003 changes",
+				 kernel_names[prm->kernel]);
+		else if (!s->in_fault_adds)
+			snprintf(why, sizeof(why), "no folio was added in a page fault");
+		else
+			snprintf(why, sizeof(why), "no placement, refault or rmap sighting differed from mode A (%llu folios added in a fault, all workingset)",
+				 (unsigned long long)s->in_fault_adds);
+		idle(arg, prm->ra_placement == RA_PLACEMENT_B ? "ra_placement=B" : "ra_placement=C", why);
+	}
+	if (prm->exec_promote != EXEC_PROMOTE_OFF && !s->acted_exec_promote) {
+		if (mg->caps.promote_first_sighting && mg->caps.classic_check_references)
+			snprintf(why, sizeof(why), "kernel=%s promotes every folio found young on its first sighting already",
+				 kernel_names[prm->kernel]);
+		else if (!s->exec_file_adds)
+			snprintf(why, sizeof(why), "the trace has no file page with a VM_EXEC mapping");
+		else if (!s->aging_passes && !s->evict_calls)
+			snprintf(why, sizeof(why), "no aging pass and no reclaim ran at this size");
+		else
+			snprintf(why, sizeof(why), "no exec-mapped file folio was found young on its first sighting (%llu aging passes, %llu evict_folios() calls)",
+				 (unsigned long long)s->aging_passes, (unsigned long long)s->evict_calls);
+		idle(arg, prm->exec_promote == EXEC_PROMOTE_ALT ? "exec_promote=alt" : "exec_promote=1", why);
+	}
+	/* S002 changes no decision; without the cache-line model it changes nothing */
+	if (!prm->cacheline_model && prm->stats_layout != STATS_LAYOUT_BEFORE)
+		idle(arg, "stats_layout=after", "the cache-line model is off (cacheline_model=0: add cacheline_model=1 for the layout's cache-line counters), and the layout changes no decision");
+	else if (!prm->cacheline_model && prm->lrugen_base != 8) {
+		char param[32];
+
+		snprintf(param, sizeof(param), "lrugen_base=%lld", (long long)prm->lrugen_base);
+		idle(arg, param, "the cache-line model is off (cacheline_model=0: add cacheline_model=1 for its cache-line counters), and the offset changes no decision");
+	}
 }
 
 /* ---- invariant checker ---- */
@@ -1095,6 +1189,7 @@ const struct mr_policy_ops mr_mglru_ops = {
 	.lru_gen_show = lru_gen_show,
 	.model_counters = mglru_model_counters,
 	.check = mglru_check_hook,
+	.idle_params = mglru_idle_params,
 };
 
 _Static_assert(sizeof(struct lru_gen_page) == 12, "per-page state must stay 12 bytes");

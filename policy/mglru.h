@@ -505,6 +505,21 @@ struct mglru_counters {
 					* first sighting */
 	uint64_t exec_first_activated; /* lru_gen_set_refs(): exec folio activated on
 					* first sighting */
+	/*
+	 * Seed toggles that acted: each counts the times the toggle, set away from its
+	 * default, took a branch whose outcome differs from the default's. 0 means every
+	 * decision was the default's, so the run reclaims as without the toggle
+	 * (mglru_idle_params(): a toggle_idle note).
+	 */
+	uint64_t acted_inc_min_seq;    /* S000: folios inc_min_seq_v3() went over */
+	uint64_t acted_pud_filter;     /* S001: PUDs the PUD-level filter skipped */
+	uint64_t acted_ra_placement;   /* S003: placements, refault activations and
+					* rmap sightings where B or C differ from A */
+	uint64_t acted_exec_promote;   /* S004: exec folios promoted or activated on
+					* their first sighting */
+	/* what the notes give as the reason a toggle never acted */
+	uint64_t in_fault_adds;        /* folio_add_lru() in a fault */
+	uint64_t exec_file_adds;       /* ... of file folios with a VM_EXEC mapping */
 };
 
 /* ---- the policy instance (p->priv) ---- */

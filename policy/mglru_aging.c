@@ -282,6 +282,7 @@ int folio_update_gen(struct mglru *mg, uint32_t page, unsigned gen, uint32_t vm_
 	    !folio_test(f, MR_PG_REFERENCED | MR_PG_WORKINGSET)) {
 		/* Activate file-backed executable folios after first usage. */
 		if (exec_promotes(mg, f, vm_flags)) {
+			mg->stat.acted_exec_promote++;
 			if (pg->gen)
 				mg->stat.exec_first_promoted++;
 			goto promote;
@@ -584,6 +585,7 @@ static bool pud_step(struct mglru *mg, struct lru_gen_mm_walk *walk, uint64_t ad
 	    !test_bloom_filter_pud(&walk->lruvec->mm_state, walk->seq, pud_item(walk->mm, addr))) {
 		walk->cur_pud_skipped = true;
 		walk->mm_stats[MM_PUD_EMPTY_SKIPPED]++;
+		mg->stat.acted_pud_filter++;
 		return true;
 	}
 	return false;
@@ -924,6 +926,7 @@ static bool inc_min_seq_v3(struct mglru *mg, struct lruvec *lv, int type, unsign
 
 			gen = __folio_inc_gen(mg, page, (int)old_gen, &increased);
 			mg->stat.inc_min_seq_moved++;
+			mg->stat.acted_inc_min_seq++;
 			mg->stat.aging_cost++;
 			if (increased) {
 				delta += 1; /* folio_nr_pages() */

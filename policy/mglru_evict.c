@@ -233,6 +233,7 @@ bool lru_gen_set_refs(struct mglru *mg, uint32_t page, uint32_t vm_flags)
 		/* Activate file-backed executable folios after first usage. */
 		if (exec_promotes(mg, f, vm_flags)) {
 			mg->stat.exec_first_activated++;
+			mg->stat.acted_exec_promote++;
 			if (mg->exec_promote == EXEC_PROMOTE_ALT) {
 				folio_set_lru_refs_flags(mg, page, false, 0);
 				f->flags |= MR_PG_WORKINGSET;
@@ -243,6 +244,8 @@ bool lru_gen_set_refs(struct mglru *mg, uint32_t page, uint32_t vm_flags)
 	}
 
 	/* Promote on second access */
+	if (mg->ra_placement != RA_PLACEMENT_A && folio_lru_refs(mg, page) <= 1)
+		mg->stat.acted_ra_placement++; /* A: folio_mark_accessed() */
 	if (mg->ra_placement != RA_PLACEMENT_A || folio_lru_refs(mg, page) > 1) {
 		f->flags |= MR_PG_WORKINGSET;
 		folio_set_lru_refs_flags(mg, page, false, 0);

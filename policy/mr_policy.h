@@ -332,7 +332,7 @@ struct mr_policy;
  * any change a plugin built before would misread; mr_policy_register() refuses ops whose
  * abi differs (MR_EVERSION), so a stale plugin is named instead of crashing a replay.
  */
-#define MR_POLICY_ABI 1u
+#define MR_POLICY_ABI 2u /* 2: idle_params */
 
 struct mr_policy_ops {
 	uint32_t abi;          /* MR_POLICY_ABI this table was compiled against; first, so
@@ -376,6 +376,13 @@ struct mr_policy_ops {
 	/* Optional: invariant check (page accounting, list membership); returns problems found
 	 * (each reported through MR_WARN_ON_ONCE). Run by checking builds and tests. */
 	unsigned (*check)(struct mr_policy *p);
+	/* Optional, once after the run: for each parameter set away from its default whose
+	 * code path never changed a decision (so the run reclaims as with the default),
+	 * call idle(arg, param, why): param as in a spec ("inc_min_seq=v3"), why one
+	 * clause ("no aging pass ran at this size"). The engine keeps them as notes of
+	 * kind toggle_idle (docs/results-schema.md). */
+	void (*idle_params)(struct mr_policy *p,
+			    void (*idle)(void *arg, const char *param, const char *why), void *arg);
 };
 
 struct mr_policy {
