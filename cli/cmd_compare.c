@@ -46,18 +46,48 @@ static void fmt_cell(const struct mr_compare *c, size_t k, size_t i, char *buf, 
 		snprintf(buf, cap, "%s (%s%s, %+.1f%%)", v, abs >= 0 ? "+" : "", d, pct);
 }
 
+/* Notes shown under their run: a toggle that never acted. Warnings about the trace
+ * (coverage_low, trace_too_coarse) are mostly every run's, so they are summed up once. */
+static int run_note(const struct mr_compare_note *n)
+{
+	return !strcmp(n->kind, "toggle_idle");
+}
+
 static int has_notes(const struct mr_compare *c, size_t run)
 {
 	for (size_t k = 0; k < c->nnotes; k++)
-		if (c->notes[k].run == run)
+		if (c->notes[k].run == run && run_note(&c->notes[k]))
 			return 1;
 	return 0;
 }
 
+/* One line per other kind of note: how many runs have it, and the first run's text. */
+static void print_other_notes(const struct mr_compare *c)
+{
+	for (size_t k = 0; k < c->nnotes; k++) {
+		size_t runs = 0, seen = 0;
+
+		if (run_note(&c->notes[k]))
+			continue;
+		for (size_t j = 0; j < k && !seen; j++)
+			seen = !strcmp(c->notes[j].kind, c->notes[k].kind);
+		if (seen)
+			continue;
+		for (size_t j = k; j < c->nnotes; j++)
+			runs += !strcmp(c->notes[j].kind, c->notes[k].kind);
+		printf("note: ");
+		cli_print_text(c->notes[k].kind, 0);
+		printf(" in %zu of %zu runs, e.g. #%lld: ", runs, c->nruns,
+		       (long long)c->run_id[c->notes[k].run]);
+		cli_print_text(c->notes[k].message, 0);
+		putchar('\n');
+	}
+}
+
 static void print_table(const struct mr_compare *c)
 {
-	size_t wname = 7, wspec = 0, *w = calloc(c->nruns, sizeof(size_t));
-	char cell[160], spec[512], mem[32];
+	size_t wname = 7, wspec = 0, wid = 0, *w = calloc(c->nruns, sizeof(size_t));
+	char cell[160], spec[512], mem[32], id[32];
 	int any_notes = 0;
 
 	if (!w)
@@ -75,9 +105,12 @@ static void print_table(const struct mr_compare *c)
 		if (l > wspec)
 			wspec = l < 60 ? l : 60;
 	}
+	for (size_t i = 0; i < c->nruns; i++)
+		if ((size_t)snprintf(id, sizeof(id), "%lld", (long long)c->run_id[i]) > wid)
+			wid = strlen(id);
 	for (size_t i = 0; i < c->nruns; i++) {
 		mr_policy_short_spec(c->spec[i], spec, sizeof(spec));
-		printf("  %s#%lld  ", c->base[i] == i ? "*" : " ", (long long)c->run_id[i]);
+		printf("  %s#%-*lld  ", c->base[i] == i ? "*" : " ", (int)wid, (long long)c->run_id[i]);
 		cli_print_text(spec, 0); /* stored text: escaped */
 		if (c->by_memory)
 			printf("%*s  at %s%s", (int)(wspec > strlen(spec) ? wspec - strlen(spec) : 0), "",
@@ -86,9 +119,9 @@ static void print_table(const struct mr_compare *c)
 			       c->base[i] == MR_COMPARE_NONE ? " (no baseline run of this size: no deltas)" : "");
 		putchar('\n');
 		for (size_t k = 0; k < c->nnotes; k++) {
-			if (c->notes[k].run != i)
+			if (c->notes[k].run != i || !run_note(&c->notes[k]))
 				continue;
-			printf("        ! ");
+			printf("  %*s  ! ", (int)wid + 2, "");
 			cli_print_text(c->notes[k].kind, 0);
 			printf(": ");
 			cli_print_text(c->notes[k].message, 0);
@@ -96,6 +129,7 @@ static void print_table(const struct mr_compare *c)
 			any_notes = 1;
 		}
 	}
+	print_other_notes(c);
 	printf("\n");
 	for (size_t k = 0; k < c->nrows; k++) {
 		size_t l = strlen(c->rows[k].name) + (c->rows[k].model ? 6 : 0);
@@ -146,8 +180,8 @@ static void print_table(const struct mr_compare *c)
 		printf("\n");
 	}
 	if (any_notes)
-		printf("\n! a note about the run (above): a toggle that never acted has the deltas of "
-		       "its default\n");
+		printf("\n! a toggle of the run never acted (its note above): the run reclaims as "
+		       "without it\n");
 	free(w);
 }
 

@@ -147,6 +147,41 @@ static const char *default_cache_dir(char *buf, size_t cap)
 	return n > 0 && (size_t)n < cap ? buf : NULL;
 }
 
+/*
+ * The runs' notes beyond coverage (toggle_idle: a seed toggle whose code never ran), one
+ * stderr line each naming the run, at most 12 (the rest are in the notes table and
+ * `compare`).
+ */
+static void print_notes(const struct mr_replay *r, const char *const *policies, size_t npol,
+			size_t nsizes)
+{
+	size_t shown = 0, more = 0;
+	char mem[32];
+
+	for (size_t i = 0; i < mr_replay_nruns(r); i++) {
+		const struct mr_result_note *n;
+		size_t k = mr_replay_notes(r, i, &n);
+		struct mr_replay_summary s;
+
+		if (!k || mr_replay_summary(r, i, &s))
+			continue;
+		for (size_t j = 0; j < k; j++) {
+			if (shown == 12) {
+				more++;
+				continue;
+			}
+			fprintf(stderr, "memreplay replay: note: run %zu (%s%s%s): %s\n", i + 1,
+				policies[i % npol], nsizes > 1 ? " at " : "",
+				nsizes > 1 ? mr_replay_format_memory(s.memory_pages, mem, sizeof(mem)) : "",
+				n[j].message);
+			shown++;
+		}
+	}
+	if (more)
+		fprintf(stderr, "memreplay replay: note: and %zu more (the notes table; `memreplay "
+			"compare` shows each beside its run)\n", more);
+}
+
 /* One stderr line when what the trace could not see moves some run (docs/replay.md). */
 static void warn_coarse(const struct mr_replay *r)
 {
@@ -556,6 +591,8 @@ int cmd_replay(int argc, char **argv)
 			"kept until their page comes back", mr_replay_shadow_name(o.shadow));
 	if (!quiet && mr_replay_nextuse_note(r))
 		fprintf(stderr, "memreplay replay: %s\n", mr_replay_nextuse_note(r));
+	if (!quiet)
+		print_notes(r, policies, npol, nsizes);
 	print_runs(r, policies, npol, nsizes, format, timing, mr_clock_s() - t0, out);
 	mr_replay_destroy(r);
 	return 0;

@@ -658,6 +658,20 @@ static void emit_model(void *arg, const char *name, double value)
 	mach->nmodel++;
 }
 
+/* A parameter whose code path never ran: a toggle_idle note (docs/results-schema.md). */
+static void note_idle(void *arg, const char *param, const char *why)
+{
+	struct rp_machine *mach = arg;
+	size_t k = mach->nnotes;
+
+	if (k == RP_MAX_NOTES)
+		return;
+	snprintf(mach->note_text[k], sizeof(mach->note_text[k]),
+		 "%.64s never acted: %.200s, so this run reclaims as without it", param, why);
+	mach->notes[k] = (struct mr_result_note){ "toggle_idle", mach->note_text[k] };
+	mach->nnotes++;
+}
+
 int rp_machine_finish(struct rp_machine *mach)
 {
 	uint64_t end = mach->t->t_last > mach->last_time ? mach->t->t_last : mach->last_time;
@@ -678,6 +692,8 @@ int rp_machine_finish(struct rp_machine *mach)
 	take_snapshot(mach, end, 1, "end");
 	if (mach->ops->model_counters)
 		mach->ops->model_counters(mach->pol, emit_model, mach);
+	if (mach->ops->idle_params)
+		mach->ops->idle_params(mach->pol, note_idle, mach);
 	if (mach->ops->check)
 		mach->c[C_CHECK] += mach->ops->check(mach->pol);
 	return mach->failed;

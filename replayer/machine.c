@@ -669,6 +669,8 @@ int rp_machine_result(struct rp_machine *mach, struct mr_run_result *r, struct m
 	r->log = mach->log;
 	r->nlog = mach->nlog;
 	r->wall_s = mach->wall_s;
+	r->notes = mach->notes;
+	r->nnotes = mach->nnotes;
 	return 0;
 }
 

@@ -39,6 +39,7 @@
 #define RA_RANGES 8
 #define WB_BATCHES 1024
 #define UNLIMITED UINT64_MAX
+#define RP_MAX_NOTES 8 /* toggle_idle notes kept per run */
 
 /* Engine state per page, in the engine-private high bits of mr_folio.flags (policies own
  * only the reclaim flags). */
@@ -240,6 +241,10 @@ struct rp_machine {
 	size_t showcap;
 	struct mr_result_model_counter *model;
 	size_t nmodel, capmodel;
+	/* toggle_idle notes (ops->idle_params at the end of the run) */
+	struct mr_result_note notes[RP_MAX_NOTES];
+	char note_text[RP_MAX_NOTES][320];
+	size_t nnotes;
 	struct mr_result_counter *counters;
 	size_t ncounters;
 	uint64_t last_time;

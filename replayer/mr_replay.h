@@ -287,6 +287,13 @@ size_t mr_replay_nruns(const struct mr_replay *r);
  * keeps it in table notes (kind coverage_low or trace_too_coarse).
  */
 const char *mr_replay_coarse_note(const struct mr_replay *r, size_t run);
+/*
+ * After mr_replay_run(): the run's other notes (table notes, in this order), such as
+ * kind "toggle_idle": a policy parameter set away from its default that never changed
+ * a decision ("inc_min_seq=v3 never acted: no aging pass ran at this size, ..."; the
+ * policy's idle_params hook). Returns how many; *notes points into r.
+ */
+size_t mr_replay_notes(const struct mr_replay *r, size_t run, const struct mr_result_note **notes);
 /* After mr_replay_run(): what the trace could see of run's touches, one line (notes kind
  * "coverage"), or NULL before the run. */
 const char *mr_replay_coverage(const struct mr_replay *r, size_t run);

@@ -63,6 +63,12 @@ struct mr_run_totals {
 	uint64_t reclaim_passes;	/* mr_reclaims + mr_direct_reclaims + mr_kswapd_runs */
 };
 
+/* A note about a run for people (table notes): its kind and one line of text. */
+struct mr_result_note {
+	const char *kind;	/* e.g. "toggle_idle" (docs/results-schema.md) */
+	const char *message;
+};
+
 /* One run: a policy over the trace. The arrays belong to the producer. */
 struct mr_run_result {
 	char spec[256];		/* canonical policy spec */
@@ -86,6 +92,9 @@ struct mr_run_result {
 	const struct mr_result_script_log *log;
 	size_t nlog;
 	double wall_s;		/* this run's share of worker time (timing table only) */
+	/* notes of this run beyond the setup's (written after them, in this order) */
+	const struct mr_result_note *notes;
+	size_t nnotes;
 };
 
 /* ---- what the runs were run on ---- */

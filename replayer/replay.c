@@ -889,6 +889,15 @@ static void coverage_check(struct mr_replay *r, size_t i)
 	}
 }
 
+size_t mr_replay_notes(const struct mr_replay *r, size_t run, const struct mr_result_note **notes)
+{
+	*notes = NULL;
+	if (!r->ran || run >= r->nruns || !r->res[run].counters)
+		return 0;
+	*notes = r->res[run].notes;
+	return r->res[run].nnotes;
+}
+
 const char *mr_replay_coverage(const struct mr_replay *r, size_t run)
 {
 	if (!r->coverage || run >= r->nruns || !r->coverage[run][0])

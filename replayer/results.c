@@ -405,6 +405,12 @@ static int write_run(struct wctx *w, sqlite3_stmt **st, const struct mr_results_
 		sqlite3_bind_text(st[8], 3, note, -1, SQLITE_STATIC);
 		rc = step_reset(w, st[8]);
 	}
+	for (size_t i = 0; !rc && i < r->nnotes; i++) {
+		sqlite3_bind_int64(st[8], 1, id);
+		sqlite3_bind_text(st[8], 2, r->notes[i].kind, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st[8], 3, r->notes[i].message, -1, SQLITE_STATIC);
+		rc = step_reset(w, st[8]);
+	}
 	return rc;
 }
 

@@ -115,5 +115,16 @@ expect 1 "exists and is not an SVG" -- "$MR" curve "$T/c.db" -o "$T/default.db"
 expect 1 "not a memreplay results database" -- "$MR" curve "$T/default.db"
 expect 2 "name one results database" -- "$MR" curve
 
+# A toggle whose code never ran says so: replay prints it, compare shows it by its run.
+expect 0 "note: run 4 (mglru:inc_min_seq=v3 at 128M): inc_min_seq=v3 never acted: no aging pass ran at this size" -- \
+	"$MR" replay "$T/default.db" --policy mglru --policy mglru:inc_min_seq=v3 --memory 32M,128M --no-timing -o "$T/t.db"
+check compare_toggle_table -- "$MR" compare t.db --counters mr_misses,workingset_refault_file,model:mglru_aging_passes,model:mglru_toggle_acted_inc_min_seq
+expect 0 "\"kind\": \"toggle_idle\"" -- "$MR" compare "$T/t.db" --json
+if "$MR" replay "$T/default.db" --policy mglru:inc_min_seq=v3 --memory 128M -q --no-timing 2>&1 | grep -q "note:"; then
+	fail=$((fail + 1)); echo "FAIL: replay -q printed a note"
+else
+	pass=$((pass + 1))
+fi
+
 echo "test_cli_sweep: $pass passed, $fail failed"
 [ "$fail" = 0 ]
