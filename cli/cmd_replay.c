@@ -76,6 +76,7 @@ static void usage_help(void)
 {
 	printf("usage: memreplay replay TRACE --policy SPEC [--policy SPEC...] --memory SIZES\n"
 	       "                        [--reclaim memcg|node] [--shadow keep|kernel|none]\n"
+	       "                        [--fault-around SIZE|off]\n"
 	       "                        [-o RESULTS.db] [--script FILE]\n"
 	       "                        [--interval T] [--swap SIZE] [--threads N] [--plugin SO]\n"
 	       "                        [--format table|csv|json] [--no-timing] [--list-policies]\n\n"
@@ -93,6 +94,9 @@ static void usage_help(void)
 	       "                         node: --memory SIZE is the machine's memory (split over\n"
 	       "                         its nodes), with zone watermarks, kswapd (pgscan_kswapd)\n"
 	       "                         and direct reclaim below min (pgscan_direct)\n"
+	       "  --fault-around SIZE    window a read fault of a file mapping maps resident pages\n"
+	       "                         in (do_fault_around): a power of two, 4K..2M, or off;\n"
+	       "                         default: the trace's fault_around_bytes, else 64K\n"
 	       "  --shadow MODE          shadow entries (refault information) once stored: keep\n"
 	       "                         (default: until the page comes back), kernel (the\n"
 	       "                         shadow-node shrinker's limit, pages / 8 nodes of 64\n"
@@ -333,13 +337,14 @@ int cmd_replay(int argc, char **argv)
 {
 	enum { O_POLICY = 256, O_MEMORY, O_SWAP, O_SCRIPT, O_INTERVAL, O_SNAP, O_WBDELAY,
 	       O_THREADS, O_TMPDIR, O_NUCACHE, O_CHECK, O_TIMING, O_PLUGIN, O_LIST, O_HELP, O_VARIANTS,
-	       O_RECLAIM, O_FORMAT, O_CSV, O_JSON, O_NOTIMING, O_SHADOW };
+	       O_RECLAIM, O_FORMAT, O_CSV, O_JSON, O_NOTIMING, O_SHADOW, O_FAULT_AROUND };
 	static const struct option opts[] = {
 		{ "policy", required_argument, NULL, O_POLICY },
 		{ "variants", required_argument, NULL, O_VARIANTS },
 		{ "memory", required_argument, NULL, O_MEMORY },
 		{ "reclaim", required_argument, NULL, O_RECLAIM },
 		{ "shadow", required_argument, NULL, O_SHADOW },
+		{ "fault-around", required_argument, NULL, O_FAULT_AROUND },
 		{ "format", required_argument, NULL, O_FORMAT },
 		{ "csv", no_argument, NULL, O_CSV },
 		{ "json", no_argument, NULL, O_JSON },
@@ -433,6 +438,23 @@ int cmd_replay(int argc, char **argv)
 			else
 				return cli_usage_error("replay", "--reclaim '%s': use memcg or node", optarg);
 			break;
+		case O_FAULT_AROUND: {
+			uint64_t pg;
+			struct mr_error perr = { 0 };
+
+			/* fault_around_bytes: a power of two of pages, 4K (one page) = off */
+			if (!strcmp(optarg, "off")) {
+				o.fault_around_pages = 1;
+				break;
+			}
+			if (mr_parse_pages(optarg, MR_PAGE_SIZE, 0, &pg, &perr) || pg > 512 ||
+			    (pg & (pg - 1)))
+				return cli_usage_error("replay", "--fault-around '%s': give a power of two "
+						       "from 4K (off) to 2M, as fault_around_bytes "
+						       "takes, or off", optarg);
+			o.fault_around_pages = (uint32_t)pg;
+			break;
+		}
 		case O_SHADOW:
 			if (!strcmp(optarg, "keep"))
 				o.shadow = MR_SHADOW_KEEP;
@@ -589,6 +611,19 @@ int cmd_replay(int argc, char **argv)
 			o.shadow == MR_SHADOW_KERNEL ? "reclaimed past mm/workingset.c's shadow-node limit" :
 			o.shadow == MR_SHADOW_NONE ? "never kept (no refault is recognised)" :
 			"kept until their page comes back", mr_replay_shadow_name(o.shadow));
+	if (!quiet) {
+		const char *from;
+		uint32_t fa = mr_replay_fault_around(r, &from);
+
+		int asked = !strcmp(from, "--fault-around");
+
+		if (fa > 1)
+			fprintf(stderr, "memreplay replay: assumed: fault-around maps %u KiB around each "
+				"read fault of a file mapping (%s%s)\n", fa * 4, from,
+				asked ? "" : "; --fault-around sets it");
+		else
+			fprintf(stderr, "memreplay replay: assumed: no fault-around (%s)\n", from);
+	}
 	if (!quiet && mr_replay_nextuse_note(r))
 		fprintf(stderr, "memreplay replay: %s\n", mr_replay_nextuse_note(r));
 	if (!quiet)

@@ -746,6 +746,8 @@ static int load_all(struct load *l)
 	 * "Inserts in a fault come after the fault"); older traces and the generators name
 	 * a fault's own inserts before it */
 	t->inserts_after_fault = !mr_store_meta_get(l->s, "pagecache.inserts_held", buf, sizeof(buf), NULL);
+	if (!mr_store_meta_get(l->s, "fault_around_bytes", buf, sizeof(buf), NULL))
+		t->fault_around_bytes = strtoull(buf, NULL, 10); /* not a number: 0, the default */
 	rc = check_streams(l);
 	if (rc)
 		return rc;

@@ -222,6 +222,10 @@ struct mr_replay_opts {
 	size_t nmemory;
 	int reclaim;                       /* enum mr_replay_reclaim */
 	int shadow;                        /* enum mr_replay_shadow */
+	uint32_t fault_around_pages;       /* pages a read fault of a file mapping maps
+					    * around it (docs/replay.md, "Fault-around"),
+					    * 1 = off, at most 512; 0 = the recorded host's
+					    * fault_around_bytes, else the kernel's 64 KiB */
 	const struct mr_replay_limit *limits; /* per-cgroup limits */
 	size_t nlimits;
 	const char *memory_spec;           /* --memory text(s) as given, for the runs table */
@@ -315,6 +319,9 @@ const char *mr_replay_series_note(const struct mr_replay *r);
 
 /* "keep", "kernel" or "none": the runs table's shadow column and the CLI's word. */
 const char *mr_replay_shadow_name(int shadow);
+/* The fault-around window the runs use, in pages (1 = off), and where it came from:
+ * "--fault-around", "the recorded host's fault_around_bytes" or "the kernel's default". */
+uint32_t mr_replay_fault_around(const struct mr_replay *r, const char **from);
 
 /* Is a policy of that name registered (built in or from a plugin)? */
 int mr_replay_policy_exists(const char *name);

@@ -122,6 +122,7 @@ struct mr_results_setup {
 	const char *script_sha256;
 	const char *reclaim;		/* "memcg" or "node"; NULL = "memcg" */
 	const char *shadow;		/* "keep", "kernel" or "none"; NULL = "keep" */
+	uint32_t fault_around_pages;	/* 1 = off */
 	int record_timing;		/* write the timing table (not deterministic) */
 	int threads;
 	/* notes[nruns]: one note per run (or NULL), of kind note_kinds[run] (NULL, or

@@ -42,6 +42,8 @@ struct mr_replay {
 	uint64_t *run_memory;     /* [nruns]: each run's whole-trace size (0 = none) */
 	size_t nsizes;            /* memory sizes: runs = nsizes x policies, size-major */
 	int threads, record_timing, reclaim, shadow;
+	uint32_t fault_around;    /* pages, 1 = off */
+	const char *fault_around_from;
 	/* what the decoder saw, for the coverage notes (docs/replay.md, "Coverage") */
 	uint64_t acc_src[8];      /* ACCESS events by source (MR_ACC_SRC) */
 	uint64_t fd_access;       /* FD_ACCESS events (read()/write() of the page cache) */
@@ -268,6 +270,31 @@ static int check_sizes(const struct mr_replay_opts *o, struct mr_error *err)
 	return 0;
 }
 
+/*
+ * The fault-around window in pages: as asked, else the recorded host's
+ * /sys/kernel/debug/fault_around_bytes (meta fault_around_bytes), else the kernel's
+ * default of 64 KiB. mm/memory.c's fault_around_bytes_set(): rounded down to a power of
+ * two, at least one page (no fault-around), at most a page table.
+ */
+static uint32_t fault_around_pages(uint32_t asked, uint64_t host_bytes, const char **from)
+{
+	uint64_t pages;
+
+	if (asked) {
+		*from = "--fault-around";
+		return asked;
+	}
+	if (!host_bytes || host_bytes > 512 * 4096ull) {
+		*from = "the kernel's default";
+		return 16;
+	}
+	*from = "the recorded host's fault_around_bytes";
+	pages = host_bytes >> 12;
+	while (pages & (pages - 1))
+		pages &= pages - 1;
+	return pages ? (uint32_t)pages : 1;
+}
+
 int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, struct mr_error *err)
 {
 	const uint64_t *sizes = o->nmemory ? o->memory_sizes : &o->memory_pages;
@@ -316,6 +343,11 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 				    o->shadow);
 	}
 	r->shadow = o->shadow;
+	if (o->fault_around_pages > 512) {
+		free(r);
+		return mr_error_set(err, MR_EINVAL, "fault-around of %u pages: at most 512 (2 MiB, "
+				    "one page table)", o->fault_around_pages);
+	}
 	r->memory_pages = sizes[0];
 	r->nsizes = nsizes;
 	r->swap_pages = o->swap_pages;
@@ -335,6 +367,8 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 	rc = rp_image_load(o->trace, &r->t, err);
 	if (rc)
 		goto fail;
+	r->fault_around = fault_around_pages(o->fault_around_pages, r->t->fault_around_bytes,
+					     &r->fault_around_from);
 
 	/* memcgs: ids, paths, limits */
 	r->memcg_limit = calloc(r->t->nr_memcgs, sizeof(uint64_t));
@@ -443,6 +477,7 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 		mo.script = r->has_script ? &r->script : NULL;
 		mo.check = o->check;
 		mo.shadow = r->shadow; /* enum rp_shadow_mode has mr_replay_shadow's values */
+		mo.fault_around_pages = r->fault_around;
 		mo.memcg_ids = r->memcg_ids;
 		mo.memcg_paths = r->memcg_paths;
 		rc = rp_machine_create(r->t, &mo, &r->mach[k], err);
@@ -974,6 +1009,7 @@ int mr_replay_write_results(const struct mr_replay *r, const char *path, struct 
 		.script_sha256 = r->has_script ? r->script_sha : NULL,
 		.reclaim = r->reclaim == MR_RECLAIM_NODE ? "node" : "memcg",
 		.shadow = mr_replay_shadow_name(r->shadow),
+		.fault_around_pages = r->fault_around,
 		.record_timing = r->record_timing,
 		.threads = r->threads_used,
 	};
@@ -1016,6 +1052,13 @@ int mr_replay_write_results(const struct mr_replay *r, const char *path, struct 
 	free(cov);
 	free(memcgs);
 	return rc;
+}
+
+uint32_t mr_replay_fault_around(const struct mr_replay *r, const char **from)
+{
+	if (from)
+		*from = r->fault_around_from;
+	return r->fault_around;
 }
 
 const char *mr_replay_shadow_name(int shadow)

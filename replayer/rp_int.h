@@ -98,6 +98,7 @@ struct rp_image {
 	uint64_t by_kind[MR_EV_NR_KINDS];
 	uint32_t nodes;
 	int inserts_after_fault; /* a fault's in-fault inserts follow it in the events */
+	uint64_t fault_around_bytes; /* the recorded host's, 0 = not recorded */
 
 	struct rp_page *pages;
 	uint32_t nr_pages;

@@ -109,5 +109,24 @@ if [ -z "$(ls -A "$T/bench")" ]; then pass=$((pass + 1)); else fail=$((fail + 1)
 expect 1 "unknown policy 'nope'" -- "$MR" bench replay --events 1000 --pages 4096 --policy nope --dir "$T/bench"
 if [ -z "$(ls -A "$T/bench")" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: a failed bench replay left $(ls -A "$T/bench")"; fi
 
+# --fault-around: the window in pages is the runs table's, and off maps nothing around
+"$MR" gen kbuild -o "$T/fa.db" --tasks 4 >/dev/null 2>&1
+for fa in default:16 off:1 32K:8 2M:512; do
+	arg=${fa%%:*} want=${fa##*:}
+	opt=(--fault-around "$arg")
+	[ "$arg" = default ] && opt=()
+	rm -f "$T/fa.r.db"
+	"$MR" replay "$T/fa.db" --policy mglru --memory 8M "${opt[@]}" -q -o "$T/fa.r.db" >/dev/null 2>&1
+	got=$("$MR" query "$T/fa.r.db" --csv "SELECT r.fault_around_pages || ',' || (c.value > 0)
+		FROM runs r JOIN counters c ON c.run = r.id AND c.memcg IS NULL AND c.name = 'mr_fault_around'" | tail -1 | tr -d '"')
+	mapped=1
+	[ "$want" = 1 ] && mapped=0
+	if [ "$got" = "$want,$mapped" ]; then pass=$((pass + 1)); else
+		fail=$((fail + 1)); echo "FAIL: --fault-around $arg: runs.fault_around_pages,mapped = '$got', want $want,$mapped"; fi
+done
+expect 2 "give a power of two from 4K (off) to 2M" -- "$MR" replay "$T/fa.db" --policy mglru --memory 8M --fault-around 12K
+expect 2 "give a power of two from 4K (off) to 2M" -- "$MR" replay "$T/fa.db" --policy mglru --memory 8M --fault-around 4M
+expect 0 "fault-around maps 64 KiB around each read fault of a file mapping (the kernel's default" -- "$MR" replay "$T/fa.db" --policy mglru --memory 8M --no-timing
+
 echo "test_cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]
