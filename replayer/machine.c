@@ -234,7 +234,8 @@ static void reclaim_done(struct rp_machine *mach)
 	rp_shadow_shrink(mach); /* shrink_slab() runs in every reclaim */
 	if (!mach->wb_delay)
 		rp_wb_complete_all(mach); /* writeback ends with the reclaim invocation */
-	if (mach->check && mach->ops->check)
+	if (mach->check && mach->ops->check &&
+	    (mach->check == 1 || mach->c[C_RECLAIMS] <= 1024 || !(mach->c[C_RECLAIMS] & 63)))
 		mach->c[C_CHECK] += mach->ops->check(mach->pol);
 }
 
@@ -786,8 +787,11 @@ int rp_machine_create(const struct rp_image *t, const struct rp_machine_opts *o,
 	/* fault_around_bytes defaults to 64 KiB (mm/memory.c) */
 	mach->fault_around = o->fault_around_pages ? o->fault_around_pages : 16;
 #ifdef MR_DEBUG_CHECKS
-	/* Debug and sanitizer builds check the policy's invariants after every reclaim. */
-	mach->check = 1;
+	/* Debug and sanitizer builds check the policy's invariants after reclaims too:
+	 * each of the first 1024, then every 64th (opt reclaims once per miss, and a check
+	 * walks every folio), and always at the end; --check asks for every one. */
+	if (!mach->check)
+		mach->check = 2;
 #endif
 	mach->script = o->script && o->script->n ? o->script : NULL;
 

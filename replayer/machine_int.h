@@ -224,7 +224,7 @@ struct rp_machine {
 	uint64_t snap_every, next_snap;
 	const struct rp_script *script;
 	size_t next_cmd;        /* next timed command */
-	int check;
+	int check;                 /* 1: after every reclaim; 2: sampled (debug builds) */
 
 	/* results */
 	const char **ts_names;
