@@ -301,6 +301,19 @@ static uint32_t be32(const unsigned char *p)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
+/* The first n bytes of a file (n >= 100 needed) as a header, or MR_ENOTSTORE. */
+static int parse_header(const char *path, const unsigned char *b, size_t n, struct db_header *h,
+			struct mr_error *err)
+{
+	if (n < 100 || memcmp(b, "SQLite format 3", 16))
+		return mr_error_set(err, MR_ENOTSTORE, "%s is not a memreplay trace (not an SQLite database)", path);
+	h->page_size = (uint32_t)b[16] << 8 | b[17];
+	if (h->page_size == 1)
+		h->page_size = 65536;
+	h->wal = b[18] == 2 || b[19] == 2;
+	return 0;
+}
+
 static int read_header(const char *path, struct db_header *h, struct mr_error *err)
 {
 	unsigned char b[100];
@@ -312,13 +325,7 @@ static int read_header(const char *path, struct db_header *h, struct mr_error *e
 				    path, strerror(errno));
 	n = pread(fd, b, sizeof(b), 0);
 	close(fd);
-	if (n != (ssize_t)sizeof(b) || memcmp(b, "SQLite format 3", 16))
-		return mr_error_set(err, MR_ENOTSTORE, "%s is not a memreplay trace (not an SQLite database)", path);
-	h->page_size = (uint32_t)b[16] << 8 | b[17];
-	if (h->page_size == 1)
-		h->page_size = 65536;
-	h->wal = b[18] == 2 || b[19] == 2;
-	return 0;
+	return parse_header(path, b, n < 0 ? 0 : (size_t)n, h, err);
 }
 
 /*
@@ -510,13 +517,50 @@ immutable:
 	return 0;
 }
 
+/*
+ * What every open does once its connection reads the file, whether it came from a path
+ * (mr_store_open()) or from bytes in memory (mr_store_open_image()): the application id
+ * read by the connection, the version, the connection settings, the schema and row
+ * checks, and the events table. On failure the caller closes s.
+ */
+static int check_store(struct mr_store *s, int64_t app, struct mr_error *err)
+{
+	int64_t ver = 0;
+	int rc;
+
+	if ((uint32_t)app != MR_STORE_APP_ID)
+		return mr_error_set(err, MR_ENOTSTORE,
+				    "%s is not a memreplay trace: its SQLite application_id is 0x%08x, a trace has 0x%08x ('MRPL'); record one with `memreplay record` or `memreplay gen`",
+				    s->path, (unsigned)app, MR_STORE_APP_ID);
+	rc = pragma_int(s, "PRAGMA user_version", &ver, err);
+	if (rc)
+		return rc;
+	if (ver > MR_STORE_VERSION)
+		return mr_error_set(err, MR_EVERSION,
+				    "%s uses trace format version %lld, newer than this memreplay reads (version %d): upgrade memreplay to read it",
+				    s->path, (long long)ver, MR_STORE_VERSION);
+	if (ver < 1)
+		return mr_error_set(err, MR_ECORRUPT, "%s has trace format version %lld, which never existed: the file is damaged", s->path, (long long)ver);
+	s->version = (int)ver;
+	rc = configure(s, err);
+	if (!rc)
+		rc = mr_store_check_schema(s, err);
+	if (!rc)
+		rc = mr_store_check_rows(s, err);
+	if (rc)
+		return rc;
+	if (mr_store_register_vtab(s))
+		return mr_error_set(err, MR_EIO, "%s: cannot register the events table", s->path);
+	return 0;
+}
+
 int mr_store_open(const char *path, int mode, struct mr_store **out, struct mr_error *err)
 {
 	struct mr_store *s;
 	struct stat sb;
 	struct db_header h;
 	off_t wal_bytes;
-	int64_t app = 0, ver = 0;
+	int64_t app = 0;
 	int rc, own_journal;
 
 	*out = NULL;
@@ -536,47 +580,78 @@ int mr_store_open(const char *path, int mode, struct mr_store **out, struct mr_e
 	if (!s)
 		return mr_error_set(err, MR_ENOMEM, "out of memory");
 	rc = open_db(s, &h, wal_bytes, own_journal, &app, err);
+	if (rc == MR_ECORRUPT)
+		rc = mr_error_set(err, MR_ENOTSTORE, "%s is not a memreplay trace (not an SQLite database)", path);
+	if (!rc)
+		rc = check_store(s, app, err);
 	if (rc) {
-		if (rc == MR_ECORRUPT)
-			rc = mr_error_set(err, MR_ENOTSTORE, "%s is not a memreplay trace (not an SQLite database)", path);
-		goto fail;
-	}
-	if ((uint32_t)app != MR_STORE_APP_ID) {
-		rc = mr_error_set(err, MR_ENOTSTORE,
-				  "%s is not a memreplay trace: its SQLite application_id is 0x%08x, a trace has 0x%08x ('MRPL'); record one with `memreplay record` or `memreplay gen`",
-				  path, (unsigned)app, MR_STORE_APP_ID);
-		goto fail;
-	}
-	rc = pragma_int(s, "PRAGMA user_version", &ver, err);
-	if (rc)
-		goto fail;
-	if (ver > MR_STORE_VERSION) {
-		rc = mr_error_set(err, MR_EVERSION,
-				  "%s uses trace format version %lld, newer than this memreplay reads (version %d): upgrade memreplay to read it",
-				  path, (long long)ver, MR_STORE_VERSION);
-		goto fail;
-	}
-	if (ver < 1) {
-		rc = mr_error_set(err, MR_ECORRUPT, "%s has trace format version %lld, which never existed: the file is damaged", path, (long long)ver);
-		goto fail;
-	}
-	s->version = (int)ver;
-	rc = configure(s, err);
-	if (!rc)
-		rc = mr_store_check_schema(s, err);
-	if (!rc)
-		rc = mr_store_check_rows(s, err);
-	if (rc)
-		goto fail;
-	if (mr_store_register_vtab(s)) {
-		rc = mr_error_set(err, MR_EIO, "%s: cannot register the events table", path);
-		goto fail;
+		mr_store_close(s);
+		return rc;
 	}
 	*out = s;
 	return 0;
-fail:
-	mr_store_close(s);
-	return rc;
+}
+
+/*
+ * The bytes are copied into a buffer SQLite owns. The header's WAL bytes are set to
+ * rollback: SQLite's in-memory files have no WAL, and a WAL-mode store with no -wal
+ * beside it reads as its main file alone, which is what this gives.
+ */
+int mr_store_open_image(const char *name, const void *data, size_t size, struct mr_store **out,
+			struct mr_error *err)
+{
+	struct mr_store *s;
+	struct db_header h;
+	unsigned char *copy;
+	int64_t app = 0;
+	int rc, sqlrc;
+
+	*out = NULL;
+	rc = parse_header(name, data, size, &h, err);
+	if (rc)
+		return rc;
+	s = store_alloc(name, MR_STORE_RDONLY);
+	copy = s ? sqlite3_malloc64(size) : NULL;
+	if (!copy) {
+		mr_store_close(s);
+		return mr_error_set(err, MR_ENOMEM, "out of memory");
+	}
+	memcpy(copy, data, size);
+	if (h.wal)
+		copy[18] = copy[19] = 1;
+	s->image_bytes = size;
+	sqlrc = sqlite3_open_v2(":memory:", &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+	if (sqlrc != SQLITE_OK) {
+		sqlite3_free(copy);
+		rc = mr_error_set(err, MR_EIO, "cannot open %s: %s", name, s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(sqlrc));
+		goto out;
+	}
+	sqlite3_extended_result_codes(s->db, 1);
+	/* FREEONCLOSE: SQLite frees copy on every path from here on, errors included */
+	sqlrc = sqlite3_deserialize(s->db, "main", copy, (sqlite3_int64)size, (sqlite3_int64)size,
+				    SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_READONLY);
+	if (sqlrc != SQLITE_OK) {
+		rc = mr_store_sqlerr(s, sqlrc, "loading the trace into memory", err);
+		goto out;
+	}
+	if (mr_store_harden(s->db)) {
+		rc = mr_error_set(err, MR_EIO, "%s: cannot put the SQLite connection in defensive mode", name);
+		goto out;
+	}
+	if (read_app_id(s, &app, &sqlrc)) {
+		rc = mr_store_sqlerr(s, sqlrc, "PRAGMA application_id", err);
+		if (rc == MR_ECORRUPT)
+			rc = mr_error_set(err, MR_ENOTSTORE, "%s is not a memreplay trace (not an SQLite database)", name);
+		goto out;
+	}
+	rc = check_store(s, app, err);
+out:
+	if (rc) {
+		mr_store_close(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
 }
 
 void mr_store_close(struct mr_store *s)
@@ -713,7 +788,9 @@ int mr_store_summarize(struct mr_store *s, struct mr_store_summary *sum, struct 
 	    (rc = count_rows(s, "SELECT count(*) FROM cgroups", &sum->n_cgroups, err)) ||
 	    (rc = count_rows(s, "SELECT coalesce(sum(lost),0) FROM streams", &sum->lost, err)))
 		return rc;
-	if (!stat(s->path, &sb))
+	if (s->image_bytes)
+		sum->file_bytes = s->image_bytes;
+	else if (!stat(s->path, &sb))
 		sum->file_bytes = (uint64_t)sb.st_size;
 	return 0;
 }

@@ -22,7 +22,19 @@ struct mr_store {
 	/* Filled on open by mr_store_check_rows() (0 for a store being created): */
 	uint32_t n_pages;   /* pages rows; their ids are exactly 0 .. n_pages - 1 */
 	uint32_t n_streams; /* streams rows; chunk rows name only these ids */
+	uint64_t image_bytes; /* opened by mr_store_open_image(): the image's size, else 0 */
 };
+
+/*
+ * Open a store from the bytes of a store file in memory, read-only, with the same checks
+ * as mr_store_open() less those of a file on disk (its type, its -wal and -journal side
+ * files): the application id, the version, the schema, the rows, and the events table.
+ * name stands for the file in messages. data is copied; the caller keeps it. Errors as
+ * mr_store_open()'s. For the store-opener fuzz target, which would otherwise spend its
+ * time writing each input to a file.
+ */
+int mr_store_open_image(const char *name, const void *data, size_t size, struct mr_store **out,
+			struct mr_error *err);
 
 /* The schema of version MR_STORE_VERSION (store.c), one statement per object. */
 extern const char mr_store_schema_sql[];
