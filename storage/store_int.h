@@ -52,9 +52,11 @@ int mr_store_harden(sqlite3 *db);
  * the table otherwise. */
 int mr_store_check_schema(struct mr_store *s, struct mr_error *err);
 
-/* Rows the reader and the summary trust, checked once on open: streams ids, every chunk
- * row's columns (types, ranges, and agreement with its blob's header), page ids dense
- * from 0. Sets s->n_pages and s->n_streams. MR_ECORRUPT naming table, row and column. */
+/* Rows the reader, the summary and replay trust, checked once on open: streams ids, every
+ * chunk row's columns (types, ranges, and agreement with its blob's header), page ids
+ * dense from 0, and the mms, tasks and vmas rows (ranges, the rows they name, a VMA's
+ * start below its end). Sets s->n_pages and s->n_streams. MR_ECORRUPT naming table, row
+ * and column. */
 int mr_store_check_rows(struct mr_store *s, struct mr_error *err);
 
 /* Largest chunk id: the events table's rowid is (chunk id << 16 | index in the chunk). */
