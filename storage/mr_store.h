@@ -201,6 +201,12 @@ int mr_reader_next(struct mr_reader *r, struct mr_event *ev);
 int mr_reader_read(struct mr_reader *r, struct mr_event *evs, size_t cap, size_t *n);
 const struct mr_error *mr_reader_error(const struct mr_reader *r);
 
+/* Decode every chunk and check its events as the reader does, stream by stream without
+ * merging them by time: 0 when mr_reader_read() would read the whole trace, else the
+ * error it would stop with (MR_ECORRUPT naming chunk, event and column). For what does
+ * not read events otherwise (`memreplay info`): one check, the reader's. */
+int mr_store_check_events(struct mr_store *s, struct mr_error *err);
+
 struct mr_reader_stats {
 	uint64_t chunks_decoded, chunks_skipped, events;
 };

@@ -434,3 +434,24 @@ int mr_reader_next_rowid(struct mr_reader *r, struct mr_event *ev, int64_t *rowi
 	r->stats.events++;
 	return 0;
 }
+
+int mr_store_check_events(struct mr_store *s, struct mr_error *err)
+{
+	struct mr_reader *r;
+	int rc = mr_reader_open(s, NULL, &r, err);
+
+	if (rc)
+		return rc;
+	/* each stream's chunks in the reader's order (t_first, id), checked by refill() as
+	 * they are decoded: the time order a check needs is per stream */
+	for (uint32_t i = 0; !rc && i < r->nstreams; i++) {
+		struct rstream *rs = &r->streams[i];
+
+		while (!(rc = refill(r, rs)) && !rs->done)
+			rs->pos = rs->n;
+	}
+	if (rc)
+		*err = r->err;
+	mr_reader_close(r);
+	return rc;
+}
