@@ -95,7 +95,8 @@ enum { MR_STORE_RDONLY = 0, MR_STORE_RDWR = 1 };
 
 /* Create a new store at path. Fails with MR_EINVAL if path exists unless overwrite. The
  * store is built under a temporary name beside path and renamed into place, so path never
- * holds a partial file (a process killed before the rename leaves PATH.tmp-PID-N). */
+ * holds a partial file (a process killed before the rename leaves PATH.tmp-PID-N, which a
+ * later create at path removes once that process is gone). */
 int mr_store_create(const char *path, int overwrite, struct mr_store **out, struct mr_error *err);
 /* Open an existing store. MR_ENOENT, MR_ENOTSTORE (wrong application id or not SQLite),
  * MR_EVERSION (newer format), MR_ECORRUPT (a table, row or side file that breaks the

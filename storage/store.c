@@ -4,8 +4,10 @@
  * table list). The schema below is version MR_STORE_VERSION; opening refuses files
  * that are not SQLite, carry another application id, or come from a newer format.
  */
+#include <dirent.h>
 #include <endian.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,10 +155,54 @@ void mr_store_remove(const char *path)
 	remove_side_files(path);
 }
 
+/*
+ * PATH.tmp-PID-N files (and their -wal, -shm, -journal) that a creation killed before its
+ * rename left, whose process is gone: nothing recorded is ever in one (a store is renamed
+ * into place before its first event), and each such kill left one more beside the trace.
+ * A live PID's (its creation may be under way), or another user's (kill() says EPERM),
+ * stay.
+ */
+static void remove_stale_temps(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	size_t blen = strlen(base);
+	char dir[4096];
+	struct dirent *e;
+	DIR *d;
+
+	if ((size_t)snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) + 1 : 2,
+			     slash ? path : "./") >= sizeof(dir))
+		return;
+	d = opendir(dir);
+	while (d && (e = readdir(d))) {
+		const char *p = e->d_name + blen + 5;
+		char *end, full[4096 + 256];
+		long pid;
+
+		if (strncmp(e->d_name, base, blen) || strncmp(e->d_name + blen, ".tmp-", 5) ||
+		    *p < '1' || *p > '9')
+			continue;
+		pid = strtol(p, &end, 10);
+		if (pid > INT32_MAX || *end != '-' || end[1] < '0' || end[1] > '9')
+			continue;
+		strtoul(end + 1, &end, 10);
+		if (*end && strcmp(end, "-wal") && strcmp(end, "-shm") && strcmp(end, "-journal"))
+			continue;
+		if (!kill((pid_t)pid, 0) || errno != ESRCH)
+			continue;
+		if ((size_t)snprintf(full, sizeof(full), "%s%s", dir, e->d_name) < sizeof(full))
+			unlink(full);
+	}
+	if (d)
+		closedir(d);
+}
+
 /* A name beside path that no one else uses, created empty: the store is built there and
  * renamed to path once it is valid. */
 static int create_temp(const char *path, char *tmp, size_t cap, struct mr_error *err)
 {
+	remove_stale_temps(path);
 	for (unsigned i = 0; i < 100; i++) {
 		int fd;
 
