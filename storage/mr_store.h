@@ -108,6 +108,13 @@ void mr_store_close(struct mr_store *s);
 /* Remove the store file at path with its -wal and -shm files, those that exist (a store
  * no one has open: a partial or temporary one). */
 void mr_store_remove(const char *path);
+/* Remove the store at path if a writer left it with nothing recorded: a memreplay store
+ * with no chunk, never finished, that no process has open (a recording killed before its
+ * first commit). 0 when removed; MR_ENOENT when there is no file; MR_EINVAL when path
+ * holds anything else (a trace with events, a finished one, another file) and MR_EBUSY
+ * when a process has it open, both with a message saying why it stays. Lets a retry to
+ * the same path go ahead without --force, and never loses a recorded event. */
+int mr_store_remove_abandoned(const char *path, struct mr_error *err);
 const char *mr_store_path(const struct mr_store *s);
 /* The underlying database, for SQL queries. Owned by the store. */
 struct sqlite3 *mr_store_db(struct mr_store *s);

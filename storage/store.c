@@ -155,6 +155,89 @@ void mr_store_remove(const char *path)
 	remove_side_files(path);
 }
 
+int mr_store_leave_wal(sqlite3 *db)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(db, "PRAGMA journal_mode=DELETE", -1, &st, NULL);
+
+	if (rc != SQLITE_OK)
+		return rc;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		rc = sqlite3_stricmp((const char *)sqlite3_column_text(st, 0), "delete") ? SQLITE_BUSY : SQLITE_OK;
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* Whether the store holds nothing recorded: no chunk, never finished; else MR_EINVAL. */
+static int check_empty(struct mr_store *s, const char *keep, struct mr_error *err)
+{
+	sqlite3_stmt *st;
+	int64_t chunks = -1, done = -1;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT (SELECT count(*) FROM chunks),"
+			       " (SELECT count(*) FROM meta WHERE key = 'complete')", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW) {
+		chunks = sqlite3_column_int64(st, 0);
+		done = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	if (chunks < 0)
+		return mr_error_set(err, MR_EINVAL, "%s already exists and cannot be read (%s): %s", s->path,
+				    sqlite3_errmsg(s->db), keep);
+	if (chunks || done)
+		return mr_error_set(err, MR_EINVAL, "%s already exists and holds a %s trace (%lld chunks of events): %s",
+				    s->path, done ? "finished" : "recorded", (long long)chunks, keep);
+	return 0;
+}
+
+/*
+ * Read-only first: a finished trace opened for writing would be put back in WAL mode.
+ * Whether no other connection has the store open is what SQLite answers when asked to
+ * leave WAL mode (as mr_writer_finish() does): every connection to a WAL-mode file holds
+ * a shared lock on it, a writer's until it closes. Then, in rollback mode, an exclusive
+ * lock keeps any new reader or writer out while the file is checked once more and
+ * removed.
+ */
+int mr_store_remove_abandoned(const char *path, struct mr_error *err)
+{
+	static const char keep[] = "remove it, choose another output path, or give --force to replace it";
+	struct mr_error why = { 0 };
+	struct mr_store *s = NULL;
+	struct stat sb;
+	int rc;
+
+	if (lstat(path, &sb))
+		return mr_error_set(err, errno == ENOENT ? MR_ENOENT : MR_EIO, "%s: %s", path, strerror(errno));
+	if (!S_ISREG(sb.st_mode))
+		return mr_error_set(err, MR_EINVAL, "%s already exists and is not a regular file: %s", path, keep);
+	rc = mr_store_open(path, MR_STORE_RDONLY, &s, &why);
+	if (!rc) {
+		rc = check_empty(s, keep, err);
+		mr_store_close(s);
+		s = NULL;
+		if (rc)
+			return rc;
+		rc = mr_store_open(path, MR_STORE_RDWR, &s, &why);
+	}
+	if (rc)
+		return mr_error_set(err, MR_EINVAL, "%s already exists and is not a trace memreplay may replace (%.300s): %s",
+				    path, why.msg, keep);
+	sqlite3_busy_timeout(s->db, 0); /* ask once: a live writer is not kept waiting */
+	if (mr_store_leave_wal(s->db) != SQLITE_OK ||
+	    sqlite3_exec(s->db, "PRAGMA locking_mode=EXCLUSIVE; BEGIN EXCLUSIVE", NULL, NULL, NULL) != SQLITE_OK) {
+		rc = mr_error_set(err, MR_EBUSY, "%s already exists and another process has it open (a recording still running?): %s",
+				  path, keep);
+		goto out;
+	}
+	rc = check_empty(s, keep, err);
+	if (!rc)
+		mr_store_remove(path);
+out:
+	mr_store_close(s);
+	return rc;
+}
+
 /*
  * PATH.tmp-PID-N files (and their -wal, -shm, -journal) that a creation killed before its
  * rename left, whose process is gone: nothing recorded is ever in one (a store is renamed

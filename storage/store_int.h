@@ -42,6 +42,10 @@ extern const char mr_store_schema_sql[];
 /* Map a SQLite result code to enum mr_err and set a message naming the operation. */
 int mr_store_sqlerr(struct mr_store *s, int rc, const char *what, struct mr_error *err);
 
+/* PRAGMA journal_mode=DELETE: SQLITE_OK when the store left WAL mode, SQLITE_BUSY when
+ * another connection has it open (SQLite then keeps WAL mode and writes nothing). */
+int mr_store_leave_wal(sqlite3 *db);
+
 /* Connection settings of every store connection: defensive mode (no writes to the schema
  * through SQL, no untrusted functions or virtual tables from the schema, no triggers and
  * no views). Returns 0 or MR_EIO. */

@@ -676,22 +676,6 @@ int mr_writer_flush(struct mr_writer *w)
 	return commit(w);
 }
 
-/* journal_mode=DELETE; the pragma answers with the mode it left in place when it could
- * not change it (another connection has the store open). */
-static int leave_wal(sqlite3 *db)
-{
-	sqlite3_stmt *st;
-	int rc = sqlite3_prepare_v2(db, "PRAGMA journal_mode=DELETE", -1, &st, NULL);
-
-	if (rc != SQLITE_OK)
-		return rc;
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		rc = sqlite3_stricmp((const char *)sqlite3_column_text(st, 0), "delete") ? SQLITE_BUSY : SQLITE_OK;
-	sqlite3_finalize(st);
-	return rc;
-}
-
 int mr_writer_finish(struct mr_writer *w)
 {
 	int rc = mr_writer_flush(w);
@@ -712,7 +696,7 @@ int mr_writer_finish(struct mr_writer *w)
 	 */
 	rc = sqlite3_wal_checkpoint_v2(w->s->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
 	if (rc == SQLITE_OK)
-		rc = leave_wal(w->s->db);
+		rc = mr_store_leave_wal(w->s->db);
 	if (rc != SQLITE_OK)
 		return mr_error_set(&w->err, MR_EBUSY,
 				    "%s: every event is committed, but the trace stays in WAL mode (readable only where its directory is writable) because another process has it open (%s): when it is closed, run sqlite3 %s 'PRAGMA journal_mode=DELETE'",

@@ -2,9 +2,10 @@
 # The recorder killed or out of space (issue 14), one CTest test per case of
 # tests/test_record_crash.sh: kill (100 SIGKILLs, every store left opens intact), enospc
 # (a full output filesystem stops the recording, never the workload), nofile (a record
-# that fails before committing an event leaves no file). Root only (77 skips otherwise).
+# that fails before committing an event leaves no file), retry (a record killed before its
+# first commit does not block a retry). Root only (77 skips otherwise).
 include(${PROJECT_SOURCE_DIR}/traces/workloads.cmake)
-foreach(_case kill enospc nofile)
+foreach(_case kill enospc nofile retry)
   add_test(NAME record_crash.${_case}
            COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_record_crash.sh $<TARGET_FILE:memreplay>
                    ${CMAKE_BINARY_DIR}/workloads ${_case})

@@ -9,6 +9,10 @@
 #            failed and what was kept, and the store opens with what was committed
 #   nofile   a record that fails before committing any event leaves no file, so a
 #            retry to the same path works without --force
+#   retry    a record SIGKILLed before its first commit leaves an empty store that a
+#            retry replaces without --force (saying so); a store with events, a finished
+#            one, another file or a live recording's store stays; stale temporary files
+#            of dead creations go
 # Skips (77) when not root.
 #   test_record_crash.sh MEMREPLAY WORKLOAD_DIR CASE
 set -u
@@ -164,6 +168,73 @@ case_nofile() {
 	check "an interrupted record exits 0" [ $? = 0 ]
 	ev=$(store_intact "$T/i.db")
 	check "an interrupted record keeps its events ($ev)" [ "${ev:-0}" -gt 0 ]
+}
+
+case_retry() {
+	# Killed before its first commit: the workload sleeps (a few hundred events, far
+	# from a chunk), so the store is in place and empty when the SIGKILL lands.
+	"$MR" record -o "$T/t.db" --quiet -- sleep 3 >"$T/k.log" 2>&1 &
+	pid=$!
+	i=0
+	while [ ! -e "$T/t.db" ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done
+	sleep 0.3
+	kill -KILL $pid
+	wait $pid 2>/dev/null
+	check "the killed recording left a store with no chunk (the case's premise)" \
+		[ "$("$MR" query "$T/t.db" "SELECT count(*) FROM chunks" 2>/dev/null | tail -1)" = 0 ]
+	"$MR" record -o "$T/t.db" --quiet -- "$WL/wl_anon" 100 "$T/a.out" >"$T/retry.log" 2>&1
+	check "the retry to the same path works without --force" [ $? = 0 ]
+	check "the retry says it replaced the empty trace" \
+		grep -q "replacing $T/t.db: an empty trace left by a recording that ended before it committed any event" "$T/retry.log"
+	ev=$(store_intact "$T/t.db")
+	check "the retry's store holds its events ($ev)" [ "${ev:-0}" -gt 0 ]
+
+	# What holds a recorded event stays, finished or not, and says why
+	sum=$(sha256sum <"$T/t.db")
+	"$MR" record -o "$T/t.db" --quiet -- true >"$T/again.log" 2>&1
+	check "a finished trace at the path: record refuses" [ $? != 0 ]
+	check "it says what the file holds and how to replace it" \
+		grep -q "already exists and holds a finished trace (.* chunks of events): .*--force" "$T/again.log"
+	check "the finished trace is as it was" [ "$(sha256sum <"$T/t.db")" = "$sum" ]
+	cp "$T/t.db" "$T/u.db"
+	sqlite3 "$T/u.db" "DELETE FROM meta WHERE key = 'complete'; PRAGMA journal_mode=WAL" >/dev/null
+	sum=$(sha256sum <"$T/u.db")
+	"$MR" record -o "$T/u.db" --quiet -- true >"$T/u.log" 2>&1
+	check "an unfinished trace with events: record refuses" [ $? != 0 ]
+	check "it says it holds a recorded trace" grep -q "holds a recorded trace" "$T/u.log"
+	check "the unfinished trace is as it was" [ "$(sha256sum <"$T/u.db")" = "$sum" ]
+	echo junk >"$T/j.db"
+	"$MR" record -o "$T/j.db" --quiet -- true >"$T/j.log" 2>&1
+	check "a file that is no trace: record refuses" [ $? != 0 ]
+	check "a file that is no trace is as it was" [ "$(cat "$T/j.db")" = junk ]
+
+	# A live recording's store, empty so far, is not replaced, and its recording goes on
+	"$MR" record -o "$T/l.db" --quiet -- sh -c "sleep 1; '$WL/wl_anon' 100 '$T/l.out'" >"$T/l1.log" 2>&1 &
+	pid=$!
+	i=0
+	while [ ! -e "$T/l.db" ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done
+	sleep 0.2
+	"$MR" record -o "$T/l.db" --quiet -- true >"$T/l2.log" 2>&1
+	check "a second record to a live recording's path fails" [ $? != 0 ]
+	check "it says another process has it open" grep -q "another process has it open" "$T/l2.log"
+	wait $pid
+	check "the live recording ends well" [ $? = 0 ]
+	ev=$(store_intact "$T/l.db")
+	check "the live recording keeps its events ($ev)" [ "${ev:-0}" -gt 0 ]
+
+	# Temporary files of creations killed before their rename: a dead PID's go at the
+	# next create at that path, a live one's stay
+	sleep 0 &
+	dead=$!
+	wait $dead
+	: >"$T/s.db.tmp-$dead-0"
+	: >"$T/s.db.tmp-$dead-0-wal"
+	: >"$T/s.db.tmp-$$-1"
+	"$MR" record -o "$T/s.db" --quiet -- true >"$T/s.log" 2>&1
+	check "a record beside stale temporary files works" [ $? = 0 ]
+	check "the dead process's temporary files are gone" \
+		[ ! -e "$T/s.db.tmp-$dead-0" ] && [ ! -e "$T/s.db.tmp-$dead-0-wal" ]
+	check "a live process's temporary file stays" [ -e "$T/s.db.tmp-$$-1" ]
 }
 
 case_$CASE
