@@ -181,8 +181,9 @@ int mr_writer_add_marker(struct mr_writer *w, uint32_t id, uint64_t time_ns, con
 int mr_writer_append(struct mr_writer *w, uint32_t stream, const struct mr_event *ev);
 /* Commit every buffered event and row now. */
 int mr_writer_flush(struct mr_writer *w);
-/* Flush, mark the store complete, fold the WAL in and leave WAL mode. MR_EBUSY (all
- * data committed, the store left in WAL mode) when another process has it open. */
+/* Flush, mark the store complete, fold the WAL in and leave WAL mode. With all data
+ * committed and the store left in WAL mode (every chunk readable): MR_EBUSY when another
+ * process has it open, MR_ENOSPC when the disk is too full to fold the WAL in. */
 int mr_writer_finish(struct mr_writer *w);
 const struct mr_error *mr_writer_error(const struct mr_writer *w);
 

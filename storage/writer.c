@@ -697,11 +697,28 @@ int mr_writer_finish(struct mr_writer *w)
 	rc = sqlite3_wal_checkpoint_v2(w->s->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
 	if (rc == SQLITE_OK)
 		rc = mr_store_leave_wal(w->s->db);
-	if (rc != SQLITE_OK)
+	if (rc == SQLITE_OK)
+		return 0;
+	/*
+	 * Nothing is lost either way: a checkpoint that fails leaves the WAL as it was, and
+	 * readers read the committed chunks from it. Folding the WAL in writes every page
+	 * of it into the main file while the WAL is still there, so it can need about as
+	 * much space again as the commits did: a disk that held every commit can be full
+	 * here, which is no other process's doing.
+	 */
+	switch (rc & 0xff) {
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
 		return mr_error_set(&w->err, MR_EBUSY,
 				    "%s: every event is committed, but the trace stays in WAL mode (readable only where its directory is writable) because another process has it open (%s): when it is closed, run sqlite3 %s 'PRAGMA journal_mode=DELETE'",
 				    w->s->path, sqlite3_errmsg(w->s->db), w->s->path);
-	return 0;
+	case SQLITE_FULL:
+		return mr_error_set(&w->err, MR_ENOSPC,
+				    "%s: the disk is full folding the write-ahead log in: what was committed is kept, %llu chunks (%llu events), readable from the trace and its -wal file; free space and run sqlite3 %s 'PRAGMA journal_mode=DELETE' to make it one file",
+				    w->s->path, (unsigned long long)w->stats.chunks,
+				    (unsigned long long)w->stats.events, w->s->path);
+	}
+	return mr_store_sqlerr(w->s, rc, "folding the write-ahead log into the trace", &w->err);
 }
 
 void mr_writer_destroy(struct mr_writer *w)
