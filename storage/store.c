@@ -149,6 +149,13 @@ static void remove_side_files(const char *path)
 	}
 }
 
+/* A trace is made at its path, never through a symbolic link: a dangling one's target
+ * would be created, a live one's file replaced. */
+static int symlink_error(const char *path, struct mr_error *err)
+{
+	return mr_error_set(err, MR_EINVAL, "%s is a symbolic link: give the path of the trace file itself", path);
+}
+
 void mr_store_remove(const char *path)
 {
 	unlink(path);
@@ -209,6 +216,8 @@ int mr_store_remove_abandoned(const char *path, struct mr_error *err)
 
 	if (lstat(path, &sb))
 		return mr_error_set(err, errno == ENOENT ? MR_ENOENT : MR_EIO, "%s: %s", path, strerror(errno));
+	if (S_ISLNK(sb.st_mode))
+		return symlink_error(path, err);
 	if (!S_ISREG(sb.st_mode))
 		return mr_error_set(err, MR_EINVAL, "%s already exists and is not a regular file: %s", path, keep);
 	rc = mr_store_open(path, MR_STORE_RDONLY, &s, &why);
@@ -346,7 +355,7 @@ int mr_store_create(const char *path, int overwrite, struct mr_store **out, stru
 	 * dangling one's target created, a live one's file replaced with overwrite) */
 	if (!lstat(path, &sb)) {
 		if (S_ISLNK(sb.st_mode))
-			return mr_error_set(err, MR_EINVAL, "%s is a symbolic link: give the path of the trace file itself", path);
+			return symlink_error(path, err);
 		if (!overwrite)
 			return mr_error_set(err, MR_EINVAL, "%s already exists: remove it or choose another output path", path);
 		if (!S_ISREG(sb.st_mode))
