@@ -51,8 +51,10 @@ static const char *const stmt_sql[ST_NR] = {
 	[ST_PAGES] = "INSERT OR REPLACE INTO pages SELECT id, type, mm, vpage, file, idx, exec,"
 		     " node, cgroup FROM " PAGE_BATCH_TABLE,
 	[ST_MARKER] = "INSERT OR REPLACE INTO markers VALUES(?1, ?2, ?3)",
-	[ST_CHUNK] = "INSERT INTO chunks(stream, t_first, t_last, n_events, kind_counts,"
-		     " payload_bytes, crc, data) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	/* parenthesised: clang takes two literals that end an initializer list for a
+	 * missing comma (-Wstring-concatenation) */
+	[ST_CHUNK] = ("INSERT INTO chunks(stream, t_first, t_last, n_events, kind_counts,"
+		      " payload_bytes, crc, data) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"),
 };
 
 struct mr_writer {
