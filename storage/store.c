@@ -240,8 +240,11 @@ int mr_store_remove_abandoned(const char *path, struct mr_error *err)
 		goto out;
 	}
 	rc = check_empty(s, keep, err);
+	if (!rc && unlink(path))
+		rc = mr_error_set(err, errno == EACCES || errno == EROFS ? MR_EPERM : MR_EIO,
+				  "%s: an empty trace a killed recording left, which cannot be removed: %s", path, strerror(errno));
 	if (!rc)
-		mr_store_remove(path);
+		remove_side_files(path);
 out:
 	mr_store_close(s);
 	return rc;
