@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "mr_recorder.h"
+#include "mr_store.h"
 #include "mr_util.h"
 
 int cmd_record(int argc, char **argv); /* also in cli.h once registered */
@@ -235,6 +236,16 @@ int cmd_record(int argc, char **argv)
 		o.argv = argv + optind;
 	}
 	o.stop = &stop_flag;
+	if (!o.overwrite) {
+		/* a recording killed before its first commit left a store with nothing in
+		 * it: a retry replaces it without --force; anything else at the path stays */
+		rc = mr_store_remove_abandoned(o.output, &err);
+		if (!rc)
+			fprintf(stderr, "memreplay record: replacing %s: an empty trace left by a recording that ended before it committed any event (no events, never finished, no process has it open)\n",
+				o.output);
+		else if (rc != MR_ENOENT)
+			return cli_fail("record", &err);
+	}
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;

@@ -786,8 +786,7 @@ out:
 	if (rc && run.write_why[0]) {
 		/* Say everything the caller must know in one message: what failed, what is
 		 * kept, and that what was recorded was left alone. */
-		const char *who = !run.write_failed ? "the recording had ended" :
-			run.o.target == MR_TARGET_COMMAND ?
+		const char *who = run.o.target == MR_TARGET_COMMAND ?
 			"the command was left running to its end undisturbed and waited for" :
 			"the processes recorded were left running undisturbed";
 		char kept[128];
@@ -799,9 +798,13 @@ out:
 			snprintf(kept, sizeof(kept), "kept: %llu events in %llu chunks, readable",
 				 (unsigned long long)stats->kept_events,
 				 (unsigned long long)stats->kept_chunks);
-		rc = mr_error_set(err, rc, "writing %s failed: %.200s; recording stopped, its "
-				  "perf events closed, %s; %s", run.o.output, run.write_why, who,
-				  kept);
+		if (!run.write_failed) /* the recording had ended: finishing the store failed */
+			rc = mr_error_set(err, rc, "finishing %s failed: %.320s; the recording had "
+					  "ended; %s", run.o.output, run.write_why, kept);
+		else
+			rc = mr_error_set(err, rc, "writing %s failed: %.320s; recording stopped, "
+					  "its perf events closed, %s; %s", run.o.output, run.write_why,
+					  who, kept);
 	}
 	return rc;
 }

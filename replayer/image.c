@@ -335,9 +335,15 @@ static int load_vmas(struct load *l, struct rp_image_vma **out, uint32_t *n)
 		r.pgoff = (uint64_t)sqlite3_column_int64(st, 6);
 		r.map_ns = (uint64_t)sqlite3_column_int64(st, 7);
 		r.unmap_ns = (uint64_t)sqlite3_column_int64(st, 8);
-		if (id <= 0 || id >= UINT32_MAX / 2 || !r.mm || r.end <= r.start ||
-		    file >= t->nr_files || r.end > (1ull << 57))
-			continue; /* unusable row: pages it would cover get derived VMAs */
+		/* mr_store_open() refused any row that breaks these (store_check.c): a row
+		 * passed over here would leave its pages to derived VMAs and its MAP events
+		 * to nothing, without a word */
+		if (id <= 0 || id > INT32_MAX || !r.mm || r.end <= r.start || file >= t->nr_files) {
+			free(v);
+			sqlite3_finalize(st);
+			return mr_error_set(l->err, MR_ECORRUPT, "%s: vmas row %lld changed while the trace was open",
+					    t->path, (long long)id);
+		}
 		r.file = (uint32_t)file;
 		if (!r.file)
 			r.flags &= ~(uint32_t)MR_VMA_FILE;
@@ -913,8 +919,11 @@ static int load_all(struct load *l)
 		int64_t id = sqlite3_column_int64(st, 0);
 		uint32_t mm = mm_index(l, (uint32_t)sqlite3_column_int64(st, 1));
 
-		if (id <= 0 || (uint64_t)id >= t->nr_tasks)
-			continue;
+		if (id <= 0 || (uint64_t)id >= t->nr_tasks) { /* checked on open (store_check.c) */
+			sqlite3_finalize(st);
+			return mr_error_set(l->err, MR_ECORRUPT, "%s: tasks row %lld changed while the trace was open",
+					    t->path, (long long)id);
+		}
 		t->task_mm[id] = mm;
 		if (mm && ++t->mm_tasks[mm] == 1)
 			l->mm_first_cg[mm] = (uint32_t)sqlite3_column_int64(st, 2) + 1;

@@ -95,7 +95,8 @@ enum { MR_STORE_RDONLY = 0, MR_STORE_RDWR = 1 };
 
 /* Create a new store at path. Fails with MR_EINVAL if path exists unless overwrite. The
  * store is built under a temporary name beside path and renamed into place, so path never
- * holds a partial file (a process killed before the rename leaves PATH.tmp-PID-N). */
+ * holds a partial file (a process killed before the rename leaves PATH.tmp-PID-N, which a
+ * later create at path removes once that process is gone). */
 int mr_store_create(const char *path, int overwrite, struct mr_store **out, struct mr_error *err);
 /* Open an existing store. MR_ENOENT, MR_ENOTSTORE (wrong application id or not SQLite),
  * MR_EVERSION (newer format), MR_ECORRUPT (a table, row or side file that breaks the
@@ -107,6 +108,13 @@ void mr_store_close(struct mr_store *s);
 /* Remove the store file at path with its -wal and -shm files, those that exist (a store
  * no one has open: a partial or temporary one). */
 void mr_store_remove(const char *path);
+/* Remove the store at path if a writer left it with nothing recorded: a memreplay store
+ * with no chunk, never finished, that no process has open (a recording killed before its
+ * first commit). 0 when removed; MR_ENOENT when there is no file; MR_EINVAL when path
+ * holds anything else (a trace with events, a finished one, another file) and MR_EBUSY
+ * when a process has it open, both with a message saying why it stays. Lets a retry to
+ * the same path go ahead without --force, and never loses a recorded event. */
+int mr_store_remove_abandoned(const char *path, struct mr_error *err);
 const char *mr_store_path(const struct mr_store *s);
 /* The underlying database, for SQL queries. Owned by the store. */
 struct sqlite3 *mr_store_db(struct mr_store *s);
@@ -173,8 +181,9 @@ int mr_writer_add_marker(struct mr_writer *w, uint32_t id, uint64_t time_ns, con
 int mr_writer_append(struct mr_writer *w, uint32_t stream, const struct mr_event *ev);
 /* Commit every buffered event and row now. */
 int mr_writer_flush(struct mr_writer *w);
-/* Flush, mark the store complete, fold the WAL in and leave WAL mode. MR_EBUSY (all
- * data committed, the store left in WAL mode) when another process has it open. */
+/* Flush, mark the store complete, fold the WAL in and leave WAL mode. With all data
+ * committed and the store left in WAL mode (every chunk readable): MR_EBUSY when another
+ * process has it open, MR_ENOSPC when the disk is too full to fold the WAL in. */
 int mr_writer_finish(struct mr_writer *w);
 const struct mr_error *mr_writer_error(const struct mr_writer *w);
 
@@ -200,6 +209,12 @@ int mr_reader_next(struct mr_reader *r, struct mr_event *ev);
 /* Up to cap events in time order; *n = 0 with MR_EOF at the end. */
 int mr_reader_read(struct mr_reader *r, struct mr_event *evs, size_t cap, size_t *n);
 const struct mr_error *mr_reader_error(const struct mr_reader *r);
+
+/* Decode every chunk and check its events as the reader does, stream by stream without
+ * merging them by time: 0 when mr_reader_read() would read the whole trace, else the
+ * error it would stop with (MR_ECORRUPT naming chunk, event and column). For what does
+ * not read events otherwise (`memreplay info`): one check, the reader's. */
+int mr_store_check_events(struct mr_store *s, struct mr_error *err);
 
 struct mr_reader_stats {
 	uint64_t chunks_decoded, chunks_skipped, events;

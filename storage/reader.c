@@ -182,9 +182,12 @@ int mr_reader_open(struct mr_store *s, const struct mr_reader_opts *opts,
 		struct rstream *rs = &r->streams[r->nstreams];
 		int64_t id = sqlite3_column_int64(st, 0), n = sqlite3_column_int64(st, 1);
 
+		/* this query may read the rows through the index chunks_stream_time, where
+		 * the open's checks read the table itself */
 		if (r->nstreams >= s->n_streams || id < 0 || id >= s->n_streams || n < 1 ||
 		    n > MR_CHUNK_MAX_EVENTS) {
-			rc = mr_error_set(err, MR_ECORRUPT, "%s: chunk rows changed while the trace was open", s->path);
+			rc = mr_error_set(err, MR_ECORRUPT, "%s: the chunk rows of stream %lld disagree with those checked on open (a damaged index, or rows changed while the trace was open): " FIX,
+					  s->path, (long long)id);
 			goto out_free;
 		}
 		buffered += (uint64_t)n * sizeof(struct mr_event);
@@ -232,8 +235,10 @@ int mr_reader_open(struct mr_store *s, const struct mr_reader_opts *opts,
 	return 0;
 sqlerr:
 	rc = mr_store_sqlerr(s, rc, "reading chunks", err);
-	sqlite3_finalize(st);
 out_free:
+	/* a statement left open would keep the connection from closing (sqlite3_close_v2()
+	 * makes it a zombie until then): the whole store leaked */
+	sqlite3_finalize(st);
 	mr_reader_close(r);
 	return rc;
 }
@@ -428,4 +433,25 @@ int mr_reader_next_rowid(struct mr_reader *r, struct mr_event *ev, int64_t *rowi
 	*ev = best->ev[best->pos++];
 	r->stats.events++;
 	return 0;
+}
+
+int mr_store_check_events(struct mr_store *s, struct mr_error *err)
+{
+	struct mr_reader *r;
+	int rc = mr_reader_open(s, NULL, &r, err);
+
+	if (rc)
+		return rc;
+	/* each stream's chunks in the reader's order (t_first, id), checked by refill() as
+	 * they are decoded: the time order a check needs is per stream */
+	for (uint32_t i = 0; !rc && i < r->nstreams; i++) {
+		struct rstream *rs = &r->streams[i];
+
+		while (!(rc = refill(r, rs)) && !rs->done)
+			rs->pos = rs->n;
+	}
+	if (rc)
+		*err = r->err;
+	mr_reader_close(r);
+	return rc;
 }

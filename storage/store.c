@@ -4,8 +4,10 @@
  * table list). The schema below is version MR_STORE_VERSION; opening refuses files
  * that are not SQLite, carry another application id, or come from a newer format.
  */
+#include <dirent.h>
 #include <endian.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,16 +149,155 @@ static void remove_side_files(const char *path)
 	}
 }
 
+/* A trace is made at its path, never through a symbolic link: a dangling one's target
+ * would be created, a live one's file replaced. */
+static int symlink_error(const char *path, struct mr_error *err)
+{
+	return mr_error_set(err, MR_EINVAL, "%s is a symbolic link: give the path of the trace file itself", path);
+}
+
 void mr_store_remove(const char *path)
 {
 	unlink(path);
 	remove_side_files(path);
 }
 
+int mr_store_leave_wal(sqlite3 *db)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(db, "PRAGMA journal_mode=DELETE", -1, &st, NULL);
+
+	if (rc != SQLITE_OK)
+		return rc;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		rc = sqlite3_stricmp((const char *)sqlite3_column_text(st, 0), "delete") ? SQLITE_BUSY : SQLITE_OK;
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* Whether the store holds nothing recorded: no chunk, never finished; else MR_EINVAL. */
+static int check_empty(struct mr_store *s, const char *keep, struct mr_error *err)
+{
+	sqlite3_stmt *st;
+	int64_t chunks = -1, done = -1;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT (SELECT count(*) FROM chunks),"
+			       " (SELECT count(*) FROM meta WHERE key = 'complete')", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW) {
+		chunks = sqlite3_column_int64(st, 0);
+		done = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	if (chunks < 0)
+		return mr_error_set(err, MR_EINVAL, "%s already exists and cannot be read (%s): %s", s->path,
+				    sqlite3_errmsg(s->db), keep);
+	if (chunks || done)
+		return mr_error_set(err, MR_EINVAL, "%s already exists and holds a %s trace (%lld chunks of events): %s",
+				    s->path, done ? "finished" : "recorded", (long long)chunks, keep);
+	return 0;
+}
+
+/*
+ * Read-only first: a finished trace opened for writing would be put back in WAL mode.
+ * Whether no other connection has the store open is what SQLite answers when asked to
+ * leave WAL mode (as mr_writer_finish() does): every connection to a WAL-mode file holds
+ * a shared lock on it, a writer's until it closes. Then, in rollback mode, an exclusive
+ * lock keeps any new reader or writer out while the file is checked once more and
+ * removed.
+ */
+int mr_store_remove_abandoned(const char *path, struct mr_error *err)
+{
+	static const char keep[] = "remove it, choose another output path, or give --force to replace it";
+	struct mr_error why = { 0 };
+	struct mr_store *s = NULL;
+	struct stat sb;
+	int rc;
+
+	if (lstat(path, &sb))
+		return mr_error_set(err, errno == ENOENT ? MR_ENOENT : MR_EIO, "%s: %s", path, strerror(errno));
+	if (S_ISLNK(sb.st_mode))
+		return symlink_error(path, err);
+	if (!S_ISREG(sb.st_mode))
+		return mr_error_set(err, MR_EINVAL, "%s already exists and is not a regular file: %s", path, keep);
+	rc = mr_store_open(path, MR_STORE_RDONLY, &s, &why);
+	if (!rc) {
+		rc = check_empty(s, keep, err);
+		mr_store_close(s);
+		s = NULL;
+		if (rc)
+			return rc;
+		rc = mr_store_open(path, MR_STORE_RDWR, &s, &why);
+	}
+	if (rc)
+		return mr_error_set(err, MR_EINVAL, "%s already exists and is not a trace memreplay may replace (%.300s): %s",
+				    path, why.msg, keep);
+	sqlite3_busy_timeout(s->db, 0); /* ask once: a live writer is not kept waiting */
+	if (mr_store_leave_wal(s->db) != SQLITE_OK ||
+	    sqlite3_exec(s->db, "PRAGMA locking_mode=EXCLUSIVE; BEGIN EXCLUSIVE", NULL, NULL, NULL) != SQLITE_OK) {
+		rc = mr_error_set(err, MR_EBUSY, "%s already exists and another process has it open (a recording still running?): %s",
+				  path, keep);
+		goto out;
+	}
+	rc = check_empty(s, keep, err);
+	if (!rc && unlink(path))
+		rc = mr_error_set(err, errno == EACCES || errno == EROFS ? MR_EPERM : MR_EIO,
+				  "%s: an empty trace a killed recording left, which cannot be removed: %s", path, strerror(errno));
+	if (!rc)
+		remove_side_files(path);
+out:
+	mr_store_close(s);
+	return rc;
+}
+
+/*
+ * PATH.tmp-PID-N files (and their -wal, -shm, -journal) that a creation killed before its
+ * rename left, whose process is gone: nothing recorded is ever in one (a store is renamed
+ * into place before its first event), and each such kill left one more beside the trace.
+ * A live PID's (its creation may be under way), or another user's (kill() says EPERM),
+ * stay.
+ */
+static void remove_stale_temps(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	size_t blen = strlen(base);
+	char dir[4096];
+	struct dirent *e;
+	DIR *d;
+
+	if ((size_t)snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) + 1 : 2,
+			     slash ? path : "./") >= sizeof(dir))
+		return;
+	d = opendir(dir);
+	while (d && (e = readdir(d))) {
+		const char *p = e->d_name + blen + 5;
+		char *end, full[4096 + 256];
+		long pid;
+
+		if (strncmp(e->d_name, base, blen) || strncmp(e->d_name + blen, ".tmp-", 5) ||
+		    *p < '1' || *p > '9')
+			continue;
+		pid = strtol(p, &end, 10);
+		if (pid > INT32_MAX || *end != '-' || end[1] < '0' || end[1] > '9')
+			continue;
+		strtoul(end + 1, &end, 10);
+		if (*end && strcmp(end, "-wal") && strcmp(end, "-shm") && strcmp(end, "-journal"))
+			continue;
+		if (!kill((pid_t)pid, 0) || errno != ESRCH)
+			continue;
+		if ((size_t)snprintf(full, sizeof(full), "%s%s", dir, e->d_name) < sizeof(full))
+			unlink(full);
+	}
+	if (d)
+		closedir(d);
+}
+
 /* A name beside path that no one else uses, created empty: the store is built there and
  * renamed to path once it is valid. */
 static int create_temp(const char *path, char *tmp, size_t cap, struct mr_error *err)
 {
+	remove_stale_temps(path);
 	for (unsigned i = 0; i < 100; i++) {
 		int fd;
 
@@ -217,7 +358,7 @@ int mr_store_create(const char *path, int overwrite, struct mr_store **out, stru
 	 * dangling one's target created, a live one's file replaced with overwrite) */
 	if (!lstat(path, &sb)) {
 		if (S_ISLNK(sb.st_mode))
-			return mr_error_set(err, MR_EINVAL, "%s is a symbolic link: give the path of the trace file itself", path);
+			return symlink_error(path, err);
 		if (!overwrite)
 			return mr_error_set(err, MR_EINVAL, "%s already exists: remove it or choose another output path", path);
 		if (!S_ISREG(sb.st_mode))
@@ -301,6 +442,19 @@ static uint32_t be32(const unsigned char *p)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
+/* The first n bytes of a file (n >= 100 needed) as a header, or MR_ENOTSTORE. */
+static int parse_header(const char *path, const unsigned char *b, size_t n, struct db_header *h,
+			struct mr_error *err)
+{
+	if (n < 100 || memcmp(b, "SQLite format 3", 16))
+		return mr_error_set(err, MR_ENOTSTORE, "%s is not a memreplay trace (not an SQLite database)", path);
+	h->page_size = (uint32_t)b[16] << 8 | b[17];
+	if (h->page_size == 1)
+		h->page_size = 65536;
+	h->wal = b[18] == 2 || b[19] == 2;
+	return 0;
+}
+
 static int read_header(const char *path, struct db_header *h, struct mr_error *err)
 {
 	unsigned char b[100];
@@ -312,13 +466,7 @@ static int read_header(const char *path, struct db_header *h, struct mr_error *e
 				    path, strerror(errno));
 	n = pread(fd, b, sizeof(b), 0);
 	close(fd);
-	if (n != (ssize_t)sizeof(b) || memcmp(b, "SQLite format 3", 16))
-		return mr_error_set(err, MR_ENOTSTORE, "%s is not a memreplay trace (not an SQLite database)", path);
-	h->page_size = (uint32_t)b[16] << 8 | b[17];
-	if (h->page_size == 1)
-		h->page_size = 65536;
-	h->wal = b[18] == 2 || b[19] == 2;
-	return 0;
+	return parse_header(path, b, n < 0 ? 0 : (size_t)n, h, err);
 }
 
 /*
@@ -510,13 +658,50 @@ immutable:
 	return 0;
 }
 
+/*
+ * What every open does once its connection reads the file, whether it came from a path
+ * (mr_store_open()) or from bytes in memory (mr_store_open_image()): the application id
+ * read by the connection, the version, the connection settings, the schema and row
+ * checks, and the events table. On failure the caller closes s.
+ */
+static int check_store(struct mr_store *s, int64_t app, struct mr_error *err)
+{
+	int64_t ver = 0;
+	int rc;
+
+	if ((uint32_t)app != MR_STORE_APP_ID)
+		return mr_error_set(err, MR_ENOTSTORE,
+				    "%s is not a memreplay trace: its SQLite application_id is 0x%08x, a trace has 0x%08x ('MRPL'); record one with `memreplay record` or `memreplay gen`",
+				    s->path, (unsigned)app, MR_STORE_APP_ID);
+	rc = pragma_int(s, "PRAGMA user_version", &ver, err);
+	if (rc)
+		return rc;
+	if (ver > MR_STORE_VERSION)
+		return mr_error_set(err, MR_EVERSION,
+				    "%s uses trace format version %lld, newer than this memreplay reads (version %d): upgrade memreplay to read it",
+				    s->path, (long long)ver, MR_STORE_VERSION);
+	if (ver < 1)
+		return mr_error_set(err, MR_ECORRUPT, "%s has trace format version %lld, which never existed: the file is damaged", s->path, (long long)ver);
+	s->version = (int)ver;
+	rc = configure(s, err);
+	if (!rc)
+		rc = mr_store_check_schema(s, err);
+	if (!rc)
+		rc = mr_store_check_rows(s, err);
+	if (rc)
+		return rc;
+	if (mr_store_register_vtab(s))
+		return mr_error_set(err, MR_EIO, "%s: cannot register the events table", s->path);
+	return 0;
+}
+
 int mr_store_open(const char *path, int mode, struct mr_store **out, struct mr_error *err)
 {
 	struct mr_store *s;
 	struct stat sb;
 	struct db_header h;
 	off_t wal_bytes;
-	int64_t app = 0, ver = 0;
+	int64_t app = 0;
 	int rc, own_journal;
 
 	*out = NULL;
@@ -536,47 +721,78 @@ int mr_store_open(const char *path, int mode, struct mr_store **out, struct mr_e
 	if (!s)
 		return mr_error_set(err, MR_ENOMEM, "out of memory");
 	rc = open_db(s, &h, wal_bytes, own_journal, &app, err);
+	if (rc == MR_ECORRUPT)
+		rc = mr_error_set(err, MR_ENOTSTORE, "%s is not a memreplay trace (not an SQLite database)", path);
+	if (!rc)
+		rc = check_store(s, app, err);
 	if (rc) {
-		if (rc == MR_ECORRUPT)
-			rc = mr_error_set(err, MR_ENOTSTORE, "%s is not a memreplay trace (not an SQLite database)", path);
-		goto fail;
-	}
-	if ((uint32_t)app != MR_STORE_APP_ID) {
-		rc = mr_error_set(err, MR_ENOTSTORE,
-				  "%s is not a memreplay trace: its SQLite application_id is 0x%08x, a trace has 0x%08x ('MRPL'); record one with `memreplay record` or `memreplay gen`",
-				  path, (unsigned)app, MR_STORE_APP_ID);
-		goto fail;
-	}
-	rc = pragma_int(s, "PRAGMA user_version", &ver, err);
-	if (rc)
-		goto fail;
-	if (ver > MR_STORE_VERSION) {
-		rc = mr_error_set(err, MR_EVERSION,
-				  "%s uses trace format version %lld, newer than this memreplay reads (version %d): upgrade memreplay to read it",
-				  path, (long long)ver, MR_STORE_VERSION);
-		goto fail;
-	}
-	if (ver < 1) {
-		rc = mr_error_set(err, MR_ECORRUPT, "%s has trace format version %lld, which never existed: the file is damaged", path, (long long)ver);
-		goto fail;
-	}
-	s->version = (int)ver;
-	rc = configure(s, err);
-	if (!rc)
-		rc = mr_store_check_schema(s, err);
-	if (!rc)
-		rc = mr_store_check_rows(s, err);
-	if (rc)
-		goto fail;
-	if (mr_store_register_vtab(s)) {
-		rc = mr_error_set(err, MR_EIO, "%s: cannot register the events table", path);
-		goto fail;
+		mr_store_close(s);
+		return rc;
 	}
 	*out = s;
 	return 0;
-fail:
-	mr_store_close(s);
-	return rc;
+}
+
+/*
+ * The bytes are copied into a buffer SQLite owns. The header's WAL bytes are set to
+ * rollback: SQLite's in-memory files have no WAL, and a WAL-mode store with no -wal
+ * beside it reads as its main file alone, which is what this gives.
+ */
+int mr_store_open_image(const char *name, const void *data, size_t size, struct mr_store **out,
+			struct mr_error *err)
+{
+	struct mr_store *s;
+	struct db_header h;
+	unsigned char *copy;
+	int64_t app = 0;
+	int rc, sqlrc;
+
+	*out = NULL;
+	rc = parse_header(name, data, size, &h, err);
+	if (rc)
+		return rc;
+	s = store_alloc(name, MR_STORE_RDONLY);
+	copy = s ? sqlite3_malloc64(size) : NULL;
+	if (!copy) {
+		mr_store_close(s);
+		return mr_error_set(err, MR_ENOMEM, "out of memory");
+	}
+	memcpy(copy, data, size);
+	if (h.wal)
+		copy[18] = copy[19] = 1;
+	s->image_bytes = size;
+	sqlrc = sqlite3_open_v2(":memory:", &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+	if (sqlrc != SQLITE_OK) {
+		sqlite3_free(copy);
+		rc = mr_error_set(err, MR_EIO, "cannot open %s: %s", name, s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(sqlrc));
+		goto out;
+	}
+	sqlite3_extended_result_codes(s->db, 1);
+	/* FREEONCLOSE: SQLite frees copy on every path from here on, errors included */
+	sqlrc = sqlite3_deserialize(s->db, "main", copy, (sqlite3_int64)size, (sqlite3_int64)size,
+				    SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_READONLY);
+	if (sqlrc != SQLITE_OK) {
+		rc = mr_store_sqlerr(s, sqlrc, "loading the trace into memory", err);
+		goto out;
+	}
+	if (mr_store_harden(s->db)) {
+		rc = mr_error_set(err, MR_EIO, "%s: cannot put the SQLite connection in defensive mode", name);
+		goto out;
+	}
+	if (read_app_id(s, &app, &sqlrc)) {
+		rc = mr_store_sqlerr(s, sqlrc, "PRAGMA application_id", err);
+		if (rc == MR_ECORRUPT)
+			rc = mr_error_set(err, MR_ENOTSTORE, "%s is not a memreplay trace (not an SQLite database)", name);
+		goto out;
+	}
+	rc = check_store(s, app, err);
+out:
+	if (rc) {
+		mr_store_close(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
 }
 
 void mr_store_close(struct mr_store *s)
@@ -713,7 +929,9 @@ int mr_store_summarize(struct mr_store *s, struct mr_store_summary *sum, struct 
 	    (rc = count_rows(s, "SELECT count(*) FROM cgroups", &sum->n_cgroups, err)) ||
 	    (rc = count_rows(s, "SELECT coalesce(sum(lost),0) FROM streams", &sum->lost, err)))
 		return rc;
-	if (!stat(s->path, &sb))
+	if (s->image_bytes)
+		sum->file_bytes = s->image_bytes;
+	else if (!stat(s->path, &sb))
 		sum->file_bytes = (uint64_t)sb.st_size;
 	return 0;
 }

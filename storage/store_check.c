@@ -9,7 +9,9 @@
  *     the stack overflowed; a redefined table can hold any type in any column.
  *   - rows every reader and the summary take as they are: stream ids, each chunk row
  *     (types and ranges of its columns, and agreement with the header of its blob), and
- *     page ids dense from 0 (replay sizes arrays by the largest id).
+ *     page ids dense from 0 (replay sizes arrays by the largest id);
+ *   - the rows replay builds its machines from: address spaces, tasks and VMAs (types,
+ *     ranges, the rows of other tables they name, and a VMA's start below its end).
  * A row that breaks the format is MR_ECORRUPT naming the table, the row and the column.
  * Messages never quote stored text (it may hold terminal escapes); they quote numbers
  * and the format's own names.
@@ -18,6 +20,7 @@
  * reader's (reader.c), where the events are decoded anyway.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mr_codec.h"
@@ -120,36 +123,86 @@ out:
 	return col;
 }
 
-int mr_store_check_schema(struct mr_store *s, struct mr_error *err)
+/* One table of the format: its name and its definition as SQLite keeps it in
+ * sqlite_schema.sql (the CREATE TABLE statement as written, without its ";"). */
+struct table_def {
+	char name[32];
+	const char *sql;
+	size_t len;
+};
+
+static int by_table_name(const void *a, const void *b)
+{
+	return strcmp(((const struct table_def *)a)->name, ((const struct table_def *)b)->name);
+}
+
+/* The tables of mr_store_schema_sql in name order, the order they are checked in; their
+ * count, or -1 when the schema text is not one statement per ";\n". Read from the text
+ * rather than from a database made with it: building one took two thirds of an open. */
+static int format_tables(struct table_def *t, int cap)
+{
+	static const char create[] = "CREATE TABLE ";
+	const char *end;
+	int n = 0;
+
+	for (const char *p = mr_store_schema_sql; *p; p = end + 2) {
+		const char *name = p + sizeof(create) - 1;
+		size_t k;
+
+		end = strstr(p, ";\n");
+		if (!end)
+			return -1;
+		if (strncmp(p, create, sizeof(create) - 1))
+			continue;
+		k = strcspn(name, "( ");
+		if (n == cap || k >= sizeof(t[n].name))
+			return -1;
+		memcpy(t[n].name, name, k);
+		t[n].name[k] = '\0';
+		t[n].sql = p;
+		t[n].len = (size_t)(end - p);
+		n++;
+	}
+	qsort(t, (size_t)n, sizeof(*t), by_table_name);
+	return n;
+}
+
+/* A table whose definition is not the format's: the message, naming the first column
+ * that differs from the format's (read from a database made with the format's schema). */
+static int table_differs(struct mr_store *s, const char *name, struct mr_error *err)
 {
 	sqlite3 *ref = NULL;
-	sqlite3_stmt *want = NULL, *have = NULL;
-	int rc, sqlrc;
+	char fmt[128];
+	int col = 0;
 
-	/* The format's definitions, from the very statements a new store is made with. */
-	sqlrc = sqlite3_open_v2(":memory:", &ref, SQLITE_OPEN_READWRITE, NULL);
-	if (sqlrc == SQLITE_OK)
-		sqlrc = sqlite3_exec(ref, mr_store_schema_sql, NULL, NULL, NULL);
-	if (sqlrc == SQLITE_OK)
-		sqlrc = sqlite3_prepare_v2(ref, "SELECT name, sql FROM sqlite_schema WHERE type = 'table'"
-					   " ORDER BY name", -1, &want, NULL);
-	if (sqlrc != SQLITE_OK) {
-		rc = mr_error_set(err, MR_ENOMEM, "%s: cannot build the reference schema: %s", s->path,
-				  ref ? sqlite3_errmsg(ref) : sqlite3_errstr(sqlrc));
-		goto out;
-	}
+	if (sqlite3_open_v2(":memory:", &ref, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
+	    sqlite3_exec(ref, mr_store_schema_sql, NULL, NULL, NULL) == SQLITE_OK)
+		col = first_column_diff(s->db, ref, name, fmt, sizeof(fmt));
+	sqlite3_close(ref);
+	if (col)
+		return mr_error_set(err, MR_ECORRUPT, "%s: table %s, column %d is not the format's (%s): " FIX,
+				    s->path, name, col, fmt);
+	return mr_error_set(err, MR_ECORRUPT, "%s: table %s is not defined as the format defines it (its constraints differ): " FIX,
+			    s->path, name);
+}
+
+int mr_store_check_schema(struct mr_store *s, struct mr_error *err)
+{
+	struct table_def want[16];
+	sqlite3_stmt *have = NULL;
+	int rc, sqlrc, n = format_tables(want, 16);
+
+	if (n < 0)
+		return mr_error_set(err, MR_EINVAL, "%s: the format's schema text is not one statement per line", s->path);
 	sqlrc = sqlite3_prepare_v2(s->db, "SELECT type, rootpage, sql FROM sqlite_schema"
 				   " WHERE name = ?1 COLLATE NOCASE", -1, &have, NULL);
 	if (sqlrc != SQLITE_OK) {
 		rc = mr_store_sqlerr(s, sqlrc, "reading the schema", err);
 		goto out;
 	}
-	while ((sqlrc = sqlite3_step(want)) == SQLITE_ROW) {
-		const char *name = (const char *)sqlite3_column_text(want, 0);
-		const char *def = (const char *)sqlite3_column_text(want, 1);
+	for (int i = 0; i < n; i++) {
+		const char *name = want[i].name;
 		const unsigned char *type, *sql;
-		char fmt[128];
-		int col;
 
 		sqlite3_bind_text(have, 1, name, -1, SQLITE_STATIC);
 		sqlrc = sqlite3_step(have);
@@ -174,21 +227,11 @@ int mr_store_check_schema(struct mr_store *s, struct mr_error *err)
 					  s->path, name);
 			goto out;
 		}
-		if (!sql || strcmp((const char *)sql, def)) {
-			col = first_column_diff(s->db, ref, name, fmt, sizeof(fmt));
-			if (col)
-				rc = mr_error_set(err, MR_ECORRUPT, "%s: table %s, column %d is not the format's (%s): " FIX,
-						  s->path, name, col, fmt);
-			else
-				rc = mr_error_set(err, MR_ECORRUPT, "%s: table %s is not defined as the format defines it (its constraints differ): " FIX,
-						  s->path, name);
+		if (!sql || strncmp((const char *)sql, want[i].sql, want[i].len) || sql[want[i].len]) {
+			rc = table_differs(s, name, err);
 			goto out;
 		}
 		sqlite3_reset(have);
-	}
-	if (sqlrc != SQLITE_DONE) {
-		rc = mr_error_set(err, MR_EIO, "%s: reading the reference schema: %s", s->path, sqlite3_errmsg(ref));
-		goto out;
 	}
 	/* A table `events` in the file would be read instead of the events of the chunks. */
 	sqlite3_finalize(have);
@@ -205,8 +248,6 @@ int mr_store_check_schema(struct mr_store *s, struct mr_error *err)
 	rc = sqlrc == SQLITE_DONE ? 0 : mr_store_sqlerr(s, sqlrc, "reading the schema", err);
 out:
 	sqlite3_finalize(have);
-	sqlite3_finalize(want);
-	sqlite3_close(ref);
 	return rc;
 }
 
@@ -365,6 +406,130 @@ static int check_page_ids(struct mr_store *s, struct mr_error *err)
 			    s->path, (long long)bad, (long long)n, (long long)n - 1, (long long)bad);
 }
 
+/*
+ * ---- address spaces, tasks and VMAs ----
+ *
+ * The replayer builds its page tables, task and VMA arrays from these rows, and used to
+ * pass over a row it could not use: a VMA of an unknown mm or file, or with start >= end,
+ * left its pages to derived VMAs and its MAP events to nothing, with no word said. Rows
+ * of one mm may overlap in address: a range mapped again after an munmap is a new row,
+ * and the MAP and UNMAP events say which row is mapped when.
+ */
+
+/* A column: an integer in [lo, hi]; with exists >= 0, also the id of a row of another
+ * table (the query's column exists is 1 when it is), where zero_ok lets 0 mean none. */
+struct col_rule {
+	const char *name;
+	int64_t lo, hi;
+	int exists;
+	int zero_ok;
+	const char *rule;
+};
+
+#define TIME_NS(col, what) { col, 0, INT64_MAX, -1, 0, "is not a time (0 .. 2^63-1 ns" what ")" }
+
+/* Every row of one query against its rules, then against check (relations between
+ * columns; may be NULL). Column 0 is the row's id. */
+static int check_table(struct mr_store *s, const char *table, const char *sql,
+		       const struct col_rule *cols, int ncols,
+		       int (*check)(struct mr_store *, sqlite3_stmt *, struct mr_error *),
+		       struct mr_error *err)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+
+	if (rc != SQLITE_OK)
+		return mr_store_sqlerr(s, rc, table, err);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		long long id = (long long)sqlite3_column_int64(st, 0);
+
+		for (int i = 0; i < ncols; i++) {
+			const struct col_rule *c = &cols[i];
+			int64_t v;
+
+			if (!int_in(st, i, c->lo, c->hi, &v) ||
+			    (c->exists >= 0 && !(c->zero_ok && v == 0) && !sqlite3_column_int(st, c->exists))) {
+				rc = bad_row(s, err, table, id, c->name, st, i, c->rule);
+				goto out;
+			}
+		}
+		if (check && (rc = check(s, st, err)))
+			goto out;
+	}
+	rc = rc == SQLITE_DONE ? 0 : mr_store_sqlerr(s, rc, table, err);
+out:
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int check_mms(struct mr_store *s, struct mr_error *err)
+{
+	static const struct col_rule cols[] = {
+		{ "id", 1, UINT32_MAX - 1, -1, 0, "is not an address space id (1 .. 2^32-2)" },
+		{ "tgid", INT32_MIN, INT32_MAX, -1, 0, "is not a process id (a 32-bit integer)" },
+	};
+
+	return check_table(s, "mms", "SELECT id, tgid FROM mms ORDER BY id", cols, 2, NULL, err);
+}
+
+static int check_tasks(struct mr_store *s, struct mr_error *err)
+{
+	static const struct col_rule cols[] = {
+		{ "id", 1, UINT32_MAX, -1, 0, "is not a task id (1 .. 2^32-1; 0 in events means unknown)" },
+		{ "pid", INT32_MIN, INT32_MAX, -1, 0, "is not a process id (a 32-bit integer)" },
+		{ "tgid", INT32_MIN, INT32_MAX, -1, 0, "is not a process id (a 32-bit integer)" },
+		{ "mm", 0, UINT32_MAX, 7, 1, "is neither 0 (no address space) nor the id of a row of mms" },
+		{ "cgroup", 0, UINT32_MAX, 8, 1, "is neither 0 (unknown) nor the id of a row of cgroups" },
+		TIME_NS("start_ns", ""),
+		TIME_NS("end_ns", "; 0: running at the end of the trace"),
+	};
+
+	return check_table(s, "tasks", "SELECT id, pid, tgid, mm, cgroup, start_ns, end_ns,"
+			   " EXISTS(SELECT 1 FROM mms WHERE mms.id = t.mm),"
+			   " EXISTS(SELECT 1 FROM cgroups WHERE cgroups.id = t.cgroup)"
+			   " FROM tasks AS t ORDER BY id", cols, 7, NULL, err);
+}
+
+enum { VM_ID, VM_MM, VM_START, VM_END, VM_FLAGS, VM_FILE, VM_PGOFF, VM_MAP, VM_UNMAP, VM_NR };
+
+/* [start, end) as unsigned addresses (the columns hold their bits), whole pages once end
+ * is rounded up; unmapped no earlier than mapped. */
+static int check_vma_range(struct mr_store *s, sqlite3_stmt *st, struct mr_error *err)
+{
+	uint64_t start = (uint64_t)sqlite3_column_int64(st, VM_START);
+	uint64_t end = (uint64_t)sqlite3_column_int64(st, VM_END);
+	int64_t map = sqlite3_column_int64(st, VM_MAP), unmap = sqlite3_column_int64(st, VM_UNMAP);
+	long long id = (long long)sqlite3_column_int64(st, VM_ID);
+
+	if (end <= start || end > UINT64_MAX - 4095)
+		return bad_row(s, err, "vmas", id, "end", st, VM_END,
+			       "is not an address above start (both unsigned 64-bit, end at most 2^64-4096)");
+	if (unmap && unmap < map)
+		return bad_row(s, err, "vmas", id, "unmap_ns", st, VM_UNMAP,
+			       "is before map_ns (it is 0, mapped to the end, or a time at or after map_ns)");
+	return 0;
+}
+
+static int check_vmas(struct mr_store *s, struct mr_error *err)
+{
+	static const struct col_rule cols[VM_NR] = {
+		[VM_ID] = { "id", 1, INT32_MAX, -1, 0, "is not a VMA id (1 .. 2^31-1)" },
+		[VM_MM] = { "mm", 1, UINT32_MAX, VM_NR, 0, "is not the id of a row of mms" },
+		[VM_START] = { "start", INT64_MIN, INT64_MAX, -1, 0, "is not an address (an integer)" },
+		[VM_END] = { "end", INT64_MIN, INT64_MAX, -1, 0, "is not an address (an integer)" },
+		[VM_FLAGS] = { "flags", 0, UINT32_MAX, -1, 0, "is not a set of MR_VMA_* flags (0 .. 2^32-1)" },
+		[VM_FILE] = { "file", 0, UINT32_MAX, VM_NR + 1, 1, "is neither 0 (anonymous) nor the id of a row of files" },
+		[VM_PGOFF] = { "pgoff", 0, INT64_MAX, -1, 0, "is not a page offset (0 or more)" },
+		[VM_MAP] = TIME_NS("map_ns", ""),
+		[VM_UNMAP] = TIME_NS("unmap_ns", "; 0: mapped to the end of the trace"),
+	};
+
+	return check_table(s, "vmas", "SELECT id, mm, start, \"end\", flags, file, pgoff, map_ns, unmap_ns,"
+			   " EXISTS(SELECT 1 FROM mms WHERE mms.id = v.mm),"
+			   " EXISTS(SELECT 1 FROM files WHERE files.id = v.file)"
+			   " FROM vmas AS v ORDER BY id", cols, VM_NR, check_vma_range, err);
+}
+
 int mr_store_check_rows(struct mr_store *s, struct mr_error *err)
 {
 	int rc = check_streams(s, err);
@@ -373,5 +538,11 @@ int mr_store_check_rows(struct mr_store *s, struct mr_error *err)
 		rc = check_chunks(s, err);
 	if (!rc)
 		rc = check_page_ids(s, err);
+	if (!rc)
+		rc = check_mms(s, err);
+	if (!rc)
+		rc = check_tasks(s, err);
+	if (!rc)
+		rc = check_vmas(s, err);
 	return rc;
 }

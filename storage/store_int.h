@@ -22,13 +22,29 @@ struct mr_store {
 	/* Filled on open by mr_store_check_rows() (0 for a store being created): */
 	uint32_t n_pages;   /* pages rows; their ids are exactly 0 .. n_pages - 1 */
 	uint32_t n_streams; /* streams rows; chunk rows name only these ids */
+	uint64_t image_bytes; /* opened by mr_store_open_image(): the image's size, else 0 */
 };
+
+/*
+ * Open a store from the bytes of a store file in memory, read-only, with the same checks
+ * as mr_store_open() less those of a file on disk (its type, its -wal and -journal side
+ * files): the application id, the version, the schema, the rows, and the events table.
+ * name stands for the file in messages. data is copied; the caller keeps it. Errors as
+ * mr_store_open()'s. For the store-opener fuzz target, which would otherwise spend its
+ * time writing each input to a file.
+ */
+int mr_store_open_image(const char *name, const void *data, size_t size, struct mr_store **out,
+			struct mr_error *err);
 
 /* The schema of version MR_STORE_VERSION (store.c), one statement per object. */
 extern const char mr_store_schema_sql[];
 
 /* Map a SQLite result code to enum mr_err and set a message naming the operation. */
 int mr_store_sqlerr(struct mr_store *s, int rc, const char *what, struct mr_error *err);
+
+/* PRAGMA journal_mode=DELETE: SQLITE_OK when the store left WAL mode, SQLITE_BUSY when
+ * another connection has it open (SQLite then keeps WAL mode and writes nothing). */
+int mr_store_leave_wal(sqlite3 *db);
 
 /* Connection settings of every store connection: defensive mode (no writes to the schema
  * through SQL, no untrusted functions or virtual tables from the schema, no triggers and
@@ -40,9 +56,11 @@ int mr_store_harden(sqlite3 *db);
  * the table otherwise. */
 int mr_store_check_schema(struct mr_store *s, struct mr_error *err);
 
-/* Rows the reader and the summary trust, checked once on open: streams ids, every chunk
- * row's columns (types, ranges, and agreement with its blob's header), page ids dense
- * from 0. Sets s->n_pages and s->n_streams. MR_ECORRUPT naming table, row and column. */
+/* Rows the reader, the summary and replay trust, checked once on open: streams ids, every
+ * chunk row's columns (types, ranges, and agreement with its blob's header), page ids
+ * dense from 0, and the mms, tasks and vmas rows (ranges, the rows they name, a VMA's
+ * start below its end). Sets s->n_pages and s->n_streams. MR_ECORRUPT naming table, row
+ * and column. */
 int mr_store_check_rows(struct mr_store *s, struct mr_error *err);
 
 /* Largest chunk id: the events table's rowid is (chunk id << 16 | index in the chunk). */

@@ -51,8 +51,10 @@ static const char *const stmt_sql[ST_NR] = {
 	[ST_PAGES] = "INSERT OR REPLACE INTO pages SELECT id, type, mm, vpage, file, idx, exec,"
 		     " node, cgroup FROM " PAGE_BATCH_TABLE,
 	[ST_MARKER] = "INSERT OR REPLACE INTO markers VALUES(?1, ?2, ?3)",
-	[ST_CHUNK] = "INSERT INTO chunks(stream, t_first, t_last, n_events, kind_counts,"
-		     " payload_bytes, crc, data) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	/* parenthesised: clang takes two literals that end an initializer list for a
+	 * missing comma (-Wstring-concatenation) */
+	[ST_CHUNK] = ("INSERT INTO chunks(stream, t_first, t_last, n_events, kind_counts,"
+		      " payload_bytes, crc, data) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"),
 };
 
 struct mr_writer {
@@ -676,22 +678,6 @@ int mr_writer_flush(struct mr_writer *w)
 	return commit(w);
 }
 
-/* journal_mode=DELETE; the pragma answers with the mode it left in place when it could
- * not change it (another connection has the store open). */
-static int leave_wal(sqlite3 *db)
-{
-	sqlite3_stmt *st;
-	int rc = sqlite3_prepare_v2(db, "PRAGMA journal_mode=DELETE", -1, &st, NULL);
-
-	if (rc != SQLITE_OK)
-		return rc;
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		rc = sqlite3_stricmp((const char *)sqlite3_column_text(st, 0), "delete") ? SQLITE_BUSY : SQLITE_OK;
-	sqlite3_finalize(st);
-	return rc;
-}
-
 int mr_writer_finish(struct mr_writer *w)
 {
 	int rc = mr_writer_flush(w);
@@ -712,12 +698,29 @@ int mr_writer_finish(struct mr_writer *w)
 	 */
 	rc = sqlite3_wal_checkpoint_v2(w->s->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
 	if (rc == SQLITE_OK)
-		rc = leave_wal(w->s->db);
-	if (rc != SQLITE_OK)
+		rc = mr_store_leave_wal(w->s->db);
+	if (rc == SQLITE_OK)
+		return 0;
+	/*
+	 * Nothing is lost either way: a checkpoint that fails leaves the WAL as it was, and
+	 * readers read the committed chunks from it. Folding the WAL in writes every page
+	 * of it into the main file while the WAL is still there, so it can need about as
+	 * much space again as the commits did: a disk that held every commit can be full
+	 * here, which is no other process's doing.
+	 */
+	switch (rc & 0xff) {
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
 		return mr_error_set(&w->err, MR_EBUSY,
 				    "%s: every event is committed, but the trace stays in WAL mode (readable only where its directory is writable) because another process has it open (%s): when it is closed, run sqlite3 %s 'PRAGMA journal_mode=DELETE'",
 				    w->s->path, sqlite3_errmsg(w->s->db), w->s->path);
-	return 0;
+	case SQLITE_FULL:
+		return mr_error_set(&w->err, MR_ENOSPC,
+				    "%s: the disk is full folding the write-ahead log in: what was committed is kept, %llu chunks (%llu events), readable from the trace and its -wal file; free space and run sqlite3 %s 'PRAGMA journal_mode=DELETE' to make it one file",
+				    w->s->path, (unsigned long long)w->stats.chunks,
+				    (unsigned long long)w->stats.events, w->s->path);
+	}
+	return mr_store_sqlerr(w->s, rc, "folding the write-ahead log into the trace", &w->err);
 }
 
 void mr_writer_destroy(struct mr_writer *w)

@@ -6,6 +6,11 @@
 #   CC=clang cmake -S . -B build-fuzz -DMR_FUZZ=ON
 #   cmake --build build-fuzz --target fuzz_chunk_decode fuzz_store_open
 #   build-fuzz/tests/fuzz_chunk_decode -max_total_time=600 NEW_DIR tests/fuzz/corpus/chunk_decode
+# fuzz_store_open opens each input in memory (mr_store_open_image()); most of its time is
+# SQLite's allocations under ASan, which these options halve (short malloc stacks: rerun
+# a finding without them for whole ones):
+#   ASAN_OPTIONS=quarantine_size_mb=16:max_malloc_fill_size=0:malloc_context_size=2
+# Minimize into the committed corpus with -merge=1 (CORPUS_DIR first, then NEW_DIR).
 option(MR_FUZZ "Build the fuzz targets as libFuzzer binaries (needs clang)" OFF)
 set(_fuzz_dir ${CMAKE_CURRENT_SOURCE_DIR}/fuzz)
 set(_fuzz_storage event.c crc32c.c codec.c store.c store_check.c writer.c reader.c vtab.c)

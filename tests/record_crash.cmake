@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # The recorder killed or out of space (issue 14), one CTest test per case of
 # tests/test_record_crash.sh: kill (100 SIGKILLs, every store left opens intact), enospc
-# (a full output filesystem stops the recording, never the workload), nofile (a record
-# that fails before committing an event leaves no file). Root only (77 skips otherwise).
+# (a full output filesystem stops the recording, never the workload), full_late (full
+# when the finish folds the WAL in: the disk full is said, the chunks kept), nofile (a record
+# that fails before committing an event leaves no file), retry (a record killed before its
+# first commit does not block a retry). Root only (77 skips otherwise).
 include(${PROJECT_SOURCE_DIR}/traces/workloads.cmake)
-foreach(_case kill enospc nofile)
+foreach(_case kill enospc full_late nofile retry)
   add_test(NAME record_crash.${_case}
            COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_record_crash.sh $<TARGET_FILE:memreplay>
                    ${CMAKE_BINARY_DIR}/workloads ${_case})

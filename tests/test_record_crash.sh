@@ -7,8 +7,14 @@
 #   enospc   the output directory fills up: the recording stops, the workload runs to
 #            its end undisturbed, its exit status is passed through, stderr says what
 #            failed and what was kept, and the store opens with what was committed
+#   full_late the disk fills once every chunk is committed, while the finish folds the
+#            WAL in: stderr says the disk is full and what was kept, which all reads
 #   nofile   a record that fails before committing any event leaves no file, so a
 #            retry to the same path works without --force
+#   retry    a record SIGKILLed before its first commit leaves an empty store that a
+#            retry replaces without --force (saying so); a store with events, a finished
+#            one, another file or a live recording's store stays; stale temporary files
+#            of dead creations go
 # Skips (77) when not root.
 #   test_record_crash.sh MEMREPLAY WORKLOAD_DIR CASE
 set -u
@@ -107,9 +113,17 @@ record_full() {
 	cat "$T/rec.log"
 }
 
-case_enospc() {
+# skip (77), saying why, where a private tmpfs cannot be mounted
+need_tmpfs() {
 	command -v unshare >/dev/null && unshare -m true 2>/dev/null ||
-		{ echo "SKIP: unshare -m not allowed here"; exit 77; }
+		{ echo "SKIP: unshare -m not allowed here (a private mount namespace is needed for a small tmpfs)"; exit 77; }
+	mkdir -p "$T/full"
+	unshare -m --propagation private sh -c 'mount -t tmpfs -o size=64k mr-probe "$1"' sh "$T/full" 2>"$T/mount.err" ||
+		{ echo "SKIP: cannot mount a tmpfs here ($(head -1 "$T/mount.err")): a full disk needs one"; exit 77; }
+}
+
+case_enospc() {
+	need_tmpfs
 	# The workload: 2-3 s of page touches (a ring's first chunk fills while it runs,
 	# and 300 KB cannot hold it with its page rows), then
 	# a marker written outside it, then exit 3 (passed through).
@@ -120,7 +134,6 @@ case_enospc() {
 	exit 3
 	EOF
 	chmod +x "$T/wl.sh"
-	mkdir "$T/full"
 	# 300 KB: full at the first commit, while the workload runs
 	record_full 300k
 	check "300k: the workload ran to its end (marker written)" [ -e "$T/marker" ]
@@ -132,9 +145,48 @@ case_enospc() {
 	check "300k: stderr says nothing was kept" \
 		grep -q "kept: 0 events in 0 chunks (nothing was committed: no store is left)" "$T/rec.log"
 	check "300k: no store is left (nothing was committed)" [ -z "$(ls "$T/kept")" ]
-	# What a full disk after some commits keeps is checked by the kill case's
-	# invariant (store_intact) only: the size at which the first commit fits but a
-	# later one does not depends on timing, too close to call in a test.
+	# A disk full after some commits: see the full_late case.
+}
+
+case_full_late() {
+	need_tmpfs
+	# Every chunk commit fits, the finish does not: folding the WAL into the main file
+	# writes its pages there while the WAL is still on disk, about the size of the
+	# commits again. With D the size of the finished trace (measured on a disk with
+	# room), the commits took about 1.45 D and the fold needs about 2.3 D: a tmpfs of
+	# 1.9 D is full in the middle of the fold, whatever the timing. The finish said
+	# "another process has it open" (MR_EBUSY) here.
+	cat >"$T/wl.sh" <<-EOF
+	#!/bin/sh
+	"$WL/wl_faultbench" 60000 || exit 9
+	exit 3
+	EOF
+	chmod +x "$T/wl.sh"
+	"$MR" record -o "$T/m.db" --quiet -- "$T/wl.sh" >"$T/m.log" 2>&1
+	[ $? = 0 ] || { echo "FAIL the measuring recording failed: $(head -3 "$T/m.log")"; exit 1; }
+	dsize=$(stat -c %s "$T/m.db")
+	chunks=$("$MR" query "$T/m.db" "SELECT count(*) FROM chunks" | tail -1)
+	echo "measured: a finished trace of $dsize bytes, $chunks chunks; tmpfs $((dsize * 19 / 10 / 1024))k"
+	check "the measured trace has several chunks (the case's premise)" [ "$chunks" -ge 3 ]
+	record_full "$((dsize * 19 / 10 / 1024))k"
+	check "late: the workload's exit status (3) is passed through" grep -qx "rc=3" "$T/rc"
+	check "late: stderr says the disk is full, not that another process has the trace" \
+		grep -q "finishing .*t.db failed: .*t.db: the disk is full folding the write-ahead log in" "$T/rec.log"
+	check "late: stderr does not blame another process" \
+		sh -c "! grep -q 'another process has it open' '$T/rec.log'"
+	said=$(sed -n 's/.*what was committed is kept, \([0-9]*\) chunks (\([0-9]*\) events).*/\1 \2/p' "$T/rec.log")
+	check "late: it says how many chunks and events were kept ($said)" [ -n "$said" ]
+	check "late: and the recorder's count agrees" \
+		grep -q "the recording had ended; kept: ${said#* } events in ${said% *} chunks, readable" "$T/rec.log"
+	ev=$(store_intact "$T/kept/t.db")
+	check "late: the store opens with every committed chunk ($ev events)" [ "${ev:-0}" -gt 0 ]
+	kc=$("$MR" query "$T/kept/t.db" "SELECT count(*) FROM chunks" | tail -1)
+	check "late: what it said was kept is what the store holds" [ "$said" = "$kc $ev" ]
+	# the fix the message gives makes it one finished file
+	sqlite3 "$T/kept/t.db" "PRAGMA journal_mode=DELETE" >/dev/null
+	folded=$(store_intact "$T/kept/t.db")
+	check "late: folded as the message says, it is one file with the same events ($folded)" \
+		[ ! -e "$T/kept/t.db-wal" -a "$folded" = "$ev" ]
 }
 
 case_nofile() {
@@ -164,6 +216,73 @@ case_nofile() {
 	check "an interrupted record exits 0" [ $? = 0 ]
 	ev=$(store_intact "$T/i.db")
 	check "an interrupted record keeps its events ($ev)" [ "${ev:-0}" -gt 0 ]
+}
+
+case_retry() {
+	# Killed before its first commit: the workload sleeps (a few hundred events, far
+	# from a chunk), so the store is in place and empty when the SIGKILL lands.
+	"$MR" record -o "$T/t.db" --quiet -- sleep 3 >"$T/k.log" 2>&1 &
+	pid=$!
+	i=0
+	while [ ! -e "$T/t.db" ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done
+	sleep 0.3
+	kill -KILL $pid
+	wait $pid 2>/dev/null
+	check "the killed recording left a store with no chunk (the case's premise)" \
+		[ "$("$MR" query "$T/t.db" "SELECT count(*) FROM chunks" 2>/dev/null | tail -1)" = 0 ]
+	"$MR" record -o "$T/t.db" --quiet -- "$WL/wl_anon" 100 "$T/a.out" >"$T/retry.log" 2>&1
+	check "the retry to the same path works without --force" [ $? = 0 ]
+	check "the retry says it replaced the empty trace" \
+		grep -q "replacing $T/t.db: an empty trace left by a recording that ended before it committed any event" "$T/retry.log"
+	ev=$(store_intact "$T/t.db")
+	check "the retry's store holds its events ($ev)" [ "${ev:-0}" -gt 0 ]
+
+	# What holds a recorded event stays, finished or not, and says why
+	sum=$(sha256sum <"$T/t.db")
+	"$MR" record -o "$T/t.db" --quiet -- true >"$T/again.log" 2>&1
+	check "a finished trace at the path: record refuses" [ $? != 0 ]
+	check "it says what the file holds and how to replace it" \
+		grep -q "already exists and holds a finished trace (.* chunks of events): .*--force" "$T/again.log"
+	check "the finished trace is as it was" [ "$(sha256sum <"$T/t.db")" = "$sum" ]
+	cp "$T/t.db" "$T/u.db"
+	sqlite3 "$T/u.db" "DELETE FROM meta WHERE key = 'complete'; PRAGMA journal_mode=WAL" >/dev/null
+	sum=$(sha256sum <"$T/u.db")
+	"$MR" record -o "$T/u.db" --quiet -- true >"$T/u.log" 2>&1
+	check "an unfinished trace with events: record refuses" [ $? != 0 ]
+	check "it says it holds a recorded trace" grep -q "holds a recorded trace" "$T/u.log"
+	check "the unfinished trace is as it was" [ "$(sha256sum <"$T/u.db")" = "$sum" ]
+	echo junk >"$T/j.db"
+	"$MR" record -o "$T/j.db" --quiet -- true >"$T/j.log" 2>&1
+	check "a file that is no trace: record refuses" [ $? != 0 ]
+	check "a file that is no trace is as it was" [ "$(cat "$T/j.db")" = junk ]
+
+	# A live recording's store, empty so far, is not replaced, and its recording goes on
+	"$MR" record -o "$T/l.db" --quiet -- sh -c "sleep 1; '$WL/wl_anon' 100 '$T/l.out'" >"$T/l1.log" 2>&1 &
+	pid=$!
+	i=0
+	while [ ! -e "$T/l.db" ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done
+	sleep 0.2
+	"$MR" record -o "$T/l.db" --quiet -- true >"$T/l2.log" 2>&1
+	check "a second record to a live recording's path fails" [ $? != 0 ]
+	check "it says another process has it open" grep -q "another process has it open" "$T/l2.log"
+	wait $pid
+	check "the live recording ends well" [ $? = 0 ]
+	ev=$(store_intact "$T/l.db")
+	check "the live recording keeps its events ($ev)" [ "${ev:-0}" -gt 0 ]
+
+	# Temporary files of creations killed before their rename: a dead PID's go at the
+	# next create at that path, a live one's stay
+	sleep 0 &
+	dead=$!
+	wait $dead
+	: >"$T/s.db.tmp-$dead-0"
+	: >"$T/s.db.tmp-$dead-0-wal"
+	: >"$T/s.db.tmp-$$-1"
+	"$MR" record -o "$T/s.db" --quiet -- true >"$T/s.log" 2>&1
+	check "a record beside stale temporary files works" [ $? = 0 ]
+	check "the dead process's temporary files are gone" \
+		[ ! -e "$T/s.db.tmp-$dead-0" -a ! -e "$T/s.db.tmp-$dead-0-wal" ]
+	check "a live process's temporary file stays" [ -e "$T/s.db.tmp-$$-1" ]
 }
 
 case_$CASE

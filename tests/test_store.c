@@ -67,6 +67,8 @@ static int write_store(const char *path, uint32_t nstreams, uint64_t per_stream,
 		rc = mr_writer_add_page(w, &pg);
 	}
 	if (!rc)
+		rc = mr_writer_add_mm(w, 1, 1, "test");
+	if (!rc)
 		rc = mr_writer_add_vma(w, &(struct mr_vma_row){ .id = 1, .mm = 1, .start = 0, .end = 40960 });
 	for (uint64_t j = 0; !rc && j < per_stream; j++)
 		for (uint32_t i = 0; !rc && i < nstreams; i++) {
@@ -371,7 +373,7 @@ static void test_sigkill(void)
 		uint32_t id;
 
 		if (mr_store_create(p, 1, &s, &err) || mr_writer_create(s, &wo, &w, &err) ||
-		    mr_writer_add_stream(w, "s", "test", 0, &id) ||
+		    mr_writer_add_stream(w, "s", "test", 0, &id) || mr_writer_add_mm(w, 1, 1, "test") ||
 		    mr_writer_add_vma(w, &(struct mr_vma_row){ .id = 1, .mm = 1, .end = 1ull << 40 }))
 			_exit(2);
 		for (uint32_t i = 0; i < 10; i++)

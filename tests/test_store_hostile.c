@@ -4,7 +4,8 @@
  * killed at any write while being created is absent or valid; what the writer refuses
  * (times past 2^63-1, page ids with holes); the mode a finished store is left in; the
  * hardened connection; the events table's rowids (stable and unique, so OR terms are
- * de-duplicated right) and its time bounds from constraint values of any type.
+ * de-duplicated right) and its time bounds from constraint values of any type; the opener
+ * of stores in memory giving what the opener of files gives.
  * The command-line side (every class of bad file through info, query and replay) is
  * tests/test_hostile_store.sh.
  */
@@ -20,6 +21,7 @@
 
 #include "mr_store.h"
 #include "mr_test.h"
+#include "store_int.h"
 #include "store_sql.h"
 
 static char *path_in(const char *name)
@@ -457,6 +459,95 @@ static void test_events_bounds(void)
 	mr_store_close(s);
 }
 
+/* ---- the opener of stores in memory (the fuzz target's) ---- */
+
+static unsigned char *read_all(const char *p, size_t *n)
+{
+	FILE *f = fopen(p, "rb");
+	unsigned char *b = NULL;
+	long len;
+
+	if (f && !fseek(f, 0, SEEK_END) && (len = ftell(f)) >= 0 && !fseek(f, 0, SEEK_SET) &&
+	    (b = malloc((size_t)len + 1)) && fread(b, 1, (size_t)len, f) == (size_t)len) {
+		*n = (size_t)len;
+	} else {
+		free(b);
+		b = NULL;
+	}
+	if (f)
+		fclose(f);
+	return b;
+}
+
+/*
+ * mr_store_open_image() runs the checks of mr_store_open() on bytes in memory: given the
+ * file's bytes (and its path as the name) it gives the same result, the same summary and
+ * the same error message, for a good store and for each kind of damage it checks.
+ */
+static void test_open_image(void)
+{
+	static const char *const damage[] = {
+		NULL, /* the store as written */
+		"UPDATE chunks SET t_last = -1",
+		"UPDATE pages SET id = 7 WHERE id = 2",
+		"UPDATE chunks SET stream = 5",
+		"DROP TABLE chunks; CREATE VIEW chunks AS SELECT * FROM pages",
+		"ALTER TABLE markers ADD COLUMN x",
+		"DROP TABLE vmas",
+		"PRAGMA application_id = 7",
+		"PRAGMA user_version = 99",
+		"CREATE TABLE events(x)",
+	};
+	const char *p = path_in("img.db");
+
+	for (size_t i = 0; i < sizeof(damage) / sizeof(damage[0]); i++) {
+		struct mr_error fe = { 0 }, me = { 0 };
+		struct mr_store *fs = NULL, *ms = NULL;
+		struct mr_store_summary fsum, msum;
+		unsigned char *b;
+		sqlite3 *db;
+		size_t n = 0;
+		int frc, mrc;
+
+		CHECK(make_small_store(p) == 0);
+		if (damage[i]) {
+			CHECK(sqlite3_open(p, &db) == SQLITE_OK);
+			CHECK(sqlite3_exec(db, damage[i], NULL, NULL, NULL) == SQLITE_OK);
+			sqlite3_close(db);
+		}
+		b = read_all(p, &n);
+		CHECK(b != NULL);
+		if (!b)
+			return;
+		frc = mr_store_open(p, MR_STORE_RDONLY, &fs, &fe);
+		mrc = mr_store_open_image(p, b, n, &ms, &me);
+		/* the image was copied: the caller's bytes may go at once */
+		memset(b, 0, n);
+		free(b);
+		if (frc != mrc || strcmp(fe.msg, me.msg))
+			fprintf(stderr, "%s:\n  file:   %d %s\n  memory: %d %s\n", damage[i] ? damage[i] : "intact",
+				frc, fe.msg, mrc, me.msg);
+		CHECK(frc == mrc);
+		CHECK(!strcmp(fe.msg, me.msg));
+		CHECK((frc == 0) == (damage[i] == NULL));
+		if (!frc && !mrc) {
+			CHECK(mr_store_summarize(fs, &fsum, &fe) == 0);
+			CHECK(mr_store_summarize(ms, &msum, &me) == 0);
+			CHECK(!memcmp(&fsum, &msum, sizeof(fsum)));
+			CHECK_EQ_U64(sql_int(ms, "SELECT count(*) FROM events WHERE time < 10 OR time > 90"), 19);
+		}
+		mr_store_close(fs);
+		mr_store_close(ms);
+	}
+	{
+		struct mr_error err = { 0 };
+		struct mr_store *s = NULL;
+
+		CHECK(mr_store_open_image("junk", "SQLite format 2", 16, &s, &err) == MR_ENOTSTORE && !s);
+		CHECK(strstr(err.msg, "junk is not a memreplay trace") != NULL);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const struct mr_test_case cases[] = {
@@ -466,6 +557,7 @@ int main(int argc, char **argv)
 		MR_CASE(test_hardened),
 		MR_CASE(test_events_rowid),
 		MR_CASE(test_events_bounds),
+		MR_CASE(test_open_image),
 	};
 
 	return mr_test_main("test_store_hostile", cases, sizeof(cases) / sizeof(cases[0]), argc, argv);
