@@ -16,60 +16,11 @@
 #include "mr_gen.h"
 #include "mr_replay.h"
 #include "mr_test.h"
+#include "test_replay_trace.h"
 
 #ifndef MR_SOURCE_DIR
 #define MR_SOURCE_DIR "."
 #endif
-
-static char *path_of(const char *name)
-{
-	static char buf[16][1024];
-	static int k;
-	char *p = buf[k++ % 16];
-
-	snprintf(p, sizeof(buf[0]), "%s/%s", mr_test_tmpdir(), name);
-	return p;
-}
-
-/* A generated trace in the test's directory. */
-static const char *gen_trace(const char *gen, const char *const *kv, size_t n)
-{
-	const struct mr_gen *g = mr_gen_find(gen);
-	const char *path = path_of(gen);
-	struct mr_gen_values v;
-	struct mr_error err = { 0 };
-
-	if (!access(path, F_OK))
-		return path;
-	CHECK(g != NULL);
-	if (!g || mr_gen_defaults(g, &v, &err))
-		return NULL;
-	for (size_t i = 0; i + 1 < n; i += 2)
-		CHECK(mr_gen_set(g, &v, kv[i], kv[i + 1], &err) == 0);
-	v.seed = 3;
-	if (mr_gen_write(g, &v, path, NULL, &err)) {
-		fprintf(stderr, "gen %s: %s\n", gen, err.msg);
-		CHECK(0);
-		return NULL;
-	}
-	return path;
-}
-
-static int64_t sql_int(const char *db_path, const char *sql)
-{
-	sqlite3 *db = NULL;
-	sqlite3_stmt *st = NULL;
-	int64_t v = -1;
-
-	if (sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
-	    sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int64(st, 0);
-	else
-		fprintf(stderr, "%s: %s: %s\n", db_path, sql, sqlite3_errmsg(db));
-	sqlite3_finalize(st);
-	sqlite3_close(db);
-	return v;
-}
 
 /* lru, mglru and opt at sizes into out; 0 or the error (printed). */
 static int replay_to(const char *trace, const uint64_t *sizes, size_t nsizes, const char *out)
@@ -122,14 +73,14 @@ static void test_references(void)
 	static const uint64_t sizes[] = { 512, 2048, 1u << 20 };
 	const char *t;
 
-	t = gen_trace("zipf", zipf, 4);
-	check_references(t, sizes, 3, path_of("zipf.r.db"));
-	t = gen_trace("filerefault", filerefault, 6);
-	check_references(t, sizes, 3, path_of("filerefault.r.db"));
-	t = gen_trace("seq", seq, 4);
-	check_references(t, sizes, 3, path_of("seq.r.db"));
+	t = gen_trace("zipf", "zipf.db", zipf, 4);
+	check_references(t, sizes, 3, path_in("zipf.r.db"));
+	t = gen_trace("filerefault", "filerefault.db", filerefault, 6);
+	check_references(t, sizes, 3, path_in("filerefault.r.db"));
+	t = gen_trace("seq", "seq.db", seq, 4);
+	check_references(t, sizes, 3, path_in("seq.r.db"));
 	if (!access(MR_SOURCE_DIR "/traces/default.db", R_OK)) {
-		const char *d = path_of("default.r.db");
+		const char *d = path_in("default.r.db");
 
 		check_references(MR_SOURCE_DIR "/traces/default.db", sizes, 3, d);
 		/* a recorded trace with read()s and readahead: misses beyond accesses, and
@@ -174,7 +125,7 @@ static void test_curve_rows(void)
 {
 	static const char *const zipf[] = { "pages", "4096", "events", "200000" };
 	static const uint64_t sizes[] = { 2048, 512, 1024 };
-	const char *t = gen_trace("zipf", zipf, 4), *out = path_of("rows.db"), *old = path_of("old.db");
+	const char *t = gen_trace("zipf", "zipf.db", zipf, 4), *out = path_in("rows.db"), *old = path_in("old.db");
 	struct mr_results *res = NULL;
 	struct mr_curve *c = NULL;
 	struct mr_error err = { 0 };

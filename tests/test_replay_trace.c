@@ -6,9 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
+#include "mr_gen.h"
 #include "mr_store.h"
 #include "mr_test.h"
 #include "test_replay_trace.h"
@@ -143,6 +145,29 @@ char *path_in(const char *name)
 	i = (i + 1) % 16;
 	snprintf(buf[i], sizeof(buf[i]), "%s/%s", mr_test_tmpdir(), name);
 	return buf[i];
+}
+
+const char *gen_trace(const char *gen, const char *name, const char *const *kv, size_t n)
+{
+	const struct mr_gen *g = mr_gen_find(gen);
+	const char *path = path_in(name);
+	struct mr_gen_values v;
+	struct mr_error err = { 0 };
+
+	if (!access(path, F_OK))
+		return path;
+	CHECK(g != NULL);
+	if (!g || mr_gen_defaults(g, &v, &err))
+		return NULL;
+	for (size_t i = 0; i + 1 < n; i += 2)
+		CHECK(mr_gen_set(g, &v, kv[i], kv[i + 1], &err) == 0);
+	v.seed = 3;
+	if (mr_gen_write(g, &v, path, NULL, &err)) {
+		fprintf(stderr, "gen %s: %s\n", gen, err.msg);
+		CHECK(0);
+		return NULL;
+	}
+	return path;
 }
 
 uint64_t ctr(const struct mr_replay *r, size_t run, const char *name)

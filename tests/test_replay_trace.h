@@ -33,6 +33,9 @@ struct tb *tb_anon_process(const char *path, uint64_t base, uint32_t npages, uin
 
 /* name inside the test's temporary directory (16 rotating buffers) */
 char *path_in(const char *name);
+/* A generated trace NAME in the test's directory (seed 3, the generator's defaults but
+ * the n/2 KEY, VALUE pairs of kv), written once and reused; NULL with a failed check. */
+const char *gen_trace(const char *gen, const char *name, const char *const *kv, size_t n);
 /* counter name of run (machine-wide); UINT64_MAX with a message when absent */
 uint64_t ctr(const struct mr_replay *r, size_t run, const char *name);
 /* first column of the first row of sql on database db; -1 with a message on failure */

@@ -16,43 +16,7 @@
 #include "mr_gen.h"
 #include "mr_replay.h"
 #include "mr_test.h"
-
-static char *path_of(const char *name)
-{
-	static char buf[16][1024];
-	static int k;
-	char *p = buf[k++ % 16];
-
-	snprintf(p, sizeof(buf[0]), "%s/%s", mr_test_tmpdir(), name);
-	return p;
-}
-
-/* A generated trace in the test's directory (once per name). */
-static const char *gen_trace(const char *gen, const char *name, const char *const *kv, size_t n)
-{
-	const struct mr_gen *g = mr_gen_find(gen);
-	const char *path = path_of(name);
-	struct mr_gen_values v;
-	struct mr_error err = { 0 };
-	FILE *f = fopen(path, "r");
-
-	if (f) {
-		fclose(f);
-		return path;
-	}
-	CHECK(g != NULL);
-	if (!g || mr_gen_defaults(g, &v, &err))
-		return NULL;
-	for (size_t i = 0; i + 1 < n; i += 2)
-		CHECK(mr_gen_set(g, &v, kv[i], kv[i + 1], &err) == 0);
-	v.seed = 3;
-	if (mr_gen_write(g, &v, path, NULL, &err)) {
-		fprintf(stderr, "gen %s: %s\n", gen, err.msg);
-		CHECK(0);
-		return NULL;
-	}
-	return path;
-}
+#include "test_replay_trace.h"
 
 static const char *zipf_trace(void)
 {
@@ -108,35 +72,6 @@ out:
 	sqlite3_finalize(st);
 	sqlite3_close(db);
 	return out;
-}
-
-static int64_t sql_int(const char *db_path, const char *sql)
-{
-	char *t = sql_text(db_path, sql, -1);
-	int64_t v = t ? strtoll(t, NULL, 10) : -1;
-
-	free(t);
-	return v;
-}
-
-static int same_file(const char *a, const char *b)
-{
-	FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
-	int same = fa && fb, ca, cb;
-
-	while (same) {
-		ca = fgetc(fa);
-		cb = fgetc(fb);
-		if (ca != cb)
-			same = 0;
-		if (ca == EOF || cb == EOF)
-			break;
-	}
-	if (fa)
-		fclose(fa);
-	if (fb)
-		fclose(fb);
-	return same;
 }
 
 struct sweep {
@@ -215,7 +150,7 @@ static void check_sweep(const char *trace, const char *const *pol, size_t npol,
 			     .nlimits = nlimits, .threads = 2 };
 
 	snprintf(name, sizeof(name), "%s-all.db", tag);
-	all.out = path_of(name);
+	all.out = path_in(name);
 	if (run_sweep(&all)) {
 		CHECK(0);
 		return;
@@ -227,7 +162,7 @@ static void check_sweep(const char *trace, const char *const *pol, size_t npol,
 				     .nlimits = nlimits, .threads = 0 };
 
 		snprintf(name, sizeof(name), "%s-%zu.db", tag, si);
-		one.out = path_of(name);
+		one.out = path_in(name);
 		if (run_sweep(&one)) {
 			CHECK(0);
 			return;
@@ -373,10 +308,10 @@ static void test_one_pass_cgroup_limit(void)
 	if (!t)
 		return;
 	check_sweep(t, pol, 2, sizes, 2, MR_RECLAIM_MEMCG, lim, 1, "cglimit");
-	CHECK_EQ_U64(sql_int(path_of("cglimit-all.db"),
+	CHECK_EQ_U64(sql_int(path_in("cglimit-all.db"),
 			     "SELECT count(*) FROM memcgs WHERE cgroup = 1 AND limit_pages = 2000"), 4);
 	/* the tighter of the two limits holds in each run */
-	CHECK_EQ_U64(sql_int(path_of("cglimit-all.db"),
+	CHECK_EQ_U64(sql_int(path_in("cglimit-all.db"),
 			     "SELECT count(*) FROM vmstat v JOIN runs r ON r.id = v.run WHERE v.name = "
 			     "'mr_usage_max' AND v.value <= min(r.memory_pages, 2000)"), 4);
 }
@@ -388,14 +323,14 @@ static void test_deterministic(void)
 	static const uint64_t sizes[] = { 1024, 410, 2048 };
 	const char *t = zipf_trace();
 	struct sweep a = { .trace = t, .pol = pol, .npol = 3, .sizes = sizes, .nsizes = 3,
-			   .threads = 0, .out = path_of("det-a.db") };
+			   .threads = 0, .out = path_in("det-a.db") };
 	struct sweep b = a, c = a;
 	char *runs;
 
 	if (!t)
 		return;
-	b.out = path_of("det-b.db");
-	c.out = path_of("det-c.db");
+	b.out = path_in("det-b.db");
+	c.out = path_in("det-c.db");
 	c.threads = 2;
 	CHECK(run_sweep(&a) == 0);
 	CHECK(run_sweep(&b) == 0);
@@ -419,7 +354,7 @@ static void test_compare_within_size(void)
 	const char *names[1] = { "mr_misses" };
 	struct mr_compare_opts co = { .baseline = "4", .counters = names, .ncounters = 1 };
 	struct sweep s = { .trace = zipf_trace(), .pol = pol, .npol = 2, .sizes = sizes,
-			   .nsizes = 2, .out = path_of("cmp.db") };
+			   .nsizes = 2, .out = path_in("cmp.db") };
 	struct mr_results *res = NULL;
 	struct mr_compare *c = NULL;
 	struct mr_error err = { 0 };
@@ -450,7 +385,7 @@ static void test_compare_within_size(void)
 	/* one size: every run against the one baseline, as before */
 	{
 		struct sweep one = { .trace = s.trace, .pol = pol, .npol = 2, .sizes = sizes,
-				     .nsizes = 1, .out = path_of("cmp1.db") };
+				     .nsizes = 1, .out = path_in("cmp1.db") };
 		struct mr_results *r1 = NULL;
 
 		co.baseline = "2";

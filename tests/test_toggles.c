@@ -17,41 +17,11 @@
 #include "mr_gen.h"
 #include "mr_replay.h"
 #include "mr_test.h"
+#include "test_replay_trace.h"
 
 #ifndef MR_SOURCE_DIR
 #define MR_SOURCE_DIR "."
 #endif
-
-static char *path_of(const char *name)
-{
-	static char buf[16][1024];
-	static int k;
-	char *p = buf[k++ % 16];
-
-	snprintf(p, sizeof(buf[0]), "%s/%s", mr_test_tmpdir(), name);
-	return p;
-}
-
-static const char *gen_trace(const char *gen, const char *const *kv, size_t n)
-{
-	const struct mr_gen *g = mr_gen_find(gen);
-	const char *path = path_of(gen);
-	struct mr_gen_values v;
-	struct mr_error err = { 0 };
-
-	CHECK(g != NULL);
-	if (!g || mr_gen_defaults(g, &v, &err))
-		return NULL;
-	for (size_t i = 0; i + 1 < n; i += 2)
-		CHECK(mr_gen_set(g, &v, kv[i], kv[i + 1], &err) == 0);
-	v.seed = 3;
-	if (mr_gen_write(g, &v, path, NULL, &err)) {
-		fprintf(stderr, "gen %s: %s\n", gen, err.msg);
-		CHECK(0);
-		return NULL;
-	}
-	return path;
-}
 
 /* The text of a query's rows ('|' between columns, '\n' after rows); malloc'ed. */
 static char *sql_text(sqlite3 *db, const char *sql, int64_t a, int64_t b)
@@ -138,7 +108,7 @@ static void check_trace(const char *trace, const uint64_t *sizes, size_t nsizes,
 		pol[npol++] = toggles[i].spec;
 	o.policies = pol;
 	o.npolicies = npol;
-	snprintf(out, sizeof(out), "%s", path_of(tag));
+	snprintf(out, sizeof(out), "%s", path_in(tag));
 	rc = mr_replay_create(&o, &r, &err);
 	if (!rc)
 		rc = mr_replay_run(r, &err);
@@ -222,9 +192,9 @@ static void test_idle_notes(void)
 	static const uint64_t exec_sizes[] = { 1024, 2560, 1u << 20 };
 	static const uint64_t default_sizes[] = { 4096, 8192, 1u << 20 };
 
-	check_trace(gen_trace("zipf", zipf, 4), sizes, 3, "zipf.r.db");
-	check_trace(gen_trace("execbuild", execbuild, 6), exec_sizes, 3, "execbuild.r.db");
-	check_trace(gen_trace("filerefault", filerefault, 6), sizes, 3, "filerefault.r.db");
+	check_trace(gen_trace("zipf", "zipf.db", zipf, 4), sizes, 3, "zipf.r.db");
+	check_trace(gen_trace("execbuild", "execbuild.db", execbuild, 6), exec_sizes, 3, "execbuild.r.db");
+	check_trace(gen_trace("filerefault", "filerefault.db", filerefault, 6), sizes, 3, "filerefault.r.db");
 	if (!access(MR_SOURCE_DIR "/traces/default.db", R_OK))
 		check_trace(MR_SOURCE_DIR "/traces/default.db", default_sizes, 3, "default.r.db");
 	for (size_t i = 0; i < NTOGGLES; i++) {
@@ -250,7 +220,7 @@ static void test_inc_min_seq_acts(void)
 {
 	static const char *const zipf[] = { "pages", "4096", "events", "200000" };
 	static const char *const pol[] = { "mglru", "mglru:inc_min_seq=v3" };
-	const char *trace = gen_trace("zipf", zipf, 4), *out = path_of("aged.db");
+	const char *trace = gen_trace("zipf", "zipf.db", zipf, 4), *out = path_in("aged.db");
 	char script[1024] = "";
 	struct mr_replay_opts o = { .trace = trace, .policies = pol, .npolicies = 2,
 				    .memory_pages = 1024, .threads = 0, .tmpdir = mr_test_tmpdir(),
