@@ -4,6 +4,7 @@
 #define MR_CLI_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "mr_err.h"
 
@@ -72,5 +73,13 @@ void cli_print_text(const char *s, unsigned flags);
 struct mr_curve;
 int cli_curve_svg(const char *path, const struct mr_curve *c, const char *source,
 		  struct mr_error *err);
+/* The same SVG written to f (the report inlines it); MR_EINVAL when nothing can be
+ * plotted. Each point carries data-chart="curve", data-run, data-x (its axis value:
+ * log2 of the pages on a log axis) and data-v (the miss ratio in percent). */
+int cli_curve_svg_draw(FILE *f, const struct mr_curve *c, const char *source,
+		       struct mr_error *err);
+/* Write s to f as XML/HTML text (&, <, >, " escaped; control characters as '?'). */
+void cli_xml_text(FILE *f, const char *s);
+int cmd_report(int argc, char **argv);
 
 #endif

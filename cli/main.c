@@ -31,6 +31,8 @@ static const struct mr_cmd commands[] = {
 	  "memreplay compare RESULTS.db [--baseline RUN|SPEC] [--format table|csv|json] [--counters a,b]" },
 	{ "curve", cmd_curve, "miss ratio per policy and memory size (a sweep's curve)",
 	  "memreplay curve RESULTS.db [--format table|csv|json] [-o CURVE.svg]" },
+	{ "report", cmd_report, "one self-contained HTML report of a results database",
+	  "memreplay report RESULTS.db -o REPORT.html [--baseline RUN|SPEC] [--force]" },
 	{ "gen", cmd_gen, "write a synthetic workload trace (deterministic, seeded)",
 	  "memreplay gen GENERATOR -o OUT.db [--seed N] [--PARAM VALUE ...]\n"
 	  "       memreplay gen --list | memreplay gen GENERATOR --help" },
