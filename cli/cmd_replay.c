@@ -17,6 +17,11 @@
 #include "mr_util.h"
 
 #define MAX_POLICIES 64
+#define MAX_VARY 32
+/* --vary-p's default: on kernel-lab's 6.12 guest, 5 of 12 back-to-back agings inside one
+ * reclaim walked again because the task was switched back in between (docs/validation.md,
+ * "What picks the level"); a walk is followed by a switch-in with about that odds. */
+#define DEFAULT_VARY_P 0.4
 #define MAX_LIMITS 256
 #define MAX_PLUGINS 16
 
@@ -76,7 +81,7 @@ static void usage_help(void)
 {
 	printf("usage: memreplay replay TRACE --policy SPEC [--policy SPEC...] --memory SIZES\n"
 	       "                        [--reclaim memcg|node] [--shadow keep|kernel|none]\n"
-	       "                        [--fault-around SIZE|off]\n"
+	       "                        [--fault-around SIZE|off] [--vary N [--vary-p P]]\n"
 	       "                        [-o RESULTS.db] [--script FILE]\n"
 	       "                        [--interval T] [--swap SIZE] [--threads N] [--plugin SO]\n"
 	       "                        [--format table|csv|json] [--no-timing] [--list-policies]\n\n"
@@ -94,6 +99,10 @@ static void usage_help(void)
 	       "                         node: --memory SIZE is the machine's memory (split over\n"
 	       "                         its nodes), with zone watermarks, kswapd (pgscan_kswapd)\n"
 	       "                         and direct reclaim below min (pgscan_direct)\n"
+	       "  --vary N               each policy also with N variation seeds (runs 'SPEC ~1'..):\n"
+	       "                         what a trace cannot carry, drawn per seed: after a page-\n"
+	       "                         table walk its task is switched back in (docs/replay.md)\n"
+	       "  --vary-p P             that switch-in's probability (default 0.4)\n"
 	       "  --fault-around SIZE    window a read fault of a file mapping maps resident pages\n"
 	       "                         in (do_fault_around): a power of two, 4K..2M, or off;\n"
 	       "                         default: the trace's fault_around_bytes, else 64K\n"
@@ -337,7 +346,8 @@ int cmd_replay(int argc, char **argv)
 {
 	enum { O_POLICY = 256, O_MEMORY, O_SWAP, O_SCRIPT, O_INTERVAL, O_SNAP, O_WBDELAY,
 	       O_THREADS, O_TMPDIR, O_NUCACHE, O_CHECK, O_TIMING, O_PLUGIN, O_LIST, O_HELP, O_VARIANTS,
-	       O_RECLAIM, O_FORMAT, O_CSV, O_JSON, O_NOTIMING, O_SHADOW, O_FAULT_AROUND };
+	       O_RECLAIM, O_FORMAT, O_CSV, O_JSON, O_NOTIMING, O_SHADOW, O_FAULT_AROUND,
+	       O_VARY, O_VARY_P };
 	static const struct option opts[] = {
 		{ "policy", required_argument, NULL, O_POLICY },
 		{ "variants", required_argument, NULL, O_VARIANTS },
@@ -345,6 +355,8 @@ int cmd_replay(int argc, char **argv)
 		{ "reclaim", required_argument, NULL, O_RECLAIM },
 		{ "shadow", required_argument, NULL, O_SHADOW },
 		{ "fault-around", required_argument, NULL, O_FAULT_AROUND },
+		{ "vary", required_argument, NULL, O_VARY },
+		{ "vary-p", required_argument, NULL, O_VARY_P },
 		{ "format", required_argument, NULL, O_FORMAT },
 		{ "csv", no_argument, NULL, O_CSV },
 		{ "json", no_argument, NULL, O_JSON },
@@ -367,6 +379,11 @@ int cmd_replay(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *policies[MAX_POLICIES], *plugins[MAX_PLUGINS];
+	const char *vpol[MAX_POLICIES];
+	char vlabel[MAX_POLICIES][300];
+	uint32_t vseed[MAX_POLICIES];
+	unsigned nvary = 0;
+	int vary_p_set = 0;
 	struct mr_replay_limit limits[MAX_LIMITS];
 	uint64_t sizes[MR_REPLAY_MAX_SIZES];
 	size_t npol = 0, nlim = 0, nplug = 0, nsizes = 0;
@@ -438,6 +455,26 @@ int cmd_replay(int argc, char **argv)
 			else
 				return cli_usage_error("replay", "--reclaim '%s': use memcg or node", optarg);
 			break;
+		case O_VARY: {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*end || end == optarg || v < 1 || v > MAX_VARY)
+				return cli_usage_error("replay", "--vary %s: give the number of seeds, 1 to %d",
+						       optarg, MAX_VARY);
+			nvary = (unsigned)v;
+			break;
+		}
+		case O_VARY_P: {
+			char *end;
+
+			o.vary_p = strtod(optarg, &end);
+			if (*end || end == optarg || !(o.vary_p > 0 && o.vary_p <= 1))
+				return cli_usage_error("replay", "--vary-p %s: give a probability in (0, 1]",
+						       optarg);
+			vary_p_set = 1;
+			break;
+		}
 		case O_FAULT_AROUND: {
 			uint64_t pg;
 			struct mr_error perr = { 0 };
@@ -569,8 +606,38 @@ int cmd_replay(int argc, char **argv)
 		return cli_usage_error("replay", "%zu policies at %zu memory sizes are %zu runs: at most %d in one pass",
 				       npol, nsizes, npol * nsizes, MR_REPLAY_MAX_RUNS);
 
+	if (vary_p_set && !nvary)
+		return cli_usage_error("replay", "--vary-p without --vary N: give the number of seeds");
+	if (nvary) {
+		/* each policy as given (seed 0: the trace's own switch-ins), then with seeds
+		 * 1..N; labelled "SPEC ~SEED" in the table */
+		size_t n = 0;
+
+		if (npol * (nvary + 1) > MAX_POLICIES || npol * (nvary + 1) * (nsizes ? nsizes : 1) >
+							      MR_REPLAY_MAX_RUNS)
+			return cli_usage_error("replay", "--vary %u makes %zu runs of %zu policies: at "
+					       "most %d policies x seeds and %d runs", nvary,
+					       npol * (nvary + 1) * (nsizes ? nsizes : 1), npol,
+					       MAX_POLICIES, MR_REPLAY_MAX_RUNS);
+		for (size_t i = 0; i < npol; i++)
+			for (unsigned k = 0; k <= nvary; k++) {
+				vpol[n] = policies[i];
+				vseed[n] = k;
+				if (k)
+					snprintf(vlabel[n], sizeof(vlabel[n]), "%s ~%u", policies[i], k);
+				else
+					snprintf(vlabel[n], sizeof(vlabel[n]), "%s", policies[i]);
+				n++;
+			}
+		for (size_t i = 0; i < n; i++)
+			policies[i] = vlabel[i];
+		npol = n;
+		o.policy_vary_seed = vseed;
+		if (!vary_p_set)
+			o.vary_p = DEFAULT_VARY_P;
+	}
 	o.trace = argv[optind];
-	o.policies = policies;
+	o.policies = nvary ? vpol : policies;
 	o.npolicies = npol;
 	o.memory_sizes = nsizes ? sizes : NULL;
 	o.nmemory = nsizes;

@@ -226,6 +226,11 @@ struct mr_replay_opts {
 					    * around it (docs/replay.md, "Fault-around"),
 					    * 1 = off, at most 512; 0 = the recorded host's
 					    * fault_around_bytes, else the kernel's 64 KiB */
+	/* Seeded variation of what a trace cannot carry (docs/replay.md, "--vary"): policy
+	 * i's runs draw with seed policy_vary_seed[i] (0 = none; NULL = none for all): after
+	 * each page-table walk the walked task is switched back in with probability vary_p. */
+	const uint32_t *policy_vary_seed;
+	double vary_p;
 	const struct mr_replay_limit *limits; /* per-cgroup limits */
 	size_t nlimits;
 	const char *memory_spec;           /* --memory text(s) as given, for the runs table */

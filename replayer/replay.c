@@ -40,6 +40,8 @@ struct mr_replay {
 	char memory_spec[512];
 	uint64_t memory_pages, swap_pages, wb_delay, interval, snap_every;
 	uint64_t *run_memory;     /* [nruns]: each run's whole-trace size (0 = none) */
+	uint32_t *run_vary;       /* [nruns]: each run's --vary seed (0 = none) */
+	double vary_p;
 	size_t nsizes;            /* memory sizes: runs = nsizes x policies, size-major */
 	int threads, record_timing, reclaim, shadow;
 	uint32_t fault_around;    /* pages, 1 = off */
@@ -90,6 +92,7 @@ void mr_replay_destroy(struct mr_replay *r)
 	free(r->memcg_ids);
 	free(r->memcg_paths);
 	free(r->run_memory);
+	free(r->run_vary);
 	rp_script_free(&r->script);
 	rp_image_free(r->t);
 	mr_results_release(r->claim);
@@ -343,6 +346,11 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 				    o->shadow);
 	}
 	r->shadow = o->shadow;
+	if (o->policy_vary_seed && !(o->vary_p > 0 && o->vary_p <= 1)) {
+		free(r);
+		return mr_error_set(err, MR_EINVAL, "--vary-p %g is no probability: give one in (0, 1]",
+				    o->vary_p);
+	}
 	if (o->fault_around_pages > 512) {
 		free(r);
 		return mr_error_set(err, MR_EINVAL, "fault-around of %u pages: at most 512 (2 MiB, "
@@ -367,6 +375,7 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 	rc = rp_image_load(o->trace, &r->t, err);
 	if (rc)
 		goto fail;
+	r->vary_p = o->vary_p;
 	r->fault_around = fault_around_pages(o->fault_around_pages, r->t->fault_around_bytes,
 					     &r->fault_around_from);
 
@@ -441,8 +450,10 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 		r->note_kind = calloc(n, sizeof(*r->note_kind));
 		r->coverage = calloc(n, sizeof(*r->coverage));
 		r->run_memory = calloc(n, sizeof(*r->run_memory));
+		r->run_vary = calloc(n, sizeof(*r->run_vary));
 	}
-	if (!r->mach || !r->res || !r->notes || !r->note_kind || !r->coverage || !r->run_memory) {
+	if (!r->mach || !r->res || !r->notes || !r->note_kind || !r->coverage || !r->run_memory ||
+	    !r->run_vary) {
 		rc = mr_error_set(err, MR_ENOMEM, "out of memory");
 		goto fail;
 	}
@@ -478,6 +489,8 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 		mo.check = o->check;
 		mo.shadow = r->shadow; /* enum rp_shadow_mode has mr_replay_shadow's values */
 		mo.fault_around_pages = r->fault_around;
+		mo.vary_seed = o->policy_vary_seed ? o->policy_vary_seed[i] : 0;
+		mo.vary_p = o->vary_p;
 		mo.memcg_ids = r->memcg_ids;
 		mo.memcg_paths = r->memcg_paths;
 		rc = rp_machine_create(r->t, &mo, &r->mach[k], err);
@@ -485,6 +498,7 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 		if (rc)
 			goto fail;
 		r->run_memory[k] = mem;
+		r->run_vary[k] = mo.vary_seed;
 		r->nruns++;
 		if (r->reclaim == MR_RECLAIM_NODE) {
 			rc = rp_machine_set_node_reclaim(r->mach[k], mem, err);
@@ -811,6 +825,8 @@ int mr_replay_run(struct mr_replay *r, struct mr_error *err)
 	for (size_t i = 0; !rc && i < r->nruns; i++) {
 		rc = rp_machine_result(r->mach[i], &r->res[i], err);
 		r->res[i].memory_pages = r->run_memory[i];
+		r->res[i].vary_seed = r->run_vary[i];
+		r->res[i].vary_p = r->run_vary[i] ? r->vary_p : 0;
 	}
 	/* every machine samples on the same clock: the first one's cut is every one's */
 	if (!rc && r->nruns && rp_machine_series_cut(r->mach[0]) && r->has_script &&
