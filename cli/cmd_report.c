@@ -340,14 +340,19 @@ static int is_headline(const char *name)
 	return 0;
 }
 
-/* The compare table: the headline counters, or (all) every counter compare gives. */
-static void compare_table(struct report *r, const struct mr_compare *c, const char *id, int all)
+/* The compare table: the headline counters, or (all) every counter compare gives; of
+ * the runs at one memory size when mem is not UINT64_MAX (a sweep: a table per size). */
+static void compare_table(struct report *r, const struct mr_compare *c, const char *id, int all,
+			  uint64_t mem)
 {
 	FILE *f = r->f;
 	char v[64], d[64];
 
+#define SHOWN(i) (mem == UINT64_MAX || c->memory_pages[i] == mem)
 	fprintf(f, "<table id=\"%s\"><tr><th class=\"l\">counter</th>", id);
 	for (size_t i = 0; i < c->nruns; i++) {
+		if (!SHOWN(i))
+			continue;
 		fprintf(f, "<th>");
 		for (size_t k = 0; k < r->nruns; k++)
 			if (r->runs[k].id == c->run_id[i])
@@ -366,6 +371,8 @@ static void compare_table(struct report *r, const struct mr_compare *c, const ch
 		for (size_t i = 0; i < c->nruns; i++) {
 			double abs, pct;
 
+			if (!SHOWN(i))
+				continue;
 			if (!w->present[i]) {
 				fprintf(f, "<td>-</td>");
 				continue;
@@ -386,6 +393,30 @@ static void compare_table(struct report *r, const struct mr_compare *c, const ch
 		fprintf(f, "</tr>\n");
 	}
 	fprintf(f, "</table>\n");
+#undef SHOWN
+}
+
+/* compare_table() once, or per memory size for a sweep, in the runs' order of sizes. */
+static void compare_tables(struct report *r, const struct mr_compare *c, const char *id, int all)
+{
+	char mem[32], sid[64];
+
+	if (!c->by_memory) {
+		compare_table(r, c, id, all, UINT64_MAX);
+		return;
+	}
+	for (size_t i = 0; i < c->nruns; i++) {
+		size_t j;
+
+		for (j = 0; j < i && c->memory_pages[j] != c->memory_pages[i]; j++)
+			;
+		if (j < i)
+			continue; /* that size has its table */
+		mr_replay_format_memory(c->memory_pages[i], mem, sizeof(mem));
+		fprintf(r->f, "<h3>at %s</h3>\n", c->memory_pages[i] ? mem : "no whole-trace size");
+		snprintf(sid, sizeof(sid), "%s-%s", id, mem);
+		compare_table(r, c, sid, all, c->memory_pages[i]);
+	}
 }
 
 /* The counters against the baseline, as `compare` gives them, and the runs' notes. */
@@ -402,9 +433,9 @@ static int compare_section(struct report *r, struct mr_results *res, const char 
 	fprintf(f, "<h2>Counters against the baseline</h2>\n<p>Each run against run %lld's policy at "
 		   "its own memory size (as <code>memreplay compare</code>); the delta in percent "
 		   "below each value.</p>\n", (long long)c->run_id[c->baseline]);
-	compare_table(r, c, "compare", 0);
+	compare_tables(r, c, "compare", 0);
 	fprintf(f, "<details><summary>every counter (%zu)</summary>\n", c->nrows);
-	compare_table(r, c, "compare-all", 1);
+	compare_tables(r, c, "compare-all", 1);
 	fprintf(f, "</details>\n");
 	if (c->nnotes) {
 		fprintf(f, "<h3>Notes</h3>\n<ul>\n");
