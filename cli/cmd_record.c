@@ -81,7 +81,7 @@ static void print_summary(const char *out, const struct mr_record_stats *st)
 int cmd_record(int argc, char **argv)
 {
 	enum { O_CGROUP = 256, O_DURATION, O_SOURCES, O_YOUNG, O_YINT, O_RING, O_ANON, O_FORCE,
-	       O_QUIET, O_HW_EVENT, O_HW_PERIOD };
+	       O_HW_EVENT, O_HW_PERIOD };
 	static const struct option lo[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "pid", required_argument, NULL, 'p' },
@@ -96,7 +96,7 @@ int cmd_record(int argc, char **argv)
 		{ "hw-period", required_argument, NULL, O_HW_PERIOD },
 		{ "anonymize", no_argument, NULL, O_ANON },
 		{ "force", no_argument, NULL, O_FORCE },
-		{ "quiet", no_argument, NULL, O_QUIET },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -109,7 +109,7 @@ int cmd_record(int argc, char **argv)
 	uint64_t pages;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:p:ah", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:p:aqh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o.output = optarg;
@@ -204,13 +204,11 @@ int cmd_record(int argc, char **argv)
 		case O_FORCE:
 			o.overwrite = 1;
 			break;
-		case O_QUIET:
+		case 'q':
 			quiet = 1;
 			break;
 		case 'h':
-			printf("usage: %s\n", cli_find("record") ? cli_find("record")->usage :
-			       "memreplay record -o TRACE.db [options] -- COMMAND ARGS...");
-			return 0;
+			return cli_help("record");
 		default:
 			return cli_usage_error("record", "unknown option");
 		}
