@@ -365,7 +365,7 @@ static void write_man(FILE *f, const struct mr_cmd *c)
 			fputc(toupper((unsigned char)*p), f);
 	fprintf(f, " 1 \"\" \"memreplay %s\" \"memreplay manual\"\n.SH NAME\n", MR_VERSION_STRING);
 	roff_text(f, title);
-	fprintf(f, "\\- ");
+	fputs("\\- ", f);
 	roff_text(f, c ? c->summary : "record what memory a Linux host touches, replay it "
 					"through page-reclaim policy models");
 	fputs(".SH SYNOPSIS\n.nf\n", f);
