@@ -355,13 +355,22 @@ int cmd_replay(int argc, char **argv)
 				char *end;
 				unsigned long id = strtoul(optarg, &end, 10);
 
-				if (end != eq || end == optarg || id > UINT32_MAX)
-					return cli_usage_error("replay", "--memory '%s': expected SIZE or CGROUP_ID=SIZE",
-							       optarg);
 				if (nlim == MAX_LIMITS)
 					return cli_usage_error("replay", "too many --memory limits");
-				for (size_t k = 0; k < nlim; k++)
-					if (limits[k].cgroup == id)
+				limits[nlim].cgroup_path = NULL;
+				if (optarg[0] == '/') {
+					/* a path: the replay finds its id in the trace. The
+					 * argv string ends at the '=' from here on (memspec
+					 * has the whole text already). */
+					optarg[eq - optarg] = 0;
+					limits[nlim].cgroup_path = optarg;
+					id = 0;
+				} else if (end != eq || end == optarg || id > UINT32_MAX) {
+					return cli_usage_error("replay", "--memory '%s': expected SIZE or CGROUP=SIZE, CGROUP a cgroup id or a path starting with /",
+							       optarg);
+				}
+				for (size_t k = 0; k < nlim && !limits[nlim].cgroup_path; k++)
+					if (!limits[k].cgroup_path && limits[k].cgroup == id)
 						return cli_usage_error("replay", "--memory %lu=...: a limit of cgroup %lu is given twice; give it once",
 								       id, id);
 				limits[nlim].cgroup = (uint32_t)id;
@@ -507,7 +516,7 @@ int cmd_replay(int argc, char **argv)
 	if (!npol)
 		return cli_usage_error("replay", "name at least one --policy (see --list-policies)");
 	if (!nsizes && !nlim)
-		return cli_usage_error("replay", "give the memory size: --memory SIZE (or CGROUP_ID=SIZE)");
+		return cli_usage_error("replay", "give the memory size: --memory SIZE (or CGROUP=SIZE)");
 	if (o.reclaim == MR_RECLAIM_NODE && !nsizes)
 		return cli_usage_error("replay", "--reclaim node: give the node memory with --memory SIZE");
 	if (npol * nsizes > MR_REPLAY_MAX_RUNS)
