@@ -178,7 +178,7 @@ int cmd_record(int argc, char **argv)
 				return cli_fail("record", &err);
 			if (pages & (pages - 1) || pages > (1u << 20))
 				return cli_usage_error("record", "--ring-size %s: must be a power of "
-						       "two number of pages (4K, 8K, ... 2M)", optarg);
+						       "two number of pages (4K, 8K, ... 4G)", optarg);
 			o.ring_pages = (uint32_t)pages;
 			break;
 		case O_HW_EVENT:
@@ -187,14 +187,12 @@ int cmd_record(int argc, char **argv)
 			o.hw_events = optarg;
 			break;
 		case O_HW_PERIOD: {
-			char *end;
-			unsigned long long v;
+			uint64_t v;
 
-			errno = 0;
-			v = strtoull(optarg, &end, 10);
-			if (errno || *end || !v || optarg[0] == '-')
+			/* a count, as every count option takes it (100K = 100,000) */
+			if (mr_parse_count(optarg, &v, &err) || !v)
 				return cli_usage_error("record", "bad --hw-period '%s' (a positive "
-						       "number of events per sample)", optarg);
+						       "count of events per sample: 100003, 10K)", optarg);
 			o.hw_period = v;
 			break;
 		}
