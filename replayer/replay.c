@@ -343,7 +343,7 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 		return rc;
 	if (!sizes[0] && !o->nlimits)
 		return mr_error_set(err, MR_EINVAL,
-				    "no memory size given: --memory SIZE (e.g. 512M) limits the whole trace, --memory CGROUP_ID=SIZE one cgroup");
+				    "no memory size given: --memory SIZE (e.g. 512M) limits the whole trace, --memory CGROUP=SIZE one cgroup (CGROUP an id or a path)");
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return mr_error_set(err, MR_ENOMEM, "out of memory");
