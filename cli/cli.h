@@ -8,11 +8,19 @@
 
 #include "mr_err.h"
 
+/*
+ * One subcommand. usage and help are the whole of what `memreplay help NAME`,
+ * `memreplay NAME --help` and the man page memreplay-NAME(1) say (cli_help,
+ * cli_man): usage is the synopsis, help what it does and every option it takes, one
+ * "  -s, --long ARG   what" line each (tests/test_cli_help.sh checks that each option
+ * the subcommand's parser accepts is there).
+ */
 struct mr_cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 	const char *summary;
 	const char *usage;
+	const char *help;
 };
 
 int cmd_info(int argc, char **argv);
@@ -30,7 +38,7 @@ int cmd_bench_record(int argc, char **argv);
 /* The options the `bench` subcommands share, as getopt returns them (cmd_bench.c). */
 struct cli_bench_opts {
 	uint64_t events; /* -e/--events N */
-	uint64_t pages;  /* -p/--pages SIZE, record's -s/--size SIZE */
+	uint64_t pages;  /* --pages SIZE, record's -s/--size SIZE (-p is record's --pid) */
 	const char *dir; /* -d/--dir DIR; cli_bench_dir() gives the default */
 	int keep;        /* -k/--keep */
 };
@@ -54,6 +62,8 @@ int cli_parse_duration(const char *cmd, const char *opt, const char *arg, uint64
 /* Print "memreplay CMD: " + formatted message + newline; return exit status 2 (usage). */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 const struct mr_cmd *cli_find(const char *name);
+/* Print the help of subcommand name to stdout (what `help NAME` prints); returns 0. */
+int cli_help(const char *name);
 /* Print s to stdout as a JSON string literal (quotes, backslashes, control characters escaped). */
 void cli_json_string(const char *s);
 /* Print text from a file (a trace or results database may hold anything) to stdout so that

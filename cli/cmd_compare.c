@@ -297,6 +297,7 @@ int cmd_compare(int argc, char **argv)
 		{ "counters", required_argument, NULL, 'c' },
 		{ "csv", no_argument, NULL, 'C' },
 		{ "json", no_argument, NULL, 'J' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct mr_compare_opts co = { 0 };
@@ -309,7 +310,7 @@ int cmd_compare(int argc, char **argv)
 	int ch, rc;
 
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "b:f:c:", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "b:f:c:h", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'b':
 			co.baseline = optarg;
@@ -342,6 +343,9 @@ int cmd_compare(int argc, char **argv)
 			}
 			co.counters = co.ncounters ? names : NULL;
 			break;
+		case 'h':
+			free(list);
+			return cli_help("compare");
 		default:
 			free(list);
 			return cli_usage_error("compare", "bad option");

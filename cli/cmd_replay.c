@@ -77,64 +77,6 @@ static int list_policies(void)
 	return 0;
 }
 
-static void usage_help(void)
-{
-	printf("usage: memreplay replay TRACE --policy SPEC [--policy SPEC...] --memory SIZES\n"
-	       "                        [--reclaim memcg|node] [--shadow keep|kernel|none]\n"
-	       "                        [--fault-around SIZE|off] [--vary N [--vary-p P]]\n"
-	       "                        [-o RESULTS.db] [--script FILE]\n"
-	       "                        [--interval T] [--swap SIZE] [--threads N] [--plugin SO]\n"
-	       "                        [--format table|csv|json] [--no-timing] [--list-policies]\n\n"
-	       "  --policy SPEC          name[:key=value,...], repeatable: all replay in one pass\n"
-	       "  --variants NAME        add a preset of policies: seeds (mglru + each seed toggle),\n"
-	       "                         classic (lru, mglru, opt)\n"
-	       "  --memory SIZES         size of the whole trace (256M, 1G, 65536 pages), or several:\n"
-	       "                         a list 32M,64M,128M or a range 16M..1G:8 (8 sizes in equal\n"
-	       "                         ratios), 16M..1G:x2 (times 2), 16M..256M:+16M (linear);\n"
-	       "                         every policy replays at every size in one pass, runs\n"
-	       "                         ordered size by size (repeat --memory to add sizes)\n"
-	       "  --memory CGROUP=SIZE   limit of one trace cgroup (repeatable)\n"
-	       "  --reclaim MODE         memcg (default): --memory SIZE is a cgroup limit, reclaim\n"
-	       "                         runs in the charging task (try_to_free_mem_cgroup_pages);\n"
-	       "                         node: --memory SIZE is the machine's memory (split over\n"
-	       "                         its nodes), with zone watermarks, kswapd (pgscan_kswapd)\n"
-	       "                         and direct reclaim below min (pgscan_direct)\n"
-	       "  --vary N               each policy also with N variation seeds (runs 'SPEC ~1'..):\n"
-	       "                         what a trace cannot carry, drawn per seed: after a page-\n"
-	       "                         table walk its task is switched back in (docs/replay.md)\n"
-	       "  --vary-p P             that switch-in's probability (default 0.4)\n"
-	       "  --fault-around SIZE    window a read fault of a file mapping maps resident pages\n"
-	       "                         in (do_fault_around): a power of two, 4K..2M, or off;\n"
-	       "                         default: the trace's fault_around_bytes, else 64K\n"
-	       "  --shadow MODE          shadow entries (refault information) once stored: keep\n"
-	       "                         (default: until the page comes back), kernel (the\n"
-	       "                         shadow-node shrinker's limit, pages / 8 nodes of 64\n"
-	       "                         slots per lruvec) or none (no refault recognised)\n"
-	       "  --swap SIZE            swap space (default unlimited)\n"
-	       "  -o, --output DB        results database (docs/results-schema.md)\n"
-	       "  --script FILE          lru_gen debugfs commands at times: 'TIME|@MARKER CMD'\n"
-	       "  --interval T           time series step (default 1%% of the trace)\n"
-	       "  --snapshot-every T     lru_gen snapshots every T of trace time\n"
-	       "  --writeback-delay T    writeback ends T after it starts (default: with reclaim);\n"
-	       "                         sync: inside pageout, like zram or pmem swap\n"
-	       "  --threads N            worker threads (default: one per policy, up to the CPUs;\n"
-	       "                         0 = all on one thread); results do not depend on it\n"
-	       "  --tmpdir DIR           temporary next-use files for opt (default /tmp)\n"
-	       "  --nextuse-cache DIR    keep opt's next-use times per trace there for later\n"
-	       "                         replays (default $MEMREPLAY_CACHE, else\n"
-	       "                         $XDG_CACHE_HOME/memreplay or ~/.cache/memreplay;\n"
-	       "                         at most 8 GiB, least recently used first); off: none\n"
-	       "  --check                run the policies' invariant checks after every reclaim\n"
-	       "  --record-timing        add wall times to the results (not deterministic)\n"
-	       "  --plugin SO            load a policy plugin first (repeatable)\n"
-	       "  --list-policies        describe every policy and its parameters\n"
-	       "  --format F             table (default), csv or json: the per-policy lines\n"
-	       "  --csv, --json          the same as --format csv / --format json\n"
-	       "  --no-timing            leave out wall times (M ev/s, seconds): output that\n"
-	       "                         depends only on the trace and the options\n"
-	       "  -q, --quiet            no progress line\n");
-}
-
 /*
  * The default next-use cache directory: $MEMREPLAY_CACHE ("off" = none), else
  * $XDG_CACHE_HOME/memreplay, else $HOME/.cache/memreplay; NULL when none applies or the
@@ -344,12 +286,11 @@ static void print_runs(const struct mr_replay *r, const char *const *policies, s
 
 int cmd_replay(int argc, char **argv)
 {
-	enum { O_POLICY = 256, O_MEMORY, O_SWAP, O_SCRIPT, O_INTERVAL, O_SNAP, O_WBDELAY,
-	       O_THREADS, O_TMPDIR, O_NUCACHE, O_CHECK, O_TIMING, O_PLUGIN, O_LIST, O_HELP, O_VARIANTS,
-	       O_RECLAIM, O_FORMAT, O_CSV, O_JSON, O_NOTIMING, O_SHADOW, O_FAULT_AROUND,
-	       O_VARY, O_VARY_P };
+	enum { O_MEMORY = 256, O_SWAP, O_SCRIPT, O_INTERVAL, O_SNAP, O_WBDELAY,
+	       O_THREADS, O_TMPDIR, O_NUCACHE, O_CHECK, O_TIMING, O_PLUGIN, O_LIST, O_VARIANTS,
+	       O_RECLAIM, O_CSV, O_JSON, O_NOTIMING, O_SHADOW, O_FAULT_AROUND, O_VARY, O_VARY_P };
 	static const struct option opts[] = {
-		{ "policy", required_argument, NULL, O_POLICY },
+		{ "policy", required_argument, NULL, 'P' },
 		{ "variants", required_argument, NULL, O_VARIANTS },
 		{ "memory", required_argument, NULL, O_MEMORY },
 		{ "reclaim", required_argument, NULL, O_RECLAIM },
@@ -357,7 +298,7 @@ int cmd_replay(int argc, char **argv)
 		{ "fault-around", required_argument, NULL, O_FAULT_AROUND },
 		{ "vary", required_argument, NULL, O_VARY },
 		{ "vary-p", required_argument, NULL, O_VARY_P },
-		{ "format", required_argument, NULL, O_FORMAT },
+		{ "format", required_argument, NULL, 'f' },
 		{ "csv", no_argument, NULL, O_CSV },
 		{ "json", no_argument, NULL, O_JSON },
 		{ "no-timing", no_argument, NULL, O_NOTIMING },
@@ -375,7 +316,7 @@ int cmd_replay(int argc, char **argv)
 		{ "plugin", required_argument, NULL, O_PLUGIN },
 		{ "list-policies", no_argument, NULL, O_LIST },
 		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, O_HELP },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *policies[MAX_POLICIES], *plugins[MAX_PLUGINS];
@@ -398,9 +339,9 @@ int cmd_replay(int argc, char **argv)
 	double t0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:q", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "P:f:o:qh", opts, NULL)) != -1) {
 		switch (c) {
-		case O_POLICY:
+		case 'P':
 			if (npol == MAX_POLICIES)
 				return cli_usage_error("replay", "at most %d policies in one pass", MAX_POLICIES);
 			policies[npol++] = optarg;
@@ -426,13 +367,22 @@ int cmd_replay(int argc, char **argv)
 				char *end;
 				unsigned long id = strtoul(optarg, &end, 10);
 
-				if (end != eq || end == optarg || id > UINT32_MAX)
-					return cli_usage_error("replay", "--memory '%s': expected SIZE or CGROUP_ID=SIZE",
-							       optarg);
 				if (nlim == MAX_LIMITS)
 					return cli_usage_error("replay", "too many --memory limits");
-				for (size_t k = 0; k < nlim; k++)
-					if (limits[k].cgroup == id)
+				limits[nlim].cgroup_path = NULL;
+				if (optarg[0] == '/') {
+					/* a path: the replay finds its id in the trace. The
+					 * argv string ends at the '=' from here on (memspec
+					 * has the whole text already). */
+					optarg[eq - optarg] = 0;
+					limits[nlim].cgroup_path = optarg;
+					id = 0;
+				} else if (end != eq || end == optarg || id > UINT32_MAX) {
+					return cli_usage_error("replay", "--memory '%s': expected SIZE or CGROUP=SIZE, CGROUP a cgroup id or a path starting with /",
+							       optarg);
+				}
+				for (size_t k = 0; k < nlim && !limits[nlim].cgroup_path; k++)
+					if (!limits[k].cgroup_path && limits[k].cgroup == id)
 						return cli_usage_error("replay", "--memory %lu=...: a limit of cgroup %lu is given twice; give it once",
 								       id, id);
 				limits[nlim].cgroup = (uint32_t)id;
@@ -503,7 +453,7 @@ int cmd_replay(int argc, char **argv)
 				return cli_usage_error("replay", "--shadow '%s': use keep, kernel or none",
 						       optarg);
 			break;
-		case O_FORMAT:
+		case 'f':
 			if (strcmp(optarg, "table") && strcmp(optarg, "csv") && strcmp(optarg, "json"))
 				return cli_usage_error("replay", "--format '%s': use table, csv or json",
 						       optarg);
@@ -582,9 +532,8 @@ int cmd_replay(int argc, char **argv)
 		case 'q':
 			quiet = 1;
 			break;
-		case O_HELP:
-			usage_help();
-			return 0;
+		case 'h':
+			return cli_help("replay");
 		default:
 			return cli_usage_error("replay", "bad option (see `memreplay replay --help`)");
 		}
@@ -599,7 +548,7 @@ int cmd_replay(int argc, char **argv)
 	if (!npol)
 		return cli_usage_error("replay", "name at least one --policy (see --list-policies)");
 	if (!nsizes && !nlim)
-		return cli_usage_error("replay", "give the memory size: --memory SIZE (or CGROUP_ID=SIZE)");
+		return cli_usage_error("replay", "give the memory size: --memory SIZE (or CGROUP=SIZE)");
 	if (o.reclaim == MR_RECLAIM_NODE && !nsizes)
 		return cli_usage_error("replay", "--reclaim node: give the node memory with --memory SIZE");
 	if (npol * nsizes > MR_REPLAY_MAX_RUNS)

@@ -763,18 +763,12 @@ static int write_report(FILE *f, const char *path, const char *baseline, struct 
 	return rc;
 }
 
-static int usage(void)
-{
-	fprintf(stderr, "%s\n", cli_find("report")->usage);
-	return 2;
-}
-
 int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "baseline", required_argument, NULL, 'b' },
-		{ "force", no_argument, NULL, 'f' },
+		{ "force", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -785,13 +779,13 @@ int cmd_report(int argc, char **argv)
 	FILE *f;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:b:fh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:b:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': out = optarg; break;
 		case 'b': baseline = optarg; break;
-		case 'f': force = 1; break;
+		case 'F': force = 1; break;
 		case 'h': printf("%s\n", cli_find("report")->usage); return 0;
-		default: return usage();
+		default: return cli_usage_error("report", "bad option (see `memreplay report --help`)");
 		}
 	}
 	if (optind + 1 != argc)

@@ -167,6 +167,11 @@ struct mr_replay;
 struct mr_replay_limit {
 	uint32_t cgroup; /* the trace's cgroup id (0 = pages without a cgroup) */
 	uint64_t pages;
+	/* or, when not NULL, the cgroup by its path: as the trace's cgroups table has it
+	 * ("/mygroup"), or under the cgroup mount as `record --cgroup` takes it
+	 * ("/sys/fs/cgroup/mygroup", v1: "/sys/fs/cgroup/memory/mygroup"); cgroup is
+	 * then ignored */
+	const char *cgroup_path;
 };
 
 /* Who reclaims when memory runs short (docs/replay.md). */

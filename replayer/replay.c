@@ -298,6 +298,36 @@ static uint32_t fault_around_pages(uint32_t asked, uint64_t host_bytes, const ch
 	return pages ? (uint32_t)pages : 1;
 }
 
+/*
+ * The index of the trace's memcg with the given path, as its cgroups table names it
+ * (relative to the hierarchy's root), or -1. A path under the cgroup mount, as
+ * `record --cgroup` takes it, names the same cgroup: /sys/fs/cgroup is taken off, and
+ * for the v1 memory hierarchy (/sys/fs/cgroup/memory/...) its directory too. Only that
+ * one: under v2, /sys/fs/cgroup/a/b is /a/b, never /b.
+ */
+static int memcg_by_path(const struct rp_image *t, const char *path)
+{
+	static const char mount[] = "/sys/fs/cgroup";
+	const char *tries[3] = { path, NULL, NULL };
+	size_t len;
+
+	if (!strncmp(path, mount, sizeof(mount) - 1) &&
+	    (path[sizeof(mount) - 1] == '/' || !path[sizeof(mount) - 1])) {
+		tries[1] = path[sizeof(mount) - 1] ? path + sizeof(mount) - 1 : "/";
+		if (!strncmp(tries[1], "/memory/", 8))
+			tries[2] = tries[1] + 7;
+	}
+	for (int k = 0; k < 3 && tries[k]; k++) {
+		len = strlen(tries[k]);
+		while (len > 1 && tries[k][len - 1] == '/')
+			len--; /* a trailing slash names the same directory */
+		for (uint32_t i = 0; i < t->nr_memcgs; i++)
+			if (strlen(t->memcgs[i].path) == len && !strncmp(t->memcgs[i].path, tries[k], len))
+				return (int)i;
+	}
+	return -1;
+}
+
 int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, struct mr_error *err)
 {
 	const uint64_t *sizes = o->nmemory ? o->memory_sizes : &o->memory_pages;
@@ -316,7 +346,7 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 		return rc;
 	if (!sizes[0] && !o->nlimits)
 		return mr_error_set(err, MR_EINVAL,
-				    "no memory size given: --memory SIZE (e.g. 512M) limits the whole trace, --memory CGROUP_ID=SIZE one cgroup");
+				    "no memory size given: --memory SIZE (e.g. 512M) limits the whole trace, --memory CGROUP=SIZE one cgroup (CGROUP an id or a path)");
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return mr_error_set(err, MR_ENOMEM, "out of memory");
@@ -392,8 +422,23 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 		r->memcg_paths[i] = r->t->memcgs[i].path;
 	}
 	for (size_t i = 0; i < o->nlimits; i++) {
-		int mi = rp_image_memcg_index(r->t, o->limits[i].cgroup);
+		const char *path = o->limits[i].cgroup_path;
+		int mi = path ? memcg_by_path(r->t, path) :
+				rp_image_memcg_index(r->t, o->limits[i].cgroup);
 
+		if (mi < 0 && path) {
+			char list[400] = "";
+
+			for (uint32_t k = 0; k < r->t->nr_memcgs; k++) {
+				size_t l = strlen(list);
+
+				snprintf(list + l, sizeof(list) - l, "%s%s (%u)", k ? ", " : "",
+					 r->t->memcgs[k].path, r->t->memcgs[k].cgroup);
+			}
+			rc = mr_error_set(err, MR_EINVAL, "--memory %s=...: no cgroup of %s with pages charged to it has the path %s (cgroups with pages: %s); give a path or an id of those",
+					  path, o->trace, path, list);
+			goto fail;
+		}
 		if (mi < 0) {
 			char list[400] = "";
 
@@ -405,6 +450,12 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 			}
 			rc = mr_error_set(err, MR_EINVAL, "--memory %u=...: no page of %s is charged to cgroup %u (cgroups with pages: %s)",
 					  o->limits[i].cgroup, o->trace, o->limits[i].cgroup, list);
+			goto fail;
+		}
+		if (r->memcg_limit[mi]) {
+			rc = mr_error_set(err, MR_EINVAL, "--memory: cgroup %u (%s) is given a limit twice%s; give it once",
+					  r->t->memcgs[mi].cgroup, r->t->memcgs[mi].path,
+					  path ? " (by id and by path, or by two paths)" : "");
 			goto fail;
 		}
 		r->memcg_limit[mi] = o->limits[i].pages;
