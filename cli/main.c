@@ -34,6 +34,12 @@ static const struct mr_cmd commands[] = {
 	{ "gen", cmd_gen, "write a synthetic workload trace (deterministic, seeded)",
 	  "memreplay gen GENERATOR -o OUT.db [--seed N] [--PARAM VALUE ...]\n"
 	  "       memreplay gen --list | memreplay gen GENERATOR --help" },
+	{ "import", cmd_import, "another tool's output as a trace (perf, damo, lackey, oracleGeneral)",
+	  "memreplay import FORMAT INPUT -o TRACE.db [--force] [--tick T] [--with-instr]\n"
+	  "       [--file-pages] [--one-page]\n"
+	  "       memreplay import --list" },
+	{ "export", cmd_export, "a trace's page references for libCacheSim (oracleGeneral)",
+	  "memreplay export --format oracleGeneral TRACE.db -o OUT.bin [--time-unit s|ms|us|ns] [--force]" },
 	{ "query", cmd_query, "run SQL on a trace or results database",
 	  "memreplay query DB [--csv] SQL" },
 	{ "bench", cmd_bench, "measure the project's own speed (store codec, ...)",
