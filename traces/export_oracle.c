@@ -26,10 +26,6 @@
 #define EXP_BATCH 4096
 #define EXP_NONE UINT64_MAX
 
-int imp_prepare_output(const char *path, int overwrite, char *tmp, size_t cap,
-		       struct mr_error *err);
-int imp_install_output(const char *tmp, const char *path, int overwrite, struct mr_error *err);
-
 struct exporter {
 	int fd;
 	const char *path;

@@ -405,11 +405,6 @@ static int install(const char *tmp, const char *path, int overwrite, struct mr_e
 	return 0;
 }
 
-/* Shared with export_oracle.c through this declaration only. */
-int imp_prepare_output(const char *path, int overwrite, char *tmp, size_t cap,
-		       struct mr_error *err);
-int imp_install_output(const char *tmp, const char *path, int overwrite, struct mr_error *err);
-
 int imp_prepare_output(const char *path, int overwrite, char *tmp, size_t cap,
 		       struct mr_error *err)
 {

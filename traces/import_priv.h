@@ -18,6 +18,7 @@
 #ifndef MR_IMPORT_PRIV_H
 #define MR_IMPORT_PRIV_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -92,6 +93,13 @@ int imp_emit(struct imp_ctx *c, uint32_t stream, uint64_t t, uint8_t kind, uint3
 int imp_getline(struct imp_ctx *c, char **buf, size_t *cap);
 /* Parse a hexadecimal number (optional 0x) that is the whole of s[0..len). */
 int imp_hex(const char *s, size_t len, uint64_t *v);
+
+/* Output files (import.c, for the exporter too): refuse an existing path unless
+ * overwrite (never a symbolic link) and name the temporary file beside it in tmp; then
+ * move the finished tmp to path. */
+int imp_prepare_output(const char *path, int overwrite, char *tmp, size_t cap,
+		       struct mr_error *err);
+int imp_install_output(const char *tmp, const char *path, int overwrite, struct mr_error *err);
 
 extern const struct mr_importer_ops imp_perf_ops, imp_damo_ops, imp_lackey_ops, imp_oracle_ops;
 
