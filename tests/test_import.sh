@@ -91,6 +91,17 @@ expect 0 "2 page references of 2 pages" -- "$MR" import perf "$T/default.txt" -o
 same "perf default fields: comm" "$(q "$T/default.db" "SELECT comm FROM tasks")" "my prog"
 same "perf default fields: exec when the IP is on the page" \
 	"$(q "$T/default.db" "SELECT exec FROM pages ORDER BY id" | tr '\n' ' ')" "1 0 "
+# threads of one process share its address space; a [CPU] field; perf script --ns times
+printf '%s\n' \
+	'  w 200/200 [000] 5.000000001: page-faults: 7f0000001000 401000' \
+	'  w 200/201 [001] 5.000000010: page-faults: 7f0000001008 401000' \
+	'  w 200/201 [001] 5.000000020: major-faults: 7f0000002000 401000' \
+	'  v 300/300 [001] 5.000000030: page-faults: 7f0000001000 401000' >"$T/threads.txt"
+expect 0 "wrote" -- "$MR" import perf "$T/threads.txt" -o "$T/threads.db"
+same "perf threads: events pages tasks accesses" "$(counts "$T/threads.db")" "10 3 3 4"
+same "perf threads: address spaces" "$(q "$T/threads.db" "SELECT count(*) FROM mms")" 2
+same "perf threads: times (ns)" "$(q "$T/threads.db" "SELECT group_concat(time, ' ') FROM events WHERE kind_id = 0")" "0 9 19 29"
+same "perf threads: major fault" "$(q "$T/threads.db" "SELECT count(*) FROM events WHERE kind_id = 2 AND flags & 8")" 1
 # without the address: perf's default fields print only the IP
 printf '%s\n' '   prog 100 10.000001:          1 page-faults:  ffffffff8177819a elf_load+0x28a ([kernel.kallsyms])' >"$T/noaddr.txt"
 expect 1 "noaddr.txt:1: one address in a line of perf's default fields" -- "$MR" import perf "$T/noaddr.txt" -o "$T/noaddr.db"
@@ -175,6 +186,13 @@ printf '[{"snapshots": [{"regions": [], "end_time": 10}]}]\n' >"$T/order.json"
 expect 1 "regions before its end_time" -- "$MR" import damo "$T/order.json" -o "$T/order.db"
 printf '[\n {"target_id": 0, "snapshots": [{"start_time": "1,000", "end_time": "2,000", "regions": [\n  {"start": "4,096", "end": "16,384", "nr_accesses": 3, "age": 1},\n  {"start": 16384, "end": "2 KiB", "nr_accesses": 1}]}]}]\n' >"$T/unit.json"
 expect 1 "unit.json:4: region end: '2 KiB' is not a non-negative integer" -- "$MR" import damo "$T/unit.json" -o "$T/unit.db"
+# two targets: two address spaces on two streams; a snapshot whose time goes back
+printf '[{"target_id": 4, "snapshots": [{"start_time": 100, "end_time": 200, "regions": [{"start": 4096, "end": 12288, "nr_accesses": {"samples": 1, "percent": null}}]},\n{"start_time": 50, "end_time": 150, "regions": [{"start": 4096, "end": 8192, "nr_accesses": {"samples": null, "percent": 5}}]}]},\n {"target_id": 7, "snapshots": [{"start_time": 100, "end_time": 300, "regions": [{"start": 4096, "end": 8192, "nr_accesses": {"samples": 0, "percent": 0}}, {"start": 8192, "end": 8193, "nr_accesses": 2}]}]}]\n' >"$T/two.json"
+expect 0 "adjusted: 1 records" -- "$MR" import damo "$T/two.json" -o "$T/two.db"
+same "damo targets: events pages tasks accesses" "$(counts "$T/two.db")" "6 3 2 4"
+same "damo targets: comms" "$(q "$T/two.db" "SELECT group_concat(comm, ' ') FROM tasks")" "damon-target-4 damon-target-7"
+same "damo targets: streams" "$(q "$T/two.db" "SELECT count(*) FROM streams")" 2
+same "damo targets: times" "$(q "$T/two.db" "SELECT group_concat(time, ' ') FROM events WHERE kind_id = 0")" "100 100 100 200"
 printf 'x\234\003\000\000\000\000\001' >"$T/z.json"
 expect 1 "damo convert_record_format --format json" -- "$MR" import damo "$T/z.json" -o "$T/z.db"
 
