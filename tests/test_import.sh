@@ -145,6 +145,8 @@ want=$(lackey_want 1)
 expect 0 "wrote" -- "$MR" import lackey "$S/lackey-touch.txt" --with-instr --tick 10ns -o "$T/lackey-i.db"
 same "lackey --with-instr: events pages tasks accesses" "$(counts "$T/lackey-i.db")" "${want% *}"
 same "lackey --with-instr: exec pages" "$(q "$T/lackey-i.db" "SELECT count(*) FROM pages WHERE exec = 1")" "${want##* }"
+same "lackey --tick: import.options" "$(q "$T/lackey-i.db" "SELECT value FROM meta WHERE key = 'import.options'")" \
+	"tick_ns=10 with_instr=1"
 same "lackey --tick: last event time" "$(q "$T/lackey-i.db" "SELECT max(time) FROM events")" \
 	"$(( ($(echo "${want% *}" | cut -d' ' -f4) - 1) * 10 ))"
 { head -20 "$S/lackey-touch.txt"; echo "hello from the program"; } >"$T/mixed.txt"

@@ -435,9 +435,15 @@ static int write_meta(struct imp_ctx *c, const char *input)
 	char opts[256];
 	int rc;
 
-	snprintf(opts, sizeof(opts), "tick_ns=%llu with_instr=%d file_pages=%d one_page=%d",
-		 (unsigned long long)(o->tick_ns ? o->tick_ns : 1), o->with_instr,
-		 o->file_pages, o->one_page);
+	/* the options that apply to this format, as the import used them */
+	if (c->imp->ops == &imp_lackey_ops)
+		snprintf(opts, sizeof(opts), "tick_ns=%llu with_instr=%d",
+			 (unsigned long long)(o->tick_ns ? o->tick_ns : 1), o->with_instr);
+	else if (c->imp->ops == &imp_oracle_ops)
+		snprintf(opts, sizeof(opts), "file_pages=%d one_page=%d", o->file_pages,
+			 o->one_page);
+	else
+		snprintf(opts, sizeof(opts), "none");
 	rc = mr_writer_set_meta(c->w, "source", "import");
 	if (!rc)
 		rc = mr_writer_set_meta(c->w, "import.format", c->imp->name);
