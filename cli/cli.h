@@ -34,6 +34,8 @@ int cmd_compare(int argc, char **argv);
 int cmd_curve(int argc, char **argv);
 int cmd_bench_replay(int argc, char **argv);
 int cmd_bench_record(int argc, char **argv);
+int cmd_import(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 /* The options the `bench` subcommands share, as getopt returns them (cmd_bench.c). */
 struct cli_bench_opts {

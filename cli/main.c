@@ -166,6 +166,32 @@ static const struct mr_cmd commands[] = {
 	  "  --PARAM VALUE      a parameter of the generator (also --PARAM=VALUE);\n"
 	  "                     `memreplay gen GENERATOR --help` lists them\n"
 	  "  -h, --help         this help\n" },
+	{ "import", cmd_import, "another tool's output as a trace (perf, damo, lackey, oracleGeneral)",
+	  "memreplay import FORMAT INPUT -o TRACE.db [--force] [--tick T] [--with-instr]\n"
+	  "       [--file-pages] [--one-page]\n"
+	  "       memreplay import --list",
+	  "Writes a trace from another tool's output (docs/import.md): perf (perf script of\n"
+	  "page-fault samples with addresses), damo (DAMON's JSON record), lackey (valgrind\n"
+	  "--tool=lackey --trace-mem=yes) or oracleGeneral (libCacheSim). INPUT - is standard\n"
+	  "input. The trace's meta says what the format cannot say (import.lacks).\n\n"
+	  "  -l, --list         the formats, how to make each and what each lacks\n"
+	  "  -o, --output TRACE.db  the trace to write\n"
+	  "  --force            replace TRACE.db if it exists\n"
+	  "  --tick T           lackey: trace time between records (a duration; default 1ns)\n"
+	  "  --with-instr       lackey: instruction fetches too, as exec accesses\n"
+	  "  --file-pages       oracleGeneral: objects are pages of one file read with read()\n"
+	  "  --one-page         oracleGeneral: every object is one page, whatever its size\n"
+	  "  -h, --help         this help\n" },
+	{ "export", cmd_export, "a trace's page references for libCacheSim (oracleGeneral)",
+	  "memreplay export --format oracleGeneral TRACE.db -o OUT.bin [--time-unit s|ms|us|ns] [--force]",
+	  "Writes one 24-byte oracleGeneral record per page reference of the trace (each\n"
+	  "access, each page of a read() or write()), with the next reference of the same\n"
+	  "page, for libCacheSim's cachesim (docs/import.md).\n\n"
+	  "  --format oracleGeneral  the output format (the only one)\n"
+	  "  -o, --output OUT.bin    the file to write\n"
+	  "  --time-unit U      the records' timestamp unit: s (default), ms, us or ns\n"
+	  "  --force            replace OUT.bin if it exists\n"
+	  "  -h, --help         this help\n" },
 	{ "query", cmd_query, "run SQL on a trace or results database",
 	  "memreplay query DB [--format table|csv|json] SQL",
 	  "Runs SQL read-only on a trace (its tables and the events virtual table) or a\n"
