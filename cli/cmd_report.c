@@ -43,7 +43,7 @@ static const char *const palette[] = { "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e
 				       "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22" };
 
 struct series {
-	char label[160];
+	char label[256];
 	int64_t run; /* the run the series is of, for data-run */
 	size_t n, cap;
 	double *x, *y;
