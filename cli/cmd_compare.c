@@ -35,6 +35,16 @@ static void fmt_signed(char *buf, size_t cap, double v)
 	snprintf(buf, cap, "%s%s", v >= 0 ? "+" : "", t);
 }
 
+/* a percentage bound: one decimal, but never a bare "-0.0" or "+0.0" for a bound that
+ * is not 0 (which side of 0 it is on is what the reader looks at) */
+static void fmt_bound(char *buf, size_t cap, double v)
+{
+	if (v != 0 && fabs(v) < 0.05)
+		snprintf(buf, cap, "%+.1g", v);
+	else
+		snprintf(buf, cap, "%+.1f", v);
+}
+
 /* " [lo,hi]" of a delta's 95 % interval, in percent of the baseline (absolute when the
  * baseline is 0), and "~" when it contains 0; "" without one. */
 static void fmt_interval(const struct mr_compare *c, size_t k, size_t i, char *buf, size_t cap)
@@ -49,8 +59,8 @@ static void fmt_interval(const struct mr_compare *c, size_t k, size_t i, char *b
 		fmt_signed(a, sizeof(a), lo);
 		fmt_signed(b, sizeof(b), hi);
 	} else {
-		snprintf(a, sizeof(a), "%+.1f", plo);
-		snprintf(b, sizeof(b), "%+.1f", phi);
+		fmt_bound(a, sizeof(a), plo);
+		fmt_bound(b, sizeof(b), phi);
 	}
 	snprintf(buf, cap, " [%s,%s]%s", a, b, mr_compare_noise(c, k, i) ? "~" : "");
 }
@@ -243,7 +253,8 @@ static void print_signs(const struct mr_compare *c, int asked)
 					fmt_signed(d, sizeof(d), abs);
 					printf("%s%s new", j ? ", " : "", d);
 				} else {
-					printf("%s%+.1f%%", j ? ", " : "", pct);
+					fmt_bound(d, sizeof(d), pct);
+					printf("%s%s%%", j ? ", " : "", d);
 				}
 				printf("%s at %s", mr_compare_noise(c, k, r) ? "~" : "",
 				       mr_replay_format_memory(c->memory_pages[r], mem, sizeof(mem)));

@@ -28,7 +28,7 @@ static const struct mr_cmd commands[] = {
 	  "       [--script FILE] [--interval T] [--swap SIZE] [--threads N] [--plugin SO]\n"
 	  "       memreplay replay --list-policies" },
 	{ "compare", cmd_compare, "policies side by side with deltas against a baseline",
-	  "memreplay compare RESULTS.db [--baseline RUN|SPEC] [--format table|csv|json] [--counters a,b]" },
+	  "memreplay compare RESULTS.db [RESULTS.db ...] [--baseline RUN|SPEC] [--format table|csv|json] [--counters a,b]" },
 	{ "curve", cmd_curve, "miss ratio per policy and memory size (a sweep's curve)",
 	  "memreplay curve RESULTS.db [--format table|csv|json] [-o CURVE.svg]" },
 	{ "gen", cmd_gen, "write a synthetic workload trace (deterministic, seeded)",

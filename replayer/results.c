@@ -914,8 +914,10 @@ static int compare_intervals(struct mr_results *res, struct mr_compare *c, struc
 		goto out;
 	}
 	S = sr[ref].n;
-	if (S < 2)
-		goto out; /* too few segments to resample (or none): no intervals */
+	/* too few segments to resample (or none), or more than a replay writes (a file
+	 * made by hand, which would only cost memory): no intervals */
+	if (S < 2 || S > 65536)
+		goto out;
 	bounds = calloc(S, sizeof(*bounds));
 	if (!bounds) {
 		rc = mr_error_set(err, MR_ENOMEM, "out of memory");
