@@ -833,8 +833,8 @@ int rp_machine_create(const struct rp_image *t, const struct rp_machine_opts *o,
 	mach->m.memcg_id = o->memcg_ids;
 	mach->m.memcg_path = o->memcg_paths;
 	mach->all_nodes = nn >= 64 ? UINT64_MAX : (1ull << nn) - 1;
-	mach->swap_total = o->swap_pages ? o->swap_pages : UNLIMITED;
-	mach->m.swap_free = o->swap_pages ? o->swap_pages : (UINT64_C(1) << 62);
+	mach->swap_total = o->no_swap ? 0 : o->swap_pages ? o->swap_pages : UNLIMITED;
+	mach->m.swap_free = o->no_swap ? 0 : o->swap_pages ? o->swap_pages : (UINT64_C(1) << 62);
 	mach->m.swap_total = mach->m.swap_free;
 	mach->wb_delay = o->wb_delay_ns;
 	mach->check = o->check;

@@ -133,6 +133,7 @@ struct mr_results_setup {
 	uint64_t memory_pages;		/* 0 = none; a run's own memory_pages goes first */
 	const char *memory_spec;	/* --memory as given, or NULL */
 	uint64_t swap_pages;		/* 0 = unlimited */
+	int no_swap;			/* no swap (runs.swap_pages 0) */
 	uint64_t wb_delay_ns, interval_ns, snapshot_every_ns;
 	const char *script;		/* path or "(inline)", NULL = none */
 	const char *script_sha256;

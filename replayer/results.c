@@ -357,7 +357,9 @@ static int write_run(struct wctx *w, sqlite3_stmt **st, const struct mr_results_
 		bind_u64(st[0], 10, r->memory_pages ? r->memory_pages : in->memory_pages);
 	if (in->memory_spec)
 		sqlite3_bind_text(st[0], 11, in->memory_spec, -1, SQLITE_STATIC);
-	if (in->swap_pages)
+	if (in->no_swap)
+		bind_u64(st[0], 12, 0);
+	else if (in->swap_pages)
 		bind_u64(st[0], 12, in->swap_pages);
 	sqlite3_bind_int(st[0], 13, 4096);
 	sqlite3_bind_int(st[0], 14, (int)in->nodes);
