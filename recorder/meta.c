@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include "rec_int.h"
 
@@ -223,18 +224,51 @@ static void meta_limit(struct rec *r, const char *dir, const char *const *files,
  * controller's limit_in_bytes, soft_limit_in_bytes and memsw.limit_in_bytes, which
  * counts memory and swap together).
  */
-static void meta_cgroup_limits(struct rec *r)
+static void limits_of(struct rec *r, const char *dir)
 {
 	static const char *const max[] = { "memory.max", "memory.limit_in_bytes", NULL };
 	static const char *const high[] = { "memory.high", "memory.soft_limit_in_bytes", NULL };
 	static const char *const swap[] = { "memory.swap.max", "memory.memsw.limit_in_bytes", NULL };
+
+	meta_limit(r, dir, max, "cgroup.memory.max");
+	meta_limit(r, dir, high, "cgroup.memory.high");
+	meta_limit(r, dir, swap, "cgroup.memory.swap.max");
+}
+
+static void meta_cgroup_limits(struct rec *r)
+{
 	char real[4096];
 
-	if (!r->o->cgroup || !realpath(r->o->cgroup, real))
+	if (r->o->cgroup && realpath(r->o->cgroup, real))
+		limits_of(r, real);
+}
+
+/*
+ * A command's memory cgroup: the one its first task was in when the recorder first saw
+ * it (ids.c, task_cgroup(); task id 1), in the v1 memory hierarchy, else cgroup2. A
+ * command that moves itself into another cgroup later is not followed (docs/record.md).
+ */
+static void meta_command_cgroup_limits(struct rec *r)
+{
+	static const char *const roots[] = { "/sys/fs/cgroup/memory", "/sys/fs/cgroup/unified",
+					     "/sys/fs/cgroup" };
+	uint32_t cg;
+
+	if (r->ntasks < 2 || !(cg = r->tasks[1].cgroup) || cg > r->ncg)
 		return;
-	meta_limit(r, real, max, "cgroup.memory.max");
-	meta_limit(r, real, high, "cgroup.memory.high");
-	meta_limit(r, real, swap, "cgroup.memory.swap.max");
+	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+		char dir[4200], probe[4300];
+
+		snprintf(dir, sizeof(dir), "%s%s", roots[i], r->cg_paths[cg - 1]);
+		snprintf(probe, sizeof(probe), "%s/memory.max", dir);
+		if (access(probe, R_OK)) {
+			snprintf(probe, sizeof(probe), "%s/memory.limit_in_bytes", dir);
+			if (access(probe, R_OK))
+				continue;
+		}
+		limits_of(r, dir);
+		return;
+	}
 }
 
 static void meta_options(struct rec *r)
@@ -382,6 +416,8 @@ void rec_meta_end(struct rec *r, struct perf_state *ps)
 	mr_writer_set_meta_u64(r->w, "madvise.ignored", r->madvise_ignored);
 	mr_writer_set_meta_u64(r->w, "exit_mmap.calls", r->exit_mmaps);
 	mr_writer_set_meta_u64(r->w, "mm.ends_at_last_exit", r->mm_ends);
+	if (r->o->target == MR_TARGET_COMMAND)
+		meta_command_cgroup_limits(r);
 	if (r->o->sources & MR_RSRC_HWSAMPLE)
 		meta_hw_counts(r, ps);
 	for (int i = 0; i < r->st->nsrc; i++) {
