@@ -4,14 +4,23 @@
 #define MR_CLI_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "mr_err.h"
 
+/*
+ * One subcommand. usage and help are the whole of what `memreplay help NAME`,
+ * `memreplay NAME --help` and the man page memreplay-NAME(1) say (cli_help,
+ * cli_man): usage is the synopsis, help what it does and every option it takes, one
+ * "  -s, --long ARG   what" line each (tests/test_cli_help.sh checks that each option
+ * the subcommand's parser accepts is there).
+ */
 struct mr_cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 	const char *summary;
 	const char *usage;
+	const char *help;
 };
 
 int cmd_info(int argc, char **argv);
@@ -25,11 +34,13 @@ int cmd_compare(int argc, char **argv);
 int cmd_curve(int argc, char **argv);
 int cmd_bench_replay(int argc, char **argv);
 int cmd_bench_record(int argc, char **argv);
+int cmd_import(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 /* The options the `bench` subcommands share, as getopt returns them (cmd_bench.c). */
 struct cli_bench_opts {
 	uint64_t events; /* -e/--events N */
-	uint64_t pages;  /* -p/--pages SIZE, record's -s/--size SIZE */
+	uint64_t pages;  /* --pages SIZE, record's -s/--size SIZE (-p is record's --pid) */
 	const char *dir; /* -d/--dir DIR; cli_bench_dir() gives the default */
 	int keep;        /* -k/--keep */
 };
@@ -53,6 +64,8 @@ int cli_parse_duration(const char *cmd, const char *opt, const char *arg, uint64
 /* Print "memreplay CMD: " + formatted message + newline; return exit status 2 (usage). */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 const struct mr_cmd *cli_find(const char *name);
+/* Print the help of subcommand name to stdout (what `help NAME` prints); returns 0. */
+int cli_help(const char *name);
 /* Print s to stdout as a JSON string literal (quotes, backslashes, control characters escaped). */
 void cli_json_string(const char *s);
 /* Print text from a file (a trace or results database may hold anything) to stdout so that
@@ -72,5 +85,13 @@ void cli_print_text(const char *s, unsigned flags);
 struct mr_curve;
 int cli_curve_svg(const char *path, const struct mr_curve *c, const char *source,
 		  struct mr_error *err);
+/* The same SVG written to f (the report inlines it); MR_EINVAL when nothing can be
+ * plotted. Each point carries data-chart="curve", data-run, data-x (its axis value:
+ * log2 of the pages on a log axis) and data-v (the miss ratio in percent). */
+int cli_curve_svg_draw(FILE *f, const struct mr_curve *c, const char *source,
+		       struct mr_error *err);
+/* Write s to f as XML/HTML text (&, <, >, " escaped; control characters as '?'). */
+void cli_xml_text(FILE *f, const char *s);
+int cmd_report(int argc, char **argv);
 
 #endif

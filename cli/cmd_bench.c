@@ -46,6 +46,7 @@ static int bench_store(int argc, char **argv)
 					      { "pages", required_argument, NULL, 'p' },
 					      { "dir", required_argument, NULL, 'd' },
 					      { "keep", no_argument, NULL, 'k' },
+					      { "help", no_argument, NULL, 'h' },
 					      { NULL, 0, NULL, 0 } };
 	struct cli_bench_opts b = { 0 };
 	struct mr_bench_store_opts o;
@@ -55,7 +56,9 @@ static int bench_store(int argc, char **argv)
 	int c, rc;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "e:p:d:k", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "e:d:kh", opts, NULL)) != -1) {
+		if (c == 'h')
+			return cli_help("bench");
 		rc = cli_bench_opt(c, optarg, &b);
 		if (rc < 0)
 			return cli_usage_error("bench", "bad option");

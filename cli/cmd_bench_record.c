@@ -67,6 +67,7 @@ int cmd_bench_record(int argc, char **argv)
 					      { "no-faults", no_argument, NULL, O_NOFAULTS },
 					      { "dir", required_argument, NULL, 'd' },
 					      { "keep", no_argument, NULL, 'k' },
+					      { "help", no_argument, NULL, 'h' },
 					      { "perf", required_argument, NULL, O_PERF },
 					      { "no-perf", no_argument, NULL, O_NOPERF },
 					      { NULL, 0, NULL, 0 } };
@@ -84,7 +85,9 @@ int cmd_bench_record(int argc, char **argv)
 	int c, rc;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "s:r:d:k", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:r:d:kh", opts, NULL)) != -1) {
+		if (c == 'h')
+			return cli_help("bench");
 		rc = cli_bench_opt(c, optarg, &b);
 		if (rc > 0)
 			return rc;

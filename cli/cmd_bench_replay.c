@@ -29,6 +29,7 @@ int cmd_bench_replay(int argc, char **argv)
 					      { "policy", required_argument, NULL, 'P' },
 					      { "dir", required_argument, NULL, 'd' },
 					      { "keep", no_argument, NULL, 'k' },
+					      { "help", no_argument, NULL, 'h' },
 					      { NULL, 0, NULL, 0 } };
 	const char *pol[MAX_POLICIES];
 	struct mr_bench_replay_opts o = { .policies = pol, .note = print_note };
@@ -40,7 +41,9 @@ int cmd_bench_replay(int argc, char **argv)
 	int c, rc;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "e:p:P:d:k", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "e:P:d:kh", opts, NULL)) != -1) {
+		if (c == 'h')
+			return cli_help("bench");
 		if (c == 'P') {
 			if (o.npolicies == MAX_POLICIES)
 				return cli_usage_error("bench", "at most %d policies", MAX_POLICIES);

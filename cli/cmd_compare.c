@@ -791,6 +791,7 @@ int cmd_compare(int argc, char **argv)
 		{ "counters", required_argument, NULL, 'c' },
 		{ "csv", no_argument, NULL, 'C' },
 		{ "json", no_argument, NULL, 'J' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct mr_compare_opts co = { 0 };
@@ -804,7 +805,7 @@ int cmd_compare(int argc, char **argv)
 	int ch, rc = 0, status = 0;
 
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "b:f:c:", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "b:f:c:h", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'b':
 			co.baseline = optarg;
@@ -837,6 +838,9 @@ int cmd_compare(int argc, char **argv)
 			}
 			co.counters = co.ncounters ? names : NULL;
 			break;
+		case 'h':
+			free(list);
+			return cli_help("compare");
 		default:
 			free(list);
 			return cli_usage_error("compare", "bad option");

@@ -225,7 +225,7 @@ int cmd_curve(int argc, char **argv)
 	int ch, rc;
 
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "f:o:", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "f:o:h", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'f':
 			format = optarg;
@@ -242,14 +242,7 @@ int cmd_curve(int argc, char **argv)
 			svg = optarg;
 			break;
 		case 'h':
-			printf("usage: %s\n\n%s\n\n"
-			       "  --format F     table (default: per run, then a memory x policy matrix),\n"
-			       "                 csv or json\n"
-			       "  --csv, --json  the same as --format csv / --format json\n"
-			       "  -o FILE.svg    also draw the miss ratio over memory, one line per policy\n"
-			       "                 (a self-contained SVG)\n", cli_find("curve")->usage,
-			       definition);
-			return 0;
+			return cli_help("curve");
 		default:
 			return cli_usage_error("curve", "bad option (see `memreplay curve --help`)");
 		}

@@ -25,12 +25,14 @@ static void gen_help(const struct mr_gen *g)
 	       g->name, g->help, g->models);
 	for (size_t i = 0; i < g->nparams; i++) {
 		const struct mr_gen_param *p = &g->params[i];
-		const char *type = p->type == MR_GP_PAGES ? "size" : p->type == MR_GP_COUNT ? "count" : "number";
+		const char *type = p->type == MR_GP_PAGES ? "size" : p->type == MR_GP_COUNT ? "count" :
+				   p->type == MR_GP_DURATION ? "time" : "number";
 
 		printf("  --%-16s %-6s default %-8s %s\n", p->name, type, p->def, p->help);
 	}
 	printf("  --%-16s %-6s default %-8s %s\n", "seed", "count", "1", "random seed");
-	printf("\nsizes: 256M, 1G, 64K (bytes, binary) or a page count (65536); counts: 50M = 50,000,000\n");
+	printf("\nsizes: 256M, 1G, 64K (bytes, binary) or a page count (65536); counts: 50M = 50,000,000;\n"
+	       "times: 100ms, 1.5s, 2m (a bare number is nanoseconds)\n");
 }
 
 int cmd_gen(int argc, char **argv)

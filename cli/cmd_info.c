@@ -136,7 +136,7 @@ int cmd_info(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j': json = 1; break;
-		case 'h': printf("usage: %s\n", cli_find("info")->usage); return 0;
+		case 'h': return cli_help("info");
 		default: return cli_usage_error("info", "bad option");
 		}
 	}

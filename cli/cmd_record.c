@@ -81,7 +81,7 @@ static void print_summary(const char *out, const struct mr_record_stats *st)
 int cmd_record(int argc, char **argv)
 {
 	enum { O_CGROUP = 256, O_DURATION, O_SOURCES, O_YOUNG, O_YINT, O_RING, O_ANON, O_FORCE,
-	       O_QUIET, O_HW_EVENT, O_HW_PERIOD };
+	       O_HW_EVENT, O_HW_PERIOD };
 	static const struct option lo[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "pid", required_argument, NULL, 'p' },
@@ -96,7 +96,7 @@ int cmd_record(int argc, char **argv)
 		{ "hw-period", required_argument, NULL, O_HW_PERIOD },
 		{ "anonymize", no_argument, NULL, O_ANON },
 		{ "force", no_argument, NULL, O_FORCE },
-		{ "quiet", no_argument, NULL, O_QUIET },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -109,7 +109,7 @@ int cmd_record(int argc, char **argv)
 	uint64_t pages;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:p:ah", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:p:aqh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o.output = optarg;
@@ -178,7 +178,7 @@ int cmd_record(int argc, char **argv)
 				return cli_fail("record", &err);
 			if (pages & (pages - 1) || pages > (1u << 20))
 				return cli_usage_error("record", "--ring-size %s: must be a power of "
-						       "two number of pages (4K, 8K, ... 2M)", optarg);
+						       "two number of pages (4K, 8K, ... 4G)", optarg);
 			o.ring_pages = (uint32_t)pages;
 			break;
 		case O_HW_EVENT:
@@ -187,14 +187,12 @@ int cmd_record(int argc, char **argv)
 			o.hw_events = optarg;
 			break;
 		case O_HW_PERIOD: {
-			char *end;
-			unsigned long long v;
+			uint64_t v;
 
-			errno = 0;
-			v = strtoull(optarg, &end, 10);
-			if (errno || *end || !v || optarg[0] == '-')
+			/* a count, as every count option takes it (100K = 100,000) */
+			if (mr_parse_count(optarg, &v, &err) || !v)
 				return cli_usage_error("record", "bad --hw-period '%s' (a positive "
-						       "number of events per sample)", optarg);
+						       "count of events per sample: 100003, 10K)", optarg);
 			o.hw_period = v;
 			break;
 		}
@@ -204,13 +202,11 @@ int cmd_record(int argc, char **argv)
 		case O_FORCE:
 			o.overwrite = 1;
 			break;
-		case O_QUIET:
+		case 'q':
 			quiet = 1;
 			break;
 		case 'h':
-			printf("usage: %s\n", cli_find("record") ? cli_find("record")->usage :
-			       "memreplay record -o TRACE.db [options] -- COMMAND ARGS...");
-			return 0;
+			return cli_help("record");
 		default:
 			return cli_usage_error("record", "unknown option");
 		}

@@ -17,6 +17,11 @@
 #include "mr_util.h"
 
 #define MAX_POLICIES 64
+#define MAX_VARY 32
+/* --vary-p's default: on kernel-lab's 6.12 guest, 5 of 12 back-to-back agings inside one
+ * reclaim walked again because the task was switched back in between (docs/validation.md,
+ * "What picks the level"); a walk is followed by a switch-in with about that odds. */
+#define DEFAULT_VARY_P 0.4
 #define MAX_LIMITS 256
 #define MAX_PLUGINS 16
 
@@ -70,61 +75,6 @@ static int list_policies(void)
 	}
 	free(buf);
 	return 0;
-}
-
-static void usage_help(void)
-{
-	printf("usage: memreplay replay TRACE --policy SPEC [--policy SPEC...] --memory SIZES\n"
-	       "                        [--reclaim memcg|node] [--shadow keep|kernel|none]\n"
-	       "                        [--fault-around SIZE|off]\n"
-	       "                        [-o RESULTS.db] [--script FILE]\n"
-	       "                        [--interval T] [--swap SIZE] [--threads N] [--plugin SO]\n"
-	       "                        [--format table|csv|json] [--no-timing] [--list-policies]\n\n"
-	       "  --policy SPEC          name[:key=value,...], repeatable: all replay in one pass\n"
-	       "  --variants NAME        add a preset of policies: seeds (mglru + each seed toggle),\n"
-	       "                         classic (lru, mglru, opt)\n"
-	       "  --memory SIZES         size of the whole trace (256M, 1G, 65536 pages), or several:\n"
-	       "                         a list 32M,64M,128M or a range 16M..1G:8 (8 sizes in equal\n"
-	       "                         ratios), 16M..1G:x2 (times 2), 16M..256M:+16M (linear);\n"
-	       "                         every policy replays at every size in one pass, runs\n"
-	       "                         ordered size by size (repeat --memory to add sizes)\n"
-	       "  --memory CGROUP=SIZE   limit of one trace cgroup (repeatable)\n"
-	       "  --reclaim MODE         memcg (default): --memory SIZE is a cgroup limit, reclaim\n"
-	       "                         runs in the charging task (try_to_free_mem_cgroup_pages);\n"
-	       "                         node: --memory SIZE is the machine's memory (split over\n"
-	       "                         its nodes), with zone watermarks, kswapd (pgscan_kswapd)\n"
-	       "                         and direct reclaim below min (pgscan_direct)\n"
-	       "  --fault-around SIZE    window a read fault of a file mapping maps resident pages\n"
-	       "                         in (do_fault_around): a power of two, 4K..2M, or off;\n"
-	       "                         default: the trace's fault_around_bytes, else 64K\n"
-	       "  --shadow MODE          shadow entries (refault information) once stored: keep\n"
-	       "                         (default: until the page comes back), kernel (the\n"
-	       "                         shadow-node shrinker's limit, pages / 8 nodes of 64\n"
-	       "                         slots per lruvec) or none (no refault recognised)\n"
-	       "  --swap SIZE            swap space, 0 = none (default: the recorded host's,\n"
-	       "                         else unlimited)\n"
-	       "  -o, --output DB        results database (docs/results-schema.md)\n"
-	       "  --script FILE          lru_gen debugfs commands at times: 'TIME|@MARKER CMD'\n"
-	       "  --interval T           time series step (default 1%% of the trace)\n"
-	       "  --snapshot-every T     lru_gen snapshots every T of trace time\n"
-	       "  --writeback-delay T    writeback ends T after it starts (default: with reclaim);\n"
-	       "                         sync: inside pageout, like zram or pmem swap\n"
-	       "  --threads N            worker threads (default: one per policy, up to the CPUs;\n"
-	       "                         0 = all on one thread); results do not depend on it\n"
-	       "  --tmpdir DIR           temporary next-use files for opt (default /tmp)\n"
-	       "  --nextuse-cache DIR    keep opt's next-use times per trace there for later\n"
-	       "                         replays (default $MEMREPLAY_CACHE, else\n"
-	       "                         $XDG_CACHE_HOME/memreplay or ~/.cache/memreplay;\n"
-	       "                         at most 8 GiB, least recently used first); off: none\n"
-	       "  --check                run the policies' invariant checks after every reclaim\n"
-	       "  --record-timing        add wall times to the results (not deterministic)\n"
-	       "  --plugin SO            load a policy plugin first (repeatable)\n"
-	       "  --list-policies        describe every policy and its parameters\n"
-	       "  --format F             table (default), csv or json: the per-policy lines\n"
-	       "  --csv, --json          the same as --format csv / --format json\n"
-	       "  --no-timing            leave out wall times (M ev/s, seconds): output that\n"
-	       "                         depends only on the trace and the options\n"
-	       "  -q, --quiet            no progress line\n");
 }
 
 /*
@@ -364,17 +314,19 @@ static void warn_no_swap(const struct mr_replay *r)
 
 int cmd_replay(int argc, char **argv)
 {
-	enum { O_POLICY = 256, O_MEMORY, O_SWAP, O_SCRIPT, O_INTERVAL, O_SNAP, O_WBDELAY,
-	       O_THREADS, O_TMPDIR, O_NUCACHE, O_CHECK, O_TIMING, O_PLUGIN, O_LIST, O_HELP, O_VARIANTS,
-	       O_RECLAIM, O_FORMAT, O_CSV, O_JSON, O_NOTIMING, O_SHADOW, O_FAULT_AROUND };
+	enum { O_MEMORY = 256, O_SWAP, O_SCRIPT, O_INTERVAL, O_SNAP, O_WBDELAY,
+	       O_THREADS, O_TMPDIR, O_NUCACHE, O_CHECK, O_TIMING, O_PLUGIN, O_LIST, O_VARIANTS,
+	       O_RECLAIM, O_CSV, O_JSON, O_NOTIMING, O_SHADOW, O_FAULT_AROUND, O_VARY, O_VARY_P };
 	static const struct option opts[] = {
-		{ "policy", required_argument, NULL, O_POLICY },
+		{ "policy", required_argument, NULL, 'P' },
 		{ "variants", required_argument, NULL, O_VARIANTS },
 		{ "memory", required_argument, NULL, O_MEMORY },
 		{ "reclaim", required_argument, NULL, O_RECLAIM },
 		{ "shadow", required_argument, NULL, O_SHADOW },
 		{ "fault-around", required_argument, NULL, O_FAULT_AROUND },
-		{ "format", required_argument, NULL, O_FORMAT },
+		{ "vary", required_argument, NULL, O_VARY },
+		{ "vary-p", required_argument, NULL, O_VARY_P },
+		{ "format", required_argument, NULL, 'f' },
 		{ "csv", no_argument, NULL, O_CSV },
 		{ "json", no_argument, NULL, O_JSON },
 		{ "no-timing", no_argument, NULL, O_NOTIMING },
@@ -392,10 +344,15 @@ int cmd_replay(int argc, char **argv)
 		{ "plugin", required_argument, NULL, O_PLUGIN },
 		{ "list-policies", no_argument, NULL, O_LIST },
 		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, O_HELP },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *policies[MAX_POLICIES], *plugins[MAX_PLUGINS];
+	const char *vpol[MAX_POLICIES];
+	char vlabel[MAX_POLICIES][300];
+	uint32_t vseed[MAX_POLICIES];
+	unsigned nvary = 0;
+	int vary_p_set = 0;
 	struct mr_replay_limit limits[MAX_LIMITS];
 	uint64_t sizes[MR_REPLAY_MAX_SIZES];
 	size_t npol = 0, nlim = 0, nplug = 0, nsizes = 0;
@@ -410,9 +367,9 @@ int cmd_replay(int argc, char **argv)
 	double t0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:q", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "P:f:o:qh", opts, NULL)) != -1) {
 		switch (c) {
-		case O_POLICY:
+		case 'P':
 			if (npol == MAX_POLICIES)
 				return cli_usage_error("replay", "at most %d policies in one pass", MAX_POLICIES);
 			policies[npol++] = optarg;
@@ -438,13 +395,22 @@ int cmd_replay(int argc, char **argv)
 				char *end;
 				unsigned long id = strtoul(optarg, &end, 10);
 
-				if (end != eq || end == optarg || id > UINT32_MAX)
-					return cli_usage_error("replay", "--memory '%s': expected SIZE or CGROUP_ID=SIZE",
-							       optarg);
 				if (nlim == MAX_LIMITS)
 					return cli_usage_error("replay", "too many --memory limits");
-				for (size_t k = 0; k < nlim; k++)
-					if (limits[k].cgroup == id)
+				limits[nlim].cgroup_path = NULL;
+				if (optarg[0] == '/') {
+					/* a path: the replay finds its id in the trace. The
+					 * argv string ends at the '=' from here on (memspec
+					 * has the whole text already). */
+					optarg[eq - optarg] = 0;
+					limits[nlim].cgroup_path = optarg;
+					id = 0;
+				} else if (end != eq || end == optarg || id > UINT32_MAX) {
+					return cli_usage_error("replay", "--memory '%s': expected SIZE or CGROUP=SIZE, CGROUP a cgroup id or a path starting with /",
+							       optarg);
+				}
+				for (size_t k = 0; k < nlim && !limits[nlim].cgroup_path; k++)
+					if (!limits[k].cgroup_path && limits[k].cgroup == id)
 						return cli_usage_error("replay", "--memory %lu=...: a limit of cgroup %lu is given twice; give it once",
 								       id, id);
 				limits[nlim].cgroup = (uint32_t)id;
@@ -467,6 +433,26 @@ int cmd_replay(int argc, char **argv)
 			else
 				return cli_usage_error("replay", "--reclaim '%s': use memcg or node", optarg);
 			break;
+		case O_VARY: {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*end || end == optarg || v < 1 || v > MAX_VARY)
+				return cli_usage_error("replay", "--vary %s: give the number of seeds, 1 to %d",
+						       optarg, MAX_VARY);
+			nvary = (unsigned)v;
+			break;
+		}
+		case O_VARY_P: {
+			char *end;
+
+			o.vary_p = strtod(optarg, &end);
+			if (*end || end == optarg || !(o.vary_p > 0 && o.vary_p <= 1))
+				return cli_usage_error("replay", "--vary-p %s: give a probability in (0, 1]",
+						       optarg);
+			vary_p_set = 1;
+			break;
+		}
 		case O_FAULT_AROUND: {
 			uint64_t pg;
 			struct mr_error perr = { 0 };
@@ -495,7 +481,7 @@ int cmd_replay(int argc, char **argv)
 				return cli_usage_error("replay", "--shadow '%s': use keep, kernel or none",
 						       optarg);
 			break;
-		case O_FORMAT:
+		case 'f':
 			if (strcmp(optarg, "table") && strcmp(optarg, "csv") && strcmp(optarg, "json"))
 				return cli_usage_error("replay", "--format '%s': use table, csv or json",
 						       optarg);
@@ -577,9 +563,8 @@ int cmd_replay(int argc, char **argv)
 		case 'q':
 			quiet = 1;
 			break;
-		case O_HELP:
-			usage_help();
-			return 0;
+		case 'h':
+			return cli_help("replay");
 		default:
 			return cli_usage_error("replay", "bad option (see `memreplay replay --help`)");
 		}
@@ -599,8 +584,38 @@ int cmd_replay(int argc, char **argv)
 		return cli_usage_error("replay", "%zu policies at %zu memory sizes are %zu runs: at most %d in one pass",
 				       npol, nsizes, npol * nsizes, MR_REPLAY_MAX_RUNS);
 
+	if (vary_p_set && !nvary)
+		return cli_usage_error("replay", "--vary-p without --vary N: give the number of seeds");
+	if (nvary) {
+		/* each policy as given (seed 0: the trace's own switch-ins), then with seeds
+		 * 1..N; labelled "SPEC ~SEED" in the table */
+		size_t n = 0;
+
+		if (npol * (nvary + 1) > MAX_POLICIES || npol * (nvary + 1) * (nsizes ? nsizes : 1) >
+							      MR_REPLAY_MAX_RUNS)
+			return cli_usage_error("replay", "--vary %u makes %zu runs of %zu policies: at "
+					       "most %d policies x seeds and %d runs", nvary,
+					       npol * (nvary + 1) * (nsizes ? nsizes : 1), npol,
+					       MAX_POLICIES, MR_REPLAY_MAX_RUNS);
+		for (size_t i = 0; i < npol; i++)
+			for (unsigned k = 0; k <= nvary; k++) {
+				vpol[n] = policies[i];
+				vseed[n] = k;
+				if (k)
+					snprintf(vlabel[n], sizeof(vlabel[n]), "%s ~%u", policies[i], k);
+				else
+					snprintf(vlabel[n], sizeof(vlabel[n]), "%s", policies[i]);
+				n++;
+			}
+		for (size_t i = 0; i < n; i++)
+			policies[i] = vlabel[i];
+		npol = n;
+		o.policy_vary_seed = vseed;
+		if (!vary_p_set)
+			o.vary_p = DEFAULT_VARY_P;
+	}
 	o.trace = argv[optind];
-	o.policies = policies;
+	o.policies = nvary ? vpol : policies;
 	o.npolicies = npol;
 	o.memory_sizes = nsizes ? sizes : NULL;
 	o.nmemory = nsizes;

@@ -27,7 +27,7 @@
 static const char *const palette[] = { "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
 				       "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22" };
 
-static void xml_text(FILE *f, const char *s)
+void cli_xml_text(FILE *f, const char *s)
 {
 	for (; *s; s++) {
 		switch (*s) {
@@ -75,14 +75,14 @@ static void draw(FILE *f, const struct mr_curve *c, const char *source, const st
 		   "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n", W, H, W, H);
 	fprintf(f, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", W, H);
 	fprintf(f, "<text x=\"%d\" y=\"24\" font-size=\"15\">miss ratio by memory size: ", ML);
-	xml_text(f, source);
+	cli_xml_text(f, source);
 	fprintf(f, "</text>\n");
 	/* y grid and labels: five steps */
 	for (int k = 0; k <= 5; k++) {
 		double v = a->ymax * k / 5, y = py(a, v);
 
-		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", ML, y,
-			W - MR, y);
+		fprintf(f, "<line data-tick=\"curve\" data-axis=\"y\" data-v=\"%.9g\" x1=\"%d\" "
+			   "y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", v, ML, y, W - MR, y);
 		fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%.*f</text>\n", ML - 6, y + 4,
 			a->ymax < 5 ? 2 : a->ymax < 50 ? 1 : 0, v);
 	}
@@ -109,8 +109,9 @@ static void draw(FILE *f, const struct mr_curve *c, const char *source, const st
 
 		if (nm > 12 && k % ((nm + 11) / 12) && k + 1 != nm)
 			continue;
-		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#eee\"/>\n", x, MT,
-			x, H - MB);
+		fprintf(f, "<line data-tick=\"curve\" data-axis=\"x\" data-v=\"%.9g\" x1=\"%.1f\" "
+			   "y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#eee\"/>\n",
+			a->logx ? log2((double)mems[k]) : (double)mems[k], x, MT, x, H - MB);
 		fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", x, H - MB + 18,
 			mr_replay_format_memory(mems[k], mem, sizeof(mem)));
 	}
@@ -143,7 +144,11 @@ static void draw(FILE *f, const struct mr_curve *c, const char *source, const st
 		fprintf(f, "\"/>\n");
 		for (size_t j = i; j < c->n; j++)
 			if (c->rows[j].group == i && plotted(&c->rows[j]))
-				fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>%.3f %% at %s</title></circle>\n",
+				fprintf(f, "<circle data-chart=\"curve\" data-run=\"%lld\" data-x=\"%.6f\" data-v=\"%.6f\" "
+					   "cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>%.3f %% at %s</title></circle>\n",
+					(long long)c->rows[j].run,
+					a->logx ? log2((double)c->rows[j].memory_pages) : (double)c->rows[j].memory_pages,
+					100.0 * c->rows[j].miss_ratio,
 					px(a, c->rows[j].memory_pages), py(a, 100.0 * c->rows[j].miss_ratio),
 					col, 100.0 * c->rows[j].miss_ratio,
 					mr_replay_format_memory(c->rows[j].memory_pages, mem, sizeof(mem)));
@@ -152,7 +157,7 @@ static void draw(FILE *f, const struct mr_curve *c, const char *source, const st
 		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"/>\n",
 			W - MR + 16, ly, W - MR + 40, ly, col);
 		fprintf(f, "<text x=\"%d\" y=\"%.1f\">", W - MR + 46, ly + 4);
-		xml_text(f, lab);
+		cli_xml_text(f, lab);
 		fprintf(f, "</text>\n");
 		line++;
 	}
@@ -160,24 +165,12 @@ static void draw(FILE *f, const struct mr_curve *c, const char *source, const st
 	free(mems);
 }
 
-int cli_curve_svg(const char *path, const struct mr_curve *c, const char *source,
-		  struct mr_error *err)
+int cli_curve_svg_draw(FILE *f, const struct mr_curve *c, const char *source,
+		       struct mr_error *err)
 {
 	struct axes a = { .xmin = 0, .xmax = 0, .ymax = 0 };
-	char tmp[1100], head[8] = "";
-	FILE *f;
 	int n = 0;
 
-	/* an existing file must be an SVG: -o next to a trace is one typo away */
-	f = fopen(path, "rb");
-	if (f) {
-		size_t got = fread(head, 1, 4, f);
-
-		fclose(f);
-		if (got < 4 || memcmp(head, "<svg", 4))
-			return mr_error_set(err, MR_EINVAL, "%s exists and is not an SVG: choose another -o path or remove it",
-					    path);
-	}
 	for (size_t i = 0; i < c->n; i++) {
 		const struct mr_curve_row *r = &c->rows[i];
 
@@ -203,11 +196,37 @@ int cli_curve_svg(const char *path, const struct mr_curve *c, const char *source
 		if (a.ymax > 100)
 			a.ymax = 100;
 	}
+	draw(f, c, source, &a);
+	return 0;
+}
+
+int cli_curve_svg(const char *path, const struct mr_curve *c, const char *source,
+		  struct mr_error *err)
+{
+	char tmp[1100], head[8] = "";
+	FILE *f;
+	int rc;
+
+	/* an existing file must be an SVG: -o next to a trace is one typo away */
+	f = fopen(path, "rb");
+	if (f) {
+		size_t got = fread(head, 1, 4, f);
+
+		fclose(f);
+		if (got < 4 || memcmp(head, "<svg", 4))
+			return mr_error_set(err, MR_EINVAL, "%s exists and is not an SVG: choose another -o path or remove it",
+					    path);
+	}
 	snprintf(tmp, sizeof(tmp), "%s.tmp-%ld", path, (long)getpid());
 	f = fopen(tmp, "wx");
 	if (!f)
 		return mr_error_set(err, MR_EIO, "cannot write %s: %s", tmp, strerror(errno));
-	draw(f, c, source, &a);
+	rc = cli_curve_svg_draw(f, c, source, err);
+	if (rc) {
+		fclose(f);
+		unlink(tmp);
+		return rc;
+	}
 	if (ferror(f) | fclose(f) || rename(tmp, path)) {
 		int e = errno;
 

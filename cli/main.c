@@ -4,6 +4,8 @@
  * turns argv into typed settings, makes library calls and prints; logic lives in the
  * libraries (storage/, traces/, policy/, replayer/, recorder/).
  */
+#include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -16,36 +18,240 @@ static int cmd_version(int argc, char **argv);
 
 static const struct mr_cmd commands[] = {
 	{ "info", cmd_info, "summarise a trace: duration, events by kind, pages, size",
-	  "memreplay info TRACE.db [--json]" },
+	  "memreplay info TRACE.db [--json]",
+	  "Prints what a trace holds: its time span, events by kind, pages, tasks, files,\n"
+	  "cgroups, the bytes stored per event and the recording's metadata. The trace is\n"
+	  "checked first, as query and replay check it.\n\n"
+	  "  -j, --json        one JSON object instead of text\n"
+	  "  -h, --help        this help\n" },
 	{ "record", cmd_record, "record what memory a command, processes or the host touch",
 	  "memreplay record -o TRACE.db [--duration T] [--sources LIST] [--young-scan MODE]\n"
 	  "       [--young-interval T] [--ring-size SIZE] [--anonymize] [--force] [--quiet]\n"
 	  "       [--hw-event NAME[,NAME...]] [--hw-period N]\n"
-	  "       (-- COMMAND ARGS... | -p PID[,PID...] | --cgroup PATH | -a)" },
+	  "       (-- COMMAND ARGS... | -p PID[,PID...] | --cgroup PATH | -a)",
+	  "Records the memory a command, running processes, a cgroup or the whole host touch\n"
+	  "into a trace store (docs/record.md). Needs perf_event access (root or\n"
+	  "perf_event_paranoid); `memreplay host` says what this host lets it see.\n\n"
+	  "  -o, --output TRACE.db   the trace to write (an existing one needs --force)\n"
+	  "  -p, --pid PID[,PID...]  record running processes\n"
+	  "  --cgroup PATH           record the tasks of a cgroup (a path under the cgroup\n"
+	  "                          mount, e.g. /sys/fs/cgroup/memory/mygroup)\n"
+	  "  -a, --all-cpus          record the whole host\n"
+	  "  --duration T            stop after T (a duration: 30s, 2m; at least 1ms)\n"
+	  "  --sources LIST          what to record: a comma list of sources, NAME adds one,\n"
+	  "                          -NAME takes one away (default,refault; default,-mmap)\n"
+	  "  --young-scan MODE       young-bit scanner: auto (default), soft_dirty,\n"
+	  "                          clear_refs, page_idle, damon or off\n"
+	  "  --young-interval T      time between young-bit scans (default 100ms, 1s for\n"
+	  "                          clear_refs; at least 1ms)\n"
+	  "  --ring-size SIZE        perf ring per CPU, a power of two from 4K to 4G\n"
+	  "                          (default 8M)\n"
+	  "  --hw-event NAME[,NAME...]  hardware sampling events (libpfm4 names, up to 8)\n"
+	  "  --hw-period N           one hardware sample every N events (default 100003)\n"
+	  "  --anonymize             store keyed hashes of addresses, paths and task names\n"
+	  "  --force                 replace TRACE.db if it exists\n"
+	  "  -q, --quiet             no summary at the end\n"
+	  "  -h, --help              this help\n"
+	  "  -- COMMAND ARGS...      run COMMAND and record it until it exits\n\n"
+	  "Durations take a unit (ns, us, ms, s, m, h; 1.5s); a bare number is nanoseconds.\n"
+	  "Sizes are bytes with a binary suffix (64K, 8M, 1G) or a page count (2048).\n"
+	  "Counts take decimal suffixes (100K = 100,000).\n" },
 	{ "replay", cmd_replay, "replay a trace through reclaim policies into a results database",
 	  "memreplay replay TRACE.db --policy SPEC [--policy SPEC ...] --memory SIZE[,SIZE...]\n"
-	  "       [--memory LO..HI:N|LO..HI:xF|LO..HI:+STEP] [--memory CGROUP_ID=SIZE] [-o RESULTS.db]\n"
+	  "       [--memory LO..HI:N|LO..HI:xF|LO..HI:+STEP] [--memory CGROUP=SIZE] [-o RESULTS.db]\n"
 	  "       [--script FILE] [--interval T] [--swap SIZE] [--threads N] [--plugin SO]\n"
-	  "       memreplay replay --list-policies" },
+	  "       [--vary N [--vary-p P]]\n"
+	  "       memreplay replay --list-policies",
+	  "Replays a trace through one or more reclaim policies at one or more memory sizes\n"
+	  "in one pass, prints one line per run and writes the results database\n"
+	  "(docs/replay.md, docs/results-schema.md).\n\n"
+	  "  -P, --policy SPEC      name[:key=value,...], repeatable: all replay in one pass\n"
+	  "  --variants NAME        add a preset of policies: seeds (mglru + each seed toggle),\n"
+	  "                         classic (lru, mglru, opt)\n"
+	  "  --memory SIZES         size of the whole trace (256M, 1G, 65536 pages), or several:\n"
+	  "                         a list 32M,64M,128M or a range 16M..1G:8 (8 sizes in equal\n"
+	  "                         ratios), 16M..1G:x2 (times 2), 16M..256M:+16M (linear);\n"
+	  "                         every policy replays at every size in one pass, runs\n"
+	  "                         ordered size by size (repeat --memory to add sizes)\n"
+	  "  --memory CGROUP=SIZE   limit of one trace cgroup (repeatable): CGROUP is its id\n"
+	  "                         or its path as the trace's cgroups table has it\n"
+	  "  --reclaim MODE         memcg (default): --memory SIZE is a cgroup limit, reclaim\n"
+	  "                         runs in the charging task (try_to_free_mem_cgroup_pages);\n"
+	  "                         node: --memory SIZE is the machine's memory (split over\n"
+	  "                         its nodes), with zone watermarks, kswapd (pgscan_kswapd)\n"
+	  "                         and direct reclaim below min (pgscan_direct)\n"
+	  "  --vary N               each policy also with N variation seeds (runs 'SPEC ~1'..):\n"
+	  "                         what a trace cannot carry, drawn per seed: after a page-\n"
+	  "                         table walk its task is switched back in (docs/replay.md)\n"
+	  "  --vary-p P             that switch-in's probability (default 0.4)\n"
+	  "  --fault-around SIZE    window a read fault of a file mapping maps resident pages\n"
+	  "                         in (do_fault_around): a power of two, 4K..2M, or off;\n"
+	  "                         default: the trace's fault_around_bytes, else 64K\n"
+	  "  --shadow MODE          shadow entries (refault information) once stored: keep\n"
+	  "                         (default: until the page comes back), kernel (the\n"
+	  "                         shadow-node shrinker's limit, pages / 8 nodes of 64\n"
+	  "                         slots per lruvec) or none (no refault recognised)\n"
+	  "  --swap SIZE            swap space, 0 = none (default: the recorded host's, else\n"
+	  "                         unlimited; docs/replay.md)\n"
+	  "  -o, --output DB        results database (docs/results-schema.md)\n"
+	  "  --script FILE          lru_gen debugfs commands at times: 'TIME|@MARKER CMD'\n"
+	  "  --interval T           time series step (default 1% of the trace)\n"
+	  "  --snapshot-every T     lru_gen snapshots every T of trace time\n"
+	  "  --writeback-delay T    writeback ends T after it starts (default: with reclaim);\n"
+	  "                         sync: inside pageout, like zram or pmem swap\n"
+	  "  --threads N            worker threads (default: one per policy, up to the CPUs;\n"
+	  "                         0 = all on one thread; auto); results do not depend on it\n"
+	  "  --tmpdir DIR           temporary next-use files for opt (default $TMPDIR, else\n"
+	  "                         /tmp)\n"
+	  "  --nextuse-cache DIR    keep opt's next-use times per trace there for later\n"
+	  "                         replays (default $MEMREPLAY_CACHE, else\n"
+	  "                         $XDG_CACHE_HOME/memreplay or ~/.cache/memreplay;\n"
+	  "                         at most 8 GiB, least recently used first); off: none\n"
+	  "  --check                run the policies' invariant checks after every reclaim\n"
+	  "  --record-timing        add wall times to the results (not deterministic)\n"
+	  "  --plugin SO            load a policy plugin first (repeatable; docs/plugins.md)\n"
+	  "  --list-policies        describe every policy and its parameters\n"
+	  "  -f, --format F         table (default), csv or json: the per-policy lines\n"
+	  "  --csv, --json          the same as --format csv / --format json\n"
+	  "  --no-timing            leave out wall times (M ev/s, seconds): output that\n"
+	  "                         depends only on the trace and the options\n"
+	  "  -q, --quiet            no progress line and no notes on stderr\n"
+	  "  -h, --help             this help\n\n"
+	  "Sizes are bytes with a binary suffix (256M, 1G) or a page count (65536); durations\n"
+	  "take a unit (500ms, 1.5s; a bare number is nanoseconds).\n" },
 	{ "compare", cmd_compare, "policies side by side with deltas against a baseline",
-	  "memreplay compare RESULTS.db [RESULTS.db ...] [--baseline RUN|SPEC] [--format table|csv|json] [--counters a,b]" },
+	  "memreplay compare RESULTS.db [RESULTS.db ...] [--baseline RUN|SPEC] [--format table|csv|json] [--counters a,b]",
+	  "Prints every run of a results database side by side, each counter with its\n"
+	  "absolute and percentage delta against a baseline run and the delta's 95 %\n"
+	  "interval (a paired block bootstrap over the trace's segments; ~ = it contains 0);\n"
+	  "on a sweep, whether each policy's delta keeps its sign across the sizes. Several\n"
+	  "results files (recordings of one workload): the mean delta per run and its spread\n"
+	  "between them (docs/results-schema.md, \"compare: intervals\").\n\n"
+	  "  -b, --baseline RUN|SPEC  the run compared against: a run id or a policy spec\n"
+	  "                           (then each size against that spec's run at the size);\n"
+	  "                           default: the first run\n"
+	  "  -c, --counters a,b       only these counters, in this order\n"
+	  "  -f, --format F           table (default), csv or json\n"
+	  "  --csv, --json            the same as --format csv / --format json\n"
+	  "  -h, --help               this help\n" },
 	{ "curve", cmd_curve, "miss ratio per policy and memory size (a sweep's curve)",
-	  "memreplay curve RESULTS.db [--format table|csv|json] [-o CURVE.svg]" },
+	  "memreplay curve RESULTS.db [--format table|csv|json] [-o CURVE.svg]",
+	  "Prints the miss ratio of every run of a sweep (replay --memory LO..HI:N), per run\n"
+	  "and as a memory x policy matrix. miss ratio = mr_misses / mr_references: pages\n"
+	  "brought into memory per reference that could miss (an access, a page of a\n"
+	  "read()/write(), a page a readahead or page-cache insertion named;\n"
+	  "docs/results-schema.md, \"curve\").\n\n"
+	  "  -f, --format F     table (default: per run, then a memory x policy matrix),\n"
+	  "                     csv or json\n"
+	  "  --csv, --json      the same as --format csv / --format json\n"
+	  "  -o, --output FILE.svg  also draw the miss ratio over memory, one line per\n"
+	  "                     policy (a self-contained SVG)\n"
+	  "  -h, --help         this help\n" },
+	{ "report", cmd_report, "one self-contained HTML report of a results database",
+	  "memreplay report RESULTS.db -o REPORT.html [--baseline RUN|SPEC] [--force]",
+	  "Writes one HTML file (inline SVG, no network) with the runs and their miss ratios,\n"
+	  "the curve over memory sizes, the counters against the baseline per size, misses,\n"
+	  "refaults, swap-ins and residency over the trace's time, generation sizes over\n"
+	  "time (replay --snapshot-every) and the cgroups that refault most\n"
+	  "(docs/report.md).\n\n"
+	  "  -o, --output FILE      the report to write (an existing file must be one)\n"
+	  "  -b, --baseline RUN|SPEC  the run compared against, as for compare (default:\n"
+	  "                         the first run)\n"
+	  "  --force                replace FILE even when it is not an HTML file\n"
+	  "  -h, --help             this help\n" },
 	{ "gen", cmd_gen, "write a synthetic workload trace (deterministic, seeded)",
-	  "memreplay gen GENERATOR -o OUT.db [--seed N] [--PARAM VALUE ...]\n"
-	  "       memreplay gen --list | memreplay gen GENERATOR --help" },
+	  "memreplay gen GENERATOR -o OUT.db [--force] [--seed N] [--PARAM VALUE ...]\n"
+	  "       memreplay gen --list | memreplay gen GENERATOR --help",
+	  "Writes a trace from a workload generator: the same generator, parameters and seed\n"
+	  "give the same file.\n\n"
+	  "  -l, --list         list the generators\n"
+	  "  -o, --output OUT.db  the trace to write\n"
+	  "  --force            replace OUT.db if it exists (it may be a recorded trace)\n"
+	  "  --seed N           random seed (a count; default 1)\n"
+	  "  --PARAM VALUE      a parameter of the generator (also --PARAM=VALUE);\n"
+	  "                     `memreplay gen GENERATOR --help` lists them\n"
+	  "  -h, --help         this help\n" },
+	{ "import", cmd_import, "another tool's output as a trace (perf, damo, lackey, oracleGeneral)",
+	  "memreplay import FORMAT INPUT -o TRACE.db [--force] [--tick T] [--with-instr]\n"
+	  "       [--file-pages] [--one-page]\n"
+	  "       memreplay import --list",
+	  "Writes a trace from another tool's output (docs/import.md): perf (perf script of\n"
+	  "page-fault samples with addresses), damo (DAMON's JSON record), lackey (valgrind\n"
+	  "--tool=lackey --trace-mem=yes) or oracleGeneral (libCacheSim). INPUT - is standard\n"
+	  "input. The trace's meta says what the format cannot say (import.lacks).\n\n"
+	  "  -l, --list         the formats, how to make each and what each lacks\n"
+	  "  -o, --output TRACE.db  the trace to write\n"
+	  "  --force            replace TRACE.db if it exists\n"
+	  "  --tick T           lackey: trace time between records (a duration; default 1ns)\n"
+	  "  --with-instr       lackey: instruction fetches too, as exec accesses\n"
+	  "  --file-pages       oracleGeneral: objects are pages of one file read with read()\n"
+	  "  --one-page         oracleGeneral: every object is one page, whatever its size\n"
+	  "  -h, --help         this help\n" },
+	{ "export", cmd_export, "a trace's page references for libCacheSim (oracleGeneral)",
+	  "memreplay export --format oracleGeneral TRACE.db -o OUT.bin [--time-unit s|ms|us|ns] [--force]",
+	  "Writes one 24-byte oracleGeneral record per page reference of the trace (each\n"
+	  "access, each page of a read() or write()), with the next reference of the same\n"
+	  "page, for libCacheSim's cachesim (docs/import.md).\n\n"
+	  "  --format oracleGeneral  the output format (the only one)\n"
+	  "  -o, --output OUT.bin    the file to write\n"
+	  "  --time-unit U      the records' timestamp unit: s (default), ms, us or ns\n"
+	  "  --force            replace OUT.bin if it exists\n"
+	  "  -h, --help         this help\n" },
 	{ "query", cmd_query, "run SQL on a trace or results database",
-	  "memreplay query DB [--csv] SQL" },
+	  "memreplay query DB [--format table|csv|json] SQL",
+	  "Runs SQL read-only on a trace (its tables and the events virtual table) or a\n"
+	  "results database, like the sqlite3 shell: every statement in turn, each result set\n"
+	  "printed with its own header. ATTACH 'other.db' AS o opens another database\n"
+	  "read-only, so one query can join a results database with a trace's pages and\n"
+	  "files. A statement that would write is refused before any runs; an error names the\n"
+	  "statement by number and text.\n\n"
+	  "  -f, --format F     table (default: a header and tab-separated rows per result\n"
+	  "                     set, a blank line between sets, NULL for null), csv\n"
+	  "                     (RFC 4180 quoting) or json (an array of objects per result\n"
+	  "                     set)\n"
+	  "  --csv, --json      the same as --format csv / --format json\n"
+	  "  -h, --help         this help\n" },
 	{ "bench", cmd_bench, "measure the project's own speed (store codec, ...)",
-	  "memreplay bench store [--events N] [--pages SIZE] [--keep]\n"
+	  "memreplay bench store [--events N] [--pages SIZE] [--dir DIR] [--keep]\n"
 	  "       memreplay bench replay [--events N] [--pages SIZE] [--policy SPEC ...]\n"
+	  "                              [--dir DIR] [--keep]\n"
 	  "       memreplay bench record [--size SIZE] [--runs N] [--no-build] [--no-faults]\n"
 	  "                              [--src DIR] [--workload PATH] [--dir DIR] [--keep]\n"
-	  "                              [--perf PATH | --no-perf]" },
+	  "                              [--perf PATH | --no-perf]",
+	  "store: encode/decode and write/read speed and bytes per event of the trace store\n"
+	  "on generated traces. replay: events per second of each policy. record (root): what\n"
+	  "recording costs a fault-bound program and a build, against raw perf sampling.\n\n"
+	  "  -e, --events N     events to generate (a count: 50M)\n"
+	  "  --pages SIZE       pages the generated trace touches\n"
+	  "  -P, --policy SPEC  a policy to measure (replay; repeatable)\n"
+	  "  -s, --size SIZE    memory the fault-bound program touches (record; default 1G)\n"
+	  "  -r, --runs N       runs of each case, the median is reported (record; default 3)\n"
+	  "  --no-build         leave out the build case (record)\n"
+	  "  --no-faults        leave out the fault-bound program (record)\n"
+	  "  --src DIR          the source tree the build case compiles (record)\n"
+	  "  --workload PATH    the fault-bound program (record)\n"
+	  "  --perf PATH        the perf binary for the raw-perf case (record)\n"
+	  "  --no-perf          leave out the raw-perf case (record)\n"
+	  "  -d, --dir DIR      temporary files (default $TMPDIR, else /tmp)\n"
+	  "  -k, --keep         keep the temporary files\n"
+	  "  -h, --help         this help\n" },
 	{ "host", cmd_host, "what this host lets the recorder see (perf, tracepoints, young bits)",
-	  "memreplay host" },
-	{ "help", cmd_help, "show help for a subcommand", "memreplay help [SUBCOMMAND]" },
-	{ "version", cmd_version, "print the version", "memreplay version" },
+	  "memreplay host",
+	  "Probes perf events, tracepoints, young-bit interfaces, cgroups and hardware\n"
+	  "sampling, and says which record sources would work here and why not.\n\n"
+	  "  -h, --help         this help\n" },
+	{ "help", cmd_help, "show help for a subcommand",
+	  "memreplay help [SUBCOMMAND]\n"
+	  "       memreplay help --man [SUBCOMMAND] | memreplay help --man-dir DIR",
+	  "Without a subcommand, lists them; with one, prints what `memreplay SUBCOMMAND\n"
+	  "--help` prints. The man pages are made from the same text.\n\n"
+	  "  --man [SUBCOMMAND]  the page as man(7) source instead (memreplay(1) without one)\n"
+	  "  --man-dir DIR       write memreplay.1 and memreplay-SUBCOMMAND.1 for every\n"
+	  "                      subcommand into DIR\n"
+	  "  -h, --help          this help\n" },
+	{ "version", cmd_version, "print the version", "memreplay version",
+	  "Prints the version (also `memreplay --version`).\n\n"
+	  "  -h, --help         this help\n" },
 };
 
 const struct mr_cmd *cli_find(const char *name)
@@ -147,33 +353,148 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 	return 2;
 }
 
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
 static void print_overview(FILE *f)
 {
 	fprintf(f, "usage: memreplay SUBCOMMAND [ARGS...]\n\n"
 		   "Record what memory a host touches, replay it through reclaim policies.\n\n"
 		   "subcommands:\n");
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+	for (size_t i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f, "\n`memreplay help SUBCOMMAND` shows its usage.\n");
+	fprintf(f, "\n`memreplay help SUBCOMMAND` or `memreplay SUBCOMMAND --help` shows its usage.\n");
+}
+
+int cli_help(const char *name)
+{
+	const struct mr_cmd *c = cli_find(name);
+
+	if (!c)
+		return cli_usage_error("help", "unknown subcommand '%s'", name);
+	/* a table line without its help text still prints (test_cli_help fails on it) */
+	printf("%s - %s\nusage: %s\n\n%s", c->name, c->summary, c->usage, c->help ? c->help : "");
+	return 0;
+}
+
+/* Text as man(7) source: a backslash, a minus (which groff would print as a hyphen,
+ * so that searching the page for an option would not find it) and a line starting
+ * with a control character are escaped; everything else is as the CLI prints it. */
+static void roff_text(FILE *f, const char *s)
+{
+	int bol = 1;
+
+	for (; *s; s++) {
+		if (bol && (*s == '.' || *s == '\''))
+			fputs("\\&", f);
+		bol = *s == '\n';
+		if (*s == '\\')
+			fputs("\\e", f);
+		else if (*s == '-')
+			fputs("\\-", f);
+		else
+			fputc(*s, f);
+	}
+	if (!bol)
+		fputc('\n', f);
+}
+
+/* The page of subcommand c, or memreplay(1) itself when c is NULL. The same strings as
+ * cli_help() and print_overview(), so the page and --help cannot disagree. No date:
+ * the same tree makes the same pages. */
+static void write_man(FILE *f, const struct mr_cmd *c)
+{
+	char title[64];
+
+	snprintf(title, sizeof(title), "memreplay%s%s", c ? "-" : "", c ? c->name : "");
+	fputs(".TH ", f);
+	for (const char *p = title; *p; p++)
+		if (*p == '-')
+			fputs("\\-", f);
+		else
+			fputc(toupper((unsigned char)*p), f);
+	fprintf(f, " 1 \"\" \"memreplay %s\" \"memreplay manual\"\n.SH NAME\n", MR_VERSION_STRING);
+	roff_text(f, title);
+	fputs("\\- ", f);
+	roff_text(f, c ? c->summary : "record what memory a Linux host touches, replay it "
+					"through page-reclaim policy models");
+	fputs(".SH SYNOPSIS\n.nf\n", f);
+	roff_text(f, c ? c->usage : "memreplay SUBCOMMAND [ARGS...]\nmemreplay SUBCOMMAND --help");
+	fputs(".fi\n.SH DESCRIPTION\n", f);
+	if (c) {
+		fputs(".nf\n", f);
+		roff_text(f, c->help ? c->help : "");
+		fputs(".fi\n.SH SEE ALSO\n.BR memreplay (1)\n", f);
+		return;
+	}
+	roff_text(f, "Record what memory a host touches, replay it through reclaim policies.");
+	fputs(".SH SUBCOMMANDS\n", f);
+	for (size_t i = 0; i < NCOMMANDS; i++) {
+		fputs(".TP\n.B ", f);
+		roff_text(f, commands[i].name);
+		roff_text(f, commands[i].summary);
+	}
+	fputs(".SH SEE ALSO\n", f);
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(f, ".BR memreplay\\-%s (1)%s\n", commands[i].name, i + 1 < NCOMMANDS ? "," : "");
+}
+
+/* memreplay.1 and memreplay-NAME.1 for every subcommand, into dir (the build's man/). */
+static int write_man_dir(const char *dir)
+{
+	char path[4096];
+
+	for (size_t i = 0; i <= NCOMMANDS; i++) {
+		const struct mr_cmd *c = i < NCOMMANDS ? &commands[i] : NULL;
+		FILE *f;
+		int bad;
+
+		snprintf(path, sizeof(path), "%s/memreplay%s%s.1", dir, c ? "-" : "", c ? c->name : "");
+		f = fopen(path, "w");
+		if (!f) {
+			fprintf(stderr, "memreplay help: cannot write %s: %s\n", path, strerror(errno));
+			return 1;
+		}
+		write_man(f, c);
+		bad = ferror(f);
+		if (fclose(f) || bad) {
+			fprintf(stderr, "memreplay help: writing %s failed\n", path);
+			return 1;
+		}
+	}
+	return 0;
 }
 
 static int cmd_help(int argc, char **argv)
 {
-	const struct mr_cmd *c;
-
 	if (argc < 2) {
 		print_overview(stdout);
 		return 0;
 	}
-	c = cli_find(argv[1]);
-	if (!c)
-		return cli_usage_error("help", "unknown subcommand '%s'", argv[1]);
-	printf("%s - %s\nusage: %s\n", c->name, c->summary, c->usage);
-	return 0;
+	if (!strcmp(argv[1], "--man")) {
+		const struct mr_cmd *c = argc > 2 ? cli_find(argv[2]) : NULL;
+
+		if (argc > 3 || (argc > 2 && !c))
+			return cli_usage_error("help", argc > 3 ? "--man takes one subcommand" :
+					       "unknown subcommand '%s'", argv[2]);
+		write_man(stdout, c);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--man-dir")) {
+		if (argc != 3)
+			return cli_usage_error("help", "--man-dir takes a directory");
+		return write_man_dir(argv[2]);
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+		return cli_help("help");
+	if (argc > 2)
+		return cli_usage_error("help", "one subcommand at a time");
+	return cli_help(argv[1]);
 }
 
 static int cmd_version(int argc, char **argv)
 {
+	if (argc > 1)
+		return cli_usage_error("version", "takes no arguments");
 	printf("memreplay %s\n", MR_VERSION_STRING);
 	return 0;
 }
@@ -196,5 +517,8 @@ int main(int argc, char **argv)
 			argv[1]);
 		return 2;
 	}
+	/* `X --help` is `help X` for every subcommand, whatever its own parser does */
+	if (argc > 2 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h")))
+		return cli_help(c->name);
 	return c->fn(argc - 1, argv + 1);
 }

@@ -279,10 +279,10 @@ static void meta_options(struct rec *r)
 	size_t n = 0;
 
 	n += (size_t)snprintf(buf + n, sizeof(buf) - n, "target=%s sources=0x%x ring_pages=%u "
-			      "duration_ns=%llu young_interval_ns=%llu anonymize=%d",
-			      tgt[o->target], o->sources, o->ring_pages ? o->ring_pages :
-			      DEFAULT_RING_PAGES, (unsigned long long)o->duration_ns,
-			      (unsigned long long)o->young_interval_ns, o->anonymize);
+			      "duration_ns=%llu young_interval_ns=%llu anonymize=%d user_only=%d",
+			      tgt[o->target], o->sources, REC_RING_PAGES(r),
+			      (unsigned long long)o->duration_ns,
+			      (unsigned long long)o->young_interval_ns, o->anonymize, r->user_only);
 	if (o->target == MR_TARGET_COMMAND && o->argv && !o->anonymize)
 		for (int i = 0; o->argv[i] && n < sizeof(buf) - 2; i++)
 			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", i ? " " : " argv=",

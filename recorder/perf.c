@@ -42,8 +42,10 @@
  * record microseconds after its timestamp); newer ones wait for the next drain. */
 #define MERGE_SLACK_NS 20000000ull
 
-void rec_perf_base_attr(struct perf_event_attr *a, const struct mr_record_opts *o)
+void rec_perf_base_attr(struct perf_event_attr *a, const struct rec *r)
 {
+	const struct mr_record_opts *o = r->o;
+
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
 	a->sample_period = 1;
@@ -56,6 +58,7 @@ void rec_perf_base_attr(struct perf_event_attr *a, const struct mr_record_opts *
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
 	a->watermark = 1;
+	a->exclude_kernel = a->exclude_hv = (uint64_t)(r->user_only != 0);
 }
 
 static int add_evsel(struct perf_state *ps, struct perf_event_attr *a, int kind)
@@ -76,14 +79,14 @@ int rec_perf_open(struct rec *r, struct perf_state *ps, int with_tp, const char 
 	const struct mr_record_opts *o = r->o;
 	unsigned int src = o->sources;
 	struct perf_event_attr a;
-	int rc, pages = o->ring_pages ? (int)o->ring_pages : DEFAULT_RING_PAGES;
+	int rc, pages = (int)REC_RING_PAGES(r);
 
 	ps->evlist = perf_evlist__new();
 	if (!ps->evlist)
 		return -ENOMEM;
 	ps->nevsel = 0;
 
-	rec_perf_base_attr(&a, o);
+	rec_perf_base_attr(&a, r);
 	a.wakeup_watermark = (uint32_t)(pages * r->psize / 2);
 	a.type = PERF_TYPE_SOFTWARE;
 	a.config = (src & MR_RSRC_FAULTS) ? PERF_COUNT_SW_PAGE_FAULTS_MIN : PERF_COUNT_SW_DUMMY;
@@ -102,7 +105,7 @@ int rec_perf_open(struct rec *r, struct perf_state *ps, int with_tp, const char 
 	if ((rc = add_evsel(ps, &a, RK_FAULT_MIN)))
 		return rc;
 	if (src & MR_RSRC_FAULTS) {
-		rec_perf_base_attr(&a, o);
+		rec_perf_base_attr(&a, r);
 		a.wakeup_watermark = (uint32_t)(pages * r->psize / 2);
 		a.type = PERF_TYPE_SOFTWARE;
 		a.config = PERF_COUNT_SW_PAGE_FAULTS_MAJ;
@@ -112,7 +115,7 @@ int rec_perf_open(struct rec *r, struct perf_state *ps, int with_tp, const char 
 	for (int t = 0; with_tp && t < RTP_NR; t++) {
 		if (!r->tp[t].present || !(src & rec_tp_names[t].source))
 			continue;
-		rec_perf_base_attr(&a, o);
+		rec_perf_base_attr(&a, r);
 		a.wakeup_watermark = (uint32_t)(pages * r->psize / 2);
 		a.type = PERF_TYPE_TRACEPOINT;
 		a.config = r->tp[t].id;
@@ -125,7 +128,7 @@ int rec_perf_open(struct rec *r, struct perf_state *ps, int with_tp, const char 
 	for (int i = 0; r->hw_on && i < r->hw.n; i++) {
 		if (!r->hw.ev[i].opened)
 			continue;
-		rec_perf_base_attr(&a, o);
+		rec_perf_base_attr(&a, r);
 		a.wakeup_watermark = (uint32_t)(pages * r->psize / 2);
 		a.sample_type = HW_SAMPLE_TYPE;
 		rec_hw_attr(&r->hw.ev[i], &a);

@@ -215,6 +215,12 @@ struct rec_pend {
 
 struct rec {
 	const struct mr_record_opts *o;
+	/* user-mode events only (exclude_kernel): what perf_event_paranoid 2 lets an
+	 * unprivileged user sample of its own tasks; set when the full open is refused */
+	int user_only;
+	/* ring data pages per CPU when they had to fit perf_event_mlock_kb (0: the
+	 * option's or the default) */
+	uint32_t ring_fit;
 	struct mr_store *store;
 	struct mr_writer *w;
 	struct mr_error *err;
@@ -304,6 +310,9 @@ struct rec {
  * names need libperf's <linux/perf_event.h> where they are used.
  */
 #define DEFAULT_RING_PAGES 2048 /* 8 MiB per CPU: 2 MiB lost ~7% of a 1 GiB touch here */
+/* The ring data pages of a recording: a fitted size, the option's or the default. */
+#define REC_RING_PAGES(r) ((r)->ring_fit ? (r)->ring_fit : (r)->o->ring_pages ? \
+			   (r)->o->ring_pages : DEFAULT_RING_PAGES)
 #define SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
 		     PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU)
 /* id, ip, pid/tid, time, addr, cpu/res */
@@ -347,7 +356,7 @@ struct perf_event_attr;
 union perf_event;
 /* The attr every evsel starts from: each event a sample with its id and the loss count,
  * disabled (until enabled, or exec), inherited for a command or pids, CLOCK_MONOTONIC. */
-void rec_perf_base_attr(struct perf_event_attr *a, const struct mr_record_opts *o);
+void rec_perf_base_attr(struct perf_event_attr *a, const struct rec *r);
 /* Build the evlist for the sources asked for (tracepoints when with_tp) and open and map
  * it: 0, or -errno with *step naming the call that failed. */
 int rec_perf_open(struct rec *r, struct perf_state *ps, int with_tp, const char **step);

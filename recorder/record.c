@@ -240,7 +240,7 @@ static int probe_hw(struct rec *r, struct mr_error *err)
 
 	if (!(r->o->sources & MR_RSRC_HWSAMPLE))
 		return 0;
-	rec_perf_base_attr(&ha, r->o);
+	rec_perf_base_attr(&ha, r);
 	ha.sample_type = HW_SAMPLE_TYPE;
 	rc = rec_hw_setup(&r->hw, r->o->hw_events, r->o->hw_period, &ha, r->hw_why,
 			  sizeof(r->hw_why));
@@ -321,18 +321,37 @@ static int set_targets(struct run *run, struct mr_error *err)
 }
 
 /* The message for rec_perf_open()'s -errno rc at step. */
-static int open_error(struct mr_error *err, int rc, const char *step,
-		      const struct mr_record_opts *o)
+static int open_error(struct mr_error *err, int rc, const char *step, const struct rec *r)
 {
-	if (rc == -EACCES || rc == -EPERM)
-		return perm_error(err, -rc, step);
 	if (rc == -ENOMEM || (rc == -EPERM && !strcmp(step, "perf_evlist__mmap")))
 		return mr_error_set(err, MR_EPERM, "%s: %s; the rings (%u pages per CPU) "
 				    "exceed the locked-memory limit; fix: smaller "
 				    "--ring-size, or sysctl kernel.perf_event_mlock_kb, or "
-				    "run as root", step, strerror(-rc), o->ring_pages ?
-				    o->ring_pages : DEFAULT_RING_PAGES);
+				    "run as root", step, strerror(-rc), REC_RING_PAGES(r));
+	if (rc == -EACCES || rc == -EPERM)
+		return perm_error(err, -rc, step);
 	return mr_error_set(err, MR_EIO, "%s: %s", step, strerror(-rc));
+}
+
+/*
+ * The ring size that fits what an unprivileged user may lock for perf rings:
+ * perf_event_mlock_kb per CPU (kernel/events/core.c: perf_mmap(), user_lock_limit), one
+ * header page and a power of two of data pages. 0 when that is below 8 data pages.
+ */
+static uint32_t ring_fit(const struct rec *r)
+{
+	long kb = 0;
+	uint64_t pages;
+	uint32_t fit = 1;
+
+	if (rec_read_int_file("/proc/sys/kernel/perf_event_mlock_kb", &kb) || kb <= 0)
+		return 0;
+	pages = (uint64_t)kb * 1024 / (uint64_t)r->psize;
+	if (pages < 9)
+		return 0;
+	while ((uint64_t)fit * 2 <= pages - 1)
+		fit *= 2;
+	return fit >= 8 && fit < REC_RING_PAGES(r) ? fit : 0;
 }
 
 /*
@@ -397,12 +416,33 @@ static int open_events(struct run *run, struct mr_error *err)
 			r->tp[t].present = 0;
 		rc = rec_perf_open(r, ps, 0, &step);
 	}
+	if ((rc == -EACCES || rc == -EPERM) && !strcmp(step, "perf_evlist__open")) {
+		/* perf_event_paranoid 2 lets a user without CAP_PERFMON sample its own tasks
+		 * in user mode only (kernel/events/core.c: perf_allow_kernel()), as the perf
+		 * tool does: faults, maps, tasks and switches of the command still come */
+		rec_evlist_delete(ps->evlist);
+		ps->evlist = NULL;
+		r->user_only = 1;
+		rc = rec_perf_open(r, ps, r->with_tp, &step);
+		if (rc < 0 && rc != -EPERM)
+			r->user_only = 0; /* the error to report is the first one's kind */
+	}
+	if (rc == -EPERM && !strcmp(step, "perf_evlist__mmap") && !run->o.ring_pages &&
+	    (r->ring_fit = ring_fit(r))) {
+		/* the default rings exceed what an unprivileged user may lock: the largest
+		 * that fits (a --ring-size given is kept, and its error reported) */
+		rec_evlist_delete(ps->evlist);
+		ps->evlist = NULL;
+		rc = rec_perf_open(r, ps, r->with_tp, &step);
+		if (rc < 0)
+			r->ring_fit = 0;
+	}
 	if (r->cg_fd >= 0) {
 		close(r->cg_fd); /* the events hold the cgroup now */
 		r->cg_fd = -1;
 	}
 	if (rc < 0)
-		return open_error(err, rc, step, &run->o);
+		return open_error(err, rc, step, r);
 	if (rec_perf_read_ids(ps))
 		return mr_error_set(err, MR_ENOMEM, "out of memory");
 	return 0;
@@ -642,6 +682,54 @@ static int finish(struct run *run, int rc, struct mr_error *err)
 	return rc;
 }
 
+/*
+ * Drop the perf events without waiting for the kernel to unregister them. Closing the
+ * last event of a tracepoint waits for an RCU grace period under event_mutex
+ * (kernel/trace/trace_event_perf.c: perf_trace_destroy() -> perf_trace_event_unreg() ->
+ * tracepoint_synchronize_unregister()), one tracepoint after the other even from
+ * several threads: 20-30 ms each here, 0.23 s for the default sources' eleven
+ * tracepoints, most of what `record -- /bin/true` cost. The events are disabled and
+ * their rings drained by now; a grandchild holding a copy of every descriptor lets the
+ * recorder's own close be a reference drop, then closes them itself (the kernel does the
+ * waiting there) and exits, reparented to init, never a child the caller could reap.
+ * Its standard streams go to /dev/null so a pipe reading the recorder's output ends
+ * when the recorder does. Where the fork fails the events are closed here.
+ */
+static void drop_events(struct perf_evlist *evlist)
+{
+	int go[2];
+	pid_t pid;
+
+	if (!evlist)
+		return;
+	if (pipe2(go, O_CLOEXEC) < 0) {
+		rec_evlist_delete(evlist);
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+		char c;
+
+		for (int fd = 0; fd < 3; fd++)
+			dup2(nul, fd);
+		if (fork() != 0)
+			_exit(0);
+		close(go[1]);
+		/* until the recorder has dropped its references: then these are the last */
+		while (read(go[0], &c, 1) < 0 && errno == EINTR)
+			;
+		close_range(3, ~0U, 0);
+		_exit(0);
+	}
+	close(go[0]);
+	if (pid > 0)
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	rec_evlist_delete(evlist);
+	close(go[1]);
+}
+
 /* Clean up after the recording ended with rc (the command is killed if it still runs)
  * and fill in the stats that come last: the store's size, the recorder's CPU and wall
  * time. */
@@ -697,7 +785,7 @@ static void clean_up(struct run *run, int rc)
 		mr_writer_get_stats(r->w, &ws);
 		stats->bytes_written = ws.stored_bytes;
 	}
-	rec_evlist_delete(run->ps.evlist);
+	drop_events(run->ps.evlist);
 	perf_thread_map__put(run->ps.threads);
 	perf_cpu_map__put(run->ps.cpus);
 	free(run->ps.ids);

@@ -314,8 +314,24 @@ void rec_sources_state(struct rec *r)
 	const struct mr_record_opts *o = r->o;
 	struct mr_record_stats *st = r->st;
 
-	src_bit(st, MR_RSRC_FAULTS, !!(o->sources & MR_RSRC_FAULTS),
-		(o->sources & MR_RSRC_FAULTS) ? NULL : "not asked for (--sources)");
+	if (!(o->sources & MR_RSRC_FAULTS))
+		src_bit(st, MR_RSRC_FAULTS, 0, "not asked for (--sources)");
+	else if (r->user_only || r->ring_fit) {
+		char ring[128] = "";
+
+		if (r->ring_fit)
+			snprintf(ring, sizeof(ring), "%srings of %u KiB per CPU, what "
+				 "perf_event_mlock_kb lets this user lock (lost samples are "
+				 "counted)", r->user_only ? "; " : "",
+				 (unsigned int)(r->ring_fit * (uint64_t)r->psize / 1024));
+		src_bit(st, MR_RSRC_FAULTS, 1, "%s%s", r->user_only ? "user-mode faults only: "
+			"perf_event_paranoid lets this unprivileged process sample its own "
+			"tasks in user mode only, so faults the kernel takes for them "
+			"(copy_to_user() into an untouched buffer in read()) are missing; fix: "
+			"run as root or sysctl kernel.perf_event_paranoid=1" : "", ring);
+	}
+	else
+		src_bit(st, MR_RSRC_FAULTS, 1, NULL);
 	src_bit(st, MR_RSRC_MMAP, !!(o->sources & MR_RSRC_MMAP),
 		(o->sources & MR_RSRC_MMAP) ? NULL : "not asked for (--sources)");
 	state_tracepoints(r);

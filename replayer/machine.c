@@ -841,6 +841,9 @@ int rp_machine_create(const struct rp_image *t, const struct rp_machine_opts *o,
 	mach->shadow_mode = o->shadow;
 	/* fault_around_bytes defaults to 64 KiB (mm/memory.c) */
 	mach->fault_around = o->fault_around_pages ? o->fault_around_pages : 16;
+	mach->vary_seed = o->vary_seed;
+	mach->vary_rng = 0x9e3779b97f4a7c15ull * (o->vary_seed + 1);
+	mach->vary_thresh = o->vary_p >= 1 ? UINT64_MAX : (uint64_t)(o->vary_p * 18446744073709551616.0);
 #ifdef MR_DEBUG_CHECKS
 	/* Debug and sanitizer builds check the policy's invariants after reclaims too:
 	 * each of the first 1024, then every 64th (opt reclaims once per miss, and a check

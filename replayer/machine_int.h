@@ -164,6 +164,11 @@ struct wb_batch {
 
 struct rp_machine {
 	struct mr_machine m; /* what policies see; first */
+	/* --vary: after a page-table walk the walked task is switched back in with
+	 * probability vary_p (mm.c, rp_walk_mm()); the draws come from vary_rng, seeded by
+	 * the run's variation seed (0 = off) */
+	uint64_t vary_rng, vary_thresh;
+	uint32_t vary_seed;
 	struct mr_machine_ops mops;
 	const struct rp_image *t;
 	const struct mr_policy_ops *ops;

@@ -155,7 +155,7 @@ int mr_replay_parse_memory(const char *arg, uint64_t *pages, size_t cap, size_t 
 		dots = strstr(s, "..");
 		if (memchr(s, '=', len))
 			return mr_error_set(err, MR_EINVAL,
-					    "--memory '%s': a cgroup limit (CGROUP_ID=SIZE) takes one size and has its own --memory; lists and ranges are for the whole-trace size",
+					    "--memory '%s': a cgroup limit (CGROUP=SIZE, CGROUP an id or a path) takes one size and has its own --memory; lists and ranges are for the whole-trace size",
 					    arg);
 		if (dots && dots < s + len) {
 			rc = range(arg, s, len, pages, cap, n, err);

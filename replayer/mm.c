@@ -532,15 +532,45 @@ void rp_prefetch_folio(struct mr_machine *m, uint32_t page)
 	}
 }
 
-/* walk_page_range() over the whole mm, VMA by VMA. */
+static void walk_mm_vmas(struct rp_machine *mach, uint32_t mm, const struct mr_walk_ops *ops,
+			 void *arg);
+
+/* splitmix64: the variation's draws, one per walk */
+static uint64_t vary_next(struct rp_machine *mach)
+{
+	uint64_t z = (mach->vary_rng += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/*
+ * walk_page_range() over the whole mm, VMA by VMA. With --vary, the task whose reclaim
+ * walked is then switched back in with probability vary_p: lru_gen_use_mm() in
+ * context_switch() sets the mm's bits that get_next_mm() cleared, so the next aging
+ * walks it again. On kernel-lab's 6.12 guest MGLRU ages twice in a row inside one
+ * reclaim, and the second aging walks exactly when the task was preempted and switched
+ * back in between the two (docs/validation.md, "What picks the level"); when that
+ * happens is not in a trace (its switch-ins cannot be placed against the kernel's
+ * agings), so it is drawn, per seed, deterministically.
+ */
 void rp_walk_mm(struct mr_machine *m, uint32_t mm, const struct mr_walk_ops *ops, void *arg)
 {
 	struct rp_machine *mach = to_rp(m);
-	struct rp_mmx *mx;
 
 	if (!mm || mm >= m->nr_mms)
 		return;
-	mx = &mach->mmx[mm];
+	walk_mm_vmas(mach, mm, ops, arg);
+	if (mach->vary_seed && vary_next(mach) < mach->vary_thresh)
+		use_mm(mach, mm);
+}
+
+static void walk_mm_vmas(struct rp_machine *mach, uint32_t mm, const struct mr_walk_ops *ops,
+			 void *arg)
+{
+	struct rp_mmx *mx = &mach->mmx[mm];
+
 	for (uint32_t i = 0; i < mx->nlive; i++) {
 		const struct mr_vma *v = &mach->vmas[mx->live[i]].v;
 		uint64_t k0 = v->start >> 21, k1 = (v->end - 1) >> 21;

@@ -167,6 +167,11 @@ struct mr_replay;
 struct mr_replay_limit {
 	uint32_t cgroup; /* the trace's cgroup id (0 = pages without a cgroup) */
 	uint64_t pages;
+	/* or, when not NULL, the cgroup by its path: as the trace's cgroups table has it
+	 * ("/mygroup"), or under the cgroup mount as `record --cgroup` takes it
+	 * ("/sys/fs/cgroup/mygroup", v1: "/sys/fs/cgroup/memory/mygroup"); cgroup is
+	 * then ignored */
+	const char *cgroup_path;
 };
 
 /* Who reclaims when memory runs short (docs/replay.md). */
@@ -226,6 +231,11 @@ struct mr_replay_opts {
 					    * around it (docs/replay.md, "Fault-around"),
 					    * 1 = off, at most 512; 0 = the recorded host's
 					    * fault_around_bytes, else the kernel's 64 KiB */
+	/* Seeded variation of what a trace cannot carry (docs/replay.md, "--vary"): policy
+	 * i's runs draw with seed policy_vary_seed[i] (0 = none; NULL = none for all): after
+	 * each page-table walk the walked task is switched back in with probability vary_p. */
+	const uint32_t *policy_vary_seed;
+	double vary_p;
 	const struct mr_replay_limit *limits; /* per-cgroup limits */
 	size_t nlimits;
 	const char *memory_spec;           /* --memory text(s) as given, for the runs table */

@@ -82,6 +82,8 @@ struct mr_run_result {
 	char name[64];		/* policy name */
 	uint64_t memory_pages;	/* this run's whole-trace size in pages (runs.memory_pages);
 				 * 0 = the setup's memory_pages */
+	uint32_t vary_seed;	/* --vary seed (runs.vary_seed), 0 = none */
+	double vary_p;		/* its switch-in probability (runs.vary_p) */
 	uint64_t events;
 	struct mr_run_totals totals;
 	const struct mr_result_counter *counters;

@@ -40,6 +40,8 @@ struct mr_replay {
 	char memory_spec[512];
 	uint64_t memory_pages, swap_pages, wb_delay, interval, snap_every;
 	uint64_t *run_memory;     /* [nruns]: each run's whole-trace size (0 = none) */
+	uint32_t *run_vary;       /* [nruns]: each run's --vary seed (0 = none) */
+	double vary_p;
 	size_t nsizes;            /* memory sizes: runs = nsizes x policies, size-major */
 	int threads, record_timing, reclaim, shadow;
 	uint32_t fault_around;    /* pages, 1 = off */
@@ -94,6 +96,7 @@ void mr_replay_destroy(struct mr_replay *r)
 	free(r->memcg_ids);
 	free(r->memcg_paths);
 	free(r->run_memory);
+	free(r->run_vary);
 	rp_script_free(&r->script);
 	rp_image_free(r->t);
 	mr_results_release(r->claim);
@@ -366,6 +369,36 @@ int mr_replay_no_swap(const struct mr_replay *r)
 	return r->no_swap;
 }
 
+/*
+ * The index of the trace's memcg with the given path, as its cgroups table names it
+ * (relative to the hierarchy's root), or -1. A path under the cgroup mount, as
+ * `record --cgroup` takes it, names the same cgroup: /sys/fs/cgroup is taken off, and
+ * for the v1 memory hierarchy (/sys/fs/cgroup/memory/...) its directory too. Only that
+ * one: under v2, /sys/fs/cgroup/a/b is /a/b, never /b.
+ */
+static int memcg_by_path(const struct rp_image *t, const char *path)
+{
+	static const char mount[] = "/sys/fs/cgroup";
+	const char *tries[3] = { path, NULL, NULL };
+	size_t len;
+
+	if (!strncmp(path, mount, sizeof(mount) - 1) &&
+	    (path[sizeof(mount) - 1] == '/' || !path[sizeof(mount) - 1])) {
+		tries[1] = path[sizeof(mount) - 1] ? path + sizeof(mount) - 1 : "/";
+		if (!strncmp(tries[1], "/memory/", 8))
+			tries[2] = tries[1] + 7;
+	}
+	for (int k = 0; k < 3 && tries[k]; k++) {
+		len = strlen(tries[k]);
+		while (len > 1 && tries[k][len - 1] == '/')
+			len--; /* a trailing slash names the same directory */
+		for (uint32_t i = 0; i < t->nr_memcgs; i++)
+			if (strlen(t->memcgs[i].path) == len && !strncmp(t->memcgs[i].path, tries[k], len))
+				return (int)i;
+	}
+	return -1;
+}
+
 int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, struct mr_error *err)
 {
 	const uint64_t *sizes = o->nmemory ? o->memory_sizes : &o->memory_pages;
@@ -384,7 +417,7 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 		return rc;
 	if (!sizes[0] && !o->nlimits && !o->memory_from_trace)
 		return mr_error_set(err, MR_EINVAL,
-				    "no memory size given: --memory SIZE (e.g. 512M) limits the whole trace, --memory CGROUP_ID=SIZE one cgroup");
+				    "no memory size given: --memory SIZE (e.g. 512M) limits the whole trace, --memory CGROUP=SIZE one cgroup (CGROUP an id or a path)");
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return mr_error_set(err, MR_ENOMEM, "out of memory");
@@ -414,6 +447,11 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 				    o->shadow);
 	}
 	r->shadow = o->shadow;
+	if (o->policy_vary_seed && !(o->vary_p > 0 && o->vary_p <= 1)) {
+		free(r);
+		return mr_error_set(err, MR_EINVAL, "--vary-p %g is no probability: give one in (0, 1]",
+				    o->vary_p);
+	}
 	if (o->fault_around_pages > 512) {
 		free(r);
 		return mr_error_set(err, MR_EINVAL, "fault-around of %u pages: at most 512 (2 MiB, "
@@ -438,6 +476,7 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 	rc = rp_image_load(o->trace, &r->t, err);
 	if (rc)
 		goto fail;
+	r->vary_p = o->vary_p;
 	r->fault_around = fault_around_pages(o->fault_around_pages, r->t->fault_around_bytes,
 					     &r->fault_around_from);
 	rc = host_defaults(r, o, err);
@@ -462,8 +501,23 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 		r->memcg_paths[i] = r->t->memcgs[i].path;
 	}
 	for (size_t i = 0; i < o->nlimits; i++) {
-		int mi = rp_image_memcg_index(r->t, o->limits[i].cgroup);
+		const char *path = o->limits[i].cgroup_path;
+		int mi = path ? memcg_by_path(r->t, path) :
+				rp_image_memcg_index(r->t, o->limits[i].cgroup);
 
+		if (mi < 0 && path) {
+			char list[400] = "";
+
+			for (uint32_t k = 0; k < r->t->nr_memcgs; k++) {
+				size_t l = strlen(list);
+
+				snprintf(list + l, sizeof(list) - l, "%s%s (%u)", k ? ", " : "",
+					 r->t->memcgs[k].path, r->t->memcgs[k].cgroup);
+			}
+			rc = mr_error_set(err, MR_EINVAL, "--memory %s=...: no cgroup of %s with pages charged to it has the path %s (cgroups with pages: %s); give a path or an id of those",
+					  path, o->trace, path, list);
+			goto fail;
+		}
 		if (mi < 0) {
 			char list[400] = "";
 
@@ -475,6 +529,12 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 			}
 			rc = mr_error_set(err, MR_EINVAL, "--memory %u=...: no page of %s is charged to cgroup %u (cgroups with pages: %s)",
 					  o->limits[i].cgroup, o->trace, o->limits[i].cgroup, list);
+			goto fail;
+		}
+		if (r->memcg_limit[mi]) {
+			rc = mr_error_set(err, MR_EINVAL, "--memory: cgroup %u (%s) is given a limit twice%s; give it once",
+					  r->t->memcgs[mi].cgroup, r->t->memcgs[mi].path,
+					  path ? " (by id and by path, or by two paths)" : "");
 			goto fail;
 		}
 		r->memcg_limit[mi] = o->limits[i].pages;
@@ -520,8 +580,10 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 		r->note_kind = calloc(n, sizeof(*r->note_kind));
 		r->coverage = calloc(n, sizeof(*r->coverage));
 		r->run_memory = calloc(n, sizeof(*r->run_memory));
+		r->run_vary = calloc(n, sizeof(*r->run_vary));
 	}
-	if (!r->mach || !r->res || !r->notes || !r->note_kind || !r->coverage || !r->run_memory) {
+	if (!r->mach || !r->res || !r->notes || !r->note_kind || !r->coverage || !r->run_memory ||
+	    !r->run_vary) {
 		rc = mr_error_set(err, MR_ENOMEM, "out of memory");
 		goto fail;
 	}
@@ -558,6 +620,8 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 		mo.check = o->check;
 		mo.shadow = r->shadow; /* enum rp_shadow_mode has mr_replay_shadow's values */
 		mo.fault_around_pages = r->fault_around;
+		mo.vary_seed = o->policy_vary_seed ? o->policy_vary_seed[i] : 0;
+		mo.vary_p = o->vary_p;
 		mo.memcg_ids = r->memcg_ids;
 		mo.memcg_paths = r->memcg_paths;
 		rc = rp_machine_create(r->t, &mo, &r->mach[k], err);
@@ -565,6 +629,7 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 		if (rc)
 			goto fail;
 		r->run_memory[k] = mem;
+		r->run_vary[k] = mo.vary_seed;
 		r->nruns++;
 		if (r->reclaim == MR_RECLAIM_NODE) {
 			rc = rp_machine_set_node_reclaim(r->mach[k], mem, err);
@@ -891,6 +956,8 @@ int mr_replay_run(struct mr_replay *r, struct mr_error *err)
 	for (size_t i = 0; !rc && i < r->nruns; i++) {
 		rc = rp_machine_result(r->mach[i], &r->res[i], err);
 		r->res[i].memory_pages = r->run_memory[i];
+		r->res[i].vary_seed = r->run_vary[i];
+		r->res[i].vary_p = r->run_vary[i] ? r->vary_p : 0;
 	}
 	/* every machine samples on the same clock: the first one's cut is every one's */
 	if (!rc && r->nruns && rp_machine_series_cut(r->mach[0]) && r->has_script &&

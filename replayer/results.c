@@ -54,7 +54,8 @@ static const char schema_sql[] =
 	" memcgs INTEGER NOT NULL, writeback_delay_ns INTEGER NOT NULL,"
 	" interval_ns INTEGER NOT NULL, snapshot_every_ns INTEGER, script TEXT,"
 	" script_sha256 TEXT, version TEXT NOT NULL, events INTEGER NOT NULL,"
-	" reclaim TEXT NOT NULL, shadow TEXT NOT NULL, fault_around_pages INTEGER NOT NULL);\n"
+	" reclaim TEXT NOT NULL, shadow TEXT NOT NULL, fault_around_pages INTEGER NOT NULL,"
+	" vary_seed INTEGER, vary_p REAL);\n"
 	"CREATE TABLE memcgs(run INTEGER NOT NULL, cgroup INTEGER NOT NULL, path TEXT,"
 	" limit_pages INTEGER, PRIMARY KEY(run, cgroup)) WITHOUT ROWID;\n"
 	"CREATE TABLE counters(run INTEGER NOT NULL, memcg INTEGER, name TEXT NOT NULL,"
@@ -377,6 +378,10 @@ static int write_run(struct wctx *w, sqlite3_stmt **st, const struct mr_results_
 	sqlite3_bind_text(st[0], 23, in->reclaim ? in->reclaim : "memcg", -1, SQLITE_STATIC);
 	sqlite3_bind_text(st[0], 24, in->shadow ? in->shadow : "keep", -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st[0], 25, in->fault_around_pages ? in->fault_around_pages : 16);
+	if (r->vary_seed) {
+		sqlite3_bind_int64(st[0], 26, r->vary_seed);
+		sqlite3_bind_double(st[0], 27, r->vary_p);
+	}
 	rc = step_reset(w, st[0]);
 	/* memcgs */
 	for (uint32_t i = 0; !rc && i < in->nr_memcgs; i++) {
@@ -468,7 +473,7 @@ int mr_results_write_claimed(const struct mr_results_claim *c,
 	enum { NINS = 11 };
 	static const char *const ins[NINS] = {
 		"INSERT INTO runs VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,"
-		"?18,?19,?20,?21,?22,?23,?24,?25)",
+		"?18,?19,?20,?21,?22,?23,?24,?25,?26,?27)",
 		"INSERT INTO memcgs VALUES(?1,?2,?3,?4)",
 		"INSERT INTO counters VALUES(?1,?2,?3,?4)",
 		"INSERT INTO model_counters VALUES(?1,?2,?3)",

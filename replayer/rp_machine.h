@@ -32,6 +32,8 @@ struct rp_machine_opts {
 	int shadow;                   /* enum rp_shadow_mode (shadow.c, docs/replay.md) */
 	uint32_t fault_around_pages;  /* read faults of file mappings map this many pages
 				       * around (0 = the kernel's default, 16; 1 = off) */
+	uint32_t vary_seed;           /* --vary: this run's seed, 0 = no variation */
+	double vary_p;                /* its switch-in probability after a walk */
 	const uint32_t *memcg_ids;    /* [t->nr_memcgs] */
 	const char *const *memcg_paths;
 };

@@ -22,7 +22,8 @@
 #   KLAB_OUT   an earlier kernel-lab output folder to use instead of booting the guest
 #   KERNEL_LAB the kernel-lab folder (default: shared/kernel-lab beside the repository)
 #   BOOTS      boot the guest this many times (default 1), into OUT_DIR/kernel.N
-#   KPROBES    1: count MGLRU's agings and page-table walks per run with two kprobes
+#   KPROBES    1: count MGLRU's agings and page-table walks per run with two kprobes;
+#              2: also each aging's return value and the workload's switches, in time
 #              (section kprobes:LABEL of the guest's output)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -59,7 +60,7 @@ gcc -O2 -static -o "$extra/wl_mix" traces/wl_mix.c
 cp scripts/kernel-lab/loop-hook.sh "$extra/hook.sh"
 printf '%s\n' "$RECOPTS" >"$extra/recopts"
 printf '%s\n' "$RECOPTS_B" >"$extra/recopts-b"
-[ "${KPROBES:-0}" = 1 ] && : >"$extra/kprobes"
+[ "${KPROBES:-0}" != 0 ] && echo "$KPROBES" >"$extra/kprobes"
 {
 	for sc in $SCENARIOS; do
 		IFS=: read -r label mmax prog args <<<"$sc"

@@ -34,10 +34,10 @@ static const struct small smalls[] = {
 	{ "zipf", { "pages", "4096", "events", "30000", "files", "3", NULL } },
 	{ "seq", { "size", "2M", "passes", "2", "read_size", "16K", NULL } },
 	{ "loop", { "size", "1M", "passes", "3", NULL } },
-	{ "agetest", { "size", "2M", "idle_ms", "50", "markers", "10", NULL } },
+	{ "agetest", { "size", "2M", "idle", "50ms", "markers", "10", NULL } },
 	{ "numa",
-	  { "workers", "3", "size_per_worker", "256K", "rounds", "3", "round_ms", "5",
-	    "age_interval_ms", "1", NULL } },
+	  { "workers", "3", "size_per_worker", "256K", "rounds", "3", "round", "5ms",
+	    "age_interval", "1ms", NULL } },
 	{ "filerefault", { "jobs", "4", "size", "1M", "events", "5000", NULL } },
 	{ "kbuild",
 	  { "jobs", "3", "tasks", "8", "headers", "60", "headers_per_task", "25", "text_size",
@@ -523,7 +523,7 @@ static void test_params(void)
 	CHECK(mr_gen_set(g, &v, "skew", "0", &err) == 0);
 	CHECK(mr_gen_set(g, &v, "skew", "3", &err) == 0);
 	CHECK(mr_gen_set(g, &v, "seed", "42", &err) == 0 && v.seed == 42);
-	CHECK(mr_gen_set(mr_gen_find("agetest"), &v, "idle_ms", "0", &err) == 0);
+	CHECK(mr_gen_set(mr_gen_find("agetest"), &v, "idle", "0", &err) == 0);
 
 	/* values set behind mr_gen_set()'s back are checked by mr_gen_write() */
 	CHECK(mr_gen_defaults(g, &v, &err) == 0);

@@ -320,12 +320,13 @@ case_query_statements() {
 	[ "$out" = "$(printf 'a\n512\n\nb\n1')" ] || fail "two statements printed: $out"
 	refuse t.db "no SQL statement given" query t.db ""
 	refuse t.db "no SQL statement given" query t.db "  -- nothing"
-	refuse t.db "statement 1 would write" query t.db "VACUUM INTO '$work/copy.db'"
+	refuse t.db "statement 1 \\(VACUUM INTO .*\\) would write" query t.db "VACUUM INTO '$work/copy.db'"
 	[ ! -e "$work/copy.db" ] || fail "VACUUM INTO wrote $work/copy.db"
 	# nothing runs when a later statement is refused
-	refuse t.db "statement 2 would write" query t.db "SELECT 'ran'; PRAGMA user_version = 3"
+	refuse t.db "statement 2 \\(PRAGMA user_version = 3\\) would write" query t.db "SELECT 'ran'; PRAGMA user_version = 3"
 	[ -z "$out" ] || fail "statement 1 ran before statement 2 was refused: $out"
-	refuse t.db "ATTACH is refused" query t.db "ATTACH '$work/attached.db' AS o"
+	# ATTACH opens read-only: a file that is not there is not created
+	refuse t.db "statement 1 \\(ATTACH .*\\): unable to open" query t.db "ATTACH '$work/attached.db' AS o"
 	[ ! -e "$work/attached.db" ] || fail "ATTACH created $work/attached.db"
 }
 

@@ -140,7 +140,7 @@ static const struct gen_case gens[] = {
 	{ "loop", { "size", "8M", "passes", "4", NULL }, { 256, 1024, 1800 }, 1, NULL },
 	{ "agetest", { "size", "8M", "markers", "20", "memory_max", "0", NULL },
 	  { 256, 1024, 1800 }, 1, NULL },
-	{ "numa", { "workers", "4", "size_per_worker", "2M", "rounds", "4", "round_ms", "20", NULL },
+	{ "numa", { "workers", "4", "size_per_worker", "2M", "rounds", "4", "round", "20ms", NULL },
 	  { 256, 1024, 1800 }, 1, NULL },
 	{ "filerefault", { "jobs", "4", "size", "32M", "events", "100K", "memory_max", "0", NULL },
 	  { 512, 2048, 6144 }, 1, NULL },

@@ -1098,7 +1098,7 @@ static void test_memcgs_nodes(void)
 {
 	const char *trace = path_in("memcg.db");
 	struct tb *b = tb_create(trace, 2);
-	struct mr_replay_limit lim[1] = { { 2, 8 } };
+	struct mr_replay_limit lim[1] = { { .cgroup = 2, .pages = 8 } };
 	struct run_opts ro = { .trace = trace, .pol = { "fifo:tag=7" }, .npol = 1, .memory = 24,
 			       .limits = lim, .nlimits = 1 };
 	struct mr_error err = { 0 };
@@ -1140,7 +1140,7 @@ static void test_memcgs_nodes(void)
 
 	/* an unknown cgroup in --memory is refused with the list */
 	{
-		struct mr_replay_limit bad[1] = { { 9, 8 } };
+		struct mr_replay_limit bad[1] = { { .cgroup = 9, .pages = 8 } };
 
 		ro.limits = bad;
 		CHECK(replay(&ro, &err) == NULL);

@@ -69,8 +69,9 @@ static int range_error(const struct mr_gen *g, const struct mr_gen_param *p, uin
 				    mr_format_bytes((uint64_t)p->min * MR_PAGE_SIZE, b1, sizeof(b1)),
 				    mr_format_bytes((uint64_t)p->max * MR_PAGE_SIZE, b2, sizeof(b2)));
 	return mr_error_set(err, MR_ERANGE,
-			    "%s: parameter '%s' = %" PRIu64 " is out of range: %.0f .. %.0f",
-			    g->name, p->name, u, p->min, p->max);
+			    "%s: parameter '%s' = %" PRIu64 "%s is out of range: %.0f .. %.0f%s",
+			    g->name, p->name, u, p->type == MR_GP_DURATION ? " ns" : "", p->min,
+			    p->max, p->type == MR_GP_DURATION ? " ns" : "");
 }
 
 /* Parse value for parameter p into *out. */
@@ -91,6 +92,9 @@ static int parse_one(const struct mr_gen *g, const struct mr_gen_param *p, const
 		break;
 	case MR_GP_COUNT:
 		rc = mr_parse_count(value, &u, &e);
+		break;
+	case MR_GP_DURATION:
+		rc = mr_parse_duration(value, &u, &e);
 		break;
 	case MR_GP_DOUBLE:
 		rc = mr_parse_double(value, p->min, p->max, &d, &e);

@@ -6,7 +6,7 @@
  * write fault per page), then ages the memcg's lruvec 100 times through
  * /sys/kernel/debug/lru_gen ("+ memcg 0 gen") while the memory sits idle. Here: one
  * FAULT + ACCESS per page, then `markers` MARKER events ("age <n>") spread evenly over
- * `idle_ms`, where a replay script runs its aging passes and times inc_min_seq(), and
+ * `idle`, where a replay script runs its aging passes and times inc_min_seq(), and
  * a final "end" marker at the end of the idle time.
  */
 #include "gen_priv.h"
@@ -15,7 +15,7 @@ enum { P_SIZE, P_IDLE, P_MARKERS, P_MAX, P_NR };
 
 static const struct mr_gen_param agetest_params[P_NR] = {
 	[P_SIZE] = { "size", MR_GP_PAGES, 16, 16777216, "512M", "anonymous region touched once" },
-	[P_IDLE] = { "idle_ms", MR_GP_COUNT, 0, 3600000, "1000", "idle time after the touch" },
+	[P_IDLE] = { "idle", MR_GP_DURATION, 0, 3600e9, "1s", "idle time after the touch" },
 	[P_MARKERS] = { "markers", MR_GP_COUNT, 0, 100000, "100",
 			"aging markers spread over the idle time" },
 	[P_MAX] = { "memory_max", MR_GP_PAGES, 0, 268435456, "1G",
@@ -24,7 +24,7 @@ static const struct mr_gen_param agetest_params[P_NR] = {
 
 static int agetest_run(const struct mr_gen_values *v, struct mr_writer *w, struct mr_error *err)
 {
-	uint64_t size = v->v[P_SIZE].u, idle = v->v[P_IDLE].u * GEN_NS_PER_MS;
+	uint64_t size = v->v[P_SIZE].u, idle = v->v[P_IDLE].u;
 	uint64_t nmk = v->v[P_MARKERS].u, every, t0;
 	struct gen_vma a = { 0 };
 	uint32_t task;

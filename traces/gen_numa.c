@@ -5,8 +5,8 @@
  * `workers` processes (numactl --membind=0), each with `size_per_worker` of anonymous
  * memory, all on node 0 of a 2-node machine, each on CPU (worker mod cpus). Round 0
  * write-faults every page; later rounds read the first hot_ratio of each region, so
- * the rest goes cold. Rounds start every round_ms; workers run in parallel (their
- * touches interleave in batches). A MARKER "age nodes=0,1 <n>" every age_interval_ms
+ * the rest goes cold. Rounds start every `round`; workers run in parallel (their
+ * touches interleave in batches). A MARKER "age nodes=0,1 <n>" every age_interval
  * tells a replay script to age both nodes: node 1 owns none of these pages, which is
  * the walk the seed's PUD-level Bloom filter skips.
  */
@@ -14,7 +14,7 @@
 
 #include "gen_priv.h"
 
-enum { P_WORKERS, P_SIZE, P_CPUS, P_ROUNDS, P_HOT, P_ROUND_MS, P_AGE_MS, P_MAX, P_NR };
+enum { P_WORKERS, P_SIZE, P_CPUS, P_ROUNDS, P_HOT, P_ROUND, P_AGE, P_MAX, P_NR };
 
 static const struct mr_gen_param numa_params[P_NR] = {
 	[P_WORKERS] = { "workers", MR_GP_COUNT, 1, 1024, "16", "worker processes" },
@@ -24,8 +24,8 @@ static const struct mr_gen_param numa_params[P_NR] = {
 	[P_ROUNDS] = { "rounds", MR_GP_COUNT, 1, 100000, "10", "touch rounds (round 0 faults)" },
 	[P_HOT] = { "hot_ratio", MR_GP_DOUBLE, 0, 1, "0.25",
 		    "share of each region touched again after round 0" },
-	[P_ROUND_MS] = { "round_ms", MR_GP_COUNT, 1, 3600000, "100", "time between rounds" },
-	[P_AGE_MS] = { "age_interval_ms", MR_GP_COUNT, 0, 3600000, "10",
+	[P_ROUND] = { "round", MR_GP_DURATION, 1e6, 3600e9, "100ms", "time between rounds" },
+	[P_AGE] = { "age_interval", MR_GP_DURATION, 0, 3600e9, "10ms",
 		       "aging period: one marker each (0 = none)" },
 	[P_MAX] = { "memory_max", MR_GP_PAGES, 0, 268435456, "0", "cgroup limit (0 = none)" },
 };
@@ -37,8 +37,8 @@ static int numa_run(const struct mr_gen_values *v, struct mr_writer *w, struct m
 {
 	uint64_t nw = v->v[P_WORKERS].u, size = v->v[P_SIZE].u, cpus = v->v[P_CPUS].u;
 	uint64_t hot = (uint64_t)(v->v[P_HOT].d * (double)size);
-	uint64_t round_ns = v->v[P_ROUND_MS].u * GEN_NS_PER_MS;
-	uint64_t age_ns = v->v[P_AGE_MS].u * GEN_NS_PER_MS, end;
+	uint64_t round_ns = v->v[P_ROUND].u;
+	uint64_t age_ns = v->v[P_AGE].u, end;
 	struct gen_vma *vm = NULL;
 	uint32_t *task = NULL, cg;
 	struct gen_ctx c;

@@ -20,12 +20,13 @@ enum mr_gen_ptype {
 	MR_GP_PAGES,  /* memory size: "256M", "1G", "65536" (pages) -> pages */
 	MR_GP_COUNT,  /* count: "50M" -> 50,000,000 */
 	MR_GP_DOUBLE, /* real number */
+	MR_GP_DURATION, /* time: "100ms", "1.5s" (mr_parse_duration: a bare number is ns) -> ns */
 };
 
 struct mr_gen_param {
 	const char *name;
 	enum mr_gen_ptype type;
-	double min, max; /* inclusive bounds, in pages for MR_GP_PAGES */
+	double min, max; /* inclusive bounds, in pages for MR_GP_PAGES, ns for MR_GP_DURATION */
 	const char *def; /* default, as the user would type it */
 	const char *help;
 };
@@ -35,7 +36,7 @@ struct mr_gen_param {
 /* Parsed values, indexed like the generator's parameter table. */
 struct mr_gen_values {
 	union {
-		uint64_t u; /* PAGES, COUNT */
+		uint64_t u; /* PAGES, COUNT, DURATION (ns) */
 		double d;   /* DOUBLE */
 	} v[MR_GEN_MAX_PARAMS];
 	uint64_t seed;

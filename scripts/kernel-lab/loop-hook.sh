@@ -32,7 +32,21 @@ kp_on() {
 	echo > $KP/kprobe_events
 	echo 'p:mrl/inc try_to_inc_max_seq' >> $KP/kprobe_events || return 0
 	echo 'p:mrl/walk walk_page_range' >> $KP/kprobe_events
-	for e in inc walk; do
+	KPE="inc walk"
+	if [ "$(cat /extra/kprobes)" = 2 ]; then
+		# detail: each aging's outcome, and when the workload was switched in and out
+		# (lru_gen_use_mm() sets the mm's bit at a switch to it; get_next_mm() clears it)
+		echo 'r:mrl/incr try_to_inc_max_seq ret=$retval' >> $KP/kprobe_events && KPE="$KPE incr"
+		for f in evict_folios lru_gen_look_around; do
+			grep -qw "$f" /proc/kallsyms && echo "p:mrl/$f $f" >> $KP/kprobe_events &&
+				KPE="$KPE $f"
+		done
+		echo 20000 > $KP/buffer_size_kb
+		c=$(basename "$1" | cut -c1-15)
+		echo "next_comm == \"$c\" || prev_comm == \"$c\"" > $KP/events/sched/sched_switch/filter
+		echo 1 > $KP/events/sched/sched_switch/enable
+	fi
+	for e in $KPE; do
 		echo "comm == \"$(basename "$1" | cut -c1-15)\"" > $KP/events/mrl/$e/filter
 		echo 1 > $KP/events/mrl/$e/enable
 	done
@@ -47,8 +61,18 @@ kp_off() {
 	# the sequence: I = an aging, W = a walk in it
 	grep -o ' inc:\| walk:' $KP/trace | tr -d ' :' | sed 's/inc/I/;s/walk/W/' | tr -d '\n'
 	echo
+	if [ "$(cat /extra/kprobes)" = 2 ]; then
+		echo "=== BEGIN ktrace:$1 ==="
+		grep -v '^#' $KP/trace | grep -v ' evict_folios:\| lru_gen_look_around:' |
+			sed 's/^ *//' | cut -c1-160
+		echo "evict_folios=$(grep -c ' evict_folios:' $KP/trace)"
+		echo "look_around=$(grep -c ' lru_gen_look_around:' $KP/trace)"
+		echo "=== END ktrace:$1 ==="
+		echo 0 > $KP/events/sched/sched_switch/enable
+		echo 0 > $KP/events/sched/sched_switch/filter
+	fi
 	echo "=== END kprobes:$1 ==="
-	for e in inc walk; do echo 0 > $KP/events/mrl/$e/enable; done
+	for e in $KPE; do echo 0 > $KP/events/mrl/$e/enable; done
 	echo > $KP/kprobe_events
 }
 
