@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cmd_compare.c - `memreplay compare RESULTS.db`: the runs of a replay side by side,
- * with absolute and percentage deltas against a baseline run, as a table, CSV or JSON
- * (--format table|csv|json; --csv and --json are short for the last two).
+ * with absolute and percentage deltas against a baseline run and each delta's 95 %
+ * interval (docs/results-schema.md, "compare: intervals"), as a table, CSV or JSON
+ * (--format table|csv|json; --csv and --json are short for the last two). On a sweep,
+ * whether each policy's delta keeps its sign across the sizes. With several results
+ * files (recordings of one workload), the spread of each delta between them.
  */
 #include <getopt.h>
 #include <math.h>
@@ -24,10 +27,48 @@ static void fmt_value(char *buf, size_t cap, double v)
 		snprintf(buf, cap, "%.6g", v);
 }
 
+static void fmt_signed(char *buf, size_t cap, double v)
+{
+	char t[48];
+
+	fmt_value(t, sizeof(t), v);
+	snprintf(buf, cap, "%s%s", v >= 0 ? "+" : "", t);
+}
+
+/* a percentage bound: one decimal, but never a bare "-0.0" or "+0.0" for a bound that
+ * is not 0 (which side of 0 it is on is what the reader looks at) */
+static void fmt_bound(char *buf, size_t cap, double v)
+{
+	if (v != 0 && fabs(v) < 0.05)
+		snprintf(buf, cap, "%+.1g", v);
+	else
+		snprintf(buf, cap, "%+.1f", v);
+}
+
+/* " [lo,hi]" of a delta's 95 % interval, in percent of the baseline (absolute when the
+ * baseline is 0), and "~" when it contains 0; "" without one. */
+static void fmt_interval(const struct mr_compare *c, size_t k, size_t i, char *buf, size_t cap)
+{
+	double lo, hi, plo, phi;
+	char a[64], b[64];
+
+	buf[0] = 0;
+	if (mr_compare_interval(c, k, i, &lo, &hi, &plo, &phi))
+		return;
+	if (isnan(plo)) {
+		fmt_signed(a, sizeof(a), lo);
+		fmt_signed(b, sizeof(b), hi);
+	} else {
+		fmt_bound(a, sizeof(a), plo);
+		fmt_bound(b, sizeof(b), phi);
+	}
+	snprintf(buf, cap, " [%s,%s]%s", a, b, mr_compare_noise(c, k, i) ? "~" : "");
+}
+
 static void fmt_cell(const struct mr_compare *c, size_t k, size_t i, char *buf, size_t cap)
 {
 	const struct mr_compare_row *r = &c->rows[k];
-	char v[64], d[64];
+	char v[64], d[64], ci[160];
 	double abs, pct;
 
 	if (!r->present[i]) {
@@ -40,10 +81,11 @@ static void fmt_cell(const struct mr_compare *c, size_t k, size_t i, char *buf, 
 		return;
 	}
 	fmt_value(d, sizeof(d), abs);
+	fmt_interval(c, k, i, ci, sizeof(ci));
 	if (isnan(pct))
-		snprintf(buf, cap, "%s (%s%s, new)", v, abs >= 0 ? "+" : "", d);
+		snprintf(buf, cap, "%s (%s%s, new%s)", v, abs >= 0 ? "+" : "", d, ci);
 	else
-		snprintf(buf, cap, "%s (%s%s, %+.1f%%)", v, abs >= 0 ? "+" : "", d, pct);
+		snprintf(buf, cap, "%s (%s%s, %+.1f%%%s)", v, abs >= 0 ? "+" : "", d, pct, ci);
 }
 
 /* Notes shown under their run: a toggle that never acted. Warnings about the trace
@@ -84,10 +126,150 @@ static void print_other_notes(const struct mr_compare *c)
 	}
 }
 
-static void print_table(const struct mr_compare *c)
+/* ---- the sign of a policy's delta across memory sizes ---- */
+
+/* The counters the sign summary covers: those --counters named, else misses and refaults. */
+static int sign_row(const struct mr_compare *c, size_t k, int asked)
+{
+	if (c->rows[k].model)
+		return 0;
+	return asked || !strcmp(c->rows[k].name, "mr_misses") || !strcmp(c->rows[k].name, "mr_refaults");
+}
+
+struct sign {
+	size_t n;                 /* sizes with a delta */
+	size_t run[64];           /* their runs, by memory */
+	const char *status;
+};
+
+static int by_memory_then_id(const struct mr_compare *c, size_t a, size_t b)
+{
+	if (c->memory_pages[a] != c->memory_pages[b])
+		return c->memory_pages[a] < c->memory_pages[b] ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * Run g's policy (its spec) in row k: its runs at every size that has a baseline run,
+ * by memory, and what the signs of their deltas do. "flips": above 0 at one size and
+ * below at another, both outside noise (or, without intervals, of both signs); "flips~":
+ * both signs, but one side only inside noise; "keeps +" / "keeps -"; "no change".
+ * 0 when the policy is the baseline's or has fewer than two sizes.
+ */
+static int sign_of(const struct mr_compare *c, size_t k, size_t g, struct sign *sg)
+{
+	size_t pos = 0, neg = 0, pos_out = 0, neg_out = 0;
+
+	sg->n = 0;
+	for (size_t j = 0; j < c->nruns && sg->n < 64; j++) {
+		double abs, pct;
+		size_t at;
+
+		if (strcmp(c->spec[j], c->spec[g]) || c->base[j] == MR_COMPARE_NONE || c->base[j] == j ||
+		    mr_compare_delta(c, k, j, &abs, &pct))
+			continue;
+		at = sg->n++;
+		while (at && by_memory_then_id(c, sg->run[at - 1], j) > 0) {
+			sg->run[at] = sg->run[at - 1];
+			at--;
+		}
+		sg->run[at] = j;
+		if (abs > 0) {
+			pos++;
+			pos_out += !mr_compare_noise(c, k, j);
+		} else if (abs < 0) {
+			neg++;
+			neg_out += !mr_compare_noise(c, k, j);
+		}
+	}
+	if (sg->n < 2)
+		return 0;
+	if (pos && neg)
+		sg->status = pos_out && neg_out ? "flips" : "flips~";
+	else if (pos)
+		sg->status = "keeps +";
+	else if (neg)
+		sg->status = "keeps -";
+	else
+		sg->status = "no change";
+	return 1;
+}
+
+/* g is the first run of its spec, and not of the baseline's */
+static int sign_group(const struct mr_compare *c, size_t g)
+{
+	if (!strcmp(c->spec[g], c->spec[c->baseline]))
+		return 0;
+	for (size_t j = 0; j < g; j++)
+		if (!strcmp(c->spec[j], c->spec[g]))
+			return 0;
+	return 1;
+}
+
+static void print_signs(const struct mr_compare *c, int asked)
+{
+	char spec[512], mem[32], base[512];
+	size_t wspec = 0, wname = 0, any = 0;
+	struct sign sg;
+
+	if (!c->by_memory)
+		return;
+	for (size_t g = 0; g < c->nruns; g++)
+		for (size_t k = 0; k < c->nrows; k++)
+			if (sign_group(c, g) && sign_row(c, k, asked) && sign_of(c, k, g, &sg)) {
+				size_t l = mr_policy_short_spec(c->spec[g], spec, sizeof(spec));
+
+				wspec = l > wspec ? (l < 40 ? l : 40) : wspec;
+				wname = strlen(c->rows[k].name) > wname ? strlen(c->rows[k].name) : wname;
+				any++;
+			}
+	if (!any)
+		return;
+	mr_policy_short_spec(c->spec[c->baseline], base, sizeof(base));
+	printf("\nsign of the delta across memory sizes (against ");
+	cli_print_text(base, 0);
+	printf(" at each size%s):\n", c->intervals ? "; ~ = its 95% interval contains 0" : "");
+	for (size_t g = 0; g < c->nruns; g++) {
+		if (!sign_group(c, g))
+			continue;
+		for (size_t k = 0; k < c->nrows; k++) {
+			size_t l;
+
+			if (!sign_row(c, k, asked) || !sign_of(c, k, g, &sg))
+				continue;
+			l = mr_policy_short_spec(c->spec[g], spec, sizeof(spec));
+			printf("  ");
+			cli_print_text(spec, 0);
+			printf("%*s  ", (int)(wspec > l ? wspec - l : 0), "");
+			cli_print_text(c->rows[k].name, 0);
+			printf("%*s  %-9s ", (int)(wname - strlen(c->rows[k].name)), "", sg.status);
+			for (size_t j = 0; j < sg.n; j++) {
+				size_t r = sg.run[j];
+				double abs, pct;
+				char d[64];
+
+				mr_compare_delta(c, k, r, &abs, &pct);
+				if (isnan(pct)) {
+					fmt_signed(d, sizeof(d), abs);
+					printf("%s%s new", j ? ", " : "", d);
+				} else {
+					fmt_bound(d, sizeof(d), pct);
+					printf("%s%s%%", j ? ", " : "", d);
+				}
+				printf("%s at %s", mr_compare_noise(c, k, r) ? "~" : "",
+				       mr_replay_format_memory(c->memory_pages[r], mem, sizeof(mem)));
+			}
+			putchar('\n');
+		}
+	}
+	printf("(flips: above 0 at one size, below at another%s; flips~: both signs, but one only "
+	       "inside noise)\n", c->intervals ? ", both outside noise" : "");
+}
+
+static void print_table(const struct mr_compare *c, int asked)
 {
 	size_t wname = 7, wspec = 0, wid = 0, *w = calloc(c->nruns, sizeof(size_t));
-	char cell[160], spec[512], mem[32], id[32];
+	char cell[320], spec[512], mem[32], id[32];
 	int any_notes = 0;
 
 	if (!w)
@@ -182,6 +364,14 @@ static void print_table(const struct mr_compare *c)
 	if (any_notes)
 		printf("\n! a toggle of the run never acted (its note above): the run reclaims as "
 		       "without it\n");
+	if (c->intervals)
+		printf("\n[lo,hi]: the delta's 95%% interval, in %% of the baseline (absolute where "
+		       "the baseline is 0): a paired block\nbootstrap over the trace's %zu segments "
+		       "(blocks of %u, %u resamples). ~: it contains 0, the delta is inside the\n"
+		       "trace's own variability. Not a kernel's run-to-run noise "
+		       "(docs/results-schema.md, \"compare: intervals\").\n",
+		       c->nsegs, c->block_len, c->resamples);
+	print_signs(c, asked);
 	free(w);
 }
 
@@ -194,11 +384,12 @@ static void csv_str(const char *s)
 
 static void print_csv(const struct mr_compare *c)
 {
-	printf("counter,run,spec,baseline,value,delta,delta_pct,memory_pages\n");
+	printf("counter,run,spec,baseline,value,delta,delta_pct,memory_pages,delta_lo,delta_hi,"
+	       "delta_pct_lo,delta_pct_hi,noise\n");
 	for (size_t k = 0; k < c->nrows; k++) {
 		for (size_t i = 0; i < c->nruns; i++) {
 			char v[64], d[64] = "", p[64] = "";
-			double abs, pct;
+			double abs, pct, lo, hi, plo, phi;
 
 			if (!c->rows[k].present[i])
 				continue;
@@ -218,14 +409,70 @@ static void print_csv(const struct mr_compare *c)
 			printf(",%d,%s,%s,%s,", c->base[i] == i, v, d, p);
 			if (c->memory_pages[i])
 				printf("%llu", (unsigned long long)c->memory_pages[i]);
+			if (!mr_compare_interval(c, k, i, &lo, &hi, &plo, &phi)) {
+				fmt_value(d, sizeof(d), lo);
+				fmt_value(v, sizeof(v), hi);
+				printf(",%s,%s,", d, v);
+				if (!isnan(plo))
+					printf("%.4f,%.4f", plo, phi);
+				else
+					putchar(',');
+				printf(",%d", mr_compare_noise(c, k, i));
+			} else {
+				printf(",,,,,");
+			}
 			putchar('\n');
 		}
 	}
 }
 
-static void print_json(const struct mr_compare *c)
+static void print_json_signs(const struct mr_compare *c, int asked)
 {
-	printf("{\"baseline\": %lld, \"runs\": [", (long long)c->run_id[c->baseline]);
+	struct sign sg;
+	int first = 1;
+
+	for (size_t g = 0; c->by_memory && g < c->nruns; g++) {
+		if (!sign_group(c, g))
+			continue;
+		for (size_t k = 0; k < c->nrows; k++) {
+			if (!sign_row(c, k, asked) || !sign_of(c, k, g, &sg))
+				continue;
+			printf("%s\n  {\"spec\": ", first ? "" : ",");
+			cli_json_string(c->spec[g]);
+			printf(", \"counter\": ");
+			cli_json_string(c->rows[k].name);
+			printf(", \"status\": \"%s\", \"sizes\": [", sg.status);
+			for (size_t j = 0; j < sg.n; j++) {
+				double abs, pct;
+				char v[64];
+
+				mr_compare_delta(c, k, sg.run[j], &abs, &pct);
+				fmt_value(v, sizeof(v), abs);
+				printf("%s{\"run\": %lld, \"memory_pages\": %llu, \"delta\": %s, \"delta_pct\": ",
+				       j ? ", " : "", (long long)c->run_id[sg.run[j]],
+				       (unsigned long long)c->memory_pages[sg.run[j]], v);
+				if (isnan(pct))
+					printf("null");
+				else
+					printf("%.4f", pct);
+				printf(", \"noise\": %s}", mr_compare_noise(c, k, sg.run[j]) ? "true" : "false");
+			}
+			printf("]}");
+			first = 0;
+		}
+	}
+}
+
+static void print_json(const struct mr_compare *c, int asked)
+{
+	printf("{\"baseline\": %lld, ", (long long)c->run_id[c->baseline]);
+	if (c->intervals)
+		printf("\"intervals\": {\"level\": 0.95, \"method\": \"paired circular block bootstrap\", "
+		       "\"segments\": %zu, \"block\": %u, \"resamples\": %u, \"seed\": %llu}, ",
+		       c->nsegs, c->block_len, c->resamples, (unsigned long long)MR_COMPARE_SEED);
+	else
+		printf("\"intervals\": null, ");
+	printf("\"runs\": [");
 	for (size_t i = 0; i < c->nruns; i++) {
 		int first = 1;
 
@@ -284,9 +531,256 @@ static void print_json(const struct mr_compare *c)
 			else
 				printf("%s%.4f", i ? ", " : "", pct);
 		}
-		printf("]}");
+		printf("]");
+		for (int f = 0; f < 5; f++) {
+			static const char *const key[5] = { "delta_lo", "delta_hi", "delta_pct_lo",
+							    "delta_pct_hi", "noise" };
+
+			printf(", \"%s\": [", key[f]);
+			for (size_t i = 0; i < c->nruns; i++) {
+				double b[4];
+				char v[64];
+
+				printf("%s", i ? ", " : "");
+				if (mr_compare_interval(c, k, i, &b[0], &b[1], &b[2], &b[3]) ||
+				    (f >= 2 && f < 4 && isnan(b[f]))) {
+					printf("null");
+				} else if (f == 4) {
+					printf("%s", mr_compare_noise(c, k, i) ? "true" : "false");
+				} else if (f < 2) {
+					fmt_value(v, sizeof(v), b[f]);
+					printf("%s", v);
+				} else {
+					printf("%.4f", b[f]);
+				}
+			}
+			printf("]");
+		}
+		printf("}");
 	}
-	printf("\n]}\n");
+	printf("\n], \"signs\": [");
+	print_json_signs(c, asked);
+	printf("]}\n");
+}
+
+/* ---- across recordings: several results files of one workload ---- */
+
+/* What the spread is shown for without --counters. */
+static int across_row(const struct mr_compare_row *r, int asked)
+{
+	static const char *const names[] = { "mr_misses", "mr_refaults", "workingset_refault_file",
+		"workingset_refault_anon", "pswpin", "pswpout", "mr_evictions" };
+
+	if (asked)
+		return 1;
+	for (size_t i = 0; !r->model && i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(r->name, names[i]))
+			return 1;
+	return 0;
+}
+
+static size_t row_named(const struct mr_compare *c, const struct mr_compare_row *r)
+{
+	for (size_t k = 0; k < c->nrows; k++)
+		if (c->rows[k].model == r->model && !strcmp(c->rows[k].name, r->name))
+			return k;
+	return SIZE_MAX;
+}
+
+/*
+ * Row k, run i of the first file, in every file: the run of the same spec and memory
+ * there, its percentage delta against that file's own baseline (NaN where the file has
+ * no such run or the baseline is 0), whether that delta is outside the file's noise.
+ */
+static void across_cell(struct mr_compare *const *cs, size_t n, size_t k, size_t i, double *pct,
+			double *mean_abs, size_t *outside, size_t *with_ci)
+{
+	const struct mr_compare *c0 = cs[0];
+	double sum = 0;
+	size_t m = 0;
+
+	*outside = *with_ci = 0;
+	for (size_t f = 0; f < n; f++) {
+		const struct mr_compare *c = cs[f];
+		size_t kk = row_named(c, &c0->rows[k]), j;
+		double abs, p, lo, hi, plo, phi;
+
+		pct[f] = NAN;
+		for (j = 0; j < c->nruns; j++)
+			if (!strcmp(c->spec[j], c0->spec[i]) && c->memory_pages[j] == c0->memory_pages[i])
+				break;
+		if (kk == SIZE_MAX || j == c->nruns || mr_compare_delta(c, kk, j, &abs, &p))
+			continue;
+		pct[f] = p;
+		sum += abs;
+		m++;
+		if (!mr_compare_interval(c, kk, j, &lo, &hi, &plo, &phi)) {
+			(*with_ci)++;
+			*outside += !mr_compare_noise(c, kk, j);
+		}
+	}
+	*mean_abs = m ? sum / (double)m : NAN;
+}
+
+static void fmt_pct(char *buf, size_t cap, double v, int sign)
+{
+	if (isnan(v))
+		snprintf(buf, cap, "-");
+	else
+		snprintf(buf, cap, sign ? "%+.1f%%" : "%.1f%%", v);
+}
+
+static int print_across(struct mr_compare *const *cs, char *const *paths, size_t n,
+			const char *format, int asked)
+{
+	const struct mr_compare *c0 = cs[0];
+	char spec[512], mem[32], b[8][64];
+	size_t wspec = 4, wname = 7;
+	double *pct = calloc(n, sizeof(double));
+	int csv = !strcmp(format, "csv"), json = !strcmp(format, "json"), first = 1;
+
+	if (!pct)
+		return 1;
+	for (size_t f = 1; f < n; f++) {
+		if (strcmp(cs[f]->spec[cs[f]->baseline], c0->spec[c0->baseline])) {
+			fprintf(stderr, "memreplay compare: the baseline of %s is %s but that of %s is %s: "
+				"name one policy for all with --baseline SPEC\n", paths[0],
+				c0->spec[c0->baseline], paths[f], cs[f]->spec[cs[f]->baseline]);
+			free(pct);
+			return 1;
+		}
+	}
+	for (size_t f = 0; f < n; f++)
+		for (size_t g = 0; g < f; g++)
+			if (cs[f]->trace_id[0] && !strcmp(cs[f]->trace_id, cs[g]->trace_id))
+				fprintf(stderr, "memreplay compare: note: %s and %s replay the same trace (%s): "
+					"the spread between them is not between recordings\n",
+					paths[g], paths[f], cs[f]->trace_id);
+	for (size_t k = 0; k < c0->nrows; k++)
+		if (across_row(&c0->rows[k], asked) && strlen(c0->rows[k].name) + 6 > wname)
+			wname = strlen(c0->rows[k].name) + (c0->rows[k].model ? 6 : 0);
+	for (size_t i = 0; i < c0->nruns; i++) {
+		size_t l = mr_policy_short_spec(c0->spec[i], spec, sizeof(spec));
+
+		wspec = l > wspec ? (l < 40 ? l : 40) : wspec;
+	}
+	if (csv) {
+		printf("counter,spec,memory_pages,n,mean_delta,mean_pct,sd_pct,min_pct,max_pct,t_lo_pct,"
+		       "t_hi_pct,outside_noise,with_interval\n");
+	} else if (json) {
+		printf("{\"files\": [");
+		for (size_t f = 0; f < n; f++) {
+			printf("%s{\"path\": ", f ? ", " : "");
+			cli_json_string(paths[f]);
+			printf(", \"trace_id\": ");
+			cli_json_string(cs[f]->trace_id);
+			printf("}");
+		}
+		printf("], \"baseline\": ");
+		cli_json_string(c0->spec[c0->baseline]);
+		printf(", \"rows\": [");
+	} else {
+		mr_policy_short_spec(c0->spec[c0->baseline], spec, sizeof(spec));
+		printf("across %zu results files (recordings of one workload): each run against ", n);
+		cli_print_text(spec, 0);
+		printf(" at its size in its own file; runs matched by spec and memory; the spread "
+		       "is between the files, in %% of each file's baseline:\n");
+		for (size_t f = 0; f < n; f++) {
+			printf("  ");
+			cli_print_text(paths[f], 0);
+			printf("  ");
+			cli_print_text(cs[f]->trace_id, 0);
+			printf("  %zu runs%s\n", cs[f]->nruns, cs[f]->intervals ? "" : ", no segments");
+		}
+		printf("\n%-*s  %-*s  %7s  %3s  %8s  %6s  %8s  %8s  %19s  %s\n", (int)wname, "counter",
+		       (int)wspec, "spec", "memory", "n", "mean", "sd", "min", "max", "95% t interval",
+		       "outside noise");
+	}
+	for (size_t k = 0; k < c0->nrows; k++) {
+		if (!across_row(&c0->rows[k], asked))
+			continue;
+		for (size_t i = 0; i < c0->nruns; i++) {
+			struct mr_spread sp;
+			size_t outside, with_ci;
+			double mean_abs;
+			char name[128];
+
+			if (c0->base[i] == i || c0->base[i] == MR_COMPARE_NONE)
+				continue;
+			across_cell(cs, n, k, i, pct, &mean_abs, &outside, &with_ci);
+			mr_spread_of(pct, n, &sp);
+			snprintf(name, sizeof(name), "%s%s", c0->rows[k].model ? "model:" : "",
+				 c0->rows[k].name);
+			if (c0->memory_pages[i])
+				mr_replay_format_memory(c0->memory_pages[i], mem, sizeof(mem));
+			else
+				snprintf(mem, sizeof(mem), "-");
+			if (csv) {
+				csv_str(name);
+				putchar(',');
+				csv_str(c0->spec[i]);
+				printf(",");
+				if (c0->memory_pages[i])
+					printf("%llu", (unsigned long long)c0->memory_pages[i]);
+				fmt_value(b[0], sizeof(b[0]), mean_abs);
+				printf(",%zu,%s", sp.n, isnan(mean_abs) ? "" : b[0]);
+				{
+					const double v[6] = { sp.mean, sp.sd, sp.min, sp.max, sp.t_lo, sp.t_hi };
+
+					for (int q = 0; q < 6; q++)
+						if (isnan(v[q]))
+							printf(",");
+						else
+							printf(",%.4f", v[q]);
+				}
+				printf(",%zu,%zu\n", outside, with_ci);
+			} else if (json) {
+				const double v[7] = { mean_abs, sp.mean, sp.sd, sp.min, sp.max, sp.t_lo, sp.t_hi };
+				static const char *const key[7] = { "mean_delta", "mean_pct", "sd_pct", "min_pct",
+								    "max_pct", "t_lo_pct", "t_hi_pct" };
+
+				printf("%s\n  {\"counter\": ", first ? "" : ",");
+				cli_json_string(name);
+				printf(", \"spec\": ");
+				cli_json_string(c0->spec[i]);
+				printf(", \"memory_pages\": %llu, \"n\": %zu",
+				       (unsigned long long)c0->memory_pages[i], sp.n);
+				for (int q = 0; q < 7; q++) {
+					if (isnan(v[q]))
+						printf(", \"%s\": null", key[q]);
+					else
+						printf(", \"%s\": %.4f", key[q], v[q]);
+				}
+				printf(", \"outside_noise\": %zu, \"with_interval\": %zu}", outside, with_ci);
+				first = 0;
+			} else {
+				size_t l = mr_policy_short_spec(c0->spec[i], spec, sizeof(spec));
+				char t[64] = "-", o[32] = "-";
+
+				fmt_pct(b[0], sizeof(b[0]), sp.mean, 1);
+				fmt_pct(b[1], sizeof(b[1]), sp.sd, 0);
+				fmt_pct(b[2], sizeof(b[2]), sp.min, 1);
+				fmt_pct(b[3], sizeof(b[3]), sp.max, 1);
+				if (!isnan(sp.t_lo))
+					snprintf(t, sizeof(t), "[%+.1f%%,%+.1f%%]", sp.t_lo, sp.t_hi);
+				if (with_ci)
+					snprintf(o, sizeof(o), "%zu of %zu", outside, with_ci);
+				cli_print_text(name, 0);
+				printf("%*s  ", (int)(wname > strlen(name) ? wname - strlen(name) : 0), "");
+				cli_print_text(spec, 0);
+				printf("%*s  %7s  %3zu  %8s  %6s  %8s  %8s  %19s  %s\n",
+				       (int)(wspec > l ? wspec - l : 0), "", mem, sp.n, b[0], b[1], b[2], b[3], t, o);
+			}
+		}
+	}
+	if (json)
+		printf("\n]}\n");
+	else if (!csv)
+		printf("\nmean, sd, min, max: of the files' percentage deltas; 95%% t interval: mean -+ "
+		       "t(0.975, n-1) sd / sqrt(n), for n >= 2; outside noise: files whose own interval "
+		       "(the trace's segments) excludes 0\n");
+	free(pct);
+	return 0;
 }
 
 int cmd_compare(int argc, char **argv)
@@ -304,10 +798,11 @@ int cmd_compare(int argc, char **argv)
 	const char *names[MAX_COUNTERS];
 	const char *format = "table";
 	char *list = NULL;
-	struct mr_results *res = NULL;
-	struct mr_compare *c = NULL;
+	struct mr_results **res = NULL;
+	struct mr_compare **cs = NULL;
 	struct mr_error err = { 0 };
-	int ch, rc;
+	size_t nfiles;
+	int ch, rc = 0, status = 0;
 
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "b:f:c:h", opts, NULL)) != -1) {
@@ -351,26 +846,45 @@ int cmd_compare(int argc, char **argv)
 			return cli_usage_error("compare", "bad option");
 		}
 	}
-	if (optind + 1 != argc) {
+	if (optind >= argc) {
 		free(list);
-		return cli_usage_error("compare", "name one results database");
+		return cli_usage_error("compare", "name a results database (or several, one per recording)");
 	}
-	rc = mr_results_open(argv[optind], &res, &err);
-	if (!rc)
-		rc = mr_results_compare(res, &co, &c, &err);
+	nfiles = (size_t)(argc - optind);
+	res = calloc(nfiles, sizeof(*res));
+	cs = calloc(nfiles, sizeof(*cs));
+	if (!res || !cs) {
+		free(res);
+		free(cs);
+		free(list);
+		return 1;
+	}
+	for (size_t f = 0; f < nfiles && !rc; f++) {
+		rc = mr_results_open(argv[optind + f], &res[f], &err);
+		if (!rc)
+			rc = mr_results_compare(res[f], &co, &cs[f], &err);
+		if (!rc && !cs[f]->intervals)
+			fprintf(stderr, "memreplay compare: note: %s has no segments (written before "
+				"memreplay kept them): its deltas have no intervals; replay the trace "
+				"again for them\n", argv[optind + f]);
+	}
 	if (rc) {
-		mr_results_close(res);
-		free(list);
-		return cli_fail("compare", &err);
+		status = cli_fail("compare", &err);
+	} else if (nfiles > 1) {
+		status = print_across(cs, argv + optind, nfiles, format, co.counters != NULL);
+	} else if (!strcmp(format, "csv")) {
+		print_csv(cs[0]);
+	} else if (!strcmp(format, "json")) {
+		print_json(cs[0], co.counters != NULL);
+	} else {
+		print_table(cs[0], co.counters != NULL);
 	}
-	if (!strcmp(format, "csv"))
-		print_csv(c);
-	else if (!strcmp(format, "json"))
-		print_json(c);
-	else
-		print_table(c);
-	mr_compare_free(c);
-	mr_results_close(res);
+	for (size_t f = 0; f < nfiles; f++) {
+		mr_compare_free(cs[f]);
+		mr_results_close(res[f]);
+	}
+	free(cs);
+	free(res);
 	free(list);
-	return 0;
+	return status;
 }

@@ -284,6 +284,34 @@ static void print_runs(const struct mr_replay *r, const char *const *policies, s
 		       out ? out : "");
 }
 
+/* Without swap, anon pages over the limit cannot go: what became of each run that had
+ * to charge past it (mr_oom), said even with -q since its counters are not a fit. */
+static void warn_no_swap(const struct mr_replay *r)
+{
+	size_t over = 0, first = 0;
+	uint64_t pages = 0;
+
+	for (size_t i = 0; i < mr_replay_nruns(r); i++) {
+		struct mr_replay_summary s;
+
+		if (mr_replay_summary(r, i, &s) || !s.oom)
+			continue;
+		if (!over++)
+			first = i;
+		pages += s.oom;
+	}
+	if (over) {
+		struct mr_replay_summary s;
+
+		mr_replay_summary(r, first, &s);
+		fprintf(stderr, "memreplay replay: warning: no swap: reclaim could not free enough "
+			"in %zu of %zu runs (anonymous pages cannot leave), which charged %llu pages "
+			"past their limit in all (mr_oom; first: %s); their counters are not those of "
+			"a machine that fits the limit\n", over, mr_replay_nruns(r),
+			(unsigned long long)pages, s.spec);
+	}
+}
+
 int cmd_replay(int argc, char **argv)
 {
 	enum { O_MEMORY = 256, O_SWAP, O_SCRIPT, O_INTERVAL, O_SNAP, O_WBDELAY,
@@ -469,8 +497,10 @@ int cmd_replay(int argc, char **argv)
 			timing = 0;
 			break;
 		case O_SWAP:
-			if (mr_parse_pages(optarg, MR_PAGE_SIZE, 0, &o.swap_pages, &err))
+			/* 0 is no swap (anon pages stay), as swapoff -a on the host */
+			if (mr_parse_pages(optarg, MR_PAGE_SIZE, 1, &o.swap_pages, &err))
 				return cli_fail("replay", &err);
+			o.swap_given = 1;
 			break;
 		case 'o':
 			out = optarg;
@@ -488,6 +518,7 @@ int cmd_replay(int argc, char **argv)
 				return 1;
 			break;
 		case O_WBDELAY:
+			o.writeback_given = 1;
 			if (!strcmp(optarg, "sync"))
 				o.writeback_delay_ns = MR_WRITEBACK_SYNC;
 			else if (cli_parse_duration("replay", "--writeback-delay", optarg, 0,
@@ -547,8 +578,6 @@ int cmd_replay(int argc, char **argv)
 		return cli_usage_error("replay", optind >= argc ? "name a trace" : "one trace at a time");
 	if (!npol)
 		return cli_usage_error("replay", "name at least one --policy (see --list-policies)");
-	if (!nsizes && !nlim)
-		return cli_usage_error("replay", "give the memory size: --memory SIZE (or CGROUP=SIZE)");
 	if (o.reclaim == MR_RECLAIM_NODE && !nsizes)
 		return cli_usage_error("replay", "--reclaim node: give the node memory with --memory SIZE");
 	if (npol * nsizes > MR_REPLAY_MAX_RUNS)
@@ -593,6 +622,7 @@ int cmd_replay(int argc, char **argv)
 	o.limits = limits;
 	o.nlimits = nlim;
 	o.memory_spec = memspec;
+	o.memory_from_trace = !nsizes && !nlim; /* the recorded cgroup's memory.max */
 	o.output = out;
 	if (!o.tmpdir)
 		o.tmpdir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
@@ -640,6 +670,10 @@ int cmd_replay(int argc, char **argv)
 		else
 			fprintf(stderr, "memreplay replay: assumed: no fault-around (%s)\n", from);
 	}
+	for (size_t i = 0; !quiet && mr_replay_assumed(r, i); i++)
+		fprintf(stderr, "memreplay replay: assumed: %s\n", mr_replay_assumed(r, i));
+	if (mr_replay_no_swap(r))
+		warn_no_swap(r);
 	if (!quiet && mr_replay_nextuse_note(r))
 		fprintf(stderr, "memreplay replay: %s\n", mr_replay_nextuse_note(r));
 	if (!quiet)

@@ -91,7 +91,8 @@ static const struct mr_cmd commands[] = {
 	  "                         (default: until the page comes back), kernel (the\n"
 	  "                         shadow-node shrinker's limit, pages / 8 nodes of 64\n"
 	  "                         slots per lruvec) or none (no refault recognised)\n"
-	  "  --swap SIZE            swap space (default unlimited)\n"
+	  "  --swap SIZE            swap space, 0 = none (default: the recorded host's, else\n"
+	  "                         unlimited; docs/replay.md)\n"
 	  "  -o, --output DB        results database (docs/results-schema.md)\n"
 	  "  --script FILE          lru_gen debugfs commands at times: 'TIME|@MARKER CMD'\n"
 	  "  --interval T           time series step (default 1% of the trace)\n"
@@ -119,9 +120,13 @@ static const struct mr_cmd commands[] = {
 	  "Sizes are bytes with a binary suffix (256M, 1G) or a page count (65536); durations\n"
 	  "take a unit (500ms, 1.5s; a bare number is nanoseconds).\n" },
 	{ "compare", cmd_compare, "policies side by side with deltas against a baseline",
-	  "memreplay compare RESULTS.db [--baseline RUN|SPEC] [--format table|csv|json] [--counters a,b]",
+	  "memreplay compare RESULTS.db [RESULTS.db ...] [--baseline RUN|SPEC] [--format table|csv|json] [--counters a,b]",
 	  "Prints every run of a results database side by side, each counter with its\n"
-	  "absolute and percentage delta against a baseline run (docs/results-schema.md).\n\n"
+	  "absolute and percentage delta against a baseline run and the delta's 95 %\n"
+	  "interval (a paired block bootstrap over the trace's segments; ~ = it contains 0);\n"
+	  "on a sweep, whether each policy's delta keeps its sign across the sizes. Several\n"
+	  "results files (recordings of one workload): the mean delta per run and its spread\n"
+	  "between them (docs/results-schema.md, \"compare: intervals\").\n\n"
 	  "  -b, --baseline RUN|SPEC  the run compared against: a run id or a policy spec\n"
 	  "                           (then each size against that spec's run at the size);\n"
 	  "                           default: the first run\n"

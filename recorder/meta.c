@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include "rec_int.h"
 
@@ -147,6 +148,129 @@ static void meta_host(struct rec *r)
 			       numa_available() >= 0 ? (uint64_t)numa_max_node() + 1 : 1);
 }
 
+void mr_recorder_parse_swaps(const char *text, struct mr_host_swap *out)
+{
+	const char *line = text;
+
+	memset(out, 0, sizeof(*out));
+	/* the first line is the header */
+	line = line ? strchr(line, '\n') : NULL;
+	while (line && *++line) {
+		char name[256], type[32];
+		unsigned long long kib, used;
+
+		if (sscanf(line, "%255s %31s %llu %llu", name, type, &kib, &used) == 4) {
+			out->devices++;
+			out->zram += !strncmp(name, "/dev/zram", 9);
+			out->total_bytes += kib * 1024;
+		}
+		line = strchr(line, '\n');
+	}
+	out->kind = !out->devices ? "none" : out->zram == out->devices ? "zram" :
+		    out->zram ? "mixed" : "disk";
+}
+
+/*
+ * The host's swap (/proc/swaps), for the replay's default --swap and writeback (a zram
+ * device completes its writes inside pageout): swap.total_bytes, swap.kind, swap.devices.
+ */
+static void meta_swap(struct rec *r)
+{
+	char text[8192];
+	struct mr_host_swap sw;
+	size_t n = 0;
+	FILE *f = fopen("/proc/swaps", "re");
+
+	if (!f) {
+		mr_writer_set_meta(r->w, "swap.kind", "unknown (/proc/swaps not readable)");
+		return;
+	}
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = '\0';
+	mr_recorder_parse_swaps(text, &sw);
+	mr_writer_set_meta_u64(r->w, "swap.total_bytes", sw.total_bytes);
+	mr_writer_set_meta(r->w, "swap.kind", sw.kind);
+	mr_writer_set_meta_u64(r->w, "swap.devices", sw.devices);
+}
+
+/* One limit file of the recorded cgroup: its value as the file says it ("max" or
+ * bytes), or nothing when the file is absent. */
+static void meta_limit(struct rec *r, const char *dir, const char *const *files, const char *key)
+{
+	for (; *files; files++) {
+		char path[4200], buf[64];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, *files);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (fgets(buf, sizeof(buf), f)) {
+			buf[strcspn(buf, "\n")] = '\0';
+			/* v1 says "no limit" with a page-rounded LONG_MAX */
+			if (strtoull(buf, NULL, 10) >= (1ull << 62))
+				snprintf(buf, sizeof(buf), "max");
+			mr_writer_set_meta(r->w, key, buf);
+		}
+		fclose(f);
+		return;
+	}
+}
+
+/*
+ * --cgroup: its memory limits, for the replay's default --memory: cgroup.memory.max,
+ * cgroup.memory.high, cgroup.memory.swap.max (cgroup2 names, else the v1 memory
+ * controller's limit_in_bytes, soft_limit_in_bytes and memsw.limit_in_bytes, which
+ * counts memory and swap together).
+ */
+static void limits_of(struct rec *r, const char *dir)
+{
+	static const char *const max[] = { "memory.max", "memory.limit_in_bytes", NULL };
+	static const char *const high[] = { "memory.high", "memory.soft_limit_in_bytes", NULL };
+	static const char *const swap[] = { "memory.swap.max", "memory.memsw.limit_in_bytes", NULL };
+
+	meta_limit(r, dir, max, "cgroup.memory.max");
+	meta_limit(r, dir, high, "cgroup.memory.high");
+	meta_limit(r, dir, swap, "cgroup.memory.swap.max");
+}
+
+static void meta_cgroup_limits(struct rec *r)
+{
+	char real[4096];
+
+	if (r->o->cgroup && realpath(r->o->cgroup, real))
+		limits_of(r, real);
+}
+
+/*
+ * A command's memory cgroup: the one its first task was in when the recorder first saw
+ * it (ids.c, task_cgroup(); task id 1), in the v1 memory hierarchy, else cgroup2. A
+ * command that moves itself into another cgroup later is not followed (docs/record.md).
+ */
+static void meta_command_cgroup_limits(struct rec *r)
+{
+	static const char *const roots[] = { "/sys/fs/cgroup/memory", "/sys/fs/cgroup/unified",
+					     "/sys/fs/cgroup" };
+	uint32_t cg;
+
+	if (r->ntasks < 2 || !(cg = r->tasks[1].cgroup) || cg > r->ncg)
+		return;
+	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+		char dir[4200], probe[4300];
+
+		snprintf(dir, sizeof(dir), "%s%s", roots[i], r->cg_paths[cg - 1]);
+		snprintf(probe, sizeof(probe), "%s/memory.max", dir);
+		if (access(probe, R_OK)) {
+			snprintf(probe, sizeof(probe), "%s/memory.limit_in_bytes", dir);
+			if (access(probe, R_OK))
+				continue;
+		}
+		limits_of(r, dir);
+		return;
+	}
+}
+
 static void meta_options(struct rec *r)
 {
 	const struct mr_record_opts *o = r->o;
@@ -247,9 +371,12 @@ void rec_meta_start(struct rec *r)
 		meta_hwsample(r);
 	mr_writer_set_meta(r->w, "tracefs", r->st->tracefs);
 	meta_young(r);
-	if (r->o->target == MR_TARGET_CGROUP)
+	if (r->o->target == MR_TARGET_CGROUP) {
 		meta_cgroup(r);
+		meta_cgroup_limits(r);
+	}
 	meta_host(r);
+	meta_swap(r);
 	meta_options(r);
 	meta_refault_items(r);
 	meta_tracepoints(r);
@@ -289,6 +416,8 @@ void rec_meta_end(struct rec *r, struct perf_state *ps)
 	mr_writer_set_meta_u64(r->w, "madvise.ignored", r->madvise_ignored);
 	mr_writer_set_meta_u64(r->w, "exit_mmap.calls", r->exit_mmaps);
 	mr_writer_set_meta_u64(r->w, "mm.ends_at_last_exit", r->mm_ends);
+	if (r->o->target == MR_TARGET_COMMAND)
+		meta_command_cgroup_limits(r);
 	if (r->o->sources & MR_RSRC_HWSAMPLE)
 		meta_hw_counts(r, ps);
 	for (int i = 0; i < r->st->nsrc; i++) {

@@ -317,4 +317,17 @@ struct mr_record_stats {
 int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *stats,
 		  struct mr_error *err);
 
+/*
+ * The host's swap, from the text of /proc/swaps (a header line, then "Filename Type
+ * Size Used Priority" per device, sizes in KiB): total bytes, devices, and the kind,
+ * "zram" when every device is /dev/zram*, "disk" when none is, "mixed" when both, "none"
+ * without a device. Lines that do not parse are skipped. Pure: text in, summary out.
+ */
+struct mr_host_swap {
+	uint64_t total_bytes;
+	uint32_t devices, zram;
+	const char *kind;	/* static */
+};
+void mr_recorder_parse_swaps(const char *text, struct mr_host_swap *out);
+
 #endif /* MR_RECORDER_H */

@@ -614,24 +614,57 @@ static inline void prefetch_ahead(const struct rp_machine *mach, const struct mr
 	}
 }
 
+/*
+ * Close the open segment (docs/results-schema.md, "segments"): copy the counters and
+ * the time of its last event. The next one starts with the event at t_next.
+ */
+static void seg_close(struct rp_machine *mach, uint64_t t_last, uint64_t t_next)
+{
+	uint64_t *cum = mach->seg_cum + (size_t)mach->seg_done * NR_SEG_CTR;
+
+	memcpy(cum, mach->vmstat, sizeof(mach->vmstat));
+	memcpy(cum + MR_NR_VMSTAT, mach->c, sizeof(mach->c));
+	mach->seg[mach->seg_done].t_last = t_last;
+	if (++mach->seg_done < mach->nsegs)
+		mach->seg[mach->seg_done].t_first = t_next;
+	/* the last one is closed by rp_machine_finish(), after the end's work */
+	mach->seg_next = mach->seg_done + 1 < mach->nsegs ? mach->seg[mach->seg_done].ev_end
+							  : UINT64_MAX;
+}
+
 int rp_machine_run(struct rp_machine *mach, const struct mr_event *ev, size_t n, const uint64_t *nu)
 {
 	const uint32_t nr_pages = mach->m.nr_pages;
+	const uint64_t done = mach->c[C_EVENTS]; /* events before this batch */
 
-	for (size_t i = 0; i < n; i++) {
-		const struct mr_event *e = &ev[i];
+	if (n && !done && mach->nsegs)
+		mach->seg[0].t_first = ev[0].time;
+	/* The batch is cut at segment boundaries, so that the loop over events has no
+	 * test of its own for them: the counters are copied between two stretches. */
+	for (size_t i = 0; i < n;) {
+		size_t stop = n;
 
-		prefetch_ahead(mach, ev, i, n);
+		if (mach->seg_next <= done + i) {
+			seg_close(mach, i ? ev[i - 1].time : mach->last_time, ev[i].time);
+			continue;
+		}
+		if (mach->seg_next - (done + i) < n - i)
+			stop = i + (size_t)(mach->seg_next - (done + i));
+		for (; i < stop; i++) {
+			const struct mr_event *e = &ev[i];
 
-		if (e->time >= mach->next_due)
-			process_due(mach, e->time);
-		mach->m.now_ns = e->time;
-		mach->m.cpu = e->cpu;
-		step(mach, e, nu);
-		if (nu) {
-			uint32_t first;
+			prefetch_ahead(mach, ev, i, n);
 
-			nu += rp_event_refs(e, nr_pages, &first);
+			if (e->time >= mach->next_due)
+				process_due(mach, e->time);
+			mach->m.now_ns = e->time;
+			mach->m.cpu = e->cpu;
+			step(mach, e, nu);
+			if (nu) {
+				uint32_t first;
+
+				nu += rp_event_refs(e, nr_pages, &first);
+			}
 		}
 	}
 	mach->c[C_EVENTS] += n;
@@ -696,6 +729,20 @@ int rp_machine_finish(struct rp_machine *mach)
 		mach->ops->idle_params(mach->pol, note_idle, mach);
 	if (mach->ops->check)
 		mach->c[C_CHECK] += mach->ops->check(mach->pol);
+	/* the last segment ends with the run: what the end does (writeback, commands after
+	 * the last event, the final check) is its part. A trace that gave fewer events than
+	 * its chunks said keeps the segments it filled. */
+	if (mach->nsegs && mach->seg_done < mach->nsegs) {
+		if (mach->c[C_EVENTS] < mach->seg[mach->seg_done].ev_first + 1)
+			mach->nsegs = mach->seg_done; /* the open one has no event */
+		else
+			mach->nsegs = mach->seg_done + 1;
+		if (mach->nsegs) {
+			mach->seg[mach->nsegs - 1].ev_end = mach->c[C_EVENTS];
+			mach->seg_done = mach->nsegs - 1;
+			seg_close(mach, mach->last_time, 0);
+		}
+	}
 	return mach->failed;
 }
 

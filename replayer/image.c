@@ -754,6 +754,21 @@ static int load_all(struct load *l)
 	t->inserts_after_fault = !mr_store_meta_get(l->s, "pagecache.inserts_held", buf, sizeof(buf), NULL);
 	if (!mr_store_meta_get(l->s, "fault_around_bytes", buf, sizeof(buf), NULL))
 		t->fault_around_bytes = strtoull(buf, NULL, 10); /* not a number: 0, the default */
+	/* the recorder's swap.* and cgroup.memory.* rows (recorder/meta.c); a value that is
+	 * not a number is as if not recorded */
+	if (!mr_store_meta_get(l->s, "swap.total_bytes", buf, sizeof(buf), NULL) &&
+	    buf[0] >= '0' && buf[0] <= '9') {
+		t->host_swap_known = 1;
+		t->host_swap_bytes = strtoull(buf, NULL, 10);
+	}
+	if (!mr_store_meta_get(l->s, "swap.kind", buf, sizeof(buf), NULL))
+		snprintf(t->host_swap_kind, sizeof(t->host_swap_kind), "%.15s", buf);
+	if (!mr_store_meta_get(l->s, "cgroup.memory.max", buf, sizeof(buf), NULL)) {
+		if (!strcmp(buf, "max"))
+			t->host_memcg_max = UINT64_MAX;
+		else if (buf[0] >= '0' && buf[0] <= '9')
+			t->host_memcg_max = strtoull(buf, NULL, 10);
+	}
 	rc = check_streams(l);
 	if (rc)
 		return rc;

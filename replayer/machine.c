@@ -609,6 +609,57 @@ void rp_insert_page(struct rp_machine *mach, uint32_t page, unsigned ctx, int wr
 
 /* ---- results ---- */
 
+/* Does segment counter i (vmstat items, then engine counters) count events? Gauges and
+ * peaks do not: their differences between boundaries are not amounts a segment adds. */
+static int seg_counts(unsigned i)
+{
+	if (i < MR_NR_VMSTAT)
+		return i < MR_VM_NR_ACTIVE_ANON; /* nr_active_anon .. nr_unevictable: gauges */
+	switch (i - MR_NR_VMSTAT) {
+	case C_TABLES_MAX: case C_USAGE_MAX: case C_SWAP_MAX: case C_RESIDENT:
+	case C_RESIDENT_ANON: case C_RESIDENT_FILE: case C_SWAP_USED: case C_NODE_PAGES:
+	case C_WMARK_MIN: case C_WMARK_LOW: case C_WMARK_HIGH:
+		return 0;
+	default:
+		return 1;
+	}
+}
+
+/* The segments of a finished run: the counted counters at each boundary. */
+static int seg_result(struct rp_machine *mach, struct mr_run_result *r, struct mr_error *err)
+{
+	size_t n = 0;
+
+	if (!mach->nsegs || mach->seg_done != mach->nsegs)
+		return 0; /* not finished: no segments rather than partial ones */
+	free(mach->seg_names);
+	free(mach->seg_out);
+	mach->seg_names = calloc(NR_SEG_CTR, sizeof(*mach->seg_names));
+	mach->seg_out = calloc((size_t)mach->nsegs * NR_SEG_CTR, sizeof(uint64_t));
+	if (!mach->seg_names || !mach->seg_out)
+		return mr_error_set(err, MR_ENOMEM, "out of memory");
+	for (unsigned i = 0; i < NR_SEG_CTR; i++) {
+		if (!seg_counts(i))
+			continue;
+		mach->seg_names[n++] = i < MR_NR_VMSTAT ? mr_vmstat_name(i) : rp_ctr_names[i - MR_NR_VMSTAT];
+	}
+	mach->nseg_names = n;
+	for (uint32_t s = 0; s < mach->nsegs; s++) {
+		const uint64_t *cum = mach->seg_cum + (size_t)s * NR_SEG_CTR;
+		uint64_t *out = mach->seg_out + (size_t)s * n;
+
+		for (unsigned i = 0, k = 0; i < NR_SEG_CTR; i++)
+			if (seg_counts(i))
+				out[k++] = cum[i];
+	}
+	r->segs = mach->seg;
+	r->nsegs = mach->nsegs;
+	r->seg_names = mach->seg_names;
+	r->seg_nnames = n;
+	r->seg_val = mach->seg_out;
+	return 0;
+}
+
 int rp_machine_result(struct rp_machine *mach, struct mr_run_result *r, struct mr_error *err)
 {
 	uint32_t nm = mach->m.nr_memcgs, nn = mach->m.nr_nodes;
@@ -672,7 +723,7 @@ int rp_machine_result(struct rp_machine *mach, struct mr_run_result *r, struct m
 	r->wall_s = mach->wall_s;
 	r->notes = mach->notes;
 	r->nnotes = mach->nnotes;
-	return 0;
+	return seg_result(mach, r, err);
 }
 
 const struct mr_error *rp_machine_error(const struct rp_machine *mach)
@@ -739,6 +790,10 @@ void rp_machine_destroy(struct rp_machine *mach)
 	free(mach->showbuf);
 	free(mach->model);
 	free(mach->counters);
+	free(mach->seg);
+	free(mach->seg_cum);
+	free(mach->seg_names);
+	free(mach->seg_out);
 	free(mach);
 }
 
@@ -778,8 +833,8 @@ int rp_machine_create(const struct rp_image *t, const struct rp_machine_opts *o,
 	mach->m.memcg_id = o->memcg_ids;
 	mach->m.memcg_path = o->memcg_paths;
 	mach->all_nodes = nn >= 64 ? UINT64_MAX : (1ull << nn) - 1;
-	mach->swap_total = o->swap_pages ? o->swap_pages : UNLIMITED;
-	mach->m.swap_free = o->swap_pages ? o->swap_pages : (UINT64_C(1) << 62);
+	mach->swap_total = o->no_swap ? 0 : o->swap_pages ? o->swap_pages : UNLIMITED;
+	mach->m.swap_free = o->no_swap ? 0 : o->swap_pages ? o->swap_pages : (UINT64_C(1) << 62);
 	mach->m.swap_total = mach->m.swap_free;
 	mach->wb_delay = o->wb_delay_ns;
 	mach->check = o->check;
@@ -936,6 +991,21 @@ int rp_machine_create(const struct rp_image *t, const struct rp_machine_opts *o,
 	mach->next_sample = t->t_first + mach->interval;
 	if (mach->next_sample < t->t_first)
 		mach->next_sample = UINT64_MAX;
+	/* segments: sized here, so that the event path only copies counters at a boundary */
+	mach->nsegs = t->n_events < RP_SEGMENTS ? (uint32_t)t->n_events : RP_SEGMENTS;
+	if (mach->nsegs) {
+		mach->seg = calloc(mach->nsegs, sizeof(*mach->seg));
+		mach->seg_cum = calloc((size_t)mach->nsegs * NR_SEG_CTR, sizeof(uint64_t));
+		if (!mach->seg || !mach->seg_cum) {
+			rc = mr_error_set(err, MR_ENOMEM, "out of memory for the run's segments");
+			goto fail;
+		}
+		for (uint32_t k = 0; k < mach->nsegs; k++) {
+			mach->seg[k].ev_first = t->n_events * k / mach->nsegs;
+			mach->seg[k].ev_end = t->n_events * (k + 1) / mach->nsegs;
+		}
+	}
+	mach->seg_next = mach->nsegs > 1 ? mach->seg[0].ev_end : UINT64_MAX;
 	mach->snap_every = o->snapshot_every_ns;
 	mach->next_snap = mach->snap_every ? t->t_first + mach->snap_every : UINT64_MAX;
 	rp_set_next_due(mach);

@@ -40,6 +40,11 @@
 #define WB_BATCHES 1024
 #define UNLIMITED UINT64_MAX
 #define RP_MAX_NOTES 8 /* toggle_idle notes kept per run */
+/* Segments of a run (docs/results-schema.md, "segments"): the trace's events in this
+ * many equal parts (fewer when it has fewer events), the counters snapshotted at each
+ * boundary, for compare's block bootstrap. 64 gives a block length of 4 (64^(1/3)) and
+ * 61 distinct blocks; the cost is 64 copies of the counters per run. */
+#define RP_SEGMENTS 64
 
 /* Engine state per page, in the engine-private high bits of mr_folio.flags (policies own
  * only the reclaim flags). */
@@ -102,6 +107,10 @@ enum {
 };
 
 extern const char *const rp_ctr_names[NR_CTR];
+
+/* A segment boundary snapshots every vmstat item, then every engine counter (one copy
+ * of each array); the results keep those that count events (rp_seg_counts()). */
+#define NR_SEG_CTR (MR_NR_VMSTAT + NR_CTR)
 
 /* Time series columns after the vmstat items. */
 #define TS_NENGINE 6
@@ -252,6 +261,16 @@ struct rp_machine {
 	size_t nnotes;
 	struct mr_result_counter *counters;
 	size_t ncounters;
+	/* segments: seg[nsegs] bounds; seg_cum[nsegs][NR_SEG_CTR], the segment counters
+	 * (seg_idx) at the end of each; seg_done segments closed, the open one ends
+	 * before event index seg_next */
+	struct mr_result_segment *seg;
+	uint64_t *seg_cum;
+	const char **seg_names; /* the counted ones, for the results */
+	uint64_t *seg_out;      /* [nsegs][nseg_names], for the results */
+	size_t nseg_names;
+	uint32_t nsegs, seg_done;
+	uint64_t seg_next;
 	uint64_t last_time;
 	double wall_s;
 	char canon[256];

@@ -239,7 +239,15 @@ struct mr_replay_opts {
 	const struct mr_replay_limit *limits; /* per-cgroup limits */
 	size_t nlimits;
 	const char *memory_spec;           /* --memory text(s) as given, for the runs table */
-	uint64_t swap_pages;               /* 0 = unlimited */
+	uint64_t swap_pages;               /* pages of swap; 0 with swap_given = none */
+	int swap_given;                    /* 0 and swap_pages 0: the recorded host's swap (meta
+					    * swap.total_bytes, recorder/meta.c), else
+					    * unlimited (docs/replay.md, "Defaults from the
+					    * recorded host") */
+	int writeback_given;               /* 0: writeback_delay_ns is the default, which is
+					    * MR_WRITEBACK_SYNC when the host swapped to zram */
+	int memory_from_trace;             /* no size given: the recorded cgroup's
+					    * memory.max (meta cgroup.memory.max) */
 	const char *script;                /* replay script path, or NULL */
 	const char *script_text;           /* or the script itself (tests), when script is NULL */
 	uint64_t interval_ns;              /* time series step; 0 = 1% of the trace duration */
@@ -332,6 +340,11 @@ const char *mr_replay_shadow_name(int shadow);
 /* The fault-around window the runs use, in pages (1 = off), and where it came from:
  * "--fault-around", "the recorded host's fault_around_bytes" or "the kernel's default". */
 uint32_t mr_replay_fault_around(const struct mr_replay *r, const char **from);
+/* What the replay assumed from the recorded host or by default where no option said
+ * (swap, writeback, memory), one line each: the i-th, or NULL past the last. */
+const char *mr_replay_assumed(const struct mr_replay *r, size_t i);
+/* 1 when the runs have no swap (--swap 0, or a host without swap). */
+int mr_replay_no_swap(const struct mr_replay *r);
 
 /* Is a policy of that name registered (built in or from a plugin)? */
 int mr_replay_policy_exists(const char *name);

@@ -69,6 +69,13 @@ struct mr_result_note {
 	const char *message;
 };
 
+/* A segment of the trace (docs/results-schema.md, "segments"): the events
+ * [ev_first, ev_end) in trace order, the first at t_first, the last at t_last. */
+struct mr_result_segment {
+	uint64_t ev_first, ev_end;
+	uint64_t t_first, t_last;
+};
+
 /* One run: a policy over the trace. The arrays belong to the producer. */
 struct mr_run_result {
 	char spec[256];		/* canonical policy spec */
@@ -97,6 +104,15 @@ struct mr_run_result {
 	/* notes of this run beyond the setup's (written after them, in this order) */
 	const struct mr_result_note *notes;
 	size_t nnotes;
+	/* segments (none: nsegs 0): their bounds, and seg_val[s * seg_nnames + k], the
+	 * machine-wide value of counter seg_names[k] at the end of segment s (cumulative,
+	 * so non-decreasing in s; only counters that count events, never gauges). The
+	 * table segment_counters keeps the increments. */
+	const struct mr_result_segment *segs;
+	size_t nsegs;
+	const char *const *seg_names;
+	size_t seg_nnames;
+	const uint64_t *seg_val;
 };
 
 /* ---- what the runs were run on ---- */
@@ -119,6 +135,7 @@ struct mr_results_setup {
 	uint64_t memory_pages;		/* 0 = none; a run's own memory_pages goes first */
 	const char *memory_spec;	/* --memory as given, or NULL */
 	uint64_t swap_pages;		/* 0 = unlimited */
+	int no_swap;			/* no swap (runs.swap_pages 0) */
 	uint64_t wb_delay_ns, interval_ns, snapshot_every_ns;
 	const char *script;		/* path or "(inline)", NULL = none */
 	const char *script_sha256;
@@ -183,6 +200,10 @@ struct mr_compare_row {
 	int model;       /* from model_counters */
 	double *value;   /* [nruns] */
 	uint8_t *present; /* [nruns] */
+	/* the 95 % interval of run i's absolute delta (mr_compare_interval()); NULL
+	 * without intervals */
+	double *lo, *hi;  /* [nruns] */
+	uint8_t *has_ci;  /* [nruns] */
 };
 
 /* A note about a run from the notes table (not the coverage ones, which every run has). */
@@ -207,12 +228,23 @@ struct mr_compare {
 	uint64_t *memory_pages; /* [nruns]: runs.memory_pages, 0 = NULL */
 	size_t *base;      /* [nruns]: index of the run each is compared with */
 	int by_memory;     /* the runs differ in memory_pages */
+	char trace_id[80]; /* runs.trace_id of the first run */
 	size_t baseline;   /* index of the baseline run (as chosen) */
 	size_t nrows;
 	struct mr_compare_row *rows;
 	struct mr_compare_note *notes; /* in run order */
 	size_t nnotes;
+	/* Intervals (docs/results-schema.md, "compare: intervals"): a paired circular
+	 * block bootstrap over the runs' segments. intervals = 0 for a file without
+	 * segments (written before them); else nsegs segments, blocks of block_len,
+	 * resamples resamples from a fixed seed. */
+	int intervals;
+	size_t nsegs;
+	unsigned block_len, resamples;
 };
+
+#define MR_COMPARE_RESAMPLES 1999 /* the 50th from each end is the 95 % bound */
+#define MR_COMPARE_SEED 0x6d656d7265706c61ull /* "memrepla": output is byte-identical */
 
 /* Side-by-side values; MR_ENOENT for an unknown baseline or counter (message lists the
  * valid ones). */
@@ -223,7 +255,25 @@ void mr_compare_free(struct mr_compare *c);
  * when the baseline is 0 and the value is not). Returns 0, or -1 when either value is
  * absent or the run has no baseline. */
 int mr_compare_delta(const struct mr_compare *c, size_t k, size_t i, double *abs, double *pct);
+/* The 95 % interval of that delta: absolute bounds, and as percentages of the
+ * baseline's value (NaN when it is 0). Returns 0, or -1 when there is none (no delta,
+ * a model counter, a gauge, a file without segments, runs whose segments differ). */
+int mr_compare_interval(const struct mr_compare *c, size_t k, size_t i, double *lo, double *hi,
+			double *pct_lo, double *pct_hi);
+/* Is that delta inside noise: its interval contains 0? 0 also when it has none. */
+int mr_compare_noise(const struct mr_compare *c, size_t k, size_t i);
 
+/* ---- across recordings: the spread of one delta over several results files ---- */
+
+struct mr_spread {
+	size_t n;                 /* values */
+	double mean, sd;          /* sd: sample standard deviation (n - 1), NaN for n < 2 */
+	double min, max;
+	double t_lo, t_hi;        /* mean -+ t(0.975, n - 1) * sd / sqrt(n); NaN for n < 2 */
+};
+
+/* Mean, spread and t interval of x[n] (NaN entries skipped). */
+void mr_spread_of(const double *x, size_t n, struct mr_spread *out);
 /* ---- the curve: `memreplay curve`, the view curve (docs/results-schema.md) ---- */
 
 /* One run: its miss ratio and what a curve over memory sizes shows beside it. */

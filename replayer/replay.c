@@ -46,6 +46,10 @@ struct mr_replay {
 	int threads, record_timing, reclaim, shadow;
 	uint32_t fault_around;    /* pages, 1 = off */
 	const char *fault_around_from;
+	int no_swap;              /* the runs have no swap */
+	char assumed[3][256];     /* what host_defaults() took, for mr_replay_assumed() */
+	size_t nassumed;
+	uint64_t host_memory;     /* the recorded cgroup's memory.max in pages, when used */
 	/* what the decoder saw, for the coverage notes (docs/replay.md, "Coverage") */
 	uint64_t acc_src[8];      /* ACCESS events by source (MR_ACC_SRC) */
 	uint64_t fd_access;       /* FD_ACCESS events (read()/write() of the page cache) */
@@ -299,6 +303,73 @@ static uint32_t fault_around_pages(uint32_t asked, uint64_t host_bytes, const ch
 }
 
 /*
+ * Defaults from the recorded host (docs/replay.md, "Defaults from the recorded host"),
+ * for what no option set: swap is the host's total (/proc/swaps at record time; none
+ * there = no swap), else unlimited; writeback ends inside pageout when every swap device
+ * was zram (swap_writepage_bdev_sync(): SWP_SYNCHRONOUS_IO); the memory size is the
+ * recorded cgroup's memory.max. Each choice is said in r->assumed[].
+ */
+static int host_defaults(struct mr_replay *r, const struct mr_replay_opts *o, struct mr_error *err)
+{
+	const struct rp_image *t = r->t;
+	char mem[32];
+
+	if (o->swap_given || o->swap_pages) {
+		r->no_swap = !o->swap_pages;
+		r->swap_pages = o->swap_pages;
+		snprintf(r->assumed[r->nassumed++], sizeof(r->assumed[0]), "%s%s (--swap)",
+			 r->no_swap ? "no swap: anonymous pages cannot be reclaimed" : "swap of ",
+			 r->no_swap ? "" : mr_replay_format_memory(r->swap_pages, mem, sizeof(mem)));
+	} else if (t->host_swap_known) {
+		r->swap_pages = t->host_swap_bytes / 4096;
+		r->no_swap = !r->swap_pages;
+		if (r->no_swap)
+			snprintf(r->assumed[r->nassumed++], sizeof(r->assumed[0]),
+				 "no swap, as the recorded host had none: anonymous pages cannot be "
+				 "reclaimed (--swap SIZE gives some)");
+		else
+			snprintf(r->assumed[r->nassumed++], sizeof(r->assumed[0]),
+				 "swap of %s, %s, as the recorded host had (--swap sets it)",
+				 mr_replay_format_memory(r->swap_pages, mem, sizeof(mem)),
+				 t->host_swap_kind[0] ? t->host_swap_kind : "of unknown kind");
+	} else {
+		snprintf(r->assumed[r->nassumed++], sizeof(r->assumed[0]),
+			 "unlimited swap: the trace does not record the host's (--swap sets it)");
+	}
+	if (!o->writeback_given && !o->writeback_delay_ns && !r->no_swap && !o->swap_given &&
+	    !o->swap_pages && !strcmp(t->host_swap_kind, "zram")) {
+		r->wb_delay = MR_WRITEBACK_SYNC;
+		snprintf(r->assumed[r->nassumed++], sizeof(r->assumed[0]),
+			 "swap writeback ends inside pageout, as on the recorded host's zram "
+			 "(--writeback-delay sets it)");
+	}
+	if (o->memory_from_trace) {
+		if (!t->host_memcg_max || t->host_memcg_max == UINT64_MAX || t->host_memcg_max < 4096)
+			return mr_error_set(err, MR_EINVAL,
+					    "no memory size given, and %s records no cgroup memory.max to "
+					    "default to (%s): give --memory SIZE (e.g. 512M) or CGROUP_ID=SIZE",
+					    t->path, t->host_memcg_max == UINT64_MAX ? "its cgroup had "
+					    "memory.max = max" : "recorded without --cgroup, or before "
+					    "memreplay kept it");
+		r->host_memory = t->host_memcg_max / 4096;
+		snprintf(r->assumed[r->nassumed++], sizeof(r->assumed[0]),
+			 "memory %s, the recorded cgroup's memory.max (--memory sets it)",
+			 mr_replay_format_memory(r->host_memory, mem, sizeof(mem)));
+	}
+	return 0;
+}
+
+const char *mr_replay_assumed(const struct mr_replay *r, size_t i)
+{
+	return i < r->nassumed ? r->assumed[i] : NULL;
+}
+
+int mr_replay_no_swap(const struct mr_replay *r)
+{
+	return r->no_swap;
+}
+
+/*
  * The index of the trace's memcg with the given path, as its cgroups table names it
  * (relative to the hierarchy's root), or -1. A path under the cgroup mount, as
  * `record --cgroup` takes it, names the same cgroup: /sys/fs/cgroup is taken off, and
@@ -344,7 +415,7 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 	rc = check_sizes(o, err);
 	if (rc)
 		return rc;
-	if (!sizes[0] && !o->nlimits)
+	if (!sizes[0] && !o->nlimits && !o->memory_from_trace)
 		return mr_error_set(err, MR_EINVAL,
 				    "no memory size given: --memory SIZE (e.g. 512M) limits the whole trace, --memory CGROUP=SIZE one cgroup (CGROUP an id or a path)");
 	r = calloc(1, sizeof(*r));
@@ -408,6 +479,14 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 	r->vary_p = o->vary_p;
 	r->fault_around = fault_around_pages(o->fault_around_pages, r->t->fault_around_bytes,
 					     &r->fault_around_from);
+	rc = host_defaults(r, o, err);
+	if (rc)
+		goto fail;
+	if (o->memory_from_trace && !sizes[0] && !o->nlimits) {
+		sizes = &r->host_memory;
+		nsizes = 1;
+		r->memory_pages = r->host_memory;
+	}
 
 	/* memcgs: ids, paths, limits */
 	r->memcg_limit = calloc(r->t->nr_memcgs, sizeof(uint64_t));
@@ -533,6 +612,7 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 		mo.memcg_limit = r->memcg_limit;
 		mo.global_limit = r->reclaim == MR_RECLAIM_NODE ? 0 : mem;
 		mo.swap_pages = r->swap_pages;
+		mo.no_swap = r->no_swap;
 		mo.wb_delay_ns = r->wb_delay;
 		mo.interval_ns = r->interval;
 		mo.snapshot_every_ns = r->snap_every;
@@ -1069,6 +1149,7 @@ int mr_replay_write_results(const struct mr_replay *r, const char *path, struct 
 		.memory_pages = r->memory_pages,
 		.memory_spec = r->memory_spec[0] ? r->memory_spec : NULL,
 		.swap_pages = r->swap_pages,
+		.no_swap = r->no_swap,
 		.wb_delay_ns = r->wb_delay,
 		.interval_ns = r->interval,
 		.snapshot_every_ns = r->snap_every,

@@ -71,6 +71,11 @@ static const char schema_sql[] =
 	" command TEXT NOT NULL, rc INTEGER NOT NULL, message TEXT);\n"
 	"CREATE TABLE timing(run INTEGER NOT NULL, wall_s REAL, threads INTEGER);\n"
 	"CREATE TABLE notes(run INTEGER NOT NULL, kind TEXT NOT NULL, message TEXT NOT NULL);\n"
+	"CREATE TABLE segments(run INTEGER NOT NULL, seg INTEGER NOT NULL,"
+	" event_first INTEGER NOT NULL, event_end INTEGER NOT NULL, t_first_ns INTEGER NOT NULL,"
+	" t_last_ns INTEGER NOT NULL, PRIMARY KEY(run, seg)) WITHOUT ROWID;\n"
+	"CREATE TABLE segment_counters(run INTEGER NOT NULL, seg INTEGER NOT NULL,"
+	" name TEXT NOT NULL, value INTEGER NOT NULL, PRIMARY KEY(run, name, seg)) WITHOUT ROWID;\n"
 	"CREATE VIEW vmstat AS SELECT run, name, value FROM counters WHERE memcg IS NULL;\n"
 	"CREATE VIEW memory_stat AS SELECT run, memcg, name, value FROM counters"
 	" WHERE memcg IS NOT NULL;\n"
@@ -294,6 +299,43 @@ static void bind_u64(sqlite3_stmt *st, int i, uint64_t v)
 	sqlite3_bind_int64(st, i, (sqlite3_int64)v);
 }
 
+/* segments and the increments of their counters; an increment of 0 is not written
+ * (docs/results-schema.md, "segments") */
+static int write_segments(struct wctx *w, sqlite3_stmt **st, const struct mr_run_result *r,
+			  int64_t id)
+{
+	int rc = 0;
+
+	for (size_t s = 0; !rc && s < r->nsegs; s++) {
+		sqlite3_bind_int64(st[9], 1, id);
+		sqlite3_bind_int64(st[9], 2, (int64_t)s);
+		bind_u64(st[9], 3, r->segs[s].ev_first);
+		bind_u64(st[9], 4, r->segs[s].ev_end);
+		bind_u64(st[9], 5, r->segs[s].t_first);
+		bind_u64(st[9], 6, r->segs[s].t_last);
+		rc = step_reset(w, st[9]);
+	}
+	for (size_t k = 0; !rc && k < r->seg_nnames; k++) {
+		for (size_t s = 0; !rc && s < r->nsegs; s++) {
+			uint64_t v = r->seg_val[s * r->seg_nnames + k];
+			uint64_t prev = s ? r->seg_val[(s - 1) * r->seg_nnames + k] : 0;
+
+			if (v < prev)
+				return mr_error_set(w->err, MR_EINVAL,
+						    "results %s: segment counter %s goes down in segment %zu of run %lld",
+						    w->path, r->seg_names[k], s, (long long)id);
+			if (v == prev)
+				continue;
+			sqlite3_bind_int64(st[10], 1, id);
+			sqlite3_bind_int64(st[10], 2, (int64_t)s);
+			sqlite3_bind_text(st[10], 3, r->seg_names[k], -1, SQLITE_STATIC);
+			bind_u64(st[10], 4, v - prev);
+			rc = step_reset(w, st[10]);
+		}
+	}
+	return rc;
+}
+
 static int write_run(struct wctx *w, sqlite3_stmt **st, const struct mr_results_setup *in,
 		     const struct mr_run_result *r, int64_t id)
 {
@@ -316,7 +358,9 @@ static int write_run(struct wctx *w, sqlite3_stmt **st, const struct mr_results_
 		bind_u64(st[0], 10, r->memory_pages ? r->memory_pages : in->memory_pages);
 	if (in->memory_spec)
 		sqlite3_bind_text(st[0], 11, in->memory_spec, -1, SQLITE_STATIC);
-	if (in->swap_pages)
+	if (in->no_swap)
+		bind_u64(st[0], 12, 0);
+	else if (in->swap_pages)
 		bind_u64(st[0], 12, in->swap_pages);
 	sqlite3_bind_int(st[0], 13, 4096);
 	sqlite3_bind_int(st[0], 14, (int)in->nodes);
@@ -417,6 +461,8 @@ static int write_run(struct wctx *w, sqlite3_stmt **st, const struct mr_results_
 		sqlite3_bind_text(st[8], 3, r->notes[i].message, -1, SQLITE_STATIC);
 		rc = step_reset(w, st[8]);
 	}
+	if (!rc)
+		rc = write_segments(w, st, r, id);
 	return rc;
 }
 
@@ -424,7 +470,7 @@ int mr_results_write_claimed(const struct mr_results_claim *c,
 			     const struct mr_results_setup *setup,
 			     const struct mr_run_result *runs, size_t nruns, struct mr_error *err)
 {
-	enum { NINS = 9 };
+	enum { NINS = 11 };
 	static const char *const ins[NINS] = {
 		"INSERT INTO runs VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,"
 		"?18,?19,?20,?21,?22,?23,?24,?25,?26,?27)",
@@ -436,6 +482,8 @@ int mr_results_write_claimed(const struct mr_results_claim *c,
 		"INSERT INTO script_log VALUES(?1,?2,?3,?4,?5,?6)",
 		"INSERT INTO timing VALUES(?1,?2,?3)",
 		"INSERT INTO notes VALUES(?1,?2,?3)",
+		"INSERT INTO segments VALUES(?1,?2,?3,?4,?5,?6)",
+		"INSERT INTO segment_counters VALUES(?1,?2,?3,?4)",
 	};
 	const char *path = c->path;
 	struct wctx w = { .path = path, .err = err };
@@ -523,7 +571,8 @@ struct sqlite3 *mr_results_db(struct mr_results *r)
 static int check_schema(struct mr_results *r, struct mr_error *err)
 {
 	static const char *const tables[] = { "meta", "runs", "memcgs", "counters",
-		"model_counters", "timeseries", "lru_gen", "script_log", "timing", "notes" };
+		"model_counters", "timeseries", "lru_gen", "script_log", "timing", "notes",
+		"segments", "segment_counters" };
 	static const char *const views[][2] = {
 		{ "vmstat", "CREATE VIEW vmstat AS SELECT run, name, value FROM counters WHERE "
 			    "memcg IS NULL" },
@@ -637,6 +686,9 @@ void mr_compare_free(struct mr_compare *c)
 	for (size_t i = 0; i < c->nrows; i++) {
 		free(c->rows[i].value);
 		free(c->rows[i].present);
+		free(c->rows[i].lo);
+		free(c->rows[i].hi);
+		free(c->rows[i].has_ci);
 	}
 	free(c->rows);
 	free(c->run_id);
@@ -800,6 +852,249 @@ static int read_notes(struct mr_results *res, struct mr_compare *c, struct mr_er
 	return 0;
 }
 
+/*
+ * Intervals (docs/results-schema.md, "compare: intervals"). Each run's segments are
+ * equal-event parts of the trace with the increments of its counters in each; every
+ * run of one trace has the same segments, so a run and its baseline pair up segment by
+ * segment: d[s] = run[s] - base[s], and the delta is the sum of d. The paired block
+ * bootstrap draws ceil(S / L) blocks of L consecutive segments (wrapping at the end:
+ * the circular form of the moving-block bootstrap, so every segment is drawn equally
+ * often and the resampled sums centre on the observed delta), with the same draws for
+ * both runs (they are one d), sums the first S drawn, and takes the 50th smallest and
+ * 50th largest of 1999 such sums as the 95 % interval. Blocks because segments are not
+ * independent: what the replay holds in memory carries from one to the next. L =
+ * round(S^(1/3)), the usual order for a block bootstrap of a sum (Hall, Horowitz and
+ * Jing 1995). The draws come from a fixed seed and do not depend on the counter or the
+ * run, so the output is byte-identical and one set of draws serves every cell.
+ */
+static uint64_t splitmix64(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+struct seg_run {
+	size_t n;       /* segments of the run */
+	int ok;         /* its segments are the baseline's (same bounds) */
+};
+
+static int compare_intervals(struct mr_results *res, struct mr_compare *c, struct mr_error *err)
+{
+	const unsigned B = MR_COMPARE_RESAMPLES;
+	sqlite3_stmt *st = NULL;
+	struct seg_run *sr = NULL;
+	uint64_t (*bounds)[2] = NULL; /* the baseline's [S] (event_first, event_end) */
+	double **sv = NULL, *pre = NULL, *boot = NULL;
+	uint32_t *starts = NULL;
+	size_t S = 0, nb, last, ref = c->baseline;
+	int rc = 0, step;
+	uint64_t seed = MR_COMPARE_SEED;
+
+	/* a file written before segments has no table: no intervals */
+	if (sqlite3_prepare_v2(res->db, "SELECT run, seg, event_first, event_end FROM segments"
+			       " ORDER BY run, seg", -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sr = calloc(c->nruns, sizeof(*sr));
+	if (!sr) {
+		rc = mr_error_set(err, MR_ENOMEM, "out of memory");
+		goto out;
+	}
+	/* pass 1: segments per run, and the baseline's bounds */
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		int ri = run_index(c, sqlite3_column_int64(st, 0));
+
+		if (ri >= 0)
+			sr[ri].n++;
+	}
+	if (step != SQLITE_DONE) {
+		rc = sqlfail(res->db, res->path, "reading segments", err);
+		goto out;
+	}
+	S = sr[ref].n;
+	/* too few segments to resample (or none), or more than a replay writes (a file
+	 * made by hand, which would only cost memory): no intervals */
+	if (S < 2 || S > 65536)
+		goto out;
+	bounds = calloc(S, sizeof(*bounds));
+	if (!bounds) {
+		rc = mr_error_set(err, MR_ENOMEM, "out of memory");
+		goto out;
+	}
+	sqlite3_reset(st);
+	for (size_t i = 0; i < c->nruns; i++)
+		sr[i].ok = sr[i].n == S;
+	/* pass 2: the baseline's bounds, then every run's against them (rows ordered by run) */
+	for (int pass = 0; pass < 2; pass++) {
+		while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+			int ri = run_index(c, sqlite3_column_int64(st, 0));
+			int64_t seg = sqlite3_column_int64(st, 1);
+			uint64_t f = (uint64_t)sqlite3_column_int64(st, 2), e = (uint64_t)sqlite3_column_int64(st, 3);
+
+			if (ri < 0 || seg < 0 || (size_t)seg >= S) {
+				if (ri >= 0)
+					sr[ri].ok = 0;
+				continue;
+			}
+			if (pass == 0 && (size_t)ri == ref) {
+				bounds[seg][0] = f;
+				bounds[seg][1] = e;
+			} else if (pass == 1 && (bounds[seg][0] != f || bounds[seg][1] != e)) {
+				sr[ri].ok = 0;
+			}
+		}
+		if (step != SQLITE_DONE) {
+			rc = sqlfail(res->db, res->path, "reading segments", err);
+			goto out;
+		}
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+
+	/* the increments of every shown counter per run and segment (absent rows: 0) */
+	sv = calloc(c->nrows, sizeof(*sv));
+	if (!sv) {
+		rc = mr_error_set(err, MR_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t k = 0; k < c->nrows; k++) {
+		if (c->rows[k].model)
+			continue;
+		sv[k] = calloc(c->nruns * S, sizeof(double));
+		if (!sv[k]) {
+			rc = mr_error_set(err, MR_ENOMEM, "out of memory");
+			goto out;
+		}
+	}
+	if (sqlite3_prepare_v2(res->db, "SELECT run, seg, name, value FROM segment_counters"
+			       " ORDER BY name", -1, &st, NULL) != SQLITE_OK) {
+		rc = sqlfail(res->db, res->path, "reading segment_counters", err);
+		goto out;
+	}
+	{
+		char lastname[96] = "";
+		size_t lastrow = SIZE_MAX;
+
+		while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+			int ri = run_index(c, sqlite3_column_int64(st, 0));
+			int64_t seg = sqlite3_column_int64(st, 1);
+			const char *name = (const char *)sqlite3_column_text(st, 2);
+
+			if (ri < 0 || !name || seg < 0 || (size_t)seg >= S)
+				continue;
+			if (strcmp(name, lastname)) {
+				snprintf(lastname, sizeof(lastname), "%s", name);
+				lastrow = SIZE_MAX;
+				for (size_t k = 0; k < c->nrows; k++)
+					if (!c->rows[k].model && !strcmp(c->rows[k].name, name))
+						lastrow = k;
+			}
+			if (lastrow != SIZE_MAX)
+				sv[lastrow][(size_t)ri * S + (size_t)seg] +=
+					(double)(uint64_t)sqlite3_column_int64(st, 3);
+		}
+		if (step != SQLITE_DONE) {
+			rc = sqlfail(res->db, res->path, "reading segment_counters", err);
+			goto out;
+		}
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+
+	/* the draws: B resamples of nb block starts; the last block is cut to fill S */
+	c->block_len = (unsigned)lround(cbrt((double)S));
+	if (c->block_len < 1)
+		c->block_len = 1;
+	nb = (S + c->block_len - 1) / c->block_len;
+	last = S - (nb - 1) * c->block_len;
+	starts = malloc((size_t)B * nb * sizeof(*starts));
+	pre = malloc((2 * S + 1) * sizeof(*pre));
+	boot = malloc(B * sizeof(*boot));
+	if (!starts || !pre || !boot) {
+		rc = mr_error_set(err, MR_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t j = 0; j < (size_t)B * nb; j++)
+		starts[j] = (uint32_t)(splitmix64(&seed) % S);
+	c->intervals = 1;
+	c->nsegs = S;
+	c->resamples = B;
+
+	for (size_t k = 0; k < c->nrows; k++) {
+		struct mr_compare_row *r = &c->rows[k];
+
+		if (r->model)
+			continue;
+		r->lo = calloc(c->nruns, sizeof(double));
+		r->hi = calloc(c->nruns, sizeof(double));
+		r->has_ci = calloc(c->nruns, 1);
+		if (!r->lo || !r->hi || !r->has_ci) {
+			rc = mr_error_set(err, MR_ENOMEM, "out of memory");
+			goto out;
+		}
+		for (size_t i = 0; i < c->nruns; i++) {
+			size_t bi = c->base[i];
+			const double *x, *y;
+			double sx = 0, sy = 0;
+
+			if (bi == MR_COMPARE_NONE || !sr[i].ok || !sr[bi].ok || !r->present[i] ||
+			    !r->present[bi])
+				continue;
+			x = sv[k] + i * S;
+			y = sv[k] + bi * S;
+			for (size_t s2 = 0; s2 < S; s2++) {
+				sx += x[s2];
+				sy += y[s2];
+			}
+			/* the segments must add up to the counter: a gauge, or a file changed
+			 * by hand, has no interval */
+			if (sx != r->value[i] || sy != r->value[bi])
+				continue;
+			/* prefix sums of d over two turns of the circle */
+			pre[0] = 0;
+			for (size_t s2 = 0; s2 < 2 * S; s2++)
+				pre[s2 + 1] = pre[s2] + (x[s2 % S] - y[s2 % S]);
+			for (unsigned b = 0; b < B; b++) {
+				const uint32_t *sb = starts + (size_t)b * nb;
+				double sum = 0;
+
+				for (size_t j = 0; j < nb; j++) {
+					size_t len = j + 1 < nb ? c->block_len : last;
+
+					sum += pre[sb[j] + len] - pre[sb[j]];
+				}
+				boot[b] = sum;
+			}
+			qsort(boot, B, sizeof(*boot), cmp_double);
+			r->lo[i] = boot[(B + 1) / 40 - 1];
+			r->hi[i] = boot[B - (B + 1) / 40];
+			r->has_ci[i] = 1;
+		}
+	}
+out:
+	sqlite3_finalize(st);
+	if (sv)
+		for (size_t k = 0; k < c->nrows; k++)
+			free(sv[k]);
+	free(sv);
+	free(sr);
+	free(bounds);
+	free(starts);
+	free(pre);
+	free(boot);
+	return rc;
+}
+
 int mr_results_compare(struct mr_results *res, const struct mr_compare_opts *o,
 		       struct mr_compare **out, struct mr_error *err)
 {
@@ -831,8 +1126,8 @@ int mr_results_compare(struct mr_results *res, const struct mr_compare_opts *o,
 		rc = mr_error_set(err, MR_ENOMEM, "out of memory");
 		goto fail;
 	}
-	if (sqlite3_prepare_v2(res->db, "SELECT id, spec, memory_pages FROM runs ORDER BY id", -1,
-			       &st, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(res->db, "SELECT id, spec, memory_pages, trace_id FROM runs ORDER BY id",
+			       -1, &st, NULL) != SQLITE_OK) {
 		rc = sqlfail(res->db, res->path, "reading runs", err);
 		goto fail;
 	}
@@ -842,6 +1137,9 @@ int mr_results_compare(struct mr_results *res, const struct mr_compare_opts *o,
 		c->run_id[c->nruns] = sqlite3_column_int64(st, 0);
 		snprintf(c->spec[c->nruns], sizeof(c->spec[0]), "%s", s ? (const char *)s : "");
 		c->memory_pages[c->nruns] = (uint64_t)sqlite3_column_int64(st, 2); /* NULL: 0 */
+		if (!c->nruns && sqlite3_column_text(st, 3))
+			snprintf(c->trace_id, sizeof(c->trace_id), "%s",
+				 (const char *)sqlite3_column_text(st, 3));
 		c->nruns++;
 	}
 	sqlite3_finalize(st);
@@ -978,6 +1276,9 @@ int mr_results_compare(struct mr_results *res, const struct mr_compare_opts *o,
 			c->nrows = k;
 		}
 	}
+	rc = compare_intervals(res, c, err);
+	if (rc)
+		goto fail;
 	*out = c;
 	return 0;
 fail:
@@ -1002,6 +1303,73 @@ int mr_compare_delta(const struct mr_compare *c, size_t k, size_t i, double *abs
 	else
 		*pct = v == 0 ? 0.0 : NAN;
 	return 0;
+}
+
+int mr_compare_interval(const struct mr_compare *c, size_t k, size_t i, double *lo, double *hi,
+			double *pct_lo, double *pct_hi)
+{
+	const struct mr_compare_row *r = &c->rows[k];
+	double b;
+
+	if (!r->has_ci || !r->has_ci[i])
+		return -1;
+	b = r->value[c->base[i]];
+	*lo = r->lo[i];
+	*hi = r->hi[i];
+	*pct_lo = b != 0 ? 100.0 * r->lo[i] / fabs(b) : NAN;
+	*pct_hi = b != 0 ? 100.0 * r->hi[i] / fabs(b) : NAN;
+	return 0;
+}
+
+int mr_compare_noise(const struct mr_compare *c, size_t k, size_t i)
+{
+	const struct mr_compare_row *r = &c->rows[k];
+
+	return r->has_ci && r->has_ci[i] && r->lo[i] <= 0 && r->hi[i] >= 0;
+}
+
+/* t(0.975, df) for df = 1..30; beyond, the normal quantile with the first two terms of
+ * its expansion in 1/df (Abramowitz and Stegun 26.7.5; within 0.0002 from df = 31) */
+static double t975(size_t df)
+{
+	static const double t[30] = { 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306,
+		2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+		2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042 };
+	const double z = 1.959964;
+	const double d = (double)df, z3 = z * z * z, z5 = z3 * z * z;
+
+	if (df >= 1 && df <= 30)
+		return t[df - 1];
+	return z + (z3 + z) / (4.0 * d) + (5.0 * z5 + 16.0 * z3 + 3.0 * z) / (96.0 * d * d);
+}
+
+void mr_spread_of(const double *x, size_t n, struct mr_spread *o)
+{
+	double sum = 0, ss = 0;
+
+	memset(o, 0, sizeof(*o));
+	o->mean = o->sd = o->min = o->max = o->t_lo = o->t_hi = NAN;
+	for (size_t i = 0; i < n; i++) {
+		if (isnan(x[i]))
+			continue;
+		if (!o->n || x[i] < o->min)
+			o->min = x[i];
+		if (!o->n || x[i] > o->max)
+			o->max = x[i];
+		sum += x[i];
+		o->n++;
+	}
+	if (!o->n)
+		return;
+	o->mean = sum / (double)o->n;
+	if (o->n < 2)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (!isnan(x[i]))
+			ss += (x[i] - o->mean) * (x[i] - o->mean);
+	o->sd = sqrt(ss / (double)(o->n - 1));
+	o->t_lo = o->mean - t975(o->n - 1) * o->sd / sqrt((double)o->n);
+	o->t_hi = o->mean + t975(o->n - 1) * o->sd / sqrt((double)o->n);
 }
 
 /* ---- the curve ---- */

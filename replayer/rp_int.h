@@ -99,6 +99,12 @@ struct rp_image {
 	uint32_t nodes;
 	int inserts_after_fault; /* a fault's in-fault inserts follow it in the events */
 	uint64_t fault_around_bytes; /* the recorded host's, 0 = not recorded */
+	/* the recorded host's swap (meta swap.*), and the recorded cgroup's memory.max
+	 * (meta cgroup.memory.max): the replay's defaults (replay.c, host_defaults()) */
+	int host_swap_known;         /* swap.total_bytes is in the trace */
+	uint64_t host_swap_bytes;
+	char host_swap_kind[16];     /* "zram", "disk", "mixed", "none", or "" */
+	uint64_t host_memcg_max;     /* bytes; 0 = not recorded, UINT64_MAX = "max" */
 
 	struct rp_page *pages;
 	uint32_t nr_pages;

@@ -23,6 +23,7 @@ struct rp_machine_opts {
 	const uint64_t *memcg_limit;  /* [t->nr_memcgs] pages, 0 = unlimited */
 	uint64_t global_limit;        /* pages over all memcgs, 0 = none */
 	uint64_t swap_pages;          /* 0 = unlimited */
+	int no_swap;                  /* no swap at all (swap_pages is then ignored) */
 	uint64_t wb_delay_ns;         /* 0 = end of the reclaim invocation */
 	uint64_t interval_ns;         /* time series step (> 0) */
 	uint64_t snapshot_every_ns;   /* 0 = off */

@@ -1,0 +1,139 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# test_compare_ci.sh MEMREPLAY - the 95 % intervals of compare's deltas, on real replays
+# of generated traces (docs/results-schema.md, "segments" and "compare: intervals").
+set -u
+MR=$1
+T=$(mktemp -d)
+# opt's next-use times are cached per trace: here, not in the user's ~/.cache
+export MEMREPLAY_CACHE="$T/cache"
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail=0
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+# q DB SQL: one value
+q() { "$MR" query "$1" "$2" | tail -n +2; }
+# field CSV COUNTER RUN COLUMN: one field of compare --csv output (columns by header name)
+field() {
+	awk -F, -v c="$2" -v r="$3" -v col="$4" '
+		NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+		{ n = split($0, f, ","); }
+		$1 == c && $2 == r { print f[h[col] + (n - 13)]; exit }' "$1"
+}
+
+if ! "$MR" gen loop -o "$T/loop.db" --size 2M --passes 3 --seed 5 >/dev/null 2>"$T/err" ||
+   ! "$MR" gen zipf -o "$T/z1.db" --pages 4096 --events 100K --skew 1.0 --seed 1 >/dev/null 2>>"$T/err" ||
+   ! "$MR" gen zipf -o "$T/z2.db" --pages 4096 --events 100K --skew 1.0 --seed 2 >/dev/null 2>>"$T/err" ||
+   ! "$MR" gen zipf -o "$T/z3.db" --pages 4096 --events 100K --skew 1.0 --seed 3 >/dev/null 2>>"$T/err"; then
+	echo "FAIL: gen: $(cat "$T/err")"; exit 1
+fi
+
+# --- the replay's segments: 64 equal-event parts that add up to the run's counters
+"$MR" replay "$T/z1.db" --policy lru --policy lru --policy opt --policy mglru --memory 6M -q --no-timing \
+	-o "$T/r.db" >/dev/null 2>"$T/err" || bad "replay: $(cat "$T/err")"
+[ "$(q "$T/r.db" "SELECT count(*) FROM segments WHERE run = 1")" = 64 ] && ok || bad "run 1 has not 64 segments"
+# contiguous, covering every event, with times in order
+[ "$(q "$T/r.db" "SELECT count(*) FROM segments a JOIN segments b ON b.run = a.run AND b.seg = a.seg + 1
+	WHERE b.event_first <> a.event_end OR b.t_first_ns < a.t_last_ns OR a.t_last_ns < a.t_first_ns")" = 0 ] &&
+	ok || bad "segments are not contiguous"
+[ "$(q "$T/r.db" "SELECT min(event_first) || ' ' || max(event_end) FROM segments WHERE run = 2")" = \
+  "0 $(q "$T/r.db" "SELECT trace_events FROM runs WHERE id = 2")" ] && ok || bad "segments do not cover the trace"
+# equal parts: sizes differ by at most one event
+[ "$(q "$T/r.db" "SELECT max(event_end - event_first) - min(event_end - event_first) <= 1 FROM segments")" = 1 ] &&
+	ok || bad "segments are not equal-event"
+# every counted counter: its increments sum to its final value; no gauge is kept
+[ "$(q "$T/r.db" "SELECT count(*) FROM (SELECT run, name, sum(value) v FROM segment_counters GROUP BY run, name) s
+	JOIN vmstat c ON c.run = s.run AND c.name = s.name WHERE s.v <> c.value")" = 0 ] && ok ||
+	bad "segment increments do not add up to the counters"
+[ "$(q "$T/r.db" "SELECT count(*) FROM segment_counters WHERE name IN ('mr_misses', 'mr_refaults', 'pswpout')")" -gt 0 ] &&
+	ok || bad "no segment increments of the misses"
+[ "$(q "$T/r.db" "SELECT count(*) FROM segment_counters WHERE name LIKE 'nr\_%' ESCAPE '\' AND name <> 'nr_vmscan_immediate_reclaim'
+	OR name IN ('mr_resident', 'mr_usage_max', 'mr_swap_used', 'mr_swap_max')")" = 0 ] && ok || bad "gauges in segment_counters"
+
+# --- compare: bounds present and ordered
+"$MR" compare "$T/r.db" --csv >"$T/r.csv" || bad "compare --csv failed"
+head -1 "$T/r.csv" | grep -q ",delta_lo,delta_hi,delta_pct_lo,delta_pct_hi,noise$" && ok || bad "CSV header lacks the bounds"
+n=$(awk -F, 'NR > 1 && $(NF-4) != "" { k++; if ($(NF-4) + 0 > $(NF-3) + 0) bad++ } END { print k + 0, bad + 0 }' "$T/r.csv")
+[ "${n% *}" -gt 20 ] && [ "${n#* }" = 0 ] && ok || bad "bounds missing or lo > hi ($n)"
+for r in 3 4; do
+	lo=$(field "$T/r.csv" mr_misses $r delta_lo); hi=$(field "$T/r.csv" mr_misses $r delta_hi)
+	d=$(field "$T/r.csv" mr_misses $r delta)
+	[ -n "$lo" ] && [ -n "$hi" ] && awk -v l="$lo" -v h="$hi" -v d="$d" 'BEGIN { exit !(l <= d && d <= h) }' &&
+		ok || bad "run $r: mr_misses delta $d not inside its interval [$lo, $hi]"
+done
+# a gauge has no interval
+[ -z "$(field "$T/r.csv" mr_resident 3 delta_lo)" ] && [ -n "$(field "$T/r.csv" mr_resident 3 delta)" ] &&
+	ok || bad "mr_resident (a gauge) got an interval"
+# identical specs: delta 0, interval [0, 0], noise
+for c in mr_misses mr_refaults pswpout mr_evictions; do
+	[ "$(field "$T/r.csv" $c 2 delta),$(field "$T/r.csv" $c 2 delta_lo),$(field "$T/r.csv" $c 2 delta_hi),$(field "$T/r.csv" $c 2 noise)" = "0,0,0,1" ] &&
+		ok || bad "identical specs: $c of run 2 is not 0 in [0,0] marked noise"
+done
+# a real, large delta: opt against lru at a size that does not hold the working set
+[ "$(field "$T/r.csv" mr_misses 3 noise)" = 0 ] && awk -v h="$(field "$T/r.csv" mr_misses 3 delta_hi)" 'BEGIN { exit !(h < 0) }' &&
+	ok || bad "opt's fewer misses than lru are inside noise"
+"$MR" compare "$T/r.db" --counters mr_misses,mr_refaults >"$T/r.txt" || bad "compare (table) failed"
+grep -q "^mr_misses .*(+0, +0.0% \[+0.0,+0.0\]~)" "$T/r.txt" && ok || bad "table: identical specs not shown as [+0.0,+0.0]~"
+grep -q "paired block" "$T/r.txt" && ok || bad "table: no word on what the interval is"
+"$MR" compare "$T/r.db" --json >"$T/r.json" || bad "compare --json failed"
+grep -q '"intervals": {"level": 0.95, "method": "paired circular block bootstrap", "segments": 64, "block": 4, "resamples": 1999' "$T/r.json" &&
+	grep -q '"delta_lo": \[' "$T/r.json" && grep -q '"noise": \[true, true, false' "$T/r.json" && ok || bad "JSON lacks the intervals"
+
+# --- determinism: the same compare twice, and the same replay twice, byte for byte
+for f in --csv --json ""; do
+	"$MR" compare "$T/r.db" $f >"$T/a.out"; "$MR" compare "$T/r.db" $f >"$T/b.out"
+	cmp -s "$T/a.out" "$T/b.out" && ok || bad "compare $f is not byte-identical"
+done
+"$MR" replay "$T/z1.db" --policy lru --policy lru --policy opt --policy mglru --memory 6M -q --no-timing --threads 2 \
+	-o "$T/r2.db" >/dev/null 2>&1
+cmp -s "$T/r.db" "$T/r2.db" && ok || bad "results with segments are not byte-identical across --threads"
+
+# --- across recordings: three traces of one workload
+for i in 1 2 3; do
+	"$MR" replay "$T/z$i.db" --policy mglru --policy lru --policy opt --memory 4M,6M -q --no-timing \
+		-o "$T/m$i.db" >/dev/null 2>"$T/err" || bad "replay z$i: $(cat "$T/err")"
+done
+"$MR" compare "$T/m1.db" "$T/m2.db" "$T/m3.db" --baseline mglru >"$T/m.txt" 2>"$T/m.err" || bad "compare of three files failed: $(cat "$T/m.err")"
+grep -q "^across 3 results files" "$T/m.txt" && ok || bad "no across-files header"
+grep -Eq "^mr_misses +opt +4M +3 +-[0-9.]+% +[0-9.]+% +-[0-9.]+% +-[0-9.]+% +\[-[0-9.]+%,[-+][0-9.]+%\] +3 of 3$" "$T/m.txt" &&
+	ok || bad "opt at 4M: no mean, sd, min, max, t interval over 3 files (outside noise in all)"
+"$MR" compare "$T/m1.db" "$T/m2.db" "$T/m3.db" --baseline mglru --csv >"$T/m.csv"
+# mean, min and max agree with the three files' own deltas
+want=$(for i in 1 2 3; do "$MR" compare "$T/m$i.db" --baseline mglru --csv | awk -F, '$1 == "mr_misses" && $2 == 3 { print $7 }'; done |
+	awk '{ s += $1; if (NR == 1 || $1 < lo) lo = $1; if (NR == 1 || $1 > hi) hi = $1 } END { printf "%.4f %.4f %.4f", s / NR, lo, hi }')
+got=$(awk -F, '$1 == "\"mr_misses\"" && $2 == "\"opt\"" && $3 == 1024 { printf "%.4f %.4f %.4f", $6, $8, $9 }' "$T/m.csv")
+[ -n "$want" ] && [ "$want" = "$got" ] && ok || bad "across files: mean/min/max '$got', the files say '$want'"
+"$MR" compare "$T/m1.db" "$T/m1.db" --baseline mglru >/dev/null 2>"$T/m.err"
+grep -q "replay the same trace" "$T/m.err" && ok || bad "the same file twice is not flagged"
+"$MR" compare "$T/m1.db" "$T/m2.db" --baseline lru --json | grep -q '"sd_pct": ' && ok || bad "across files: JSON"
+
+# --- the sign of a delta across sizes: ra_placement=B on a kernel build cuts refaults
+# when memory is tight and raises them when it is not (seed 003's review)
+"$MR" gen kbuild -o "$T/kb.db" --tasks 20 >/dev/null 2>"$T/err" || bad "gen kbuild: $(cat "$T/err")"
+"$MR" replay "$T/kb.db" --policy mglru --policy mglru:ra_placement=B --memory 8M,27M -q --no-timing \
+	-o "$T/kb-r.db" >/dev/null 2>"$T/err" || bad "replay kbuild: $(cat "$T/err")"
+"$MR" compare "$T/kb-r.db" --baseline mglru >"$T/kb.txt"
+grep -Eq "^  mglru:ra_placement=B  mr_refaults  flips +-[0-9.]+% at 8M, \+[0-9.]+% at 27M$" "$T/kb.txt" &&
+	ok || { bad "no sign flip of ra_placement=B's refaults between 8M and 27M:"; sed -n '/^sign/,$p' "$T/kb.txt"; }
+"$MR" compare "$T/kb-r.db" --baseline mglru --json | grep -q '"counter": "mr_refaults", "status": "flips", "sizes": \[{"run": 2, "memory_pages": 2048' &&
+	ok || bad "JSON signs lack the flip"
+# one that keeps its sign: opt against lru over sizes of the loop trace, and ~ where the
+# interval contains 0
+"$MR" replay "$T/loop.db" --policy lru --policy opt --memory 512K,1M,2M -q --no-timing -o "$T/l.db" >/dev/null 2>&1
+"$MR" compare "$T/l.db" >"$T/l.txt"
+grep -Eq "^  opt  mr_misses    keeps - +-[0-9.]+% at 512K, -[0-9.]+% at 1M, \+0.0%~ at 2M$" "$T/l.txt" && ok ||
+	{ bad "opt against lru does not keep its sign:"; sed -n '/^sign/,$p' "$T/l.txt"; }
+
+# --- a results file from before segments: compares, without intervals, said once
+cp "$T/r.db" "$T/old.db"
+sqlite3 "$T/old.db" "DROP TABLE segments; DROP TABLE segment_counters; VACUUM;" || bad "sqlite3"
+"$MR" compare "$T/old.db" >"$T/old.txt" 2>"$T/old.err" && ok || bad "compare of a file without segments failed"
+[ "$(grep -c "has no segments" "$T/old.err")" = 1 ] && ok || bad "no single note about the missing segments: $(cat "$T/old.err")"
+grep -q "^mr_misses .*(-[0-9]*, -[0-9.]*%)" "$T/old.txt" && ! grep -q "\[" "$T/old.txt" && ok || bad "old file: deltas or stray intervals"
+"$MR" compare "$T/old.db" --csv 2>/dev/null | awk -F, 'NR > 1 && $(NF-4) != "" { e = 1 } END { exit e }' && ok || bad "old file: CSV has bounds"
+"$MR" compare "$T/old.db" --json 2>/dev/null | grep -q '"intervals": null' && ok || bad "old file: JSON intervals not null"
+
+echo "test_compare_ci: $pass passed, $fail failed"
+[ "$fail" = 0 ]
