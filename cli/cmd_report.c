@@ -244,7 +244,7 @@ static void header(struct report *r, const char *path)
 		   "table{border-collapse:collapse;margin:8px 0 16px}"
 		   "td,th{border:1px solid #ccc;padding:3px 8px;text-align:right;font-size:13px}"
 		   "th{background:#f3f3f3}td.l,th.l{text-align:left}"
-		   ".noise{color:#888}.note{color:#a40;font-size:13px}"
+		   ".noise{color:#888}.note{color:#a40;font-size:13px}.ci{color:#555;font-size:11px}"
 		   "svg{display:block;margin:8px 0 20px}\n</style></head><body>\n");
 	fprintf(f, "<h1>memreplay report</h1>\n<p>Results: <code>");
 	cli_xml_text(f, path);
@@ -382,11 +382,19 @@ static void compare_table(struct report *r, const struct mr_compare *c, const ch
 			cli_xml_text(f, w->name);
 			fprintf(f, "\" data-v=\"%.17g\">%s", w->value[i], v);
 			if (c->base[i] != i && !mr_compare_delta(c, k, i, &abs, &pct)) {
+				double lo, hi, plo, phi;
+				int ci = !mr_compare_interval(c, k, i, &lo, &hi, &plo, &phi);
+				int noise = ci ? mr_compare_noise(c, k, i) : abs == 0;
+
 				if (isnan(pct))
 					snprintf(d, sizeof(d), "new");
 				else
 					snprintf(d, sizeof(d), "%+.1f %%", pct);
-				fprintf(f, "<br><span class=\"%s\">%s</span>", abs == 0 ? "noise" : "d", d);
+				fprintf(f, "<br><span class=\"%s\">%s%s</span>", noise ? "noise" : "d", d,
+					noise && ci ? " ~" : "");
+				if (ci && !isnan(plo))
+					fprintf(f, "<br><span class=\"ci\" data-lo=\"%.17g\" data-hi=\"%.17g\">"
+						   "[%+.1f, %+.1f] %%</span>", lo, hi, plo, phi);
 			}
 			fprintf(f, "</td>");
 		}
@@ -431,8 +439,13 @@ static int compare_section(struct report *r, struct mr_results *res, const char 
 	if (rc)
 		return rc;
 	fprintf(f, "<h2>Counters against the baseline</h2>\n<p>Each run against run %lld's policy at "
-		   "its own memory size (as <code>memreplay compare</code>); the delta in percent "
-		   "below each value.</p>\n", (long long)c->run_id[c->baseline]);
+		   "its own memory size (as <code>memreplay compare</code>); below each value the "
+		   "delta in percent and its 95 %% interval (a paired block bootstrap over the "
+		   "trace's time segments, docs/replay.md); grey with ~: inside noise, the "
+		   "interval contains 0.</p>\n", (long long)c->run_id[c->baseline]);
+	if (!c->intervals)
+		fprintf(f, "<p class=\"note\">These results have no time segments (written by an "
+			   "older memreplay): no intervals; replay the trace again for them.</p>\n");
 	compare_tables(r, c, "compare", 0);
 	fprintf(f, "<details><summary>every counter (%zu)</summary>\n", c->nrows);
 	compare_tables(r, c, "compare-all", 1);

@@ -66,10 +66,12 @@ timeout 120 "${B[@]}" --window-size=1000,2400 --screenshot="$T/shot.png" "file:/
 	>/dev/null 2>>"$T/chrome.err"
 check "Chromium drew a screenshot" sh -c "head -c 8 '$T/shot.png' | od -An -c | grep -q 'P   N   G'"
 
-/usr/bin/env python3 - "$T/dom" "$T/r.db" <<'PY'
-import html, re, sqlite3, sys
+"$MR" compare "$T/r.db" --format csv >"$T/compare.csv" || bad "compare --format csv"
+/usr/bin/env python3 - "$T/dom" "$T/r.db" "$T/compare.csv" <<'PY'
+import csv, html, re, sqlite3, sys
 dom = open(sys.argv[1]).read()
 db = sqlite3.connect(sys.argv[2])
+cmp_rows = list(csv.DictReader(open(sys.argv[3])))
 fails = 0
 def check(what, ok):
     global fails
@@ -164,6 +166,16 @@ wrong = [c for c in cells if abs(db_counters.get((int(c[0]), html.unescape(c[1])
          db_model.get((int(c[0]), html.unescape(c[1])), float('nan'))) - float(c[2])) > 1e-9 * max(1, abs(float(c[2])))]
 check("compare tables: %d cells, each the database's value (%d wrong)" % (len(cells), len(wrong)),
       len(cells) > 50 and not wrong)
+# the intervals drawn are compare's (the first table: the headline counters)
+first = dom.split('id="compare-all', 1)[0]
+cis = re.findall(r'<td data-run="(\d+)" data-name="([^"]+)" data-v="[^"]+">[^<]*<br><span[^>]*>[^<]*</span>'
+                 r'<br><span class="ci" data-lo="([^"]+)" data-hi="([^"]+)">', first)
+want = {(r['run'], r['counter']): (r['delta_lo'], r['delta_hi']) for r in cmp_rows if r['delta_lo']}
+off = [c for c in cis if (c[0], c[1]) not in want or
+       abs(float(want[(c[0], c[1])][0]) - float(c[2])) > 1e-6 or
+       abs(float(want[(c[0], c[1])][1]) - float(c[3])) > 1e-6]
+check("intervals: %d drawn, each compare's 95 %% bounds (%d off)" % (len(cis), len(off)),
+      len(cis) > 10 and not off)
 sys.exit(1 if fails else 0)
 PY
 [ $? = 0 ] || fail=$((fail + 1))
