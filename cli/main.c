@@ -33,6 +33,11 @@ static const struct mr_cmd commands[] = {
 	  "memreplay curve RESULTS.db [--format table|csv|json] [-o CURVE.svg]" },
 	{ "report", cmd_report, "one self-contained HTML report of a results database",
 	  "memreplay report RESULTS.db -o REPORT.html [--baseline RUN|SPEC] [--force]" },
+	{ "sweep", cmd_sweep, "many traces x policies x sizes from a manifest: a worker pool, Slurm or GNU parallel",
+	  "memreplay sweep MANIFEST [-o DIR] [-j N] [--threads N] [--force] [--cell K] [--list] [-q]\n"
+	  "       memreplay sweep MANIFEST [-o DIR] --emit slurm [--sbatch 'OPTIONS'] | --emit parallel" },
+	{ "merge", cmd_merge, "join results files (a sweep's cells) into one results database",
+	  "memreplay merge -o ALL.db RESULTS.db... [-q]" },
 	{ "gen", cmd_gen, "write a synthetic workload trace (deterministic, seeded)",
 	  "memreplay gen GENERATOR -o OUT.db [--seed N] [--PARAM VALUE ...]\n"
 	  "       memreplay gen --list | memreplay gen GENERATOR --help" },
