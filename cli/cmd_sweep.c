@@ -256,6 +256,61 @@ out:
  * Cells of one trace with the same policies and sizes that do not overlap are one pass:
  * "a.db lru 64M" and "a.db lru 128M" are replayed together at "64M,128M".
  */
+static int same_sizes(const struct cell *a, const struct cell *b)
+{
+	if (a->nsizes != b->nsizes)
+		return 0;
+	for (size_t x = 0; x < a->nsizes; x++) {
+		int found = 0;
+
+		for (size_t y = 0; y < b->nsizes; y++)
+			found |= a->sizes[x] == b->sizes[y];
+		if (!found)
+			return 0;
+	}
+	return 1;
+}
+
+static void drop_cell(struct sweep *sw, size_t j)
+{
+	cell_free(&sw->cells[j]);
+	memmove(&sw->cells[j], &sw->cells[j + 1], (sw->n - j - 1) * sizeof(sw->cells[0]));
+	sw->n--;
+}
+
+/*
+ * Cells of one trace at the same sizes (as a set) are one pass with both policy lists
+ * ("a.db lru 64M" and "a.db opt 64M"): the policies of the later join the earlier's,
+ * unless one comes in both (then they stay two cells, as the manifest asked twice).
+ */
+static void join_policies(struct sweep *sw)
+{
+	for (size_t i = 0; i < sw->n; i++) {
+		struct cell *a = &sw->cells[i];
+
+		for (size_t j = i + 1; j < sw->n; j++) {
+			struct cell *b = &sw->cells[j];
+			int dup = 0;
+
+			if (strcmp(a->trace, b->trace) || !same_sizes(a, b) ||
+			    a->npol + b->npol > MAX_POL ||
+			    (a->npol + b->npol) * a->nsizes > MR_REPLAY_MAX_RUNS)
+				continue;
+			for (size_t x = 0; x < a->npol; x++)
+				for (size_t y = 0; y < b->npol; y++)
+					dup |= !strcmp(a->canon[x], b->canon[y]);
+			if (dup)
+				continue;
+			memcpy(a->pol + a->npol, b->pol, b->npol * sizeof(b->pol[0]));
+			memcpy(a->canon + a->npol, b->canon, b->npol * sizeof(b->canon[0]));
+			a->npol += b->npol;
+			b->npol = 0; /* the strings are a's now */
+			drop_cell(sw, j);
+			j--;
+		}
+	}
+}
+
 static void join_cells(struct sweep *sw)
 {
 	for (size_t i = 0; i < sw->n; i++) {
@@ -279,12 +334,11 @@ static void join_cells(struct sweep *sw)
 			strcat(a->memory, b->memory);
 			memcpy(a->sizes + a->nsizes, b->sizes, b->nsizes * sizeof(b->sizes[0]));
 			a->nsizes += b->nsizes;
-			cell_free(b);
-			memmove(b, b + 1, (sw->n - j - 1) * sizeof(*b));
-			sw->n--;
+			drop_cell(sw, j);
 			j--;
 		}
 	}
+	join_policies(sw);
 }
 
 static int parse_manifest(struct sweep *sw)
@@ -682,26 +736,26 @@ static int run_pool(struct pool *pl, long only, int force)
 /* ---- scripts for other schedulers ---- */
 
 /*
- * The memory a cell's replay needs, in MiB, from what its trace has and how many
- * machines (policies x sizes) it simulates. Measured peak RSS of `memreplay replay`
- * (docs/sweep.md, "Memory per cell"): about BASE + pages x (PER_PAGE + machines x
- * PER_MACHINE_PAGE) + events x PER_EVENT bytes; the estimate is that times 1.5, plus
- * 64 MiB, rounded up to 64 MiB.
+ * The memory a cell's replay needs, in MiB, from the trace's distinct pages and the
+ * machines (policies x sizes) the pass simulates. Peak RSS of `memreplay replay
+ * --threads 1` measured on generated traces of 16K..348K pages, 0.8M..8.4M events, 1, 6
+ * and 24 machines (docs/sweep.md, "Memory per cell"): about 13 MiB + pages x (34 +
+ * machines x 58) bytes, the events hardly at all (they are streamed). The estimate is
+ * 16 MiB + pages x (40 + machines x 64) bytes, times 1.5, plus 64 MiB, rounded up to
+ * 64 MiB.
  */
-#define EST_BASE (8.0 * 1048576)
-#define EST_PER_PAGE 48.0
+#define EST_BASE (16.0 * 1048576)
+#define EST_PER_PAGE 40.0
 #define EST_PER_MACHINE_PAGE 64.0
-#define EST_PER_EVENT 2.0
-static uint64_t cell_mem_mib(uint64_t pages, uint64_t events, size_t machines)
+static uint64_t cell_mem_mib(uint64_t pages, size_t machines)
 {
-	double b = EST_BASE + (double)pages * (EST_PER_PAGE + (double)machines * EST_PER_MACHINE_PAGE) +
-		   (double)events * EST_PER_EVENT;
+	double b = EST_BASE + (double)pages * (EST_PER_PAGE + (double)machines * EST_PER_MACHINE_PAGE);
 	uint64_t mib = (uint64_t)(b * 1.5 / 1048576.0) + 64;
 
 	return (mib + 63) / 64 * 64;
 }
 
-static int trace_size(const char *path, uint64_t *pages, uint64_t *events, struct mr_error *err)
+static int trace_pages(const char *path, uint64_t *pages, struct mr_error *err)
 {
 	struct mr_store *s;
 	struct mr_store_summary sum;
@@ -710,10 +764,8 @@ static int trace_size(const char *path, uint64_t *pages, uint64_t *events, struc
 	if (rc)
 		return rc;
 	rc = mr_store_summarize(s, &sum, err);
-	if (!rc) {
+	if (!rc)
 		*pages = sum.n_pages;
-		*events = sum.n_events;
-	}
 	mr_store_close(s);
 	return rc;
 }
@@ -741,21 +793,24 @@ static int emit_slurm(const struct sweep *sw, const char *self, const char *cwd,
 {
 	char path[PATH_MAX], tmp[PATH_MAX + 16];
 	uint64_t max_mib = 0, *mib = calloc(sw->n, sizeof(*mib));
+	uint64_t *pages = calloc(sw->n, sizeof(*pages));
 	struct mr_error err = { 0 };
 	FILE *f;
 
-	if (!mib)
+	if (!mib || !pages) {
+		free(mib);
+		free(pages);
 		return 1;
+	}
 	for (size_t k = 0; k < sw->n; k++) {
-		uint64_t pages, events;
-
-		if (trace_size(sw->cells[k].trace, &pages, &events, &err)) {
+		if (trace_pages(sw->cells[k].trace, &pages[k], &err)) {
 			fprintf(stderr, "memreplay sweep: cell %zu (%s:%u): %s\n", k, sw->manifest,
 				sw->cells[k].line, err.msg);
 			free(mib);
+			free(pages);
 			return 1;
 		}
-		mib[k] = cell_mem_mib(pages, events, sw->cells[k].npol * sw->cells[k].nsizes);
+		mib[k] = cell_mem_mib(pages[k], sw->cells[k].npol * sw->cells[k].nsizes);
 		if (mib[k] > max_mib)
 			max_mib = mib[k];
 	}
@@ -765,6 +820,7 @@ static int emit_slurm(const struct sweep *sw, const char *self, const char *cwd,
 	if (!f) {
 		fprintf(stderr, "memreplay sweep: cannot write %s: %s\n", tmp, strerror(errno));
 		free(mib);
+		free(pages);
 		return 1;
 	}
 	fprintf(f, "#!/bin/sh\n"
@@ -781,13 +837,14 @@ static int emit_slurm(const struct sweep *sw, const char *self, const char *cwd,
 		fprintf(f, "#SBATCH %s\n", extra);
 	fprintf(f, "# --mem is the largest cell's estimate (docs/sweep.md, \"Memory per cell\"):\n");
 	for (size_t k = 0; k < sw->n; k++)
-		fprintf(f, "#   cell %zu: %s, %zu policies x %zu sizes: %llu MiB\n", k,
-			sw->cells[k].trace, sw->cells[k].npol, sw->cells[k].nsizes,
-			(unsigned long long)mib[k]);
+		fprintf(f, "#   cell %zu: %s, %llu pages, %zu policies x %zu sizes: %llu MiB\n", k,
+			sw->cells[k].trace, (unsigned long long)pages[k], sw->cells[k].npol,
+			sw->cells[k].nsizes, (unsigned long long)mib[k]);
 	fputs("exec ", f);
 	put_task(f, self, sw->manifest, out, "\"$SLURM_ARRAY_TASK_ID\"", threads);
 	fputc('\n', f);
 	free(mib);
+	free(pages);
 	if (fclose(f) || chmod(tmp, 0755) || rename(tmp, path)) {
 		fprintf(stderr, "memreplay sweep: cannot write %s: %s\n", path, strerror(errno));
 		unlink(tmp);
@@ -950,7 +1007,7 @@ int cmd_sweep(int argc, char **argv)
 		long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 
 		if (!pl.jobs)
-			pl.jobs = ncpu > 0 ? (int)ncpu : 1;
+			pl.jobs = cell >= 0 ? 1 : ncpu > 0 ? (int)ncpu : 1;
 		pl.out = out;
 		pl.self = self;
 		rc = run_pool(&pl, cell, force);
