@@ -833,8 +833,13 @@ static int emit_slurm(const struct sweep *sw, const char *self, const char *cwd,
 	fprintf(f, "#SBATCH --mem=%lluM\n", (unsigned long long)max_mib);
 	fprintf(f, "#SBATCH --chdir=%s\n", cwd);
 	fprintf(f, "#SBATCH --output=%s/slurm-%%A_%%a.out\n", out);
-	if (extra)
-		fprintf(f, "#SBATCH %s\n", extra);
+	if (extra) { /* one option per line, as sbatch reads them */
+		char *x = strdup(extra), *save, *w;
+
+		for (w = x ? strtok_r(x, " \t", &save) : NULL; w; w = strtok_r(NULL, " \t", &save))
+			fprintf(f, "#SBATCH %s\n", w);
+		free(x);
+	}
 	fprintf(f, "# --mem is the largest cell's estimate (docs/sweep.md, \"Memory per cell\"):\n");
 	for (size_t k = 0; k < sw->n; k++)
 		fprintf(f, "#   cell %zu: %s, %llu pages, %zu policies x %zu sizes: %llu MiB\n", k,
