@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <glob.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -347,6 +348,7 @@ static int parse_manifest(struct sweep *sw)
 	struct para p = { 0 };
 	char *line = NULL, *slash;
 	size_t cap = 0;
+	ssize_t len;
 	unsigned no = 0;
 	int rc = 0;
 
@@ -363,29 +365,31 @@ static int parse_manifest(struct sweep *sw)
 		slash[1] = 0;
 	else
 		sw->dir[0] = 0;
-	while (!rc && getline(&line, &cap, f) >= 0) {
-		char *s, *hash, *colon, *w[4], *save;
-		int nw = 0;
+	while (!rc && (len = getline(&line, &cap, f)) >= 0) {
+		char *s, *hash, *w[4], *save;
+		int nw = 0, k = -1;
+		size_t kl;
 
 		no++;
-		if (memchr(line, 0, strlen(line) + 1) != line + strlen(line) || strlen(line) > 65536)
-			rc = merr(sw, no, "not a text line", NULL, NULL);
+		if (strlen(line) != (size_t)len) {
+			rc = merr(sw, no, "a NUL byte: the manifest is not a text file", NULL, NULL);
+			break;
+		}
 		hash = strchr(line, '#');
 		if (hash)
 			*hash = 0;
 		s = trim(line);
-		if (rc)
-			break;
 		if (!*s) {
 			rc = flush_para(sw, &p);
 			continue;
 		}
-		colon = strchr(s, ':');
-		if (colon && (colon - s == 6 || colon - s == 8) &&
-		    (!strncmp(s, "traces", 6) || !strncmp(s, "policies", 8) ||
-		     (!strncmp(s, "memory", 6) && colon - s == 6)) &&
-		    strcspn(s, " \t") >= (size_t)(colon - s)) {
-			int k = s[0] == 't' ? 0 : s[0] == 'p' ? 1 : 2;
+		/* "traces:", "policies:" or "memory:" opens a line of a cross product */
+		kl = strcspn(s, ": \t");
+		for (int i = 0; s[kl] == ':' && i < 3; i++)
+			if (kl == strlen(keys[i]) && !strncmp(s, keys[i], kl))
+				k = i;
+		if (k >= 0) {
+			char *colon = s + kl;
 
 			if (p.key[k]) {
 				rc = merr(sw, no, "a second '%s:' line in one cross product: end the first with a blank line",
@@ -550,6 +554,21 @@ static double since(const struct timespec *t0)
 	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
+/* What a killed run of the cell left: its part file (replay refuses to replace a file
+ * that is not results) and the replay's temporaries beside it (PART.tmp-PID-N). */
+static void remove_part(const char *part)
+{
+	char pat[PATH_MAX + 16];
+	glob_t g;
+
+	unlink(part);
+	snprintf(pat, sizeof(pat), "%s.tmp-*", part);
+	if (!glob(pat, GLOB_NOSORT, NULL, &g))
+		for (size_t i = 0; i < g.gl_pathc; i++)
+			unlink(g.gl_pathv[i]);
+	globfree(&g);
+}
+
 static int start_cell(struct pool *pl, size_t k)
 {
 	struct cell *c = &pl->sw->cells[k];
@@ -560,7 +579,7 @@ static int start_cell(struct pool *pl, size_t k)
 
 	cell_file(pl->out, k, ".part.db", part, sizeof(part));
 	cell_file(pl->out, k, ".log", log, sizeof(log));
-	unlink(part); /* a killed run's; replay refuses a file that is not results */
+	remove_part(part);
 	cell_argv(c, pl->self, part, pl->threads, thr, sizeof(thr), argv);
 	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 	if (fd < 0) {
@@ -623,7 +642,7 @@ static void show_log_tail(const char *log)
 static void finish_cell(struct pool *pl, size_t k, int status, const struct rusage *ru)
 {
 	struct cell *c = &pl->sw->cells[k];
-	char part[PATH_MAX], final[PATH_MAX], log[PATH_MAX], thr[16], why[64];
+	char part[PATH_MAX], final[PATH_MAX], log[PATH_MAX], thr[16], why[PATH_MAX + 128];
 	char *argv[2 * MAX_POL + 16];
 	struct mr_error err = { 0 };
 	double s = since(&c->start);
@@ -634,13 +653,16 @@ static void finish_cell(struct pool *pl, size_t k, int status, const struct rusa
 	cell_file(pl->out, k, ".db", final, sizeof(final));
 	cell_file(pl->out, k, ".log", log, sizeof(log));
 	if (WIFEXITED(status) && !WEXITSTATUS(status)) {
-		if (!cell_check(c, part, &err) && !rename(part, final)) {
+		if (cell_check(c, part, &err))
+			snprintf(why, sizeof(why), "exit 0 but its results are not the cell's");
+		else if (rename(part, final))
+			snprintf(why, sizeof(why), "renaming to %s: %s", final, strerror(errno));
+		else {
 			if (!pl->quiet)
 				printf("cell %04zu done: %s, %zu runs, %.1f s, peak RSS %.1f MiB\n", k,
 				       c->trace, c->npol * c->nsizes, s, (double)ru->ru_maxrss / 1024.0);
 			return;
 		}
-		snprintf(why, sizeof(why), "exit 0 but its results are wrong");
 	} else if (WIFSIGNALED(status)) {
 		snprintf(why, sizeof(why), "killed by signal %d (%s)", WTERMSIG(status),
 			 strsignal(WTERMSIG(status)));
@@ -648,7 +670,7 @@ static void finish_cell(struct pool *pl, size_t k, int status, const struct rusa
 		snprintf(why, sizeof(why), "exit status %d", WEXITSTATUS(status));
 	}
 	pl->failed++;
-	unlink(part);
+	remove_part(part);
 	cell_argv(c, pl->self, part, pl->threads, thr, sizeof(thr), argv);
 	fprintf(stderr, "memreplay sweep: cell %zu failed (%s)%s%s; command:\n    ", k, why,
 		err.msg[0] ? ": " : "", err.msg);
