@@ -156,14 +156,29 @@ static int copy_table(struct mctx *m, size_t t, const char *in)
 	return exec(m, qbuf, in);
 }
 
+/* The input has table t (a file from before a table was added has none: no rows). */
+static int64_t has_table(struct mctx *m, size_t t, const char *in)
+{
+	char q[160];
+
+	snprintf(q, sizeof(q), "SELECT count(*) FROM src.sqlite_schema WHERE type = 'table' AND "
+		 "name = '%s'", tables[t].name);
+	return query_int(m, q, in);
+}
+
 /* Rows of input in that belong to no run cannot be given a new id: refused, not lost. */
 static int check_orphans(struct mctx *m, const char *in)
 {
 	char q[200];
 
 	for (size_t t = 1; t < NTABLES; t++) {
-		int64_t n;
+		int64_t n = has_table(m, t, in);
 
+		if (n <= 0) {
+			if (n < 0)
+				return MR_EIO;
+			continue;
+		}
 		snprintf(q, sizeof(q), "SELECT count(*) FROM src.%s WHERE run NOT IN "
 			 "(SELECT id FROM src.runs)", tables[t].name);
 		n = query_int(m, q, in);
@@ -203,8 +218,17 @@ static int merge_one(struct mctx *m, const char *in, int64_t *nruns)
 			 "OVER (ORDER BY id) FROM src.runs", (long long)*nruns);
 		rc = exec(m, q, in);
 	}
-	for (size_t t = 0; !rc && t < NTABLES; t++)
-		rc = copy_table(m, t, in);
+	for (size_t t = 0; !rc && t < NTABLES; t++) {
+		int64_t have = has_table(m, t, in);
+
+		if (have < 0)
+			rc = MR_EIO;
+		else if (!have && t == 0)
+			rc = mr_error_set(m->err, MR_ECORRUPT, "%s has no table runs: not a results file memreplay wrote",
+					  in);
+		else if (have)
+			rc = copy_table(m, t, in);
+	}
 	if (!rc) {
 		n = query_int(m, "SELECT count(*) FROM temp.merge_map", in);
 		if (n < 0)

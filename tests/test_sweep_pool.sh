@@ -198,6 +198,22 @@ cp single_l.db v2.db
 sqlite3 v2.db 'PRAGMA user_version = 2' 2>/dev/null || "$MR" query v2.db 'PRAGMA user_version = 2' >/dev/null 2>&1
 refuse "results format version 2" "$MR" merge -o x.db D/cell-0000.db v2.db
 sum=$(md5sum <m/z.db)
+# an older version-1 file (without runs.vary_p, without table notes): NULL, no rows
+cp single_l.db old.db
+sqlite3 old.db 'ALTER TABLE runs DROP COLUMN vary_p; DROP TABLE notes' 2>"$T/err"
+"$MR" merge -o mo.db D/cell-0000.db old.db >/dev/null 2>"$T/err"
+check "an older v1 file merges" [ $? = 0 ]
+check "... its runs' missing column is NULL" [ "$(q mo.db 'SELECT count(*) FROM runs WHERE vary_p IS NULL AND id > 8')" = 6 ]
+check "... its missing table has no rows" [ "$(q mo.db 'SELECT count(*) FROM notes WHERE run > 8')" = 0 ]
+# a newer writer's column that this merge would drop
+cp single_l.db new.db
+sqlite3 new.db 'ALTER TABLE counters ADD COLUMN unit TEXT'
+refuse "table counters has 1 column(s) this memreplay does not know" "$MR" merge -o x.db D/cell-0000.db new.db
+# rows naming no run
+cp single_l.db orph.db
+sqlite3 orph.db 'UPDATE counters SET run = 99 WHERE rowid = 1'
+refuse "1 row(s) of table counters name a run the file does not have" "$MR" merge -o x.db orph.db
+check "... nothing written" [ ! -e x.db ]
 refuse "exists and is not a memreplay results database" "$MR" merge -o m/z.db D/cell-0000.db
 check "... the trace at -o left alone" [ "$(md5sum <m/z.db)" = "$sum" ]
 refuse "both an input and the output" "$MR" merge -o all.db all.db D/cell-0000.db
