@@ -813,7 +813,7 @@ static void put_task(FILE *f, const char *self, const char *manifest, const char
 static int emit_slurm(const struct sweep *sw, const char *self, const char *cwd,
 		      const char *out, int threads, const char *extra)
 {
-	char path[PATH_MAX], tmp[PATH_MAX + 16];
+	char path[PATH_MAX + 32], tmp[PATH_MAX + 48];
 	uint64_t max_mib = 0, *mib = calloc(sw->n, sizeof(*mib));
 	uint64_t *pages = calloc(sw->n, sizeof(*pages));
 	struct mr_error err = { 0 };
