@@ -40,7 +40,7 @@
 #include "mr_store.h"
 #include "mr_util.h"
 
-#define MAX_CELLS 100000
+#define MAX_CELLS 10000
 #define MAX_POL 256
 
 struct cell {
@@ -126,7 +126,7 @@ static struct cell *cell_of(struct sweep *sw, const char *trace, const char *mem
 		return NULL;
 	}
 	if (sw->n == MAX_CELLS) {
-		merr(sw, line, "more than 100000 cells: split the manifest", NULL, NULL);
+		merr(sw, line, "more than 10000 cells: split the manifest", NULL, NULL);
 		return NULL;
 	}
 	if (sw->n == sw->cap) {
@@ -792,7 +792,7 @@ static int trace_pages(const char *path, uint64_t *pages, struct mr_error *err)
 	return rc;
 }
 
-/* the task command of cell k (or of every cell with k < 0 ... for the array: $ID) */
+/* the command of one task: cell is a number, or "$SLURM_ARRAY_TASK_ID" in the array script */
 static void put_task(FILE *f, const char *self, const char *manifest, const char *out,
 		     const char *cell, int threads)
 {
@@ -879,6 +879,9 @@ static int emit_slurm(const struct sweep *sw, const char *self, const char *cwd,
 	}
 	printf("%s: %zu array task(s), --mem=%lluM; submit with: sbatch %s\n", path, sw->n,
 	       (unsigned long long)max_mib, path);
+	if (sw->n > 1001) /* slurm.conf(5): MaxArraySize, default 1001 */
+		fprintf(stderr, "memreplay sweep: note: %zu tasks is more than Slurm's default MaxArraySize (1001): the cluster's may refuse the array; split the manifest if it does\n",
+			sw->n);
 	return 0;
 }
 
