@@ -93,5 +93,7 @@ int cli_curve_svg_draw(FILE *f, const struct mr_curve *c, const char *source,
 /* Write s to f as XML/HTML text (&, <, >, " escaped; control characters as '?'). */
 void cli_xml_text(FILE *f, const char *s);
 int cmd_report(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 
 #endif

@@ -159,6 +159,31 @@ static const struct mr_cmd commands[] = {
 	  "                         the first run)\n"
 	  "  --force                replace FILE even when it is not an HTML file\n"
 	  "  -h, --help             this help\n" },
+	{ "sweep", cmd_sweep, "many traces x policies x sizes from a manifest: a worker pool, Slurm or GNU parallel",
+	  "memreplay sweep MANIFEST [-o DIR] [-j N] [--threads N] [--force] [--cell K] [--list] [-q]\n"
+	  "       memreplay sweep MANIFEST [-o DIR] --emit slurm [--sbatch 'OPTIONS'] | --emit parallel",
+	  "Replays the cells of a manifest (lines TRACE POLICY MEMORY, or traces: / policies: /\n"
+	  "memory: paragraphs for a cross product; docs/sweep.md), each cell one replay pass\n"
+	  "into DIR/cell-NNNN.db; a rerun skips the finished cells. `memreplay merge` joins\n"
+	  "them.\n\n"
+	  "  -o, --output DIR       the cells' directory (default MANIFEST.d)\n"
+	  "  -j, --jobs N           cells replayed at once (default: the CPUs)\n"
+	  "  --threads N            threads per cell's replay (default 1)\n"
+	  "  --force                replay finished cells again\n"
+	  "  --cell K               replay cell K only (what a Slurm array task runs)\n"
+	  "  --list                 print the cells and exit\n"
+	  "  --emit slurm|parallel  write DIR/sweep.sbatch, a Slurm job array with --mem per\n"
+	  "                         cell, or print one command per cell for GNU parallel\n"
+	  "  --sbatch 'OPTIONS'     more #SBATCH options for --emit slurm\n"
+	  "  -q, --quiet            no progress\n"
+	  "  -h, --help             this help\n" },
+	{ "merge", cmd_merge, "join results files (a sweep's cells) into one results database",
+	  "memreplay merge -o ALL.db RESULTS.db... [-q]",
+	  "Joins results databases into one: run ids renumbered in input order, every table's\n"
+	  "rows carried with them; the same inputs give the same file (docs/sweep.md).\n\n"
+	  "  -o, --output ALL.db    the database to write\n"
+	  "  -q, --quiet            no summary\n"
+	  "  -h, --help             this help\n" },
 	{ "gen", cmd_gen, "write a synthetic workload trace (deterministic, seeded)",
 	  "memreplay gen GENERATOR -o OUT.db [--force] [--seed N] [--PARAM VALUE ...]\n"
 	  "       memreplay gen --list | memreplay gen GENERATOR --help",

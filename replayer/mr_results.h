@@ -304,4 +304,20 @@ struct mr_curve {
 int mr_results_curve(struct mr_results *r, struct mr_curve **out, struct mr_error *err);
 void mr_curve_free(struct mr_curve *c); /* NULL: no-op */
 
+/* ---- merging results: `memreplay merge` (merge.c, docs/sweep.md) ---- */
+
+/*
+ * Join the results files inputs[0..n) into one at out: their runs renumbered 1, 2, ...
+ * in input order (within an input in the order of its ids), every table's rows carried
+ * over with the new ids, runs.trace and every other column as they were. Each input must
+ * open with mr_results_open() (a results file of this version: MR_ENOTSTORE,
+ * MR_EVERSION, MR_ECORRUPT otherwise, naming it); rows naming no run are refused
+ * (MR_ECORRUPT). out is claimed and written as mr_results_write() writes (replaces a
+ * results file, refuses any other; temp + rename); an input that is out, or an input
+ * given twice, is MR_EINVAL. The same inputs give a byte-identical file. *nruns: the
+ * runs written. Returns 0 or a negative enum mr_err with a message.
+ */
+int mr_results_merge(const char *out, const char *const *inputs, size_t n, uint64_t *nruns,
+		     struct mr_error *err);
+
 #endif /* MR_RESULTS_H */

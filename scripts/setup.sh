@@ -5,7 +5,8 @@
 set -euo pipefail
 
 PKGS=(gcc make cmake pkg-config xz-utils liblz4-dev libsqlite3-dev libnuma-dev libpfm4-dev
-      linux-source-6.12 sqlite3 python3 patch man-db groff-base chromium)
+      linux-source-6.12 sqlite3 python3 patch man-db groff-base chromium
+      parallel slurm-wlm munge)
 
 missing=()
 for p in "${PKGS[@]}"; do
