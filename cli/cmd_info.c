@@ -124,6 +124,7 @@ static void print_json(struct mr_store *s, const struct mr_store_summary *m)
 
 int cmd_info(int argc, char **argv)
 {
+	/* --json has no short form: -j is sweep's --jobs, as for make and parallel */
 	static const struct option opts[] = { { "json", no_argument, NULL, 'j' },
 					      { "help", no_argument, NULL, 'h' },
 					      { NULL, 0, NULL, 0 } };
@@ -133,7 +134,7 @@ int cmd_info(int argc, char **argv)
 	int c, json = 0, rc;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j': json = 1; break;
 		case 'h': return cli_help("info");

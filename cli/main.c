@@ -22,7 +22,7 @@ static const struct mr_cmd commands[] = {
 	  "Prints what a trace holds: its time span, events by kind, pages, tasks, files,\n"
 	  "cgroups, the bytes stored per event and the recording's metadata. The trace is\n"
 	  "checked first, as query and replay check it.\n\n"
-	  "  -j, --json        one JSON object instead of text\n"
+	  "  --json            one JSON object instead of text\n"
 	  "  -h, --help        this help\n" },
 	{ "record", cmd_record, "record what memory a command, processes or the host touch",
 	  "memreplay record -o TRACE.db [--duration T] [--sources LIST] [--young-scan MODE]\n"

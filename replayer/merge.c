@@ -34,6 +34,7 @@ static const struct {
 	{ "runs", NULL }, { "memcgs", "s.cgroup" }, { "counters", "s.rowid" },
 	{ "model_counters", "s.rowid" }, { "timeseries", "s.rowid" }, { "lru_gen", "s.rowid" },
 	{ "script_log", "s.rowid" }, { "timing", "s.rowid" }, { "notes", "s.rowid" },
+	{ "segments", "s.seg" }, { "segment_counters", "s.name, s.seg" },
 };
 #define NTABLES (sizeof(tables) / sizeof(tables[0]))
 
