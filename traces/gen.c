@@ -222,7 +222,7 @@ static void format_params(const struct mr_gen *g, const struct mr_gen_values *va
  * target created wherever it points); an existing file only when overwrite, for it may
  * be a recorded trace that cannot be made again.
  */
-static int check_output(const char *path, int overwrite, struct mr_error *err)
+int trace_out_check(const char *path, int overwrite, struct mr_error *err)
 {
 	struct stat sb;
 
@@ -245,7 +245,7 @@ static int check_output(const char *path, int overwrite, struct mr_error *err)
 
 /* Move the finished store tmp to path: with overwrite by rename() (the old file stays
  * whole until then); without, by link(), which fails if path appeared meanwhile. */
-static int install(const char *tmp, const char *path, int overwrite, struct mr_error *err)
+int trace_out_install(const char *tmp, const char *path, int overwrite, struct mr_error *err)
 {
 	char side[4200];
 
@@ -262,7 +262,7 @@ static int install(const char *tmp, const char *path, int overwrite, struct mr_e
 			return 0;
 		}
 		if (errno == EEXIST)
-			return check_output(path, 0, err);
+			return trace_out_check(path, 0, err);
 		/* a file system without hard links: fall back to rename() below */
 	}
 	if (rename(tmp, path))
@@ -282,7 +282,7 @@ int mr_gen_create(const struct mr_gen *g, const struct mr_gen_values *vals, cons
 		return mr_error_set(err, MR_EINVAL, "mr_gen_create: NULL argument");
 	rc = check_values(g, vals, err);
 	if (!rc)
-		rc = check_output(path, overwrite, err);
+		rc = trace_out_check(path, overwrite, err);
 	if (rc)
 		return rc;
 	/* written beside path and moved there when complete: a failed or interrupted run
@@ -327,7 +327,7 @@ out:
 	mr_writer_destroy(w);
 	mr_store_close(s);
 	if (!rc)
-		rc = install(tmp, path, overwrite, err);
+		rc = trace_out_install(tmp, path, overwrite, err);
 	/* A generated trace is reproducible from its parameters: drop a partial one rather
 	 * than leave a store that looks usable but stops early. */
 	if (rc)

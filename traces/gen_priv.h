@@ -316,4 +316,15 @@ int gen_run_procs(struct gen_ctx *c, uint32_t nslots, uint32_t ntasks, uint64_t 
 extern const struct mr_gen mr_gen_zipf, mr_gen_seq, mr_gen_loop, mr_gen_agetest, mr_gen_numa,
 	mr_gen_filerefault, mr_gen_kbuild, mr_gen_execbuild, mr_gen_memwalk;
 
+/*
+ * Writing a finished trace file (gen.c; the importers use them too): trace_out_check()
+ * refuses a symbolic link, an existing file without overwrite and a non-regular file,
+ * naming the fix; trace_out_install() moves the finished tmp to path, by rename() with
+ * overwrite and by link() without (which fails if path appeared meanwhile), after
+ * removing an older store's -wal and -shm at path. 0 or an MR_E* code with a message.
+ */
+struct mr_error;
+int trace_out_check(const char *path, int overwrite, struct mr_error *err);
+int trace_out_install(const char *tmp, const char *path, int overwrite, struct mr_error *err);
+
 #endif /* MR_GEN_PRIV_H */

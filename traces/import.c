@@ -7,9 +7,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
+#include "gen_priv.h"
 #include "import_priv.h"
 #include "mr_vm.h"
 
@@ -359,56 +359,11 @@ int imp_hex(const char *s, size_t len, uint64_t *v)
 
 /* ---- mr_import_create ---- */
 
-static int check_output(const char *path, int overwrite, struct mr_error *err)
-{
-	struct stat sb;
-
-	if (lstat(path, &sb)) {
-		if (errno == ENOENT)
-			return 0;
-		return mr_error_set(err, MR_EIO, "cannot write %s: %s", path, strerror(errno));
-	}
-	if (S_ISLNK(sb.st_mode))
-		return mr_error_set(err, MR_EINVAL,
-				    "%s is a symbolic link: give the path of the trace file itself (-o)", path);
-	if (!overwrite)
-		return mr_error_set(err, MR_EINVAL,
-				    "%s already exists (it may be a recorded trace): remove it, choose another -o, or give --force to replace it",
-				    path);
-	if (!S_ISREG(sb.st_mode))
-		return mr_error_set(err, MR_EINVAL, "%s exists and is not a regular file", path);
-	return 0;
-}
-
-/* Move the finished file tmp to path: with overwrite by rename(); without, by link(),
- * which fails if path appeared meanwhile (as traces/gen.c installs a generated trace). */
-static int install(const char *tmp, const char *path, int overwrite, struct mr_error *err)
-{
-	char side[4200];
-
-	for (int i = 0; i < 2; i++) {
-		snprintf(side, sizeof(side), "%s%s", path, i ? "-shm" : "-wal");
-		if (unlink(side) && errno != ENOENT)
-			return mr_error_set(err, MR_EIO, "cannot replace %s: removing %s: %s", path,
-					    side, strerror(errno));
-	}
-	if (!overwrite) {
-		if (!link(tmp, path)) {
-			unlink(tmp);
-			return 0;
-		}
-		if (errno == EEXIST)
-			return check_output(path, 0, err);
-	}
-	if (rename(tmp, path))
-		return mr_error_set(err, MR_EIO, "cannot write %s: %s", path, strerror(errno));
-	return 0;
-}
-
+/* The output as a generated trace's (gen.c): checked first, built beside it, installed. */
 int imp_prepare_output(const char *path, int overwrite, char *tmp, size_t cap,
 		       struct mr_error *err)
 {
-	int rc = check_output(path, overwrite, err);
+	int rc = trace_out_check(path, overwrite, err);
 
 	if (rc)
 		return rc;
@@ -419,7 +374,7 @@ int imp_prepare_output(const char *path, int overwrite, char *tmp, size_t cap,
 
 int imp_install_output(const char *tmp, const char *path, int overwrite, struct mr_error *err)
 {
-	return install(tmp, path, overwrite, err);
+	return trace_out_install(tmp, path, overwrite, err);
 }
 
 static const char *base_name(const char *p)
@@ -520,7 +475,7 @@ out:
 	imp_map_free(&c.procs);
 	imp_map_free(&c.threads);
 	if (!rc)
-		rc = install(tmp, path, c.o->overwrite, err);
+		rc = trace_out_install(tmp, path, c.o->overwrite, err);
 	/* an import is reproducible from its input: never leave a partial one */
 	if (rc)
 		mr_store_remove(tmp);
