@@ -35,5 +35,7 @@ echo "than mglru; seeds 000 and 001 change how aging does its work, not what it 
 echo "their counters are mglru's; exec_promote=1 finds few executable file pages to promote"
 echo "in this trace (docs/seeds.md has a workload for each seed)."
 echo
+./build/memreplay report build/default-results.db --baseline 3 -o build/default-report.html --force
+echo "Report:       build/default-report.html (one self-contained page: open it in a browser; docs/report.md)"
 echo "All counters: ./build/memreplay compare build/default-results.db"
 echo "SQL:          ./build/memreplay query build/default-results.db 'SELECT * FROM counters LIMIT 10'"
