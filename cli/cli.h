@@ -75,6 +75,8 @@ void cli_json_string(const char *s);
  * and tabs stay, quotes are doubled and backslashes are not. */
 #define CLI_TEXT_CSV 1u
 void cli_print_text(const char *s, unsigned flags);
+/* Print s to stdout as one quoted CSV field (cli_print_text() with CLI_TEXT_CSV inside). */
+void cli_csv_field(const char *s);
 
 /*
  * Draw a curve (mr_results.h) as a self-contained SVG at path: miss ratio over memory,

@@ -375,13 +375,6 @@ static void print_table(const struct mr_compare *c, int asked)
 	free(w);
 }
 
-static void csv_str(const char *s)
-{
-	putchar('"');
-	cli_print_text(s, CLI_TEXT_CSV);
-	putchar('"');
-}
-
 static void print_csv(const struct mr_compare *c)
 {
 	printf("counter,run,spec,baseline,value,delta,delta_pct,memory_pages,delta_lo,delta_hi,"
@@ -401,11 +394,11 @@ static void print_csv(const struct mr_compare *c)
 			}
 			fputs(c->rows[k].model ? "model:" : "", stdout);
 			if (strpbrk(c->rows[k].name, ",\"\n\r"))
-				csv_str(c->rows[k].name);
+				cli_csv_field(c->rows[k].name);
 			else
 				cli_print_text(c->rows[k].name, CLI_TEXT_CSV);
 			printf(",%lld,", (long long)c->run_id[i]);
-			csv_str(c->spec[i]);
+			cli_csv_field(c->spec[i]);
 			printf(",%d,%s,%s,%s,", c->base[i] == i, v, d, p);
 			if (c->memory_pages[i])
 				printf("%llu", (unsigned long long)c->memory_pages[i]);
@@ -716,9 +709,9 @@ static int print_across(struct mr_compare *const *cs, char *const *paths, size_t
 			else
 				snprintf(mem, sizeof(mem), "-");
 			if (csv) {
-				csv_str(name);
+				cli_csv_field(name);
 				putchar(',');
-				csv_str(c0->spec[i]);
+				cli_csv_field(c0->spec[i]);
 				printf(",");
 				if (c0->memory_pages[i])
 					printf("%llu", (unsigned long long)c0->memory_pages[i]);

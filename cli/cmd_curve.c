@@ -139,13 +139,6 @@ static void print_table(const struct mr_curve *c)
 	free(mems);
 }
 
-static void csv_str(const char *s)
-{
-	putchar('"');
-	cli_print_text(s, CLI_TEXT_CSV);
-	putchar('"');
-}
-
 static void print_csv(const struct mr_curve *c)
 {
 	char lab[512];
@@ -157,9 +150,9 @@ static void print_csv(const struct mr_curve *c)
 
 		label_of(r, lab, sizeof(lab));
 		printf("%lld,", (long long)r->run);
-		csv_str(lab);
+		cli_csv_field(lab);
 		putchar(',');
-		csv_str(r->spec);
+		cli_csv_field(r->spec);
 		putchar(',');
 		if (r->memory_pages)
 			printf("%llu", (unsigned long long)r->memory_pages);

@@ -158,17 +158,6 @@ static void warn_coarse(const struct mr_replay *r)
 		fprintf(stderr, "memreplay replay: warning: %s\n", first);
 }
 
-static void csv_string(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"')
-			putchar('"');
-		putchar(*s);
-	}
-	putchar('"');
-}
-
 /* The per-run lines. Runs are size-major (every policy at the first size, then at the
  * next): the table shows each policy as the user wrote it, with a memory column when
  * there are several sizes (the canonical spec with every parameter, and the memory in
@@ -187,9 +176,9 @@ static void print_runs(const struct mr_replay *r, const char *const *policies, s
 		for (size_t i = 0; i < n; i++) {
 			if (mr_replay_summary(r, i, &s))
 				continue;
-			csv_string(policies[i % npol]);
+			cli_csv_field(policies[i % npol]);
 			putchar(',');
-			csv_string(s.spec);
+			cli_csv_field(s.spec);
 			printf(",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu", (unsigned long long)s.events,
 			       (unsigned long long)s.pgfault, (unsigned long long)s.pgmajfault,
 			       (unsigned long long)s.misses, (unsigned long long)s.refaults,

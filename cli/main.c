@@ -323,6 +323,13 @@ void cli_json_string(const char *s)
 	putchar('"');
 }
 
+void cli_csv_field(const char *s)
+{
+	putchar('"');
+	cli_print_text(s, CLI_TEXT_CSV);
+	putchar('"');
+}
+
 void cli_print_text(const char *s, unsigned flags)
 {
 	const unsigned char *p = (const unsigned char *)s;
