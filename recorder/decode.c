@@ -49,13 +49,16 @@ static int delete_is_ours(struct rec *r, uint64_t dev, uint64_t ino, uint64_t in
  */
 static uint32_t addr_page(struct rec *r, uint32_t mm, const struct rec_vma *v, uint64_t addr)
 {
+	/* a fault charges the memcg of the mm's owner (mm/memcontrol.c:
+	 * get_mem_cgroup_from_mm()), which is what the mm's latest task is in */
+	uint32_t cg = mm ? r->mms[mm].cgroup : 0;
 	uint32_t page;
 
 	if (v && v->file && !(v->flags & MR_VMA_SHARED && !(v->flags & MR_VMA_FILE))) {
 		page = rec_page_get(r, MR_PAGE_FILE, v->file,
-				    v->pgoff + ((addr - v->start) >> r->pshift));
+				    v->pgoff + ((addr - v->start) >> r->pshift), cg);
 	} else {
-		page = rec_page_get(r, MR_PAGE_ANON, mm, addr >> r->pshift);
+		page = rec_page_get(r, MR_PAGE_ANON, mm, addr >> r->pshift, cg);
 		if (page != MR_PAGE_NONE)
 			r->pflags[page] |= PF_ANON_MAPPED;
 	}
@@ -123,7 +126,8 @@ static int claim_swapin(struct rec *r, int ring, const struct mr_event *ev, uint
 				.time = ev->time, .task = ev->task, .cpu = ev->cpu,
 				.kind = pass ? MR_EV_ACTIVATE : MR_EV_REFAULT,
 				.flags = pass ? MR_REFAULT_KERNEL : tk->sw_flags,
-				.page = nr > 1 ? rec_page_get(r, MR_PAGE_ANON, mm, base + i) : page,
+				.page = nr > 1 ? rec_page_get(r, MR_PAGE_ANON, mm, base + i,
+								      mm ? r->mms[mm].cgroup : 0) : page,
 			};
 
 			if (e.page == MR_PAGE_NONE) {
@@ -345,11 +349,18 @@ static int on_hwsample(struct rec *r, int ring, int i, const unsigned char *p, u
 	return rec_emit(r, r->ring_stream[ring], &r->ring_last[ring], &ev);
 }
 
-/* Pages [index, index + n) of file, created in order so new ranges get consecutive ids. */
-static void file_pages(struct rec *r, uint32_t file, uint64_t index, uint32_t n, uint32_t *ids)
+/*
+ * Pages [index, index + n) of file, created in order so new ranges get consecutive ids;
+ * new ones are charged to task's memcg, as filemap_add_folio() charges the current
+ * task's (mm/filemap.c, mem_cgroup_charge() with no mm).
+ */
+static void file_pages(struct rec *r, uint32_t task, uint32_t file, uint64_t index, uint32_t n,
+		       uint32_t *ids)
 {
+	uint32_t cg = task ? r->tasks[task].cgroup : 0;
+
 	for (uint32_t i = 0; i < n; i++)
-		ids[i] = rec_page_get(r, MR_PAGE_FILE, file, index + i);
+		ids[i] = rec_page_get(r, MR_PAGE_FILE, file, index + i, cg);
 }
 
 /*
@@ -420,7 +431,8 @@ int rec_flush_refault(struct rec *r, int ring)
 				.time = q->rf_time, .task = q->rf_task, .cpu = q->rf_cpu,
 				.kind = pass ? MR_EV_ACTIVATE : MR_EV_REFAULT,
 				.flags = (uint8_t)(pass ? MR_REFAULT_KERNEL : q->rf_flags),
-				.page = rec_page_get(r, MR_PAGE_FILE, q->rf_file, q->rf_index + i),
+				.page = rec_page_get(r, MR_PAGE_FILE, q->rf_file, q->rf_index + i,
+						     q->rf_task ? r->tasks[q->rf_task].cgroup : 0),
 			};
 
 			if (ev.page == MR_PAGE_NONE)
@@ -695,7 +707,7 @@ static int on_tracepoint(struct rec *r, int ring, int t, const unsigned char *p,
 		return 0;
 	if (n > MAX_RANGE)
 		n = MAX_RANGE;
-	file_pages(r, file, index, (uint32_t)n, ids);
+	file_pages(r, task, file, index, (uint32_t)n, ids);
 	if (ev.kind == MR_EV_PC_INSERT) {
 		struct rec_ring_state *q = &r->rs[ring];
 
@@ -844,6 +856,9 @@ static int on_side(struct rec *r, int ring, const union perf_event *e, uint32_t 
 			/* exec: a new address space for the process */
 			uint32_t nm = rec_mm_new(r, e->comm.pid, 0);
 
+			/* `sh -c 'echo $$ > CG/cgroup.procs; exec CMD'` moved it after it was
+			 * first seen: its pages from here on are charged where it is now */
+			rec_task_cgroup_update(r, task);
 			if (nm) {
 				uint32_t old = rec_task_set_mm(r, task, nm);
 

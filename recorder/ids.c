@@ -248,6 +248,7 @@ uint32_t rec_mm_new(struct rec *r, int32_t tgid, uint32_t copy_from)
 	m->alive = 1;
 	m->anon_head = MR_PAGE_NONE;
 	m->nanon = 0;
+	m->cgroup = 0;
 	if (copy_from && copy_from < id && r->mms[copy_from].n) {
 		const struct rec_mm *src = &r->mms[copy_from];
 
@@ -326,9 +327,23 @@ uint32_t rec_task_get(struct rec *r, int32_t pid, int32_t tid, uint64_t t)
 		r->mms[tk->mm].ntasks++;
 	read_comm(tid, tk->comm, sizeof(tk->comm));
 	tk->cgroup = task_cgroup(r, tid);
+	if (tk->mm)
+		r->mms[tk->mm].cgroup = tk->cgroup;
 	put_task(r, id);
 	r->st->tasks++;
 	return id;
+}
+
+/* Read task's memory cgroup again (exec); its row is written by the caller. */
+void rec_task_cgroup_update(struct rec *r, uint32_t task)
+{
+	struct rec_task *tk = &r->tasks[task];
+	uint32_t cg = task_cgroup(r, tk->pid);
+
+	if (cg)
+		tk->cgroup = cg;
+	if (tk->mm)
+		r->mms[tk->mm].cgroup = tk->cgroup;
 }
 
 uint32_t rec_task_set_mm(struct rec *r, uint32_t task, uint32_t mm)
@@ -338,8 +353,10 @@ uint32_t rec_task_set_mm(struct rec *r, uint32_t task, uint32_t mm)
 	if (old && r->mms[old].ntasks)
 		r->mms[old].ntasks--;
 	r->tasks[task].mm = mm;
-	if (mm)
+	if (mm) {
 		r->mms[mm].ntasks++;
+		r->mms[mm].cgroup = r->tasks[task].cgroup;
+	}
 	return old;
 }
 
@@ -442,7 +459,7 @@ uint32_t rec_page_find(struct rec *r, int type, uint32_t owner, uint64_t key)
 	return pmap_find(&r->page_map, ((uint64_t)type << 32) | owner, key);
 }
 
-uint32_t rec_page_get(struct rec *r, int type, uint32_t owner, uint64_t key)
+uint32_t rec_page_get(struct rec *r, int type, uint32_t owner, uint64_t key, uint32_t cg)
 {
 	uint32_t *slot = pmap_block(&r->page_map, ((uint64_t)type << 32) | owner, key, 1);
 	struct mr_page *p;
@@ -477,7 +494,7 @@ uint32_t rec_page_get(struct rec *r, int type, uint32_t owner, uint64_t key)
 	*slot = id;
 	r->npages = id + 1;
 	p = &r->pages[id];
-	*p = (struct mr_page){ .id = id, .type = (uint8_t)type, .node = -1 };
+	*p = (struct mr_page){ .id = id, .type = (uint8_t)type, .node = -1, .cgroup = cg };
 	if (type == MR_PAGE_FILE) {
 		p->file = owner;
 		p->index = key;

@@ -244,9 +244,10 @@ static void meta_cgroup_limits(struct rec *r)
 }
 
 /*
- * A command's memory cgroup: the one its first task was in when the recorder first saw
- * it (ids.c, task_cgroup(); task id 1), in the v1 memory hierarchy, else cgroup2. A
- * command that moves itself into another cgroup later is not followed (docs/record.md).
+ * A command's memory cgroup: the one its first task was in at its last exec, or when the
+ * recorder first saw it (ids.c, task_cgroup(), rec_task_cgroup_update(); task id 1), in
+ * the v1 memory hierarchy, else cgroup2: `sh -c 'echo $$ > CG/cgroup.procs; exec CMD'`
+ * gives CG's. A move without an exec is not followed (docs/record.md).
  */
 static void meta_command_cgroup_limits(struct rec *r)
 {

@@ -72,6 +72,7 @@ struct rec_mm {
 	uint32_t nanon;	    /* anon pages on that list */
 	uint32_t ntasks;    /* tasks using it that have not exited */
 	int young_cleared;  /* clear_refs written for it once: its young bits mean something */
+	uint32_t cgroup;    /* memory cgroup of its latest task: what its faults charge */
 };
 
 struct rec_task {
@@ -413,6 +414,7 @@ uint32_t rec_task_get(struct rec *r, int32_t pid, int32_t tid, uint64_t t);
 void rec_task_put(struct rec *r, uint32_t id);
 uint32_t rec_mm_new(struct rec *r, int32_t tgid, uint32_t copy_from);
 /* Move task to mm (exec); the old mm's ntasks drops. Returns the old mm. */
+void rec_task_cgroup_update(struct rec *r, uint32_t task);
 uint32_t rec_task_set_mm(struct rec *r, uint32_t task, uint32_t mm);
 uint32_t rec_file_get(struct rec *r, uint64_t dev, uint64_t ino, const char *path);
 /* Lookups that create nothing: the file's id (0 when unknown), the page's id
@@ -420,7 +422,8 @@ uint32_t rec_file_get(struct rec *r, uint64_t dev, uint64_t ino, const char *pat
 uint32_t rec_file_find(const struct rec *r, uint64_t dev, uint64_t ino);
 uint32_t rec_page_find(struct rec *r, int type, uint32_t owner, uint64_t key);
 /* Dense page id, created on first use; MR_PAGE_NONE on ENOMEM. */
-uint32_t rec_page_get(struct rec *r, int type, uint32_t owner, uint64_t key);
+/* cg: the memory cgroup (dense id, 0 unknown) a page first seen now is charged to */
+uint32_t rec_page_get(struct rec *r, int type, uint32_t owner, uint64_t key, uint32_t cg);
 /* Add a VMA to mm (replacing overlapped ones, which get UNMAP events on stream). */
 int rec_vma_add(struct rec *r, uint32_t mm, uint64_t start, uint64_t end, uint64_t pgoff,
 		uint32_t file, uint32_t flags, uint64_t t, uint32_t stream, uint64_t *last,

@@ -89,9 +89,11 @@ static int emit_vma(struct rec *r, int pmfd, uint32_t mm, uint64_t start, uint64
 			v = rec_vma_find(&r->mms[mm], addr);
 			if (v && v->file)
 				page = rec_page_get(r, MR_PAGE_FILE, v->file,
-						    v->pgoff + ((addr - v->start) >> r->pshift));
+						    v->pgoff + ((addr - v->start) >> r->pshift),
+						    r->mms[mm].cgroup);
 			else
-				page = rec_page_get(r, MR_PAGE_ANON, mm, addr >> r->pshift);
+				page = rec_page_get(r, MR_PAGE_ANON, mm, addr >> r->pshift,
+						    r->mms[mm].cgroup);
 			if (page == MR_PAGE_NONE)
 				continue;
 			ev = (struct mr_event){ .time = t, .kind = MR_EV_ACCESS, .page = page,

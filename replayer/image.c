@@ -834,16 +834,20 @@ static int load_all(struct load *l)
 		t->memcgs[i].cgroup = l->cg_ids[i];
 		snprintf(t->memcgs[i].path, sizeof(t->memcgs[i].path), "%s", l->cg_ids[i] ? "?" : "/");
 	}
-	rc = prepare(l, "SELECT id, coalesce(path,'') FROM cgroups ORDER BY id", &st);
+	rc = prepare(l, "SELECT id, coalesce(path,''), coalesce(memory_max,0) FROM cgroups ORDER BY id",
+		     &st);
 	if (rc)
 		return rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		uint32_t *p = find_u32(l->cg_ids, l->ncg, (uint32_t)sqlite3_column_int64(st, 0));
 		const unsigned char *path = sqlite3_column_text(st, 1);
+		int64_t max = sqlite3_column_int64(st, 2);
 
 		if (p && path && *path)
 			snprintf(t->memcgs[p - l->cg_ids].path, sizeof(t->memcgs[0].path), "%s",
 				 (const char *)path);
+		if (p && max > 0)
+			t->memcgs[p - l->cg_ids].memory_max = (uint64_t)max;
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)

@@ -50,6 +50,7 @@ struct mr_replay {
 	char assumed[3][256];     /* what host_defaults() took, for mr_replay_assumed() */
 	size_t nassumed;
 	uint64_t host_memory;     /* the recorded cgroup's memory.max in pages, when used */
+	int host_cgroup_limits;   /* no --memory: each memcg at its cgroups row's memory_max */
 	/* what the decoder saw, for the coverage notes (docs/replay.md, "Coverage") */
 	uint64_t acc_src[8];      /* ACCESS events by source (MR_ACC_SRC) */
 	uint64_t fd_access;       /* FD_ACCESS events (read()/write() of the page cache) */
@@ -344,6 +345,32 @@ static int host_defaults(struct mr_replay *r, const struct mr_replay_opts *o, st
 			 "(--writeback-delay sets it)");
 	}
 	if (o->memory_from_trace) {
+		uint32_t limited = 0;
+
+		for (uint32_t i = 0; i < t->nr_memcgs; i++)
+			limited += t->memcgs[i].memory_max >= 4096;
+		if ((!t->host_memcg_max || t->host_memcg_max == UINT64_MAX ||
+		     t->host_memcg_max < 4096) && limited) {
+			/* no --cgroup recording's limit, but pages charged to cgroups that had
+			 * one when the recorder first saw them (a command that moved itself into
+			 * a limited cgroup, a recording of the whole host): each keeps its own,
+			 * the rest of the machine is unlimited */
+			char *a = r->assumed[r->nassumed++];
+			size_t len;
+
+			r->host_cgroup_limits = 1;
+			len = (size_t)snprintf(a, sizeof(r->assumed[0]), "memory.max as recorded for");
+			for (uint32_t i = 0; i < t->nr_memcgs && len < sizeof(r->assumed[0]); i++)
+				if (t->memcgs[i].memory_max >= 4096)
+					len += (size_t)snprintf(a + len, sizeof(r->assumed[0]) - len,
+								" %s %s", t->memcgs[i].path,
+								mr_replay_format_memory(t->memcgs[i].memory_max / 4096,
+											mem, sizeof(mem)));
+			if (len < sizeof(r->assumed[0]))
+				snprintf(a + len, sizeof(r->assumed[0]) - len,
+					 "; the rest unlimited (--memory SIZE or CGROUP=SIZE sets it)");
+			return 0;
+		}
 		if (!t->host_memcg_max || t->host_memcg_max == UINT64_MAX || t->host_memcg_max < 4096)
 			return mr_error_set(err, MR_EINVAL,
 					    "no memory size given, and %s records no cgroup memory.max to "
@@ -500,6 +527,8 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 		r->memcg_ids[i] = r->t->memcgs[i].cgroup;
 		r->memcg_paths[i] = r->t->memcgs[i].path;
 	}
+	for (uint32_t i = 0; r->host_cgroup_limits && i < r->t->nr_memcgs; i++)
+		r->memcg_limit[i] = r->t->memcgs[i].memory_max / 4096;
 	for (size_t i = 0; i < o->nlimits; i++) {
 		const char *path = o->limits[i].cgroup_path;
 		int mi = path ? memcg_by_path(r->t, path) :

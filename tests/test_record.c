@@ -1087,6 +1087,29 @@ static void cgroup_case(const char *cg, const char *want, uint64_t *limit)
 	CHECK_EQ_U64(bad_order, 0);
 	CHECK_EQ_U64(hits_out, 0);
 
+	/* charges: every page of the inside wl_anon is its task's memory cgroup's, as the
+	 * kernel charged it (a replay's --memory CGROUP=SIZE limits exactly these pages) */
+	snprintf(sql, sizeof(sql),
+		 "SELECT count(DISTINCT p.id) FROM pages p JOIN tasks t ON t.mm = p.mm"
+		 " WHERE t.tgid = %d AND p.type = 0 AND p.vpage >= %lu AND p.vpage < %lu"
+		 " AND p.cgroup = t.cgroup AND p.cgroup > 0", c.child[0],
+		 base_in / (unsigned long)psize, base_in / (unsigned long)psize + N_IN);
+	CHECK_EQ_U64(sql_int(db, sql), N_IN);
+	if (want[0] == 'u') { /* a v1 memory cgroup: the one the pages are charged to */
+		snprintf(sql, sizeof(sql),
+			 "SELECT count(*) FROM pages p JOIN cgroups g ON g.id = p.cgroup"
+			 " JOIN tasks t ON t.mm = p.mm WHERE t.tgid = %d AND p.type = 0"
+			 " AND g.path = '%s'", c.child[0], cg + strlen("/sys/fs/cgroup/memory"));
+		CHECK(sql_int(db, sql) >= N_IN);
+	}
+	if (src_on(&st, "pagecache") == 1) { /* A: charged to the reader that inserted it */
+		snprintf(sql, sizeof(sql),
+			 "SELECT count(*) FROM pages p JOIN files f ON f.id = p.file"
+			 " WHERE f.ino = %llu AND p.cgroup = (SELECT cgroup FROM tasks"
+			 " WHERE tgid = %d LIMIT 1)", (unsigned long long)sa.st_ino, c.child[1]);
+		CHECK_EQ_U64(sql_int(db, sql), FILE_PAGES);
+	}
+
 	/* page cache: A inserted by the inside reader and deleted by this process (kept);
 	 * nothing of B */
 	if (src_on(&st, "pagecache") == 1) {

@@ -94,6 +94,33 @@ check "--cgroup that does not exist: says so" grep -q "not a directory" "$T/cg.l
 "$MR" record -o "$T/cg2.db" --quiet --duration 300ms --cgroup /sys/fs/cgroup/memory >"$T/cg2.log" 2>&1
 check "--cgroup of the v1 memory root with --duration: exit 0" [ $? = 0 ]
 
+# Charges: a command that moves itself into a memory cgroup and execs (as kernel-lab's
+# runs do) has its pages charged to that cgroup, so a replay can limit that cgroup alone.
+CGD=""
+for root in /sys/fs/cgroup/memory /sys/fs/cgroup/unified /sys/fs/cgroup; do
+	if [ -e "$root/cgroup.procs" ] && mkdir "$root/mr-rec-sh-$$" 2>/dev/null; then
+		CGD=$root/mr-rec-sh-$$
+		break
+	fi
+done
+if [ -n "$CGD" ]; then
+	"$MR" record -o "$T/mv.db" --quiet -- sh -c 'echo $$ > "$1/cgroup.procs"; exec "$2" 3000 "$3"' \
+		sh "$CGD" "$WL/wl_anon" "$T/mv.out" >"$T/mv.log" 2>&1
+	check "record a command that moves into $CGD: exit 0" [ $? = 0 ]
+	"$MR" query "$T/mv.db" --format csv "SELECT count(*) FROM pages p JOIN cgroups g
+		ON g.id = p.cgroup WHERE p.type = 0 AND g.path = '/mr-rec-sh-$$'" >"$T/mvq.log" 2>&1
+	check "its anon pages are charged to the cgroup it moved to (3000 or more)" \
+		[ "$(tail -1 "$T/mvq.log")" -ge 3000 ] 2>/dev/null
+	"$MR" replay "$T/mv.db" --policy lru --memory "$CGD=4M" --swap 64M -o "$T/mvr.db" >"$T/mvr.log" 2>&1
+	check "replay --memory $CGD=4M limits that cgroup: exit 0" [ $? = 0 ]
+	"$MR" query "$T/mvr.db" --format csv "SELECT sum(value) FROM counters WHERE name = 'pswpout'" \
+		>"$T/mvrq.log" 2>&1
+	check "the limited cgroup swapped (3000 pages in 4M)" [ "$(tail -1 "$T/mvrq.log")" -gt 1000 ] 2>/dev/null
+	rmdir "$CGD" 2>/dev/null
+else
+	echo "note: no memory cgroup could be made here: the charge case is skipped"
+fi
+
 # Hardware sampling: a libpfm4-encoded software event stands in for the PMU these VMs lack.
 "$MR" record -o "$T/hw.db" --quiet --sources mmap,hwsample --hw-event perf::PERF_COUNT_SW_PAGE_FAULTS \
 	--hw-period 1 -- "$WL/wl_anon" 500 "$T/hw.out" >"$T/hw.log" 2>&1

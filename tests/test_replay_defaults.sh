@@ -75,5 +75,22 @@ sqlite3 "$T/h.db" "UPDATE meta SET value = 'max' WHERE key = 'cgroup.memory.max'
 "$MR" replay "$T/h.db" --policy lru --no-timing >/dev/null 2>"$T/err"
 [ $? = 1 ] && grep -q "its cgroup had memory.max = max" "$T/err" && ok || bad "memory.max = max: $(cat "$T/err")"
 
+# --- no cgroup.memory.max row, but the pages charged to a cgroup whose cgroups row has a
+# memory.max (a command that moved itself into a limited cgroup, a whole-host recording):
+# that cgroup keeps its limit, the rest is unlimited; the same as --memory /wl=1M
+cp "$T/a.db" "$T/c.db"
+sqlite3 "$T/c.db" "UPDATE cgroups SET path = '/wl', memory_max = 1048576 WHERE id = 1" || bad sqlite3
+"$MR" replay "$T/c.db" --policy lru --policy mglru --swap 4M --no-timing -o "$T/c1.db" >/dev/null 2>"$T/err" ||
+	bad "replay with the cgroups row's limit: $(cat "$T/err")"
+grep -qF "assumed: memory.max as recorded for /wl 1M; the rest unlimited (--memory SIZE or CGROUP=SIZE sets it)" "$T/err" &&
+	ok || bad "cgroups row limit not said: $(cat "$T/err")"
+"$MR" replay "$T/c.db" --policy lru --policy mglru --swap 4M --memory /wl=1M -q --no-timing -o "$T/c2.db" >/dev/null 2>&1
+[ -n "$(counters "$T/c1.db")" ] && [ "$(counters "$T/c1.db")" = "$(counters "$T/c2.db")" ] &&
+	[ "$(q "$T/c1.db" "SELECT min(value) FROM vmstat WHERE name = 'pswpout'")" -gt 0 ] &&
+	ok || bad "the cgroups row's limit is not --memory /wl=1M"
+# the charge is the cgroup's: --memory ID=SIZE names it
+"$MR" replay "$T/c.db" --policy lru --swap 4M --memory 1=1M -q --no-timing -o "$T/c3.db" >/dev/null 2>"$T/err" &&
+	ok || bad "--memory 1=1M on pages charged to cgroup 1: $(cat "$T/err")"
+
 echo "test_replay_defaults: $pass passed, $fail failed"
 [ "$fail" = 0 ]
