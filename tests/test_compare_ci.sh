@@ -109,14 +109,17 @@ got=$(awk -F, '$1 == "\"mr_misses\"" && $2 == "\"opt\"" && $3 == 1024 { printf "
 grep -q "replay the same trace" "$T/m.err" && ok || bad "the same file twice is not flagged"
 "$MR" compare "$T/m1.db" "$T/m2.db" --baseline lru --json | grep -q '"sd_pct": ' && ok || bad "across files: JSON"
 
-# --- the sign of a delta across sizes: ra_placement=B on a kernel build cuts refaults
-# when memory is tight and raises them when it is not (seed 003's review)
+# --- the sign of a delta across sizes: on a kernel build the classic LRU refaults more
+# than MGLRU when memory is tight and less when it is not (the question linux-mm asks:
+# where does MGLRU do worse). (Seed 003's ra_placement=B flips too, but on this trace it
+# spends 20 s in reclaim: its dirty file folios go back to the oldest generation and the
+# model has no flusher to clean them; see docs/replay.md, "Dirty file folios".)
 "$MR" gen kbuild -o "$T/kb.db" --tasks 20 >/dev/null 2>"$T/err" || bad "gen kbuild: $(cat "$T/err")"
-"$MR" replay "$T/kb.db" --policy mglru --policy mglru:ra_placement=B --memory 8M,27M -q --no-timing \
+"$MR" replay "$T/kb.db" --policy mglru --policy lru --memory 8M,32M -q --no-timing \
 	-o "$T/kb-r.db" >/dev/null 2>"$T/err" || bad "replay kbuild: $(cat "$T/err")"
 "$MR" compare "$T/kb-r.db" --baseline mglru >"$T/kb.txt"
-grep -Eq "^  mglru:ra_placement=B  mr_refaults  flips +-[0-9.]+% at 8M, \+[0-9.]+% at 27M$" "$T/kb.txt" &&
-	ok || { bad "no sign flip of ra_placement=B's refaults between 8M and 27M:"; sed -n '/^sign/,$p' "$T/kb.txt"; }
+grep -Eq "^  lru  mr_refaults  flips +\+[0-9.]+% at 8M, -[0-9.]+% at 32M$" "$T/kb.txt" &&
+	ok || { bad "no sign flip of lru's refaults between 8M and 32M:"; sed -n '/^sign/,$p' "$T/kb.txt"; }
 "$MR" compare "$T/kb-r.db" --baseline mglru --json | grep -q '"counter": "mr_refaults", "status": "flips", "sizes": \[{"run": 2, "memory_pages": 2048' &&
 	ok || bad "JSON signs lack the flip"
 # one that keeps its sign: opt against lru over sizes of the loop trace, and ~ where the
