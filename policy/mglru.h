@@ -382,6 +382,10 @@ struct mglru_caps {
 	bool isolate_refuses_dirty_file; /* mm/vmscan.c:isolate_folio(): the swap constrained
 					  * refusal is of every dirty folio (narrowed to
 					  * swap-backed ones in 6.12.114) */
+	bool no_flusher_wakeup;         /* mm/vmscan.c:evict_folios() wakes no flushers for
+					 * the dirty file folios it met ("mm/vmscan: wake up
+					 * flushers conditionally to avoid cgroup OOM" came in
+					 * 6.12.104) */
 };
 
 /* The bits every modelled 6.12.y has. */
@@ -412,7 +416,7 @@ struct mglru_caps {
 	/* the kernel kernel-lab boots: 6.12.y before the 6.12.114 backports */            \
 	X(6_12_95, "6.12.95", LRU_GEN_CAPS_6_12, .sort_culls_unevictable = true,           \
 	  .sort_waits_writeback = true, .isolate_clears_reclaim = true,                    \
-	  .isolate_refuses_dirty_file = true)
+	  .isolate_refuses_dirty_file = true, .no_flusher_wakeup = true)
 
 #define KERNEL_ENUM(id, name, ...) KERNEL_##id,
 enum { MGLRU_KERNELS(KERNEL_ENUM) NR_KERNELS };

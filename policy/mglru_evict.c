@@ -302,6 +302,7 @@ void lru_gen_init_shrink_hooks(struct mglru *mg)
 		.check_references = lru_gen_folio_check_references,
 		.eviction_shadow = mglru_eviction_shadow,
 		.keep_mapped_referenced = mg->caps.keep_mapped_referenced,
+		.no_flusher_wakeup = mg->caps.no_flusher_wakeup,
 	};
 }
 

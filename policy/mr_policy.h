@@ -266,6 +266,12 @@ struct mr_machine_ops {
 	 * that a batch of victims is fetched in parallel. Changes nothing a policy can see.
 	 * May be NULL (older engines). */
 	void (*prefetch_folio)(struct mr_machine *m, uint32_t page);
+	/* A dirty file folio reclaim met and left to the flushers (pageout() writes no file
+	 * folio: shrink_folio_list() marks it PG_reclaim and activates it): queue it for the
+	 * flusher the engine runs when the reclaim invocation ends, as reclaim's
+	 * wakeup_flusher_threads(WB_REASON_VMSCAN) does (docs/replay.md, "Dirty file
+	 * folios"). May be NULL (older engines). */
+	void (*queue_flusher)(struct mr_machine *m, uint32_t page);
 };
 
 struct mr_machine {

@@ -242,6 +242,8 @@ uint64_t mr_shrink_folio_list(struct mr_policy *p, struct mr_folio_list *list,
 			if (mr_folio_is_file_lru(f)) {
 				mr_count(m, f->lruvec, MR_VM_NR_VMSCAN_IMMEDIATE, 1);
 				f->flags |= MR_PG_RECLAIM;
+				if (m->ops->queue_flusher && !(h && h->no_flusher_wakeup))
+					m->ops->queue_flusher(m, page);
 				goto activate_locked;
 			}
 

@@ -34,6 +34,9 @@ struct mr_shrink_hooks {
 	/* [6.12] lru_gen: keep a mapped folio with PG_referenced (set by folio_update_gen()
 	 * or look-around while it was isolated) before folio_check_references() */
 	bool keep_mapped_referenced;
+	/* reclaim wakes no flushers for the dirty file folios it leaves them ([6.12.95]
+	 * lru_gen: queue_flusher is not called) */
+	bool no_flusher_wakeup;
 };
 
 /* What shrink_folio_list saw (struct reclaim_stat). */

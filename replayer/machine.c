@@ -149,6 +149,52 @@ static void start_writeback(struct mr_machine *m, uint32_t page)
 		mach->next_due = due;
 }
 
+/* mr_machine_ops.queue_flusher */
+static void queue_flusher(struct mr_machine *m, uint32_t page)
+{
+	struct rp_machine *mach = to_rp(m);
+	struct mr_folio *f = &m->folios[page];
+
+	if ((f->flags & E_FLUSHQ) || mach->nflushq >= mach->flushq_cap)
+		return;
+	f->flags |= E_FLUSHQ;
+	mach->flushq[mach->nflushq++] = page;
+}
+
+/*
+ * The flusher threads, woken by reclaim (mm/vmscan.c: wakeup_flusher_threads(
+ * WB_REASON_VMSCAN) when the file folios reclaim took were dirty and not queued for
+ * I/O): write back the dirty file folios this reclaim invocation met. Each starts
+ * writeback as pageout() would and ends after the writeback delay (with the invocation
+ * by default; at once for `sync`), when its PG_reclaim rotates it to the tail
+ * (folio_rotate_reclaimable()) for the next reclaim to free. The kernel's flusher writes
+ * every dirty page of the device and also runs on its own (dirty_expire_centisecs,
+ * dirty_background_ratio); here only reclaim's wake-up and only the folios it met:
+ * docs/replay.md, "Dirty file folios".
+ */
+static void run_flusher(struct rp_machine *mach)
+{
+	for (uint64_t i = 0; i < mach->nflushq; i++) {
+		uint32_t page = mach->flushq[i];
+		struct mr_folio *f = &mach->m.folios[page];
+
+		f->flags &= ~E_FLUSHQ;
+		if ((f->flags & (MR_PG_RESIDENT | MR_PG_DIRTY | MR_PG_WRITEBACK | MR_PG_LRU)) !=
+		    (MR_PG_RESIDENT | MR_PG_DIRTY | MR_PG_LRU))
+			continue; /* freed, cleaned, under writeback or isolated meanwhile */
+		mach->c[C_FLUSHER_WRITEBACKS]++;
+		if (mach->wb_delay == MR_WRITEBACK_SYNC) {
+			/* the write ends before the flusher's next folio: clean, rotated */
+			f->flags = (f->flags & ~MR_PG_DIRTY) | MR_PG_WRITEBACK;
+			mach->c[C_WRITEBACKS]++;
+			end_writeback(mach, page);
+		} else {
+			start_writeback(&mach->m, page);
+		}
+	}
+	mach->nflushq = 0;
+}
+
 /* ---- leaving memory ---- */
 
 static void resident_dec(struct rp_machine *mach, uint32_t page)
@@ -232,6 +278,8 @@ static void reclaim_done(struct rp_machine *mach)
 {
 	mach->in_reclaim = 0;
 	rp_shadow_shrink(mach); /* shrink_slab() runs in every reclaim */
+	if (mach->nflushq)
+		run_flusher(mach);
 	if (!mach->wb_delay)
 		rp_wb_complete_all(mach); /* writeback ends with the reclaim invocation */
 	if (mach->check && mach->ops->check &&
@@ -779,6 +827,7 @@ void rp_machine_destroy(struct rp_machine *mach)
 	free(mach->memcg);
 	free(mach->node);
 	free(mach->wb_ring);
+	free(mach->flushq);
 	free(mach->ts_names);
 	free(mach->ts_memcg_names);
 	free(mach->ts_t);
@@ -820,6 +869,7 @@ int rp_machine_create(const struct rp_image *t, const struct rp_machine_opts *o,
 		.rmap_walk = rp_rmap_walk, .walk_mm = rp_walk_mm, .remove_mapping = remove_mapping,
 		.start_writeback = start_writeback, .add_to_swap = add_to_swap,
 		.node_watermark_ok = node_watermark_ok, .prefetch_folio = rp_prefetch_folio,
+		.queue_flusher = queue_flusher,
 	};
 	mach->m.ops = &mach->mops;
 	mach->m.nr_pages = np;
@@ -865,11 +915,14 @@ int rp_machine_create(const struct rp_image *t, const struct rp_machine_opts *o,
 	mach->memcg = calloc(nm, sizeof(*mach->memcg));
 	mach->wb_cap = (uint64_t)np + 64;
 	mach->wb_ring = malloc(mach->wb_cap * sizeof(uint32_t));
+	mach->flushq_cap = t->nr_file;
+	mach->flushq = malloc((mach->flushq_cap ? mach->flushq_cap : 1) * sizeof(uint32_t));
 	arena_n = 2 * (uint64_t)t->nr_vmas + 1;
 	mach->arena = malloc(arena_n * sizeof(uint32_t));
 	if (!mach->m.folios || !mach->m.mms || !mach->lruvec_stat || !mach->slot || !mach->vmas ||
 	    !mach->fa_resident ||
-	    !mach->mmx || !mach->imap || !mach->task_exited || !mach->memcg || !mach->wb_ring || !mach->arena) {
+	    !mach->mmx || !mach->imap || !mach->task_exited || !mach->memcg || !mach->wb_ring || !mach->arena ||
+	    !mach->flushq) {
 		rc = mr_error_set(err, MR_ENOMEM, "out of memory sizing the machine for %s (%u pages)",
 				  o->canon, np);
 		goto fail;

@@ -59,6 +59,7 @@
  * be invisible to a trace without a read source (young scans, hardware samples), so a
  * refault of such a page counts in mr_unseen_refaults (docs/replay.md, "Coverage") */
 #define E_UNSEEN (1u << 29)
+#define E_FLUSHQ (1u << 30)    /* on the flusher's queue (queue_flusher) */
 #define E_KEEP (MR_PG_SWAPBACKED | MR_PG_EXEC) /* what a folio keeps out of memory */
 
 #define RP_CTR_LIST(X)                                                                   \
@@ -70,6 +71,7 @@
 	X(EVICTIONS, "mr_evictions") X(EVICT_ANON, "mr_evict_anon")                      \
 	X(EVICT_FILE, "mr_evict_file") X(WRITEBACKS, "mr_writebacks")                    \
 	X(WB_ROTATE, "mr_writeback_rotations") X(RECLAIMS, "mr_reclaims")                \
+	X(FLUSHER_WRITEBACKS, "mr_flusher_writebacks")                                   \
 	X(OOM, "mr_oom") X(FREED, "mr_freed") X(UNMAPS, "mr_unmaps")                      \
 	X(MM_EXITS, "mr_mm_exits") X(UNMAPPED_ACCESS, "mr_access_unmapped")              \
 	X(FAULT_AROUND, "mr_fault_around")                                               \
@@ -215,6 +217,10 @@ struct rp_machine {
 	uint64_t wbb_head, wbb_tail;
 	uint64_t wb_delay;
 	int in_reclaim;
+	/* the flusher: dirty file folios reclaim left to it in this invocation, each once
+	 * (E_FLUSHQ); [one per file page of the trace] */
+	uint32_t *flushq;
+	uint64_t nflushq, flushq_cap;
 
 	/* shadow entries after they are stored (shadow.c) */
 	int shadow_mode;           /* enum rp_shadow_mode */

@@ -111,9 +111,7 @@ grep -q "replay the same trace" "$T/m.err" && ok || bad "the same file twice is 
 
 # --- the sign of a delta across sizes: on a kernel build the classic LRU refaults more
 # than MGLRU when memory is tight and less when it is not (the question linux-mm asks:
-# where does MGLRU do worse). (Seed 003's ra_placement=B flips too, but on this trace it
-# spends 20 s in reclaim: its dirty file folios go back to the oldest generation and the
-# model has no flusher to clean them; see docs/replay.md, "Dirty file folios".)
+# where does MGLRU do worse)
 "$MR" gen kbuild -o "$T/kb.db" --tasks 20 >/dev/null 2>"$T/err" || bad "gen kbuild: $(cat "$T/err")"
 "$MR" replay "$T/kb.db" --policy mglru --policy lru --memory 8M,32M -q --no-timing \
 	-o "$T/kb-r.db" >/dev/null 2>"$T/err" || bad "replay kbuild: $(cat "$T/err")"
