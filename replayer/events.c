@@ -34,8 +34,11 @@ static void access_unmapped(struct rp_machine *mach, uint32_t page, int write)
 		rp_insert_page(mach, page, 0, write);
 	if (mach->ops->mark_accessed)
 		mach->ops->mark_accessed(mach->pol, page);
-	if (write)
+	if (write) {
 		f->flags |= MR_PG_DIRTY;
+		if (ptype(mach, page) == RP_FILE)
+			rp_file_dirtied(mach, page);
+	}
 }
 
 static void ev_access(struct rp_machine *mach, const struct mr_event *ev, const uint64_t *nu)
@@ -158,8 +161,11 @@ static void ev_fd_access(struct rp_machine *mach, const struct mr_event *ev, con
 		/* filemap_read() / generic_perform_write(): folio_mark_accessed() */
 		if (mach->ops->mark_accessed)
 			mach->ops->mark_accessed(mach->pol, page);
-		if (write)
+		if (write) {
 			f->flags |= MR_PG_DIRTY;
+			if (ptype(mach, page) == RP_FILE)
+				rp_file_dirtied(mach, page); /* balance_dirty_pages() */
+		}
 		notify_access(mach, page, nu ? nu + i : NULL);
 	}
 }
@@ -519,6 +525,8 @@ void rp_set_next_due(struct rp_machine *mach)
 		d = mach->script->cmds[mach->next_cmd].time;
 	if (mach->wb_delay && mach->wbb_head < mach->wbb_tail && mach->wbb[mach->wbb_head % WB_BATCHES].due < d)
 		d = mach->wbb[mach->wbb_head % WB_BATCHES].due;
+	if (mach->flushq_tail > mach->flushq_head && mach->next_kupdate < d)
+		d = mach->next_kupdate;
 	mach->next_due = d;
 }
 
@@ -526,15 +534,19 @@ void rp_set_next_due(struct rp_machine *mach)
 static void process_due(struct rp_machine *mach, uint64_t t)
 {
 	for (;;) {
-		uint64_t wb = UINT64_MAX, cmd = UINT64_MAX, d;
+		uint64_t wb = UINT64_MAX, cmd = UINT64_MAX, kup = UINT64_MAX, d;
 
 		if (mach->wb_delay && mach->wbb_head < mach->wbb_tail)
 			wb = mach->wbb[mach->wbb_head % WB_BATCHES].due;
 		if (mach->script && mach->next_cmd < mach->script->n_timed)
 			cmd = mach->script->cmds[mach->next_cmd].time;
+		if (mach->flushq_tail > mach->flushq_head)
+			kup = mach->next_kupdate;
 		d = wb;
 		if (cmd < d)
 			d = cmd;
+		if (kup < d)
+			d = kup;
 		if (mach->next_sample < d)
 			d = mach->next_sample;
 		if (mach->snap_every && mach->next_snap < d)
@@ -546,6 +558,8 @@ static void process_due(struct rp_machine *mach, uint64_t t)
 			rp_wb_complete_until(mach, d);
 		} else if (cmd == d) {
 			run_script_cmd(mach, &mach->script->cmds[mach->next_cmd++], d);
+		} else if (kup == d) {
+			rp_flusher_periodic(mach, d);
 		} else if (mach->next_sample == d) {
 			record_sample(mach, d);
 			mach->next_sample = mach->next_sample > UINT64_MAX - mach->interval ? UINT64_MAX

@@ -149,50 +149,156 @@ static void start_writeback(struct mr_machine *m, uint32_t page)
 		mach->next_due = due;
 }
 
-/* mr_machine_ops.queue_flusher */
+/*
+ * The flusher threads (fs/fs-writeback.c, mm/page-writeback.c), as three causes of
+ * writeback of dirty file folios, in the order they were dirtied (the kernel writes
+ * inodes in the order they were dirtied and each inode's pages in index order):
+ *   - background: a write that takes its memcg's dirty file folios over
+ *     dirty_background_ratio (10 %) of its dirtyable memory (its file folios plus its
+ *     headroom under memory.max: mem_cgroup_wb_stats(), domain_dirty_limits()) writes
+ *     back until they are under it again (wb_over_bg_thresh());
+ *   - periodic: every dirty_writeback_centisecs (5 s) the folios dirtied more than
+ *     dirty_expire_centisecs (30 s) ago (wb_check_old_data_flush());
+ *   - reclaim's wake-up: a reclaim invocation that met a dirty file folio it left to the
+ *     flushers (queue_flusher) writes back every queued folio when it ends
+ *     (wakeup_flusher_threads(WB_REASON_VMSCAN)).
+ * A written folio starts writeback as pageout() would; it ends after the writeback delay
+ * (with the next reclaim invocation by default, at once for `sync`) and, if reclaim had
+ * marked it PG_reclaim, rotates it to the tail. docs/replay.md, "Dirty file folios".
+ */
+#define DIRTY_BACKGROUND_PCT 10
+#define DIRTY_EXPIRE_MS 30000
+#define DIRTY_WRITEBACK_NS 5000000000ull
+
+static uint32_t ms_of(uint64_t ns)
+{
+	uint64_t ms = ns / 1000000;
+
+	return ms > UINT32_MAX ? UINT32_MAX : (uint32_t)ms;
+}
+
+static void flusher_write(struct rp_machine *mach, uint32_t page)
+{
+	struct mr_folio *f = &mach->m.folios[page];
+
+	mach->c[C_FLUSHER_WRITEBACKS]++;
+	if (mach->wb_delay == MR_WRITEBACK_SYNC || (!mach->wb_delay && !mach->in_reclaim &&
+						    !(f->flags & MR_PG_RECLAIM))) {
+		/* the write ends before the flusher's next folio: clean (rotated if reclaim
+		 * marked it); with the default delay a write outside reclaim that nothing
+		 * waits for ends at once too */
+		f->flags = (f->flags & ~MR_PG_DIRTY) | MR_PG_WRITEBACK;
+		mach->c[C_WRITEBACKS]++;
+		end_writeback(mach, page);
+	} else {
+		start_writeback(&mach->m, page);
+	}
+}
+
+/* Take the oldest entry off the queue; returns whether it was a live dirty folio,
+ * written back now (a folio under writeback, isolated or clean meanwhile is dropped). */
+static int flusher_pop(struct rp_machine *mach)
+{
+	uint32_t page = mach->flushq[mach->flushq_head++ % mach->flushq_cap];
+	struct mr_folio *f = &mach->m.folios[page];
+
+	if (!(f->flags & E_FLUSHQ))
+		return 0; /* stale: freed (and maybe queued again) since */
+	f->flags &= ~E_FLUSHQ;
+	mach->memcg[f->lruvec / mach->m.nr_nodes].dirty--;
+	if ((f->flags & (MR_PG_RESIDENT | MR_PG_DIRTY | MR_PG_WRITEBACK | MR_PG_LRU)) !=
+	    (MR_PG_RESIDENT | MR_PG_DIRTY | MR_PG_LRU))
+		return 0;
+	flusher_write(mach, page);
+	return 1;
+}
+
+static void flusher_all(struct rp_machine *mach)
+{
+	while (mach->flushq_head < mach->flushq_tail)
+		flusher_pop(mach);
+}
+
+/* A file folio became dirty (or reclaim found it dirty): queue it once, counted in its
+ * memcg's dirty folios. */
+static void flusher_queue(struct rp_machine *mach, uint32_t page)
+{
+	struct mr_folio *f = &mach->m.folios[page];
+
+	if (f->flags & E_FLUSHQ)
+		return;
+	if (mach->flushq_tail - mach->flushq_head == mach->flushq_cap)
+		flusher_all(mach); /* full of stale entries: write everything now */
+	f->flags |= E_FLUSHQ;
+	mach->memcg[f->lruvec / mach->m.nr_nodes].dirty++;
+	mach->flushq_ms[mach->flushq_tail % mach->flushq_cap] = ms_of(mach->m.now_ns);
+	mach->flushq[mach->flushq_tail++ % mach->flushq_cap] = page;
+}
+
+/* mr_machine_ops.queue_flusher: reclaim met a dirty file folio it leaves to the flushers */
 static void queue_flusher(struct mr_machine *m, uint32_t page)
 {
 	struct rp_machine *mach = to_rp(m);
-	struct mr_folio *f = &m->folios[page];
 
-	if ((f->flags & E_FLUSHQ) || mach->nflushq >= mach->flushq_cap)
-		return;
-	f->flags |= E_FLUSHQ;
-	mach->flushq[mach->nflushq++] = page;
+	flusher_queue(mach, page);
+	mach->flush_wake = 1;
 }
 
-/*
- * The flusher threads, woken by reclaim (mm/vmscan.c: wakeup_flusher_threads(
- * WB_REASON_VMSCAN) when the file folios reclaim took were dirty and not queued for
- * I/O): write back the dirty file folios this reclaim invocation met. Each starts
- * writeback as pageout() would and ends after the writeback delay (with the invocation
- * by default; at once for `sync`), when its PG_reclaim rotates it to the tail
- * (folio_rotate_reclaimable()) for the next reclaim to free. The kernel's flusher writes
- * every dirty page of the device and also runs on its own (dirty_expire_centisecs,
- * dirty_background_ratio); here only reclaim's wake-up and only the folios it met:
- * docs/replay.md, "Dirty file folios".
- */
-static void run_flusher(struct rp_machine *mach)
+/* Dirtyable memory of memcg i in pages: its file folios and its headroom (the parent
+ * limit's when it has none); 0 when nothing limits it (no writeback is needed for room). */
+static uint64_t dirtyable(const struct rp_machine *mach, uint32_t i)
 {
-	for (uint64_t i = 0; i < mach->nflushq; i++) {
-		uint32_t page = mach->flushq[i];
-		struct mr_folio *f = &mach->m.folios[page];
+	const struct rp_memcg *c = &mach->memcg[i];
+	uint64_t file = 0, limit = c->limit, usage = c->usage;
 
-		f->flags &= ~E_FLUSHQ;
-		if ((f->flags & (MR_PG_RESIDENT | MR_PG_DIRTY | MR_PG_WRITEBACK | MR_PG_LRU)) !=
-		    (MR_PG_RESIDENT | MR_PG_DIRTY | MR_PG_LRU))
-			continue; /* freed, cleaned, under writeback or isolated meanwhile */
-		mach->c[C_FLUSHER_WRITEBACKS]++;
-		if (mach->wb_delay == MR_WRITEBACK_SYNC) {
-			/* the write ends before the flusher's next folio: clean, rotated */
-			f->flags = (f->flags & ~MR_PG_DIRTY) | MR_PG_WRITEBACK;
-			mach->c[C_WRITEBACKS]++;
-			end_writeback(mach, page);
-		} else {
-			start_writeback(&mach->m, page);
+	if (limit == UNLIMITED && mach->hier) {
+		limit = mach->global_limit;
+		usage = mach->total_usage;
+		for (uint32_t k = 0; k < mach->m.nr_lruvecs; k++) {
+			const uint64_t *st = &mach->m.lruvec_stat[(size_t)k * MR_NR_VMSTAT];
+
+			file += st[MR_VM_NR_ACTIVE_FILE] + st[MR_VM_NR_INACTIVE_FILE];
+		}
+	} else {
+		for (uint32_t nd = 0; nd < mach->m.nr_nodes; nd++) {
+			const uint64_t *st = &mach->m.lruvec_stat[((size_t)i * mach->m.nr_nodes + nd) *
+								   MR_NR_VMSTAT];
+
+			file += st[MR_VM_NR_ACTIVE_FILE] + st[MR_VM_NR_INACTIVE_FILE];
 		}
 	}
-	mach->nflushq = 0;
+	if (limit == UNLIMITED)
+		return 0;
+	return file + (limit > usage ? limit - usage : 0);
+}
+
+/* After a write dirtied a file folio: background writeback while over the threshold. */
+void rp_file_dirtied(struct rp_machine *mach, uint32_t page)
+{
+	struct mr_folio *f = &mach->m.folios[page];
+	uint32_t mi = f->lruvec / mach->m.nr_nodes;
+	uint64_t avail;
+
+	if (f->flags & E_FLUSHQ)
+		return;
+	flusher_queue(mach, page);
+	avail = dirtyable(mach, mi);
+	if (!avail || mach->memcg[mi].dirty * 100 <= avail * DIRTY_BACKGROUND_PCT)
+		return;
+	while (mach->flushq_head < mach->flushq_tail &&
+	       mach->memcg[mi].dirty * 100 > avail * DIRTY_BACKGROUND_PCT)
+		mach->c[C_FLUSHER_BACKGROUND] += (uint64_t)flusher_pop(mach);
+}
+
+/* The periodic writeback, at trace time now: called from the event loop. */
+void rp_flusher_periodic(struct rp_machine *mach, uint64_t now)
+{
+	uint32_t old = ms_of(now) > DIRTY_EXPIRE_MS ? ms_of(now) - DIRTY_EXPIRE_MS : 0;
+
+	mach->next_kupdate = now + DIRTY_WRITEBACK_NS;
+	while (mach->flushq_head < mach->flushq_tail &&
+	       mach->flushq_ms[mach->flushq_head % mach->flushq_cap] <= old && old)
+		mach->c[C_FLUSHER_PERIODIC] += (uint64_t)flusher_pop(mach);
 }
 
 /* ---- leaving memory ---- */
@@ -226,6 +332,8 @@ void rp_folio_free(struct rp_machine *mach, uint32_t page)
 		mach->c[C_FREED]++;
 	}
 	swap_release(mach, page);
+	if (f->flags & E_FLUSHQ) /* its queue entry goes stale */
+		mach->memcg[f->lruvec / mach->m.nr_nodes].dirty--;
 	f->flags &= E_KEEP;
 	f->mapcount = 0;
 	mach->slot[page] = 0;
@@ -246,6 +354,8 @@ static int remove_mapping(struct mr_machine *m, uint32_t page, uint64_t shadow)
 	if (anon && !(f->flags & MR_PG_SWAPCACHE) && add_to_swap(m, page))
 		return MR_REMOVE_BUSY;
 	rp_unmap_all(mach, page);
+	if ((f->flags & MR_PG_DIRTY) && ptype(mach, page) == RP_FILE)
+		queue_flusher(m, page); /* dirty through a PTE: the flushers write it */
 	if (f->flags & (MR_PG_DIRTY | MR_PG_WRITEBACK))
 		return MR_REMOVE_BUSY;
 	if (anon && !(f->flags & E_SWAPVALID)) {
@@ -254,6 +364,8 @@ static int remove_mapping(struct mr_machine *m, uint32_t page, uint64_t shadow)
 	}
 	uncharge(mach, page);
 	resident_dec(mach, page);
+	if (f->flags & E_FLUSHQ) /* clean by now; its queue entry goes stale */
+		mach->memcg[f->lruvec / mach->m.nr_nodes].dirty--;
 	f->flags = (f->flags & (E_KEEP | E_SWAP | E_SWAPVALID | E_UNSEEN)) | E_EVICTED |
 		   (rp_shadow_store(mach, page) ? E_SHADOW : 0);
 	f->mapcount = 0;
@@ -278,8 +390,11 @@ static void reclaim_done(struct rp_machine *mach)
 {
 	mach->in_reclaim = 0;
 	rp_shadow_shrink(mach); /* shrink_slab() runs in every reclaim */
-	if (mach->nflushq)
-		run_flusher(mach);
+	if (mach->flush_wake) {
+		mach->flush_wake = 0;
+		mach->c[C_FLUSHER_WAKEUPS]++;
+		flusher_all(mach);
+	}
 	if (!mach->wb_delay)
 		rp_wb_complete_all(mach); /* writeback ends with the reclaim invocation */
 	if (mach->check && mach->ops->check &&
@@ -828,6 +943,7 @@ void rp_machine_destroy(struct rp_machine *mach)
 	free(mach->node);
 	free(mach->wb_ring);
 	free(mach->flushq);
+	free(mach->flushq_ms);
 	free(mach->ts_names);
 	free(mach->ts_memcg_names);
 	free(mach->ts_t);
@@ -915,14 +1031,17 @@ int rp_machine_create(const struct rp_image *t, const struct rp_machine_opts *o,
 	mach->memcg = calloc(nm, sizeof(*mach->memcg));
 	mach->wb_cap = (uint64_t)np + 64;
 	mach->wb_ring = malloc(mach->wb_cap * sizeof(uint32_t));
-	mach->flushq_cap = t->nr_file;
-	mach->flushq = malloc((mach->flushq_cap ? mach->flushq_cap : 1) * sizeof(uint32_t));
+	/* each file folio at most once while live, plus stale entries of freed ones */
+	mach->flushq_cap = 2 * (uint64_t)t->nr_file + 64;
+	mach->flushq = malloc(mach->flushq_cap * sizeof(uint32_t));
+	mach->flushq_ms = malloc(mach->flushq_cap * sizeof(uint32_t));
+	mach->next_kupdate = DIRTY_WRITEBACK_NS;
 	arena_n = 2 * (uint64_t)t->nr_vmas + 1;
 	mach->arena = malloc(arena_n * sizeof(uint32_t));
 	if (!mach->m.folios || !mach->m.mms || !mach->lruvec_stat || !mach->slot || !mach->vmas ||
 	    !mach->fa_resident ||
 	    !mach->mmx || !mach->imap || !mach->task_exited || !mach->memcg || !mach->wb_ring || !mach->arena ||
-	    !mach->flushq) {
+	    !mach->flushq || !mach->flushq_ms) {
 		rc = mr_error_set(err, MR_ENOMEM, "out of memory sizing the machine for %s (%u pages)",
 				  o->canon, np);
 		goto fail;

@@ -59,7 +59,7 @@
  * be invisible to a trace without a read source (young scans, hardware samples), so a
  * refault of such a page counts in mr_unseen_refaults (docs/replay.md, "Coverage") */
 #define E_UNSEEN (1u << 29)
-#define E_FLUSHQ (1u << 30)    /* on the flusher's queue (queue_flusher) */
+#define E_FLUSHQ (1u << 30)    /* dirty file folio on the flusher's queue (rp_file_dirtied) */
 #define E_KEEP (MR_PG_SWAPBACKED | MR_PG_EXEC) /* what a folio keeps out of memory */
 
 #define RP_CTR_LIST(X)                                                                   \
@@ -72,6 +72,8 @@
 	X(EVICT_FILE, "mr_evict_file") X(WRITEBACKS, "mr_writebacks")                    \
 	X(WB_ROTATE, "mr_writeback_rotations") X(RECLAIMS, "mr_reclaims")                \
 	X(FLUSHER_WRITEBACKS, "mr_flusher_writebacks")                                   \
+	X(FLUSHER_BACKGROUND, "mr_flusher_background")                                   \
+	X(FLUSHER_PERIODIC, "mr_flusher_periodic") X(FLUSHER_WAKEUPS, "mr_flusher_wakeups") \
 	X(OOM, "mr_oom") X(FREED, "mr_freed") X(UNMAPS, "mr_unmaps")                      \
 	X(MM_EXITS, "mr_mm_exits") X(UNMAPPED_ACCESS, "mr_access_unmapped")              \
 	X(FAULT_AROUND, "mr_fault_around")                                               \
@@ -146,6 +148,7 @@ struct rp_machine_vma {
 
 struct rp_memcg {
 	uint64_t usage, limit, usage_max, oom;
+	uint64_t dirty; /* its file folios on the flusher's queue (E_FLUSHQ) */
 };
 
 /* One NUMA node's memory under node reclaim (--reclaim node). */
@@ -217,10 +220,13 @@ struct rp_machine {
 	uint64_t wbb_head, wbb_tail;
 	uint64_t wb_delay;
 	int in_reclaim;
-	/* the flusher: dirty file folios reclaim left to it in this invocation, each once
-	 * (E_FLUSHQ); [one per file page of the trace] */
-	uint32_t *flushq;
-	uint64_t nflushq, flushq_cap;
+	/* the flusher (machine.c, "the flusher"): dirty file folios in the order they were
+	 * dirtied, each once while E_FLUSHQ (entries of folios freed meanwhile stay, stale);
+	 * a ring of flushq_cap entries, the time each was queued (ms of trace time) */
+	uint32_t *flushq, *flushq_ms;
+	uint64_t flushq_head, flushq_tail, flushq_cap;
+	int flush_wake;          /* reclaim met a dirty file folio: wake the flusher at its end */
+	uint64_t next_kupdate;   /* the next periodic writeback (wb_workfn's kupdate), ns */
 
 	/* shadow entries after they are stored (shadow.c) */
 	int shadow_mode;           /* enum rp_shadow_mode */
@@ -450,6 +456,9 @@ void rp_shadow_shrink(struct rp_machine *mach);
 /* ---- machine.c: memory in and out, reclaim ---- */
 
 void rp_folio_free(struct rp_machine *mach, uint32_t page);
+/* the flusher (machine.c): a write dirtied file folio page; the periodic writeback */
+void rp_file_dirtied(struct rp_machine *mach, uint32_t page);
+void rp_flusher_periodic(struct rp_machine *mach, uint64_t now);
 void rp_insert_page(struct rp_machine *mach, uint32_t page, unsigned ctx, int write);
 void rp_wb_complete_all(struct rp_machine *mach);
 void rp_wb_complete_until(struct rp_machine *mach, uint64_t t);

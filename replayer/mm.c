@@ -208,8 +208,11 @@ void rp_zap_pte(struct rp_machine *mach, const struct mr_vma *vma, struct mr_pte
 	f->flags &= ~E_HINT;
 	if (ptype(mach, page) == RP_ANON)
 		return;
-	if (bits & MR_PTE_DIRTY)
+	if (bits & MR_PTE_DIRTY) {
 		f->flags |= MR_PG_DIRTY;
+		if (ptype(mach, page) == RP_FILE)
+			rp_file_dirtied(mach, page); /* zap_pte_range(): folio_mark_dirty() */
+	}
 	if (explicit && (bits & MR_PTE_YOUNG) && vma && mr_vma_has_recency(vma) &&
 	    mach->ops->mark_accessed)
 		mach->ops->mark_accessed(mach->pol, page);

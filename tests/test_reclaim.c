@@ -565,6 +565,66 @@ static void test_writeback_sync(void)
 	mr_replay_destroy(r);
 }
 
+/*
+ * The flusher without reclaim (docs/replay.md, "Dirty file folios"): in a memcg far from
+ * its limit, writes of 8 of a file's pages leave them dirty until 30 s later, when the
+ * periodic writeback takes them (and not before); 64 written at once in a memcg of 256
+ * pages go over the background threshold (10 % of the file pages plus the headroom), and
+ * background writeback brings them under it at once.
+ */
+static struct mr_replay *flusher_trace(const char *name, uint32_t nwrite, uint64_t t_end,
+				       uint64_t memory)
+{
+	const char *trace = path_in(name);
+	struct tb *b = tb_create(trace, 1);
+	struct run ro = { .trace = trace, .pol = { "lru", "mglru" }, .npol = 2, .memory = memory };
+
+	tb_cgroup(b, 1, "/test");
+	tb_mm(b, 1);
+	tb_task(b, 1, 1, 1);
+	tb_file(b, 1, 128);
+	for (uint32_t i = 0; i < 128; i++)
+		tb_page_file(b, i, 1, i, 1, 0);
+	tb_ev(b, 1000, MR_EV_FD_ACCESS, 0, 1, MR_ACC_WRITE, nwrite, 0);
+	tb_ev(b, t_end, MR_EV_FD_ACCESS, 100, 1, MR_ACC_READ, 1, 0);
+	if (tb_finish(b))
+		return NULL;
+	return replay(&ro);
+}
+
+static void test_flusher(void)
+{
+	struct mr_replay *r;
+
+	if (!mr_replay_policy_exists("lru") || !mr_replay_policy_exists("mglru"))
+		return;
+	r = flusher_trace("flush-29s.db", 8, 29000000000ull, 4096);
+	CHECK(r != NULL);
+	for (size_t i = 0; r && i < 2; i++) /* dirtied at 1 us: not expired at 29 s */
+		CHECK_EQ_U64(ctr(r, i, "mr_flusher_writebacks"), 0);
+	mr_replay_destroy(r);
+	r = flusher_trace("flush-36s.db", 8, 36000000000ull, 4096);
+	CHECK(r != NULL);
+	for (size_t i = 0; r && i < 2; i++) { /* the 35 s pass writes them */
+		CHECK_EQ_U64(ctr(r, i, "mr_flusher_writebacks"), 8);
+		CHECK_EQ_U64(ctr(r, i, "mr_flusher_periodic"), 8);
+		CHECK_EQ_U64(ctr(r, i, "mr_flusher_background"), 0);
+		CHECK_EQ_U64(ctr(r, i, "mr_reclaims"), 0);
+	}
+	mr_replay_destroy(r);
+	r = flusher_trace("flush-bg.db", 64, 2000, 256);
+	CHECK(r != NULL);
+	for (size_t i = 0; r && i < 2; i++) {
+		/* about 256 pages dirtyable (file pages + headroom) all along: from the 26th
+		 * dirty page on, each one written takes another out */
+		CHECK_EQ_U64(ctr(r, i, "mr_flusher_background"), 64 - 25);
+		CHECK_EQ_U64(ctr(r, i, "mr_flusher_writebacks"), 64 - 25);
+		CHECK_EQ_U64(ctr(r, i, "mr_flusher_wakeups"), 0);
+		CHECK_EQ_U64(ctr(r, i, "mr_reclaims"), 0);
+	}
+	mr_replay_destroy(r);
+}
+
 static const struct mr_test_case cases[] = {
 	MR_CASE(test_watermarks),
 	MR_CASE(test_kswapd_direct),
@@ -575,6 +635,7 @@ static const struct mr_test_case cases[] = {
 	MR_CASE(test_coverage),
 	MR_CASE(test_switch_walks),
 	MR_CASE(test_writeback_sync),
+	MR_CASE(test_flusher),
 };
 
 int main(int argc, char **argv)

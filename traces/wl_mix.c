@@ -14,7 +14,13 @@
  *       privately and reads it twice, writes a 12 MiB anon heap, reads half of it back
  *       and unmaps it. Slices come from SEED.
  *
- * Deterministic for a given argument list; the file must exist and be at least 8 MiB.
+ *   wl_mix write PATH MIB PASSES
+ *       writes MIB MiB to PATH (created or truncated) with write() in 64 KiB chunks, no
+ *       fsync (the flushers and reclaim write it back), then reads it back PASSES times
+ *       with read() in 64 KiB chunks and unlinks it: dirty page cache under a memory limit.
+ *
+ * Deterministic for a given argument list; for mmap and build the file must exist and be
+ * at least 8 MiB.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -146,6 +152,39 @@ static int do_build(const char *path, int rounds, uint64_t seed)
 	return 0;
 }
 
+static int do_write(const char *path, int mib, int passes)
+{
+	const size_t chunk = 64u << 10, bytes = (size_t)mib << 20;
+	unsigned char *buf = malloc(chunk);
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+
+	if (fd < 0 || !buf || mib <= 0) {
+		fprintf(stderr, "wl_mix: %s: cannot create it\n", path);
+		return 1;
+	}
+	for (size_t off = 0; off < bytes; off += chunk) {
+		for (size_t i = 0; i < chunk; i += PG)
+			buf[i] = (unsigned char)((off + i) / PG);
+		if (write(fd, buf, chunk) != (ssize_t)chunk) {
+			fprintf(stderr, "wl_mix: %s: write failed (disk full?)\n", path);
+			unlink(path);
+			return 1;
+		}
+	}
+	for (int p = 0; p < passes; p++) {
+		ssize_t n;
+
+		if (lseek(fd, 0, SEEK_SET) != 0)
+			return 1;
+		while ((n = read(fd, buf, chunk)) > 0)
+			sink += buf[0];
+	}
+	close(fd);
+	unlink(path);
+	printf("wl_mix write %d MiB passes=%d\n", mib, passes);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 7 && !strcmp(argv[1], "mmap"))
@@ -153,7 +192,10 @@ int main(int argc, char **argv)
 			       argv[6]);
 	if (argc == 5 && !strcmp(argv[1], "build"))
 		return do_build(argv[2], atoi(argv[3]), strtoull(argv[4], NULL, 0));
+	if (argc == 5 && !strcmp(argv[1], "write"))
+		return do_write(argv[2], atoi(argv[3]), atoi(argv[4]));
 	fprintf(stderr, "usage: wl_mix mmap PATH PASSES seq|rand SEED normal|random|sequential\n"
-			"       wl_mix build PATH ROUNDS SEED\n");
+			"       wl_mix build PATH ROUNDS SEED\n"
+			"       wl_mix write PATH MIB PASSES\n");
 	return 2;
 }

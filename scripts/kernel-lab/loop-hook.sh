@@ -78,6 +78,16 @@ kp_off() {
 
 [ -f "$P" ] || { echo "no $P"; exit 1; }
 echo "lru_gen_enabled=$(cat /sys/kernel/mm/lru_gen/enabled)"
+# a workload that writes files (wl_mix write) needs a writable disk: kernel-lab's is
+# read-only, so an ext2 file system (the ext4 driver, no journal) on a second zram device,
+# at /wmnt: real block writeback, not charged to the workload's cgroup
+if grep -q ' wl_mix write ' "$P"; then
+	zd=$(cat /sys/class/zram-control/hot_add 2>/dev/null) &&
+		echo 192M > "/sys/block/zram$zd/disksize" && mke2fs -q -b 4096 "/dev/zram$zd" &&
+		mkdir -p /wmnt && { mount -t ext2 "/dev/zram$zd" /wmnt 2>/dev/null ||
+		mount -t ext4 "/dev/zram$zd" /wmnt; } && echo "wmnt=/dev/zram$zd" || {
+		echo "wmnt=none (no zram device for a file system)"; dmesg | tail -5; }
+fi
 echo "recopts=$RECOPTS"
 echo "recopts_b=$RECOPTS_B"
 while read -r label mmax how prog args; do
