@@ -102,6 +102,7 @@ static void ev_access(struct rp_machine *mach, const struct mr_event *ev, const 
 			unseen = E_UNSEEN;
 		if (major)
 			count(mach, page, MR_VM_PGMAJFAULT);
+		DETAIL(mach, rp_detail_fault(mach, page, vi, major));
 	} else {
 		uint32_t ti = table_find(mach, mm, addr >> 21);
 		unsigned s = (unsigned)((addr >> 12) & 511);
@@ -120,8 +121,12 @@ static void ev_access(struct rp_machine *mach, const struct mr_event *ev, const 
 				rp_fault_around(mach, vi, mm, addr, page, ev->task);
 			rp_install_pte(mach, page, mm, addr, write);
 			count(mach, page, MR_VM_PGFAULT);
-			if (rp_ra_major(mach, page, ev->task))
+			if (rp_ra_major(mach, page, ev->task)) {
 				count(mach, page, MR_VM_PGMAJFAULT);
+				DETAIL(mach, rp_detail_fault(mach, page, vi, 1));
+			} else {
+				DETAIL(mach, rp_detail_fault(mach, page, vi, 0));
+			}
 		}
 	}
 done:
@@ -660,6 +665,8 @@ int rp_machine_run(struct rp_machine *mach, const struct mr_event *ev, size_t n,
 			mach->m.now_ns = e->time;
 			mach->m.cpu = e->cpu;
 			step(mach, e, nu);
+			if (__builtin_expect(mach->trace != NULL, 0))
+				rp_trace_step(mach, e, done + i);
 			if (nu) {
 				uint32_t first;
 
