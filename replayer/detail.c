@@ -105,12 +105,11 @@ int rp_detail_create(struct rp_machine *mach, const struct rp_machine_opts *o,
 	d->nr_vmas = t->nr_vmas;
 	d->pages = calloc(np ? np : 1, sizeof(*d->pages));
 	d->vmas = calloc((size_t)t->nr_vmas + 1, sizeof(*d->vmas));
-	d->last_vma = malloc((np ? np : 1) * sizeof(*d->last_vma));
 	d->tp = calloc(nt ? nt : 1, sizeof(*d->tp));
-	if (!d->pages || !d->vmas || !d->last_vma || !d->tp)
+	if (!d->pages || !d->vmas || !d->tp)
 		return mr_error_set(err, MR_ENOMEM, "out of memory for detail counters of %u pages", np);
 	for (uint32_t i = 0; i < np; i++)
-		d->last_vma[i] = t->nr_vmas;
+		d->pages[i].last_vma = t->nr_vmas;
 	for (size_t i = 0; i < nt; i++) {
 		struct rp_trace_page *tp;
 
@@ -142,7 +141,6 @@ void rp_detail_destroy(struct rp_machine *mach)
 	free(d->tp);
 	free(d->pages);
 	free(d->vmas);
-	free(d->last_vma);
 	free(d);
 	mach->detail = mach->trace = NULL;
 }
@@ -246,23 +244,25 @@ void rp_detail_fault(struct rp_machine *mach, uint32_t page, uint32_t vi, int ma
 {
 	struct rp_detail *d = mach->detail;
 
-	d->pages[page].faults++;
-	d->pages[page].majfaults += major != 0;
+	struct rp_detail_page *dp = &d->pages[page];
+
+	dp->c.faults++;
+	dp->c.majfaults += major != 0;
 	d->vmas[vi].faults++;
 	d->vmas[vi].majfaults += major != 0;
-	d->last_vma[page] = vi;
+	dp->last_vma = vi;
 }
 
 void rp_detail_insert(struct rp_machine *mach, uint32_t page, uint32_t est, unsigned ctx)
 {
 	struct rp_detail *d = mach->detail;
-	struct mr_detail_counts *c = &d->pages[page];
+	struct mr_detail_counts *c = &d->pages[page].c;
 	struct rp_trace_page *tp;
 
 	c->misses++;
 	if (est & E_EVICTED) {
 		c->refaults++;
-		d->vmas[d->last_vma[page]].refaults++;
+		d->vmas[d->pages[page].last_vma].refaults++;
 	}
 	if (est & E_SHADOW)
 		c->shadow_refaults++;
@@ -279,8 +279,8 @@ void rp_detail_evict(struct rp_machine *mach, uint32_t page)
 	struct rp_detail *d = mach->detail;
 	struct rp_trace_page *tp;
 
-	d->pages[page].evictions++;
-	d->vmas[d->last_vma[page]].evictions++;
+	d->pages[page].c.evictions++;
+	d->vmas[d->pages[page].last_vma].evictions++;
 	tp = traced(d, page);
 	if (tp) {
 		unsigned kind = !d->sc ? MR_PRC_OTHER : d->sc->kswapd ? MR_PRC_KSWAPD :
@@ -294,7 +294,7 @@ void rp_detail_free(struct rp_machine *mach, uint32_t page)
 {
 	struct rp_trace_page *tp;
 
-	mach->detail->pages[page].freed++;
+	mach->detail->pages[page].c.freed++;
 	tp = traced(mach->detail, page);
 	if (tp)
 		log_entry(mach, tp, MR_PEV_FREE, 0, NULL);
@@ -302,21 +302,26 @@ void rp_detail_free(struct rp_machine *mach, uint32_t page)
 
 void rp_detail_writeback(struct rp_machine *mach, uint32_t page)
 {
-	mach->detail->pages[page].writebacks++;
+	mach->detail->pages[page].c.writebacks++;
 }
 
 /* ---- reading ---- */
 
-const struct mr_detail_counts *mr_replay_page_counts(const struct mr_replay *r, size_t run,
-						     uint32_t *n)
+int mr_replay_page_counts(const struct mr_replay *r, size_t run, uint32_t page,
+			  struct mr_detail_counts *c)
 {
 	struct rp_machine *mach = rp_replay_machine(r, run);
 
-	*n = 0;
-	if (!mach || !mach->detail)
-		return NULL;
-	*n = mach->m.nr_pages;
-	return mach->detail->pages;
+	memset(c, 0, sizeof(*c));
+	if (!mach || !mach->detail || page >= mach->m.nr_pages)
+		return MR_ENOENT;
+	*c = mach->detail->pages[page].c;
+	return 0;
+}
+
+uint32_t mr_replay_nr_pages(const struct mr_replay *r)
+{
+	return rp_replay_image(r)->nr_pages;
 }
 
 const struct mr_page_event *mr_replay_page_history(const struct mr_replay *r, size_t run,
@@ -409,7 +414,7 @@ static int write_machine(sqlite3 *db, sqlite3_stmt **st, const struct rp_machine
 		for (uint32_t p = 0; !rc && p < np; p++) {
 			struct sums s = { { 0 } };
 
-			add(&s, &d->pages[p]);
+			add(&s, &d->pages[p].c);
 			if (nonzero(&s))
 				rc = put_row(db, st[0], run, p, &s, err);
 		}
@@ -424,8 +429,8 @@ static int write_machine(sqlite3 *db, sqlite3_stmt **st, const struct rp_machine
 
 			if (rp_page_type(rp) == RP_FILE && (rp->info & RP_PAGE_VALID) &&
 			    rp->owner < t->nr_files)
-				add(&files[rp->owner], &d->pages[p]);
-			add(&cg[rp->memcg < nm ? rp->memcg : 0], &d->pages[p]);
+				add(&files[rp->owner], &d->pages[p].c);
+			add(&cg[rp->memcg < nm ? rp->memcg : 0], &d->pages[p].c);
 		}
 		for (uint32_t f = 0; !rc && (d->what & MR_DETAIL_FILES) && f < t->nr_files; f++)
 			if (nonzero(&files[f]))

@@ -610,6 +610,8 @@ static inline void prefetch_ahead(const struct rp_machine *mach, const struct mr
 	if (f->flags & MR_PG_RESIDENT)
 		return;
 	mr_prefetch(&mach->slot[page]);
+	if (mach->detail) /* a miss is coming: its detail counters too */
+		rp_detail_prefetch(mach->detail, page);
 	if (e->kind == MR_EV_ACCESS) {
 		mr_prefetch(&mach->t->pages[page]);
 		if (LOC_TABLE(f->pte) < mach->ntables) {

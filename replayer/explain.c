@@ -332,28 +332,30 @@ int mr_explain(const struct mr_explain_opts *o, struct mr_explain **out, struct 
 		nchosen = o->npages;
 	} else {
 		/* first pass: per-page counts under both runs */
-		const struct mr_detail_counts *c[2];
-		uint32_t np[2];
+		uint32_t np;
 
 		for (int k = 0; !rc && k < 2; k++)
 			rc = replay_again(db, o, &rr[k], NULL, 0, &x->r[k], err);
 		if (rc)
 			goto out;
-		for (int k = 0; k < 2; k++)
-			c[k] = mr_replay_page_counts(x->r[k], 0, &np[k]);
-		rank = calloc(np[0] ? np[0] : 1, sizeof(*rank));
+		np = mr_replay_nr_pages(x->r[0]);
+		rank = calloc(np ? np : 1, sizeof(*rank));
 		if (!rank) {
 			rc = mr_error_set(err, MR_ENOMEM, "out of memory");
 			goto out;
 		}
-		for (uint32_t p = 0; p < np[0] && p < np[1]; p++) {
+		for (uint32_t p = 0; p < np; p++) {
+			struct mr_detail_counts c[2];
+
+			mr_replay_page_counts(x->r[0], 0, p, &c[0]);
+			mr_replay_page_counts(x->r[1], 0, p, &c[1]);
 			rank[p].page = p;
-			rank[p].score = outcome(&c[0][p]) - outcome(&c[1][p]);
-			if (memcmp(&c[0][p], &c[1][p], sizeof(c[0][p])))
+			rank[p].score = outcome(&c[0]) - outcome(&c[1]);
+			if (memcmp(&c[0], &c[1], sizeof(c[0])))
 				x->differing++;
 		}
-		qsort(rank, np[0], sizeof(*rank), by_score);
-		for (uint32_t p = 0; p < np[0] && nchosen < top && rank[p].score; p++)
+		qsort(rank, np, sizeof(*rank), by_score);
+		for (uint32_t p = 0; p < np && nchosen < top && rank[p].score; p++)
 			chosen[nchosen++] = rank[p].page;
 		mr_replay_destroy(x->r[0]);
 		mr_replay_destroy(x->r[1]);
@@ -380,10 +382,7 @@ int mr_explain(const struct mr_explain_opts *o, struct mr_explain **out, struct 
 		x->npages++;
 		pg->page = chosen[i];
 		for (int k = 0; k < 2; k++) {
-			uint32_t np;
-			const struct mr_detail_counts *c = mr_replay_page_counts(x->r[k], 0, &np);
-
-			pg->c[k] = c[pg->page];
+			mr_replay_page_counts(x->r[k], 0, pg->page, &pg->c[k]);
 			pg->ev[k] = mr_replay_page_history(x->r[k], 0, pg->page, &pg->nev[k],
 							   &pg->dropped[k]);
 		}

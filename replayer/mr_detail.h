@@ -59,10 +59,12 @@ struct mr_detail_counts {
 	uint32_t writebacks;      /* mr_writebacks */
 };
 
-/* After mr_replay_run() with MR_DETAIL_* set: run's counters per page id, [*n] of them
- * (the trace's page count). NULL when the replay counted no detail. Owned by r. */
-const struct mr_detail_counts *mr_replay_page_counts(const struct mr_replay *r, size_t run,
-						     uint32_t *n);
+/* After mr_replay_run() with MR_DETAIL_* set (or pages traced): run's counters of page
+ * into *c. 0; MR_ENOENT when the replay counted no detail or page is not in the trace. */
+int mr_replay_page_counts(const struct mr_replay *r, size_t run, uint32_t page,
+			  struct mr_detail_counts *c);
+/* The trace's page count (pages ids are 0 .. this - 1). */
+uint32_t mr_replay_nr_pages(const struct mr_replay *r);
 
 /* ---- page history ---- */
 

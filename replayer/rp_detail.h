@@ -28,13 +28,19 @@ struct rp_trace_page {
 	struct mr_page_event last;     /* its state at its last entry (logged or not) */
 };
 
+/* Per page: its counters and the VMA it was last faulted in through, in one record so
+ * that a miss or an eviction touches one place (prefetched with the folio). */
+struct rp_detail_page {
+	struct mr_detail_counts c;
+	uint32_t last_vma;             /* VMA index of its last fault, or nr_vmas = none */
+};
+
 struct rp_detail {
 	unsigned what;                 /* MR_DETAIL_* asked (counters are kept for all) */
-	struct mr_detail_counts *pages; /* [nr_pages] */
+	struct rp_detail_page *pages;  /* [nr_pages] */
 	struct mr_detail_counts *vmas; /* [nr_vmas + 1]: faults through the VMA, evictions
 					* and refaults of the pages last faulted in through
 					* it; [nr_vmas] = pages never mapped */
-	uint32_t *last_vma;            /* [nr_pages]: VMA index of its last fault, or nr_vmas */
 	uint32_t nr_vmas;
 	/* history */
 	struct rp_trace_page *tp;      /* [ntrace], sorted by page */
@@ -50,6 +56,15 @@ struct rp_detail {
 int rp_detail_create(struct rp_machine *mach, const struct rp_machine_opts *o,
 		     struct mr_error *err);
 void rp_detail_destroy(struct rp_machine *mach);
+
+/* Start loading page's record (a miss or an eviction of it is coming). */
+static inline void rp_detail_prefetch(const struct rp_detail *d, uint32_t page)
+{
+	const char *p = (const char *)&d->pages[page];
+
+	mr_prefetchw(p);
+	mr_prefetchw(p + sizeof(d->pages[0]) - 1); /* 40 bytes may straddle two lines */
+}
 
 void rp_detail_fault(struct rp_machine *mach, uint32_t page, uint32_t vi, int major);
 void rp_detail_insert(struct rp_machine *mach, uint32_t page, uint32_t est, unsigned ctx);
