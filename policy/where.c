@@ -4,12 +4,20 @@
  * under mglru, its list under the classic LRU and any policy that keeps PG_lru and
  * PG_active as the kernel's lists do. For `memreplay explain`: read-only.
  */
-#include <stdio.h>
 #include <string.h>
 
 #include "builtin.h"
 #include "mglru.h"
 #include "mr_policy_where.h"
+
+/* The list's name (short constants: no formatting on a path polled per event). */
+static void set_list(struct mr_folio_where *w, const char *name)
+{
+	size_t n = strlen(name);
+
+	memcpy(w->list, name, n < sizeof(w->list) ? n + 1 : sizeof(w->list));
+	w->list[sizeof(w->list) - 1] = 0;
+}
 
 /* include/linux/mm_inline.h:folio_lru_list(), named as /proc/vmstat's nr_* lists. */
 static void classic_list(const struct mr_folio *f, struct mr_folio_where *w)
@@ -24,7 +32,7 @@ static void classic_list(const struct mr_folio *f, struct mr_folio_where *w)
 		name = mr_folio_is_file_lru(f) ? "active_file" : "active_anon";
 	else
 		name = mr_folio_is_file_lru(f) ? "inactive_file" : "inactive_anon";
-	snprintf(w->list, sizeof(w->list), "%s", name);
+	set_list(w, name);
 }
 
 /* The folio's generation: the seq in [min_seq, max_seq] of its type whose
@@ -40,10 +48,10 @@ static void mglru_where(const struct mr_policy *p, uint32_t page, struct mr_foli
 	w->min_seq = lv->lrugen.min_seq[type];
 	if (gen < 0) {
 		if (mg->pages[page].list == LRU_GEN_LIST_UNEVICTABLE)
-			snprintf(w->list, sizeof(w->list), "unevictable");
+			set_list(w, "unevictable");
 		return;
 	}
-	snprintf(w->list, sizeof(w->list), "gen");
+	set_list(w, "gen");
 	w->gen = gen;
 	w->refs = (uint32_t)folio_lru_refs(mg, page);
 	for (uint64_t seq = w->max_seq + 1; seq-- > w->min_seq;) {
@@ -69,7 +77,7 @@ int mr_policy_folio_where(const struct mr_policy *p, uint32_t page, struct mr_fo
 		uint64_t nu;
 
 		if (opt_folio_next_use(p, page, &nu)) {
-			snprintf(w->list, sizeof(w->list), "queue");
+			set_list(w, "queue");
 			w->next_use = nu;
 		}
 	} else
