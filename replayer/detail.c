@@ -204,11 +204,24 @@ void rp_trace_step(struct rp_machine *mach, const struct mr_event *e, uint64_t i
 	struct rp_detail *d = mach->trace;
 	uint32_t first;
 	uint64_t n = rp_event_refs(e, mach->m.nr_pages, &first);
+	/* A page's place and flags change only when the event names it, when reclaim,
+	 * aging, a script command, writeback's end, a free or fault-around ran, or for an
+	 * event of another kind (map, unmap, exit, marker): then every traced page is
+	 * looked at, else only those the event names (and those a hook logged). */
+	uint64_t sig = mach->c[C_RECLAIMS] + mach->c[C_KSWAPD_RUNS] + mach->c[C_DIRECT_RECLAIMS] +
+		       mach->c[C_SCRIPT_CMDS] + mach->c[C_FAULT_AROUND] + mach->c[C_FREED] +
+		       mach->c[C_WRITEBACKS] + mach->wb_head;
+	int all = sig != d->sig || (e->kind != MR_EV_ACCESS && e->kind != MR_EV_FD_ACCESS &&
+				    e->kind != MR_EV_READAHEAD && e->kind != MR_EV_PC_INSERT);
 
+	d->sig = sig;
 	for (uint32_t i = 0; i < d->ntrace; i++) {
 		struct rp_trace_page *tp = &d->tp[i];
 		struct mr_page_event s;
+		int named = tp->page - first < n, logged = tp->n && tp->ev[tp->n - 1].ev == idx;
 
+		if (!all && !named && !logged)
+			continue;
 		/* what happened during this event is this event's doing */
 		for (size_t k = tp->n; k-- > 0 && tp->ev[k].ev == idx && tp->ev[k].cause == UINT16_MAX;)
 			tp->ev[k].cause = (uint16_t)e->kind;
@@ -232,8 +245,7 @@ void rp_trace_step(struct rp_machine *mach, const struct mr_event *e, uint64_t i
 		s.cause = (uint16_t)e->kind;
 		log_entry(mach, tp, MR_PEV_MOVE, 0, &s);
 next:
-		if (tp->page - first < n)
-			tp->refs++;
+		tp->refs += named;
 	}
 	d->cur_ev = idx + 1;
 }

@@ -47,6 +47,7 @@ struct rp_detail {
 	uint32_t ntrace;
 	uint32_t tmin, tmax;           /* page range of the traced pages */
 	uint64_t cur_ev;               /* index of the event being replayed */
+	uint64_t sig;                  /* rp_trace_step(): what ran, at the last event */
 	const struct mr_scan_control *sc; /* the scan in progress (shrink_one), or NULL */
 	unsigned sc_kind;              /* enum mr_page_reclaim of it */
 };
