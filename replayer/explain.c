@@ -189,6 +189,13 @@ static int replay_again(sqlite3 *db, const struct mr_explain_opts *o, const stru
 
 	*out = NULL;
 	rc = mr_replay_create(&ro, &r, err);
+	if (rc && !o->trace && rc != MR_ENOMEM) {
+		char msg[sizeof(err->msg)];
+
+		snprintf(msg, sizeof(msg), "%s", err->msg);
+		mr_error_set(err, rc, "%.400s (run %lld's trace, at the path its replay was given: give it with --trace)",
+			     msg, (long long)rr->id);
+	}
 	if (!rc && strcmp(rp_replay_image(r)->identity, rr->trace_id))
 		rc = mr_error_set(err, MR_EINVAL,
 				  "%s is not the trace run %lld replayed (its content differs from %s): give that trace with --trace",

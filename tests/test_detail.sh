@@ -181,6 +181,11 @@ case_explain_errors() {
 	"$MR" merge -o m.db r.db y-r.db >/dev/null 2>&1 || fail "merge failed"
 	run "$MR" explain m.db --runs 1,4
 	[ "$rc" = 1 ] && grep -q "replayed different traces" <<<"$err" || fail "two traces: $rc $err"
+	# the trace is not where the runs say (a relative path, from elsewhere)
+	mkdir -p sub && cd sub || return
+	run "$MR" explain ../r.db --runs 1,2
+	cd .. || return
+	[ "$rc" = 1 ] && grep -q "give it with --trace" <<<"$err" || fail "trace moved: $rc $err"
 	# the trace given is another one
 	run "$MR" explain r.db --runs 1,2 --trace y.db
 	[ "$rc" = 1 ] && grep -q "is not the trace run 1 replayed" <<<"$err" || fail "other trace: $rc $err"
