@@ -148,8 +148,10 @@ static void print_text(const struct mr_explain *x, const int64_t *runs)
 		return;
 	}
 	if (x->differing)
-		printf("%zu pages differ; the %zu whose refaults + evictions differ most "
-		       "(A minus B):\n", x->differing, x->npages);
+		printf("%zu pages differ (%s); the %zu whose refaults + evictions differ most "
+		       "(A minus B):\n", x->differing,
+		       x->from_table ? "the results' detail_pages" : "replayed to count them",
+		       x->npages);
 	for (size_t i = 0; i < x->npages; i++) {
 		const struct mr_explain_page *p = &x->pages[i];
 		size_t a = 0, b = 0;
@@ -247,7 +249,8 @@ static void print_json(const struct mr_explain *x, const char *results, const in
 		cli_json_string(x->spec[k]);
 		printf(",\"memory_pages\":%" PRIu64 "}", x->memory_pages[k]);
 	}
-	printf("],\"differing\":%zu,\"pages\":[", x->differing);
+	printf("],\"differing\":%zu,\"ranked_from\":\"%s\",\"pages\":[", x->differing,
+	       x->from_table ? "detail_pages" : "replay");
 	for (size_t i = 0; i < x->npages; i++) {
 		const struct mr_explain_page *p = &x->pages[i];
 

@@ -222,6 +222,59 @@ static int replay_again(sqlite3 *db, const struct mr_explain_opts *o, const stru
 	return 0;
 }
 
+/*
+ * Counts per page of both runs from the database's detail_pages, when the replay that
+ * wrote it had --detail pages: c[k][page] for page < *np. 1 when read, 0 when the
+ * table is absent (then the runs are replayed to count), negative on an error.
+ */
+static int stored_counts(sqlite3 *db, const int64_t *runs, struct mr_detail_counts **c,
+			 uint32_t *np, struct mr_error *err)
+{
+	sqlite3_stmt *st;
+	int64_t max = -1;
+
+	c[0] = c[1] = NULL;
+	if (sqlite3_prepare_v2(db, "SELECT max(page) FROM detail_pages", -1, &st, NULL) != SQLITE_OK)
+		return 0; /* no such table */
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		max = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (max < 0 || max >= UINT32_MAX)
+		return 0;
+	*np = (uint32_t)max + 1;
+	c[0] = calloc(*np, sizeof(**c));
+	c[1] = calloc(*np, sizeof(**c));
+	if (!c[0] || !c[1])
+		return mr_error_set(err, MR_ENOMEM, "out of memory");
+	if (sqlite3_prepare_v2(db, "SELECT run, page, faults, majfaults, misses, refaults,"
+			       " shadow_refaults, evictions, freed, pswpin, writebacks FROM detail_pages"
+			       " WHERE run IN (?1, ?2)", -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_int64(st, 1, runs[0]);
+	sqlite3_bind_int64(st, 2, runs[1]);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t page = sqlite3_column_int64(st, 1);
+		struct mr_detail_counts *d;
+
+		if (page < 0 || page >= *np)
+			continue;
+		d = &c[sqlite3_column_int64(st, 0) == runs[0] ? 0 : 1][page];
+		*d = (struct mr_detail_counts){
+			.faults = (uint32_t)sqlite3_column_int64(st, 2),
+			.majfaults = (uint32_t)sqlite3_column_int64(st, 3),
+			.misses = (uint32_t)sqlite3_column_int64(st, 4),
+			.refaults = (uint32_t)sqlite3_column_int64(st, 5),
+			.shadow_refaults = (uint32_t)sqlite3_column_int64(st, 6),
+			.evictions = (uint32_t)sqlite3_column_int64(st, 7),
+			.freed = (uint32_t)sqlite3_column_int64(st, 8),
+			.pswpin = (uint32_t)sqlite3_column_int64(st, 9),
+			.writebacks = (uint32_t)sqlite3_column_int64(st, 10),
+		};
+	}
+	sqlite3_finalize(st);
+	return 1;
+}
+
 struct ranked {
 	uint32_t page;
 	int64_t score;
@@ -338,29 +391,44 @@ int mr_explain(const struct mr_explain_opts *o, struct mr_explain **out, struct 
 		memcpy(chosen, o->pages, o->npages * sizeof(chosen[0]));
 		nchosen = o->npages;
 	} else {
-		/* first pass: per-page counts under both runs */
-		uint32_t np;
+		/* first pass: per-page counts under both runs, from the database's
+		 * detail_pages when it has them, else by replaying both */
+		struct mr_detail_counts *sc[2];
+		uint32_t np = 0;
+		int got = stored_counts(db, o->runs, sc, &np, err);
 
-		for (int k = 0; !rc && k < 2; k++)
-			rc = replay_again(db, o, &rr[k], NULL, 0, &x->r[k], err);
-		if (rc)
-			goto out;
-		np = mr_replay_nr_pages(x->r[0]);
-		rank = calloc(np ? np : 1, sizeof(*rank));
-		if (!rank) {
-			rc = mr_error_set(err, MR_ENOMEM, "out of memory");
+		if (got < 0) {
+			rc = got;
+			free(sc[0]);
+			free(sc[1]);
 			goto out;
 		}
-		for (uint32_t p = 0; p < np; p++) {
+		x->from_table = got;
+		for (int k = 0; !rc && !got && k < 2; k++)
+			rc = replay_again(db, o, &rr[k], NULL, 0, &x->r[k], err);
+		if (!rc && !got)
+			np = mr_replay_nr_pages(x->r[0]);
+		rank = rc ? NULL : calloc(np ? np : 1, sizeof(*rank));
+		if (!rc && !rank)
+			rc = mr_error_set(err, MR_ENOMEM, "out of memory");
+		for (uint32_t p = 0; !rc && p < np; p++) {
 			struct mr_detail_counts c[2];
 
-			mr_replay_page_counts(x->r[0], 0, p, &c[0]);
-			mr_replay_page_counts(x->r[1], 0, p, &c[1]);
+			for (int k = 0; k < 2; k++) {
+				if (got)
+					c[k] = sc[k][p];
+				else
+					mr_replay_page_counts(x->r[k], 0, p, &c[k]);
+			}
 			rank[p].page = p;
 			rank[p].score = outcome(&c[0]) - outcome(&c[1]);
 			if (memcmp(&c[0], &c[1], sizeof(c[0])))
 				x->differing++;
 		}
+		free(sc[0]);
+		free(sc[1]);
+		if (rc)
+			goto out;
 		qsort(rank, np, sizeof(*rank), by_score);
 		for (uint32_t p = 0; p < np && nchosen < top && rank[p].score; p++)
 			chosen[nchosen++] = rank[p].page;

@@ -17,8 +17,9 @@
  * every free, into arrays of MR_TRACE_MAX_EVENTS entries per page allocated at setup.
  *
  * mr_explain() (explain.c) puts both together for `memreplay explain`: two runs of a
- * results database are replayed again from their runs rows, first to count per page,
- * then with the history of the pages whose outcomes differ most.
+ * results database are replayed again from their runs rows, first to count per page
+ * (unless the database has detail_pages: `replay --detail pages`), then with the
+ * history of the pages whose outcomes differ most.
  */
 #ifndef MR_DETAIL_H
 #define MR_DETAIL_H
@@ -142,6 +143,8 @@ struct mr_explain {
 	size_t npages;
 	size_t differing;         /* pages whose counts differ between the runs (0 when
 				   * o->pages named them: no ranking pass ran) */
+	int from_table;           /* the ranking read the database's detail_pages (no
+				   * replay to count) */
 	struct mr_replay *r[2];   /* the replays holding the histories */
 };
 

@@ -149,6 +149,16 @@ ok = [e for e in a if e["kind"] == "evict" and e["reclaim"] == "memcg" and
 assert ok, "no eviction under A with the page resident under B"
 assert all(e["list"] in ("queue", "") for e in b), "opt's places are its queue"
 EOF
+	# ranked from detail_pages (r.db has them) or by replaying to count: the same pages
+	"$MR" replay z.db -P lru -P mglru -P opt --memory 2M -o p.db -q --no-timing \
+		--nextuse-cache off >/dev/null 2>&1 || fail "replay without --detail failed"
+	"$MR" explain p.db --runs 1,3 --top 3 -f json >y.json 2>"$T/err" || fail "explain p.db: $(cat "$T/err")"
+	python3 - x.json y.json <<'EOF' || fail "explain from detail_pages and from a replay differ"
+import json, sys
+x, y = (json.load(open(f)) for f in sys.argv[1:])
+assert x["ranked_from"] == "detail_pages" and y["ranked_from"] == "replay", (x["ranked_from"], y["ranked_from"])
+assert x["differing"] == y["differing"] and x["pages"] == y["pages"]
+EOF
 	# the text says the same
 	run "$MR" explain r.db --runs 1,3 --top 1
 	[ "$rc" = 0 ] || fail "text explain exit $rc: $err"
