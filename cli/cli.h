@@ -32,6 +32,7 @@ int cmd_record(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_curve(int argc, char **argv);
+int cmd_explain(int argc, char **argv);
 int cmd_bench_replay(int argc, char **argv);
 int cmd_bench_record(int argc, char **argv);
 int cmd_import(int argc, char **argv);

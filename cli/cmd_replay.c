@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "mr_policy.h"
+#include "mr_detail.h"
 #include "mr_replay.h"
 #include "mr_util.h"
 
@@ -305,7 +306,8 @@ int cmd_replay(int argc, char **argv)
 {
 	enum { O_MEMORY = 256, O_SWAP, O_SCRIPT, O_INTERVAL, O_SNAP, O_WBDELAY,
 	       O_THREADS, O_TMPDIR, O_NUCACHE, O_CHECK, O_TIMING, O_PLUGIN, O_LIST, O_VARIANTS,
-	       O_RECLAIM, O_CSV, O_JSON, O_NOTIMING, O_SHADOW, O_FAULT_AROUND, O_VARY, O_VARY_P };
+	       O_RECLAIM, O_CSV, O_JSON, O_NOTIMING, O_SHADOW, O_FAULT_AROUND, O_VARY, O_VARY_P,
+	       O_DETAIL };
 	static const struct option opts[] = {
 		{ "policy", required_argument, NULL, 'P' },
 		{ "variants", required_argument, NULL, O_VARIANTS },
@@ -332,6 +334,7 @@ int cmd_replay(int argc, char **argv)
 		{ "record-timing", no_argument, NULL, O_TIMING },
 		{ "plugin", required_argument, NULL, O_PLUGIN },
 		{ "list-policies", no_argument, NULL, O_LIST },
+		{ "detail", required_argument, NULL, O_DETAIL },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -549,6 +552,10 @@ int cmd_replay(int argc, char **argv)
 		case O_LIST:
 			list = 1;
 			break;
+		case O_DETAIL:
+			if (mr_detail_parse(optarg, &o.detail, &err))
+				return cli_usage_error("replay", "%s", err.msg);
+			break;
 		case 'q':
 			quiet = 1;
 			break;
@@ -567,6 +574,8 @@ int cmd_replay(int argc, char **argv)
 		return cli_usage_error("replay", optind >= argc ? "name a trace" : "one trace at a time");
 	if (!npol)
 		return cli_usage_error("replay", "name at least one --policy (see --list-policies)");
+	if (o.detail && !out)
+		return cli_usage_error("replay", "--detail adds tables to the results database: give -o RESULTS.db");
 	if (o.reclaim == MR_RECLAIM_NODE && !nsizes)
 		return cli_usage_error("replay", "--reclaim node: give the node memory with --memory SIZE");
 	if (npol * nsizes > MR_REPLAY_MAX_RUNS)

@@ -111,6 +111,9 @@ static const struct mr_cmd commands[] = {
 	  "  --record-timing        add wall times to the results (not deterministic)\n"
 	  "  --plugin SO            load a policy plugin first (repeatable; docs/plugins.md)\n"
 	  "  --list-policies        describe every policy and its parameters\n"
+	  "  --detail TABLES        per-page, file, cgroup and VMA counts in the results:\n"
+	  "                         files,cgroups,vmas,pages (any of them) or all\n"
+	  "                         (docs/results-schema.md, \"Detail tables\")\n"
 	  "  -f, --format F         table (default), csv or json: the per-policy lines\n"
 	  "  --csv, --json          the same as --format csv / --format json\n"
 	  "  --no-timing            leave out wall times (M ev/s, seconds): output that\n"
@@ -134,6 +137,23 @@ static const struct mr_cmd commands[] = {
 	  "  -f, --format F           table (default), csv or json\n"
 	  "  --csv, --json            the same as --format csv / --format json\n"
 	  "  -h, --help               this help\n" },
+	{ "explain", cmd_explain, "why a page was evicted under one run and kept under another",
+	  "memreplay explain RESULTS.db --runs A,B [--top N | --page ID[,ID...]] [--trace TRACE.db]\n"
+	  "       [--format text|json]",
+	  "For two runs of one trace in a results database, the pages whose refaults +\n"
+	  "evictions differ most (A minus B), each with its history under both runs, interleaved\n"
+	  "by trace event: every insertion (fault, readahead, refault, swap-in), its generation\n"
+	  "(mglru: seq, min_seq, max_seq at each aging) or list (lru) and flags at each move,\n"
+	  "each eviction (which reclaim, its priority and scan) and what the other run had the\n"
+	  "page do then. The runs are replayed again from their runs rows, checked against\n"
+	  "their stored counters (docs/replay.md, \"Why was this page evicted\").\n\n"
+	  "  --runs A,B             the two runs (ids of the runs table)\n"
+	  "  --top N                how many pages (default 5, at most 64)\n"
+	  "  --page ID[,ID...]      explain these pages (the trace's pages.id) instead\n"
+	  "  --trace TRACE.db       the trace, when it is no longer at the runs' path\n"
+	  "  --tmpdir DIR           temporary next-use files for opt (default $TMPDIR, else /tmp)\n"
+	  "  -f, --format F         text (default) or json\n"
+	  "  -h, --help             this help\n" },
 	{ "curve", cmd_curve, "miss ratio per policy and memory size (a sweep's curve)",
 	  "memreplay curve RESULTS.db [--format table|csv|json] [-o CURVE.svg]",
 	  "Prints the miss ratio of every run of a sweep (replay --memory LO..HI:N), per run\n"

@@ -80,6 +80,7 @@
  * the shared code, not promotions: opt has no active list.
  */
 #include "mr_policy.h"
+#include "builtin.h"
 #include "counters.h"
 #include "vmscan.h"
 
@@ -200,6 +201,16 @@ static void node_set(struct opt_page *n, uint64_t key, unsigned flags)
 static uint64_t key_of(uint64_t next_use)
 {
 	return next_use < OPT_NEVER ? next_use : OPT_NEVER;
+}
+
+/* For mr_policy_folio_where() (where.c): page's next use as the queue keys it, and
+ * whether it is in the queue (0: on no list). */
+int opt_folio_next_use(const struct mr_policy *p, uint32_t page, uint64_t *next_use)
+{
+	const struct opt_page *n = mr_policy_page(p, page);
+
+	*next_use = node_key(n) == OPT_NEVER ? UINT64_MAX : node_key(n);
+	return node_state(n) == OPT_HEAP;
 }
 
 static int folio_evictable(const struct mr_folio *f)

@@ -105,6 +105,7 @@ static void ev_access(struct rp_machine *mach, const struct mr_event *ev, const 
 			unseen = E_UNSEEN;
 		if (major)
 			count(mach, page, MR_VM_PGMAJFAULT);
+		DETAIL(mach, rp_detail_fault(mach, page, vi, major));
 	} else {
 		uint32_t ti = table_find(mach, mm, addr >> 21);
 		unsigned s = (unsigned)((addr >> 12) & 511);
@@ -123,8 +124,12 @@ static void ev_access(struct rp_machine *mach, const struct mr_event *ev, const 
 				rp_fault_around(mach, vi, mm, addr, page, ev->task);
 			rp_install_pte(mach, page, mm, addr, write);
 			count(mach, page, MR_VM_PGFAULT);
-			if (rp_ra_major(mach, page, ev->task))
+			if (rp_ra_major(mach, page, ev->task)) {
 				count(mach, page, MR_VM_PGMAJFAULT);
+				DETAIL(mach, rp_detail_fault(mach, page, vi, 1));
+			} else {
+				DETAIL(mach, rp_detail_fault(mach, page, vi, 0));
+			}
 		}
 	}
 done:
@@ -619,6 +624,8 @@ static inline void prefetch_ahead(const struct rp_machine *mach, const struct mr
 	if (f->flags & MR_PG_RESIDENT)
 		return;
 	mr_prefetch(&mach->slot[page]);
+	if (mach->detail) /* a miss is coming: its detail counters too */
+		rp_detail_prefetch(mach->detail, page);
 	if (e->kind == MR_EV_ACCESS) {
 		mr_prefetch(&mach->t->pages[page]);
 		if (LOC_TABLE(f->pte) < mach->ntables) {
@@ -674,6 +681,8 @@ int rp_machine_run(struct rp_machine *mach, const struct mr_event *ev, size_t n,
 			mach->m.now_ns = e->time;
 			mach->m.cpu = e->cpu;
 			step(mach, e, nu);
+			if (__builtin_expect(mach->trace != NULL, 0))
+				rp_trace_step(mach, e, done + i);
 			if (nu) {
 				uint32_t first;
 

@@ -122,6 +122,7 @@ static void start_writeback(struct mr_machine *m, uint32_t page)
 
 	if (f->flags & MR_PG_WRITEBACK)
 		return;
+	DETAIL(mach, rp_detail_writeback(mach, page));
 	if (mach->wb_delay == MR_WRITEBACK_SYNC) {
 		/* swap_writepage_bdev_sync(): folio_end_writeback() before pageout() returns;
 		 * the folio is isolated, so PG_reclaim rotates nothing (pageout clears it) */
@@ -330,6 +331,7 @@ void rp_folio_free(struct rp_machine *mach, uint32_t page)
 		resident_dec(mach, page);
 		count(mach, page, MR_VM_PGFREE);
 		mach->c[C_FREED]++;
+		DETAIL(mach, rp_detail_free(mach, page));
 	}
 	swap_release(mach, page);
 	if (f->flags & E_FLUSHQ) /* its queue entry goes stale */
@@ -372,6 +374,7 @@ static int remove_mapping(struct mr_machine *m, uint32_t page, uint64_t shadow)
 	mach->slot[page] = (f->flags & E_SHADOW) ? shadow : 0;
 	mach->c[C_EVICTIONS]++;
 	mach->c[anon ? C_EVICT_ANON : C_EVICT_FILE]++;
+	DETAIL(mach, rp_detail_evict(mach, page));
 	return MR_REMOVED;
 }
 
@@ -382,7 +385,9 @@ static void shrink_one(struct rp_machine *mach, uint32_t memcg, uint32_t node,
 {
 	sc->memcg = memcg;
 	sc->node = node;
+	DETAIL(mach, mach->detail->sc = sc);
 	mach->ops->shrink_lruvec(mach->pol, memcg * mach->m.nr_nodes + node, sc);
+	DETAIL(mach, mach->detail->sc = NULL);
 }
 
 /* After a reclaim invocation: writeback that ends with it, the invariant check. */
@@ -768,6 +773,7 @@ void rp_insert_page(struct rp_machine *mach, uint32_t page, unsigned ctx, int wr
 			mach->ops->refault(mach->pol, page, shadow, ctx);
 	}
 	mach->ops->folio_add(mach->pol, page, ctx);
+	DETAIL(mach, rp_detail_insert(mach, page, est, ctx));
 }
 
 /* ---- results ---- */
@@ -916,6 +922,7 @@ void rp_machine_destroy(struct rp_machine *mach)
 	if (!mach)
 		return;
 	mr_policy_destroy(mach->pol);
+	rp_detail_destroy(mach);
 	rp_shadow_destroy(mach);
 	mr_big_free(mach->m.folios, (size_t)mach->m.nr_pages * sizeof(struct mr_folio));
 	free(mach->m.mms);
@@ -1188,6 +1195,8 @@ int rp_machine_create(const struct rp_image *t, const struct rp_machine_opts *o,
 		goto fail;
 	mr_policy_set_params(mach->pol, o->params);
 	rc = mr_policy_start(mach->pol, err);
+	if (!rc && (o->detail || o->ntrace_pages))
+		rc = rp_detail_create(mach, o, err);
 	if (rc)
 		goto fail;
 	*out = mach;

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "rp_machine.h"
+#include "rp_detail.h"
 
 #define TSHIFT 10
 #define TPER (1u << TSHIFT) /* tables per slab */
@@ -286,6 +287,9 @@ struct rp_machine {
 	uint64_t last_time;
 	double wall_s;
 	char canon[256];
+	/* --detail counters and traced pages' history (detail.c), NULL when off; trace is
+	 * detail when some page is traced, else NULL */
+	struct rp_detail *detail, *trace;
 };
 
 static inline struct rp_machine *to_rp(struct mr_machine *m)
@@ -416,6 +420,13 @@ static inline void notify_access(struct rp_machine *mach, uint32_t page, const u
 	if (nu && mach->ops->access)
 		mach->ops->access(mach->pol, page, *nu);
 }
+
+/* A detail hook (rp_detail.h): one test of a pointer that is NULL unless asked for. */
+#define DETAIL(mach, call)                                       \
+	do {                                                     \
+		if (__builtin_expect((mach)->detail != NULL, 0)) \
+			call;                                    \
+	} while (0)
 
 /* ---- mm.c: page tables, VMAs, rmap ---- */
 

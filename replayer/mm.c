@@ -525,6 +525,8 @@ void rp_prefetch_folio(struct mr_machine *m, uint32_t page)
 	uint32_t ti = LOC_TABLE(f->pte);
 
 	mr_prefetchw(&mach->slot[page]);
+	if (mach->detail)
+		rp_detail_prefetch(mach->detail, page);
 	if (f->mapcount && ti < mach->ntables) {
 		struct mr_pte_table *pt = tbl(mach, ti);
 		unsigned s = LOC_SLOT(f->pte);

@@ -267,6 +267,10 @@ struct mr_replay_opts {
 					    * locked until destroy, mr_results_claim()), so
 					    * that a second replay to it fails before it
 					    * runs; NULL = none */
+	unsigned detail;                   /* MR_DETAIL_* tables (mr_detail.h); 0 = none */
+	const uint32_t *trace_pages;       /* pages whose history every run keeps
+					    * (mr_detail.h), at most MR_TRACE_MAX_PAGES */
+	size_t ntrace_pages;
 };
 
 /* At most this many memory sizes in one replay, and (size, policy) runs. */

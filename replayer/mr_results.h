@@ -14,6 +14,8 @@
 
 #include "mr_err.h"
 
+struct sqlite3;
+
 #define MR_RESULTS_APP_ID 0x4d525253u /* "MRRS" */
 #define MR_RESULTS_VERSION 1
 
@@ -151,6 +153,10 @@ struct mr_results_setup {
 	const char *note_kind;
 	/* coverage[nruns]: what the trace could see (notes of kind "coverage"), or NULL */
 	const char *const *coverage;
+	/* more tables (the engine's detail tables), written by this callback in the same
+	 * transaction after every run; NULL = none */
+	int (*write_extra)(void *arg, struct sqlite3 *db, struct mr_error *err);
+	void *extra_arg;
 };
 
 /*

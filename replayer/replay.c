@@ -21,6 +21,7 @@
 #include "mr_replay.h"
 #include "mr_util.h"
 #include "rp_machine.h"
+#include "rp_detail.h"
 
 #define RP_BATCH 16384 /* events per batch: 512 KiB, a bounded decode buffer */
 #define RP_NBATCH 4
@@ -70,7 +71,26 @@ struct mr_replay {
 	int ran;
 	int threads_used;
 	struct mr_results_claim *claim; /* opts.output, held until destroy */
+	unsigned detail;          /* MR_DETAIL_* tables to write (detail.c) */
 };
+
+struct rp_machine *rp_replay_machine(const struct mr_replay *r, size_t run)
+{
+	return run < r->nruns ? r->mach[run] : NULL;
+}
+
+const struct rp_image *rp_replay_image(const struct mr_replay *r)
+{
+	return r->t;
+}
+
+/* results' write_extra: the detail tables (detail.c) */
+static int write_detail(void *arg, struct sqlite3 *db, struct mr_error *err)
+{
+	const struct mr_replay *r = arg;
+
+	return rp_detail_write(db, r->mach, r->nruns, err);
+}
 
 size_t mr_replay_nruns(const struct mr_replay *r)
 {
@@ -493,6 +513,7 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 	r->record_timing = o->record_timing;
 	r->progress = o->progress;
 	r->progress_arg = o->progress_arg;
+	r->detail = o->detail;
 	if (o->output) {
 		/* first: a replay whose results could not be written should not run */
 		rc = mr_results_claim(o->output, &r->claim, err);
@@ -653,6 +674,9 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 		mo.vary_p = o->vary_p;
 		mo.memcg_ids = r->memcg_ids;
 		mo.memcg_paths = r->memcg_paths;
+		mo.detail = o->detail;
+		mo.trace_pages = o->trace_pages;
+		mo.ntrace_pages = o->ntrace_pages;
 		rc = rp_machine_create(r->t, &mo, &r->mach[k], err);
 		free(params);
 		if (rc)
@@ -1219,6 +1243,10 @@ int mr_replay_write_results(const struct mr_replay *r, const char *path, struct 
 		};
 	in.notes = notes;
 	in.memcgs = memcgs;
+	if (r->detail) {
+		in.write_extra = write_detail;
+		in.extra_arg = (void *)r;
+	}
 	if (r->claim && (!path || !strcmp(path, mr_results_claim_path(r->claim))))
 		rc = mr_results_write_claimed(r->claim, &in, r->res, r->nruns, err);
 	else if (path)

@@ -512,6 +512,8 @@ int mr_results_write_claimed(const struct mr_results_claim *c,
 		rc = prep(&w, ins[i], &st[i]);
 	for (size_t i = 0; !rc && i < nruns; i++)
 		rc = write_run(&w, st, setup, &runs[i], (int64_t)i + 1);
+	if (!rc && setup->write_extra)
+		rc = setup->write_extra(setup->extra_arg, w.db, err);
 	if (!rc)
 		rc = exec(&w, "COMMIT;");
 out:

@@ -36,6 +36,9 @@ struct rp_machine_opts {
 	double vary_p;                /* its switch-in probability after a walk */
 	const uint32_t *memcg_ids;    /* [t->nr_memcgs] */
 	const char *const *memcg_paths;
+	unsigned detail;              /* MR_DETAIL_* tables to count for (mr_detail.h) */
+	const uint32_t *trace_pages;  /* pages whose history to keep, [ntrace_pages] */
+	size_t ntrace_pages;
 };
 
 /* Size and initialise the machine and its policy (ops->init). */
