@@ -189,6 +189,7 @@ static void flusher_write(struct rp_machine *mach, uint32_t page)
 		 * marked it); with the default delay a write outside reclaim that nothing
 		 * waits for ends at once too */
 		f->flags = (f->flags & ~MR_PG_DIRTY) | MR_PG_WRITEBACK;
+		DETAIL(mach, rp_detail_writeback(mach, page));
 		mach->c[C_WRITEBACKS]++;
 		end_writeback(mach, page);
 	} else {
