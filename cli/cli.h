@@ -34,6 +34,7 @@ int cmd_compare(int argc, char **argv);
 int cmd_curve(int argc, char **argv);
 int cmd_bench_replay(int argc, char **argv);
 int cmd_bench_record(int argc, char **argv);
+int cmd_bench_sample(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 

@@ -246,10 +246,14 @@ static const struct mr_cmd commands[] = {
 	  "                              [--dir DIR] [--keep]\n"
 	  "       memreplay bench record [--size SIZE] [--runs N] [--no-build] [--no-faults]\n"
 	  "                              [--src DIR] [--workload PATH] [--dir DIR] [--keep]\n"
-	  "                              [--perf PATH | --no-perf]",
+	  "                              [--perf PATH | --no-perf]\n"
+	  "       memreplay bench sample [--events N] [--pages SIZE] [--trace T.db ...]\n"
+	  "                              [--no-zipf] [--rate 1/N] [--dir DIR] [--keep]",
 	  "store: encode/decode and write/read speed and bytes per event of the trace store\n"
 	  "on generated traces. replay: events per second of each policy. record (root): what\n"
-	  "recording costs a fault-bound program and a build, against raw perf sampling.\n\n"
+	  "recording costs a fault-bound program and a build, against raw perf sampling.\n"
+	  "sample: a sampled replay's 16-size curve (lru, mglru, opt) against the full one:\n"
+	  "its error in miss-ratio points and its time (docs/replay.md, \"Sampled replay\").\n\n"
 	  "  -e, --events N     events to generate (a count: 50M)\n"
 	  "  --pages SIZE       pages the generated trace touches\n"
 	  "  -P, --policy SPEC  a policy to measure (replay; repeatable)\n"
@@ -261,6 +265,9 @@ static const struct mr_cmd commands[] = {
 	  "  --workload PATH    the fault-bound program (record)\n"
 	  "  --perf PATH        the perf binary for the raw-perf case (record)\n"
 	  "  --no-perf          leave out the raw-perf case (record)\n"
+	  "  --trace T.db       a trace to measure too (sample; repeatable)\n"
+	  "  --no-zipf          only the --trace traces, no generated one (sample)\n"
+	  "  --rate 1/N         the sampling rate (sample; default 1/16)\n"
 	  "  -d, --dir DIR      temporary files (default $TMPDIR, else /tmp)\n"
 	  "  -k, --keep         keep the temporary files\n"
 	  "  -h, --help         this help\n" },
