@@ -430,9 +430,6 @@ static int sample_setup(struct mr_replay *r, const struct mr_replay_opts *o,
 	uint32_t den = o->sample_den;
 	int rc;
 
-	if (den > MR_REPLAY_MAX_SAMPLE_DEN)
-		return mr_error_set(err, MR_ERANGE, "sampling 1/%u: at most 1/%u (give a larger rate)",
-				    den, MR_REPLAY_MAX_SAMPLE_DEN);
 	rc = rp_sample_init(&r->sample, r->t, den, o->sample_seed, err);
 	if (rc)
 		return rc;
@@ -563,7 +560,13 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 			goto fail;
 	}
 
-	rc = rp_image_load(o->trace, &r->t, err);
+	if (o->sample_den > MR_REPLAY_MAX_SAMPLE_DEN) {
+		rc = mr_error_set(err, MR_ERANGE, "sampling 1/%u: at most 1/%u (give a larger rate)",
+				  o->sample_den, MR_REPLAY_MAX_SAMPLE_DEN);
+		goto fail;
+	}
+	/* a sampled replay's image holds only the sampled pages (sample.c) */
+	rc = rp_image_load_sampled(o->trace, o->sample_den, o->sample_seed, &r->t, err);
 	if (rc)
 		goto fail;
 	r->vary_p = o->vary_p;
@@ -948,7 +951,7 @@ int mr_replay_run(struct mr_replay *r, struct mr_error *err)
 	if (want_nu) {
 		t0 = mr_clock_s();
 		report(r, 0, 0, t0);
-		rc = rp_nextuse_build(r->trace_path, r->t->nr_pages, r->t->identity, r->nu_cache,
+		rc = rp_nextuse_build(r->trace_path, r->t->nr_pages_full, r->t->identity, r->nu_cache,
 				      r->tmpdir, &nu, err);
 		if (rc)
 			return rc;

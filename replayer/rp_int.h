@@ -108,6 +108,13 @@ struct rp_image {
 
 	struct rp_page *pages;
 	uint32_t nr_pages;
+	/* A sampled image (rp_image_load_sampled()): only the sampled pages, renumbered in
+	 * order, so that every machine is sized for them. nr_pages_full is the trace's
+	 * page rows (= nr_pages when not sampled), sample_map[trace page id] the image's id
+	 * or MR_PAGE_NONE (NULL when not sampled); sample_kept of sample_valid page rows. */
+	uint32_t nr_pages_full;
+	uint32_t *sample_map;
+	uint64_t sample_kept, sample_valid;
 	uint64_t nr_anon, nr_file, nr_shmem;
 
 	struct rp_image_vma *vmas;
@@ -150,6 +157,10 @@ struct rp_image {
 
 /* image.c */
 int rp_image_load(const char *path, struct rp_image **out, struct mr_error *err);
+/* The same with only the pages of the 2 MiB regions sampled 1 in den with seed
+ * (mr_replay.h, "Sampled replay"); den 0 = every page. */
+int rp_image_load_sampled(const char *path, uint32_t den, uint64_t seed, struct rp_image **out,
+			  struct mr_error *err);
 void rp_image_free(struct rp_image *t);
 /* memcg index of a trace cgroup id; -1 when no page is charged to it. */
 int rp_image_memcg_index(const struct rp_image *t, uint32_t cgroup);
@@ -236,7 +247,8 @@ struct rp_sample {
 	uint32_t den;          /* 1 in den regions */
 	uint64_t seed;
 	uint32_t nr_pages;
-	uint64_t *keep;        /* bit per page id: sampled (pages without a row: set) */
+	uint64_t *keep;        /* bit per trace page id: sampled (pages without a row: set) */
+	const uint32_t *map;   /* trace page id -> the image's (rp_image.sample_map) */
 	uint64_t kept, valid;  /* sampled pages, of the page rows */
 	struct mr_event *stage; /* [RP_SAMPLE_STAGE] decoded, not yet filtered */
 	size_t n, pos;         /* events in the stage, the next one */
@@ -249,6 +261,8 @@ struct rp_sample {
 				* the sampled miss ratio (docs/replay.md) */
 	int done;
 };
+/* mr_replay_sample_hash() (image.c chooses the pages with it) */
+uint64_t rp_sample_hash(uint64_t seed, unsigned kind, uint64_t owner, uint64_t region);
 int rp_sample_init(struct rp_sample *s, const struct rp_image *t, uint32_t den, uint64_t seed,
 		   struct mr_error *err);
 void rp_sample_free(struct rp_sample *s);

@@ -36,6 +36,11 @@ static uint64_t mix64(uint64_t x)
 
 uint64_t mr_replay_sample_hash(uint64_t seed, unsigned kind, uint64_t owner, uint64_t region)
 {
+	return rp_sample_hash(seed, kind, owner, region);
+}
+
+uint64_t rp_sample_hash(uint64_t seed, unsigned kind, uint64_t owner, uint64_t region)
+{
 	uint64_t h = mix64(seed + 0x9e3779b97f4a7c15ull);
 
 	h = mix64(h ^ ((uint64_t)kind << 56) ^ 0x736d706cull);
@@ -68,43 +73,25 @@ int mr_replay_parse_sample(const char *arg, uint32_t *den, struct mr_error *err)
 int rp_sample_init(struct rp_sample *s, const struct rp_image *t, uint32_t den, uint64_t seed,
 		   struct mr_error *err)
 {
-	uint64_t limit = UINT64_MAX / den;
-
 	memset(s, 0, sizeof(*s));
 	s->den = den;
 	s->seed = seed;
-	s->nr_pages = t->nr_pages;
-	s->keep = calloc((t->nr_pages + 63) / 64 + 1, sizeof(uint64_t));
+	if (!t->sample_map)
+		return mr_error_set(err, MR_EINVAL, "sampling 1/%u: the trace image was not loaded sampled", den);
+	/* the image chose the pages (image.c, sample_pages()); events name trace ids */
+	s->nr_pages = t->nr_pages_full;
+	s->map = t->sample_map;
+	s->kept = t->sample_kept;
+	s->valid = t->sample_valid;
+	s->keep = calloc((s->nr_pages + 63) / 64 + 1, sizeof(uint64_t));
 	s->stage = malloc(RP_SAMPLE_STAGE * sizeof(*s->stage));
 	if (!s->keep || !s->stage) {
 		rp_sample_free(s);
 		return mr_error_set(err, MR_ENOMEM, "out of memory for the sampled pages");
 	}
-	for (uint32_t p = 0; p < t->nr_pages; p++) {
-		const struct rp_page *pg = &t->pages[p];
-		unsigned kind;
-		uint64_t owner;
-
-		if (!(pg->info & RP_PAGE_VALID)) {
-			/* no page row: the machines count its events as bad; keep them */
+	for (uint32_t p = 0; p < s->nr_pages; p++)
+		if (s->map[p] != MR_PAGE_NONE)
 			s->keep[p / 64] |= 1ull << (p % 64);
-			continue;
-		}
-		s->valid++;
-		if (rp_page_type(pg) == RP_FILE) {
-			kind = 0;
-			owner = pg->owner;
-		} else {
-			/* anon and shmem pages live in their mm's address space; by the
-			 * trace's mm id, so the choice does not depend on the image's order */
-			kind = 1;
-			owner = pg->owner < t->nr_mms ? t->mm_store_id[pg->owner] : 0;
-		}
-		if (mr_replay_sample_hash(seed, kind, owner, pg->key >> 9) <= limit) {
-			s->keep[p / 64] |= 1ull << (p % 64);
-			s->kept++;
-		}
-	}
 	return 0;
 }
 
@@ -267,7 +254,10 @@ int rp_sample_fill(struct rp_sample *s, struct rp_source *src, struct rp_nextuse
 					memcpy(*out_nu + nk, s->stage_nu + s->ref, refs * sizeof(uint64_t));
 					nk += refs;
 				}
-				out[k++] = *e;
+				out[k] = *e;
+				if (pages)
+					out[k].page = s->map[e->page];
+				k++;
 			}
 		} else if (pages > 1) {
 			/* a range: its runs of sampled pages, from where the last batch left it */
@@ -283,7 +273,8 @@ int rp_sample_fill(struct rp_sample *s, struct rp_source *src, struct rp_nextuse
 					memcpy(*out_nu + nk, s->stage_nu + s->ref, refs * sizeof(uint64_t));
 					nk += refs;
 				}
-				out[k++] = *e;
+				out[k] = *e;
+				out[k++].page = s->map[e->page];
 			} else {
 				uint64_t i = s->part;
 
@@ -299,7 +290,7 @@ int rp_sample_fill(struct rp_sample *s, struct rp_source *src, struct rp_nextuse
 					if (order)
 						j = i + 1;
 					out[k] = *e;
-					out[k].page = e->page + (uint32_t)i;
+					out[k].page = s->map[e->page + (uint32_t)i];
 					if (order)
 						out[k].flags &= (uint8_t)~MR_PC_ORDER_MASK;
 					else
