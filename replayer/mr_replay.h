@@ -153,7 +153,9 @@
  * (ACCESS, FD_ACCESS, READAHEAD, PC_INSERT, PC_DELETE, FREE, FAULT, REFAULT, SWAP_*,
  * ACTIVATE) of an unsampled page; a range over both kinds is cut to its sampled runs
  * (PC_INSERT/PC_DELETE then per page, order 0). Other events pass. Unsampled pages never
- * enter a machine, so UNMAP and EXIT touch only sampled ones. Every machine size
+ * enter a machine, so UNMAP and EXIT touch only sampled ones. The trace image holds only
+ * the sampled page rows, renumbered in order (image.c), so machines are sized for them
+ * and the filter renames the page ids of what it passes. Every machine size
  * (memory, swap, cgroup limits) is round(size / N), at least one page; the results keep
  * the sizes asked for (runs.memory_pages, memcgs.limit_pages) and the counters as the
  * sampled machines counted them, and say the rate and seed (meta sample_den and

@@ -14,7 +14,9 @@
  * ones into the caller's batch; a range event over sampled and unsampled pages becomes
  * one event per run of sampled pages (PC_INSERT/PC_DELETE one per page, order 0, since a
  * run need not be a folio's size). Where the batch fills in the middle of a range, the
- * rest of it waits in the stage for the next batch. Nothing here allocates per event:
+ * rest of it waits in the stage for the next batch. The image holds only the sampled
+ * pages, renumbered in order (image.c, sample_pages()), so page ids are renamed on the
+ * way: a run of consecutive trace ids is one of image ids. Nothing here allocates per event:
  * the stage is sized at init, the next-use buffers grow only when a batch needs more.
  */
 #include <stdlib.h>
