@@ -4,6 +4,7 @@
  *
  *   bench_store.c   `bench store`   (mr_store.h, mr_codec.h, mr_gen.h)
  *   bench_replay.c  `bench replay`  (mr_replay.h, mr_gen.h)
+ *   bench_sample.c  `bench sample`  (mr_replay.h, mr_results.h, mr_gen.h)
  *   bench_record.c  `bench record`  (mr_recorder.h, mr_store.h, libperf)
  *   measure.c       progress notes, rates, the median of runs, cases run in a child
  *                   process with their own peak RSS, generator traces, temporary

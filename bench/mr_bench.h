@@ -7,6 +7,8 @@
  *           writer memory (bench_store.c)
  *   replay  replay speed and memory per policy, one pass against many, and the memory
  *           bound under them (bench_replay.c)
+ *   sample  a sampled replay's curve against the full one: error and time
+ *           (bench_sample.c)
  *   record  what recording costs the recorded programs, against raw perf and the perf
  *           tool (bench_record.c; root)
  *
@@ -108,6 +110,40 @@ int mr_bench_memory(struct mr_bench_memory *out, struct mr_error *err);
  * columns mean. */
 int mr_bench_replay_format(const struct mr_bench_memory *mem,
 			   const struct mr_bench_replay_case *c, size_t n, char *buf, size_t cap);
+
+/* ---- `memreplay bench sample` (bench_sample.c) ---- */
+
+struct mr_bench_sample_opts {
+	const char *dir;             /* temporary traces and results; NULL = /tmp */
+	uint64_t events;             /* Zipf accesses (default 50M) */
+	uint64_t pages;              /* Zipf distinct pages (default 1M) */
+	int no_zipf;                 /* only the given traces */
+	const char *const *traces;   /* more traces to measure */
+	size_t ntraces;
+	uint32_t den;                /* sampling 1/den (default 16) */
+	int keep;
+	void (*note)(void *arg, const char *line);
+	void *note_arg;
+};
+
+/* One (trace, policy) row: its curve of 16 sizes sampled against in full. */
+struct mr_bench_sample_case {
+	char trace[96];
+	char policy[16];
+	uint64_t pages, events;
+	uint32_t den;
+	size_t nsizes;          /* sizes compared */
+	double mae_pp, max_pp;  /* |sampled - full| miss ratio, percentage points */
+	double mae_raw_pp;      /* the same with the sampled machine's raw ratio */
+	double full_s;          /* the 48 runs in full, one pass, one thread */
+	double full1_s;         /* the 3 policies in full at one size */
+	double sampled_s;       /* the 48 runs sampled, one pass, one thread */
+};
+
+int mr_bench_sample(const struct mr_bench_sample_opts *o, struct mr_bench_sample_case *out,
+		    size_t cap, size_t *n, struct mr_error *err);
+int mr_bench_sample_format(const struct mr_bench_sample_case *c, size_t n, char *buf,
+			   size_t cap);
 
 /* ---- `memreplay bench record` (bench_record.c) ---- */
 

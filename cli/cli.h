@@ -35,6 +35,7 @@ int cmd_curve(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
 int cmd_bench_replay(int argc, char **argv);
 int cmd_bench_record(int argc, char **argv);
+int cmd_bench_sample(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 

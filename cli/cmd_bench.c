@@ -79,13 +79,15 @@ static int bench_store(int argc, char **argv)
 int cmd_bench(int argc, char **argv)
 {
 	if (argc < 2)
-		return cli_usage_error("bench", "name a benchmark: store, replay or record");
+		return cli_usage_error("bench", "name a benchmark: store, replay, record or sample");
 	if (!strcmp(argv[1], "store"))
 		return bench_store(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "replay"))
 		return cmd_bench_replay(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "record"))
 		return cmd_bench_record(argc - 1, argv + 1);
-	return cli_usage_error("bench", "unknown benchmark '%s' (available: store, replay, record)",
+	if (!strcmp(argv[1], "sample"))
+		return cmd_bench_sample(argc - 1, argv + 1);
+	return cli_usage_error("bench", "unknown benchmark '%s' (available: store, replay, record, sample)",
 			       argv[1]);
 }

@@ -103,13 +103,41 @@ static int has_notes(const struct mr_compare *c, size_t run)
 	return 0;
 }
 
+/*
+ * Runs of a sampled replay (docs/replay.md, "Sampled replay"), first of all so that
+ * nobody takes their counters for a full replay's: one line per rate and seed.
+ */
+static void print_sampled(const struct mr_compare *c)
+{
+	for (size_t k = 0; k < c->nnotes; k++) {
+		unsigned den;
+		unsigned long long seed;
+		size_t runs = 0, seen = 0;
+
+		if (strcmp(c->notes[k].kind, "sampled") ||
+		    sscanf(c->notes[k].message, "sampled 1/%u (seed %llu)", &den, &seed) != 2)
+			continue;
+		for (size_t j = 0; j < k && !seen; j++)
+			seen = !strcmp(c->notes[j].kind, "sampled") &&
+			       !strcmp(c->notes[j].message, c->notes[k].message);
+		if (seen)
+			continue;
+		for (size_t j = k; j < c->nnotes; j++)
+			runs += !strcmp(c->notes[j].kind, "sampled") &&
+				!strcmp(c->notes[j].message, c->notes[k].message);
+		printf("sampled 1/%u (seed %llu) in %zu of %zu runs: their counters are those of a "
+		       "machine replaying the pages of 1 in %u 2 MiB regions, not scaled up "
+		       "(docs/replay.md, \"Sampled replay\")\n", den, seed, runs, c->nruns, den);
+	}
+}
+
 /* One line per other kind of note: how many runs have it, and the first run's text. */
 static void print_other_notes(const struct mr_compare *c)
 {
 	for (size_t k = 0; k < c->nnotes; k++) {
 		size_t runs = 0, seen = 0;
 
-		if (run_note(&c->notes[k]))
+		if (run_note(&c->notes[k]) || !strcmp(c->notes[k].kind, "sampled"))
 			continue;
 		for (size_t j = 0; j < k && !seen; j++)
 			seen = !strcmp(c->notes[j].kind, c->notes[k].kind);
@@ -274,6 +302,7 @@ static void print_table(const struct mr_compare *c, int asked)
 
 	if (!w)
 		return;
+	print_sampled(c);
 	/* short specs: a canonical mglru spec lists thirteen parameters, the reader wants
 	 * the one that differs (CSV and JSON keep the canonical ones) */
 	if (c->by_memory)

@@ -34,6 +34,35 @@ static void fmt_ratio(const struct mr_curve_row *r, char *buf, size_t cap)
 		snprintf(buf, cap, "%.3f %%%s", 100.0 * r->miss_ratio, r->oom ? "!" : "");
 }
 
+/*
+ * A sampled replay's runs (docs/replay.md, "Sampled replay") are said first, so that
+ * nobody takes them for full replays: one line per rate and seed.
+ */
+static void print_sampled(const struct mr_curve *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		const struct mr_curve_row *r = &c->rows[i];
+		size_t runs = 0;
+		int seen = 0;
+
+		if (!r->sample_den)
+			continue;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = c->rows[j].sample_den == r->sample_den &&
+			       c->rows[j].sample_seed == r->sample_seed;
+		if (seen)
+			continue;
+		for (size_t j = 0; j < c->n; j++)
+			runs += c->rows[j].sample_den == r->sample_den &&
+				c->rows[j].sample_seed == r->sample_seed;
+		printf("sampled 1/%u (seed %llu): %zu of the %zu runs replayed the pages of 1 in %u "
+		       "2 MiB regions on a machine scaled to them; their miss ratio counts the "
+		       "references their machine did not see as hits (docs/replay.md, \"Sampled "
+		       "replay\")\n", r->sample_den, (unsigned long long)r->sample_seed, runs, c->n,
+		       r->sample_den);
+	}
+}
+
 static void print_table(const struct mr_curve *c)
 {
 	size_t wl = 6, ng = 0, nm = 0;
@@ -48,6 +77,7 @@ static void print_table(const struct mr_curve *c)
 		return;
 	}
 	printf("%s\n\n", definition);
+	print_sampled(c);
 	for (size_t i = 0; i < c->n; i++) {
 		size_t l;
 
@@ -144,7 +174,8 @@ static void print_csv(const struct mr_curve *c)
 	char lab[512];
 
 	printf("run,policy,spec,memory_pages,references,misses,miss_ratio,first_touch,"
-	       "refaults_anon,refaults_file,pswpin,pswpout,evictions,oom\n");
+	       "refaults_anon,refaults_file,pswpin,pswpout,evictions,oom,sample_den,sample_seed,"
+	       "miss_ratio_raw\n");
 	for (size_t i = 0; i < c->n; i++) {
 		const struct mr_curve_row *r = &c->rows[i];
 
@@ -159,10 +190,19 @@ static void print_csv(const struct mr_curve *c)
 		printf(",%llu,%llu,", (unsigned long long)r->refs, (unsigned long long)r->misses);
 		if (!isnan(r->miss_ratio))
 			printf("%.6f", r->miss_ratio);
-		printf(",%llu,%llu,%llu,%llu,%llu,%llu,%llu\n", (unsigned long long)r->first_touch,
+		printf(",%llu,%llu,%llu,%llu,%llu,%llu,%llu,", (unsigned long long)r->first_touch,
 		       (unsigned long long)r->refaults_anon, (unsigned long long)r->refaults_file,
 		       (unsigned long long)r->pswpin, (unsigned long long)r->pswpout,
 		       (unsigned long long)r->evictions, (unsigned long long)r->oom);
+		/* a full replay: the sampling columns empty */
+		if (r->sample_den)
+			printf("%u,%llu", r->sample_den, (unsigned long long)r->sample_seed);
+		else
+			printf(",");
+		putchar(',');
+		if (!isnan(r->miss_ratio_raw))
+			printf("%.6f", r->miss_ratio_raw);
+		putchar('\n');
 	}
 }
 
@@ -192,11 +232,21 @@ static void print_json(const struct mr_curve *c)
 		else
 			printf("%.6f", r->miss_ratio);
 		printf(", \"first_touch\": %llu, \"refaults_anon\": %llu, \"refaults_file\": %llu, "
-		       "\"pswpin\": %llu, \"pswpout\": %llu, \"evictions\": %llu, \"oom\": %llu}",
+		       "\"pswpin\": %llu, \"pswpout\": %llu, \"evictions\": %llu, \"oom\": %llu",
 		       (unsigned long long)r->first_touch, (unsigned long long)r->refaults_anon,
 		       (unsigned long long)r->refaults_file, (unsigned long long)r->pswpin,
 		       (unsigned long long)r->pswpout, (unsigned long long)r->evictions,
 		       (unsigned long long)r->oom);
+		if (r->sample_den) {
+			printf(", \"sample_den\": %u, \"sample_seed\": %llu, \"miss_ratio_raw\": ",
+			       r->sample_den, (unsigned long long)r->sample_seed);
+			if (isnan(r->miss_ratio_raw))
+				printf("null");
+			else
+				printf("%.6f", r->miss_ratio_raw);
+		} else
+			printf(", \"sample_den\": null, \"sample_seed\": null");
+		putchar('}');
 	}
 	printf("\n]}\n");
 }

@@ -5,6 +5,7 @@
  * progress line goes to stderr when stderr is a terminal; a "trace too coarse" warning
  * goes to stderr once.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -307,7 +308,7 @@ int cmd_replay(int argc, char **argv)
 	enum { O_MEMORY = 256, O_SWAP, O_SCRIPT, O_INTERVAL, O_SNAP, O_WBDELAY,
 	       O_THREADS, O_TMPDIR, O_NUCACHE, O_CHECK, O_TIMING, O_PLUGIN, O_LIST, O_VARIANTS,
 	       O_RECLAIM, O_CSV, O_JSON, O_NOTIMING, O_SHADOW, O_FAULT_AROUND, O_VARY, O_VARY_P,
-	       O_DETAIL };
+	       O_DETAIL, O_SAMPLE, O_SAMPLE_SEED };
 	static const struct option opts[] = {
 		{ "policy", required_argument, NULL, 'P' },
 		{ "variants", required_argument, NULL, O_VARIANTS },
@@ -317,6 +318,8 @@ int cmd_replay(int argc, char **argv)
 		{ "fault-around", required_argument, NULL, O_FAULT_AROUND },
 		{ "vary", required_argument, NULL, O_VARY },
 		{ "vary-p", required_argument, NULL, O_VARY_P },
+		{ "sample", required_argument, NULL, O_SAMPLE },
+		{ "sample-seed", required_argument, NULL, O_SAMPLE_SEED },
 		{ "format", required_argument, NULL, 'f' },
 		{ "csv", no_argument, NULL, O_CSV },
 		{ "json", no_argument, NULL, O_JSON },
@@ -344,7 +347,7 @@ int cmd_replay(int argc, char **argv)
 	char vlabel[MAX_POLICIES][300];
 	uint32_t vseed[MAX_POLICIES];
 	unsigned nvary = 0;
-	int vary_p_set = 0;
+	int vary_p_set = 0, sample_seed_set = 0;
 	struct mr_replay_limit limits[MAX_LIMITS];
 	uint64_t sizes[MR_REPLAY_MAX_SIZES];
 	size_t npol = 0, nlim = 0, nplug = 0, nsizes = 0;
@@ -443,6 +446,21 @@ int cmd_replay(int argc, char **argv)
 				return cli_usage_error("replay", "--vary-p %s: give a probability in (0, 1]",
 						       optarg);
 			vary_p_set = 1;
+			break;
+		}
+		case O_SAMPLE:
+			if (mr_replay_parse_sample(optarg, &o.sample_den, &err))
+				return cli_fail("replay", &err);
+			break;
+		case O_SAMPLE_SEED: {
+			char *end;
+
+			errno = 0;
+			o.sample_seed = strtoull(optarg, &end, 0);
+			if (*end || end == optarg || errno || optarg[0] == '-')
+				return cli_usage_error("replay", "--sample-seed '%s': give a whole number from 0 to 2^64 - 1",
+						       optarg);
+			sample_seed_set = 1;
 			break;
 		}
 		case O_FAULT_AROUND: {
@@ -582,6 +600,8 @@ int cmd_replay(int argc, char **argv)
 		return cli_usage_error("replay", "%zu policies at %zu memory sizes are %zu runs: at most %d in one pass",
 				       npol, nsizes, npol * nsizes, MR_REPLAY_MAX_RUNS);
 
+	if (sample_seed_set && !o.sample_den)
+		return cli_usage_error("replay", "--sample-seed without --sample 1/N: give the rate");
 	if (vary_p_set && !nvary)
 		return cli_usage_error("replay", "--vary-p without --vary N: give the number of seeds");
 	if (nvary) {
@@ -672,6 +692,9 @@ int cmd_replay(int argc, char **argv)
 		fprintf(stderr, "memreplay replay: assumed: %s\n", mr_replay_assumed(r, i));
 	if (mr_replay_no_swap(r))
 		warn_no_swap(r);
+	if (mr_replay_sample_note(r))
+		/* even with -q: these are not a full replay's counters */
+		fprintf(stderr, "memreplay replay: %s\n", mr_replay_sample_note(r));
 	if (!quiet && mr_replay_nextuse_note(r))
 		fprintf(stderr, "memreplay replay: %s\n", mr_replay_nextuse_note(r));
 	if (!quiet)

@@ -76,6 +76,13 @@ static void draw(FILE *f, const struct mr_curve *c, const char *source, const st
 	fprintf(f, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", W, H);
 	fprintf(f, "<text x=\"%d\" y=\"24\" font-size=\"15\">miss ratio by memory size: ", ML);
 	cli_xml_text(f, source);
+	for (size_t i = 0; i < c->n; i++)
+		if (c->rows[i].sample_den) {
+			/* not a full replay's curve (docs/replay.md, "Sampled replay") */
+			fprintf(f, " (sampled 1/%u, seed %llu)", c->rows[i].sample_den,
+				(unsigned long long)c->rows[i].sample_seed);
+			break;
+		}
 	fprintf(f, "</text>\n");
 	/* y grid and labels: five steps */
 	for (int k = 0; k <= 5; k++) {

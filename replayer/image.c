@@ -41,6 +41,8 @@ struct load {
 	uint32_t ncg, capcg, cg_last;
 	uint32_t max_file;
 	uint32_t *mm_first_cg; /* [nr_mms] cgroup id + 1 of the mm's first task, 0 = none */
+	uint32_t sample_den;   /* rp_image_load_sampled(): 1 in den regions, 0 = all */
+	uint64_t sample_seed;
 	int rc;
 };
 
@@ -716,6 +718,42 @@ out:
 
 /* ---- main ---- */
 
+/*
+ * A sampled image (mr_replay.h, "Sampled replay"): keep the page rows of the sampled
+ * regions (and those without a row, which the machines count as bad), renumbered in
+ * order, before anything is indexed by page id. Order is kept, so a run of consecutive
+ * sampled trace ids stays one of consecutive image ids (sample.c cuts ranges into such
+ * runs). Anon owners are mm indices here; the hash takes the trace's mm id.
+ */
+static int sample_pages(struct load *l)
+{
+	struct rp_image *t = l->t;
+	uint64_t limit = UINT64_MAX / l->sample_den;
+	uint32_t k = 0;
+
+	t->sample_map = malloc(((size_t)t->nr_pages + 1) * sizeof(uint32_t));
+	if (!t->sample_map)
+		return mr_error_set(l->err, MR_ENOMEM, "out of memory for the sampled pages");
+	for (uint32_t i = 0; i < t->nr_pages; i++) {
+		const struct rp_page *p = &t->pages[i];
+		int keep = 1;
+
+		if (p->info & RP_PAGE_VALID) {
+			int file = rp_page_type(p) == RP_FILE;
+			uint64_t owner = file ? p->owner : p->owner < t->nr_mms ? t->mm_store_id[p->owner] : 0;
+
+			t->sample_valid++;
+			keep = rp_sample_hash(l->sample_seed, file ? 0 : 1, owner, p->key >> 9) <= limit;
+			t->sample_kept += keep;
+		}
+		t->sample_map[i] = keep ? k : MR_PAGE_NONE;
+		if (keep)
+			t->pages[k++] = *p;
+	}
+	t->nr_pages = k;
+	return 0;
+}
+
 static int load_all(struct load *l)
 {
 	struct rp_image *t = l->t;
@@ -919,6 +957,12 @@ static int load_all(struct load *l)
 		return mr_error_set(l->err, MR_ENOMEM, "out of memory");
 	for (uint32_t i = 0; i < l->nmm_ids; i++)
 		t->mm_store_id[i + 1] = l->mm_ids[i];
+	t->nr_pages_full = t->nr_pages;
+	if (l->sample_den) {
+		rc = sample_pages(l);
+		if (rc)
+			return rc;
+	}
 
 	/* tasks */
 	rc = max_id(l, "SELECT max(id) FROM tasks", &mx);
@@ -1046,7 +1090,7 @@ static int load_all(struct load *l)
 		uint8_t d[32];
 
 		/* table sizes after the chunk rows: the identity of what a replay reads */
-		hash_u64(l, t->nr_pages);
+		hash_u64(l, t->nr_pages_full); /* a sampled image is still this trace */
 		hash_u64(l, t->nr_anon);
 		hash_u64(l, t->nr_file);
 		hash_u64(l, t->nr_shmem);
@@ -1065,7 +1109,13 @@ static int load_all(struct load *l)
 
 int rp_image_load(const char *path, struct rp_image **out, struct mr_error *err)
 {
-	struct load l = { .err = err };
+	return rp_image_load_sampled(path, 0, 0, out, err);
+}
+
+int rp_image_load_sampled(const char *path, uint32_t den, uint64_t seed, struct rp_image **out,
+			  struct mr_error *err)
+{
+	struct load l = { .err = err, .sample_den = den, .sample_seed = seed };
 	struct rp_image *t;
 	int rc;
 
@@ -1094,7 +1144,10 @@ void rp_image_free(struct rp_image *t)
 {
 	if (!t)
 		return;
-	mr_big_free(t->pages, (size_t)t->nr_pages * sizeof(*t->pages));
+	/* as allocated: a sampled image keeps fewer rows in the same block */
+	mr_big_free(t->pages, (size_t)(t->nr_pages_full ? t->nr_pages_full : t->nr_pages) *
+				      sizeof(*t->pages));
+	free(t->sample_map);
 	free(t->vmas);
 	free(t->vma_by_id);
 	free(t->mm_store_id);

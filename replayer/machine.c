@@ -976,7 +976,7 @@ int rp_machine_create(const struct rp_image *t, const struct rp_machine_opts *o,
 	const struct mr_policy_ops *ops = o->ops;
 	struct rp_machine *mach;
 	uint32_t np = t->nr_pages, nn = t->nodes, nm = t->nr_memcgs;
-	uint64_t arena_n = 0, span;
+	uint64_t arena_n = 0, span, seg_events;
 	uint32_t *ap;
 	int rc;
 
@@ -1172,7 +1172,8 @@ int rp_machine_create(const struct rp_image *t, const struct rp_machine_opts *o,
 	if (mach->next_sample < t->t_first)
 		mach->next_sample = UINT64_MAX;
 	/* segments: sized here, so that the event path only copies counters at a boundary */
-	mach->nsegs = t->n_events < RP_SEGMENTS ? (uint32_t)t->n_events : RP_SEGMENTS;
+	seg_events = o->seg_events ? o->seg_events : t->n_events;
+	mach->nsegs = seg_events < RP_SEGMENTS ? (uint32_t)seg_events : RP_SEGMENTS;
 	if (mach->nsegs) {
 		mach->seg = calloc(mach->nsegs, sizeof(*mach->seg));
 		mach->seg_cum = calloc((size_t)mach->nsegs * NR_SEG_CTR, sizeof(uint64_t));
@@ -1181,8 +1182,8 @@ int rp_machine_create(const struct rp_image *t, const struct rp_machine_opts *o,
 			goto fail;
 		}
 		for (uint32_t k = 0; k < mach->nsegs; k++) {
-			mach->seg[k].ev_first = t->n_events * k / mach->nsegs;
-			mach->seg[k].ev_end = t->n_events * (k + 1) / mach->nsegs;
+			mach->seg[k].ev_first = seg_events * k / mach->nsegs;
+			mach->seg[k].ev_end = seg_events * (k + 1) / mach->nsegs;
 		}
 	}
 	mach->seg_next = mach->nsegs > 1 ? mach->seg[0].ev_end : UINT64_MAX;

@@ -143,6 +143,25 @@
  * s * npolicies + p (0-based) is policies[p] at memory_sizes[s], so with one size the
  * runs are the policies in order. Per-cgroup limits (`limits`) apply to every run.
  *
+ * ---- Sampled replay (sample_den = N) ----
+ *
+ * A page is sampled when its region is: a file page's region is (file, index >> 9), an
+ * anon or shmem page's (mm, virtual page >> 9), the 2 MiB a PTE table covers, so page
+ * tables, fault-around, readahead windows and mglru's look-around and Bloom filters see a
+ * region whole or not at all. Sampled: mr_replay_sample_hash(seed, region) <=
+ * UINT64_MAX / N. The decoder drops, once for all machines, every per-page event
+ * (ACCESS, FD_ACCESS, READAHEAD, PC_INSERT, PC_DELETE, FREE, FAULT, REFAULT, SWAP_*,
+ * ACTIVATE) of an unsampled page; a range over both kinds is cut to its sampled runs
+ * (PC_INSERT/PC_DELETE then per page, order 0). Other events pass. Unsampled pages never
+ * enter a machine, so UNMAP and EXIT touch only sampled ones. The trace image holds only
+ * the sampled page rows, renumbered in order (image.c), so machines are sized for them
+ * and the filter renames the page ids of what it passes. Every machine size
+ * (memory, swap, cgroup limits) is round(size / N), at least one page; the results keep
+ * the sizes asked for (runs.memory_pages, memcgs.limit_pages) and the counters as the
+ * sampled machines counted them, and say the rate and seed (meta sample_den and
+ * sample_seed, a note of kind "sampled" per run). Next-use times are the full trace's:
+ * a page's references are all sampled or none, so their order is kept.
+ *
  * ---- Determinism and threads ----
  *
  * One decoder (the calling thread) reads batches of events and worker threads each
@@ -263,6 +282,12 @@ struct mr_replay_opts {
 	int record_timing;                 /* add the (non-deterministic) timing table */
 	void (*progress)(void *arg, const struct mr_replay_progress *p);
 	void *progress_arg;
+	/* Sampled replay (docs/replay.md, "Sampled replay"): 0 = every page; N >= 1 = only
+	 * the pages of the 2 MiB regions whose hash (mr_replay_sample_hash()) with
+	 * sample_seed falls in the lowest 1/N of its range, and every memory size, swap
+	 * size and cgroup limit divided by N for the machines ("Sampled replay" below). */
+	uint32_t sample_den;
+	uint64_t sample_seed;
 	const char *output;                /* results path to claim at create (checked and
 					    * locked until destroy, mr_results_claim()), so
 					    * that a second replay to it fails before it
@@ -276,6 +301,8 @@ struct mr_replay_opts {
 /* At most this many memory sizes in one replay, and (size, policy) runs. */
 #define MR_REPLAY_MAX_SIZES 64
 #define MR_REPLAY_MAX_RUNS 1024
+/* The sparsest sampling: 1 in this many regions. */
+#define MR_REPLAY_MAX_SAMPLE_DEN 65536
 
 /*
  * Parse one `--memory` argument that is not a cgroup limit into sizes in pages,
@@ -349,6 +376,21 @@ uint32_t mr_replay_fault_around(const struct mr_replay *r, const char **from);
 const char *mr_replay_assumed(const struct mr_replay *r, size_t i);
 /* 1 when the runs have no swap (--swap 0, or a host without swap). */
 int mr_replay_no_swap(const struct mr_replay *r);
+
+/* The sampling hash of a 2 MiB region (mr_replay.h, "Sampled replay"): kind 0 for a
+ * file (owner = the trace's file id), 1 for an address space (owner = the trace's mm
+ * id), region = page index or virtual page >> 9. splitmix64's finaliser over each. */
+uint64_t mr_replay_sample_hash(uint64_t seed, unsigned kind, uint64_t owner, uint64_t region);
+/* Parse a sampling rate "1/N" (N from 1 to MR_REPLAY_MAX_SAMPLE_DEN) into *den.
+ * MR_EINVAL quoting arg and saying what to give. */
+int mr_replay_parse_sample(const char *arg, uint32_t *den, struct mr_error *err);
+/* After mr_replay_create(): the pages sampled, of those with page rows (all when not
+ * sampling). */
+uint64_t mr_replay_sampled_pages(const struct mr_replay *r, uint64_t *of);
+
+/* A sampled replay: one line saying the rate, the seed and the pages kept (the results'
+ * note of kind "sampled"); NULL when not sampled. Owned by r. */
+const char *mr_replay_sample_note(const struct mr_replay *r);
 
 /* Is a policy of that name registered (built in or from a plugin)? */
 int mr_replay_policy_exists(const char *name);

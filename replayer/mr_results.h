@@ -157,6 +157,16 @@ struct mr_results_setup {
 	 * transaction after every run; NULL = none */
 	int (*write_extra)(void *arg, struct sqlite3 *db, struct mr_error *err);
 	void *extra_arg;
+	/* a sampled replay (docs/replay.md, "Sampled replay"): 1 in sample_den regions
+	 * (0 = not sampled) with sample_seed; meta sample_den and sample_seed, and
+	 * sample_note as a note of kind "sampled" on every run */
+	uint32_t sample_den;
+	uint64_t sample_seed;
+	const char *sample_note;
+	/* and, as counters of every run (machine-wide): the trace's references, sampled
+	 * or not (mr_sample_trace_references), the sampled pages (mr_sample_pages) of the
+	 * trace's (mr_sample_trace_pages): what mr_curve_row.miss_ratio divides by */
+	uint64_t sample_trace_refs, sample_pages, sample_trace_pages;
 };
 
 /*
@@ -291,12 +301,19 @@ struct mr_curve_row {
 	uint64_t memory_pages;   /* 0 = none (cgroup limits only) */
 	uint64_t refs;           /* mr_references */
 	uint64_t misses;         /* mr_misses */
-	double miss_ratio;       /* misses / refs; NaN without mr_references (an older file) */
+	double miss_ratio;       /* misses / refs; NaN without mr_references (an older file);
+				  * a sampled run: misses / (mr_sample_trace_references x
+				  * mr_sample_pages / mr_sample_trace_pages), the references
+				  * its machine did not see counted as hits (docs/replay.md,
+				  * "Sampled replay") */
+	double miss_ratio_raw;   /* misses / refs, also for a sampled run */
 	uint64_t first_touch;    /* mr_first_touch: the misses no memory size avoids */
 	uint64_t refaults_anon, refaults_file; /* workingset_refault_anon / _file */
 	uint64_t pswpin, pswpout;
 	uint64_t evictions;      /* mr_evictions */
 	uint64_t oom;            /* mr_oom: > 0 = the run went over its memory */
+	uint32_t sample_den;     /* a sampled run: 1 in sample_den regions; 0 = full */
+	uint64_t sample_seed;
 };
 
 struct mr_curve {

@@ -72,6 +72,12 @@ struct mr_replay {
 	int threads_used;
 	struct mr_results_claim *claim; /* opts.output, held until destroy */
 	unsigned detail;          /* MR_DETAIL_* tables to write (detail.c) */
+	/* a sampled replay (mr_replay.h, "Sampled replay"): the machines' cgroup limits
+	 * (memcg_limit) are the asked ones (memcg_limit_asked) scaled */
+	int sampled;
+	struct rp_sample sample;
+	uint64_t *memcg_limit_asked;
+	char sample_note[400];
 };
 
 struct rp_machine *rp_replay_machine(const struct mr_replay *r, size_t run)
@@ -114,6 +120,8 @@ void mr_replay_destroy(struct mr_replay *r)
 	free(r->note_kind);
 	free(r->coverage);
 	free(r->memcg_limit);
+	free(r->memcg_limit_asked);
+	rp_sample_free(&r->sample);
 	free(r->memcg_ids);
 	free(r->memcg_paths);
 	free(r->run_memory);
@@ -446,6 +454,85 @@ static int memcg_by_path(const struct rp_image *t, const char *path)
 	return -1;
 }
 
+/*
+ * A size of the sampled machines: pages times the share of the trace's pages that is
+ * sampled (kept / valid: about 1/den, but what the hash gave; docs/replay.md, "Sampled
+ * replay", for why not 1/den itself), rounded, at least one page.
+ */
+static uint64_t sample_scale(uint64_t pages, const struct rp_sample *s)
+{
+	unsigned __int128 v = ((unsigned __int128)pages * s->kept + s->valid / 2) / s->valid;
+
+	return v ? (v > UINT64_MAX ? UINT64_MAX : (uint64_t)v) : 1;
+}
+
+/*
+ * Sampling (mr_replay.h, "Sampled replay"): choose the pages, scale the cgroup limits
+ * and check that the whole-trace sizes stay apart once scaled (two sizes that become one
+ * would be the same run twice).
+ */
+static int sample_setup(struct mr_replay *r, const struct mr_replay_opts *o,
+			const uint64_t *sizes, size_t nsizes, struct mr_error *err)
+{
+	uint32_t den = o->sample_den;
+	int rc;
+
+	rc = rp_sample_init(&r->sample, r->t, den, o->sample_seed, err);
+	if (rc)
+		return rc;
+	r->sampled = 1;
+	if (!r->sample.kept)
+		return mr_error_set(err, MR_EINVAL,
+				    "sampling 1/%u with seed %llu keeps none of the %llu pages of %s: sample more (a smaller N) or give another --sample-seed",
+				    den, (unsigned long long)o->sample_seed,
+				    (unsigned long long)r->sample.valid, r->t->path);
+	r->memcg_limit_asked = calloc(r->t->nr_memcgs ? r->t->nr_memcgs : 1, sizeof(uint64_t));
+	if (!r->memcg_limit_asked)
+		return mr_error_set(err, MR_ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < r->t->nr_memcgs; i++) {
+		r->memcg_limit_asked[i] = r->memcg_limit[i];
+		if (r->memcg_limit[i])
+			r->memcg_limit[i] = sample_scale(r->memcg_limit[i], &r->sample);
+	}
+	for (size_t i = 0; i < nsizes; i++)
+		for (size_t j = 0; j < i; j++)
+			if (sizes[i] && sample_scale(sizes[i], &r->sample) == sample_scale(sizes[j], &r->sample)) {
+				char a[32], b[32];
+
+				return mr_error_set(err, MR_EINVAL,
+						    "sampling 1/%u: memory sizes %s and %s both scale to %llu pages; give sizes further apart or sample less (a larger rate)",
+						    den, mr_replay_format_memory(sizes[j], a, sizeof(a)),
+						    mr_replay_format_memory(sizes[i], b, sizeof(b)),
+						    (unsigned long long)sample_scale(sizes[i], &r->sample));
+			}
+	snprintf(r->sample_note, sizeof(r->sample_note),
+		 "sampled 1/%u (seed %llu): the pages of 1 in %u 2 MiB regions, %llu of %llu "
+		 "pages (1/%.2f), on a machine with every size times that share; counters are "
+		 "the sampled machine's, not scaled", den, (unsigned long long)o->sample_seed,
+		 den, (unsigned long long)r->sample.kept, (unsigned long long)r->sample.valid,
+		 (double)r->sample.valid / (double)r->sample.kept);
+	return 0;
+}
+
+const char *mr_replay_sample_note(const struct mr_replay *r)
+{
+	return r->sampled ? r->sample_note : NULL;
+}
+
+uint64_t mr_replay_sampled_pages(const struct mr_replay *r, uint64_t *of)
+{
+	if (!r->sampled) {
+		uint64_t n = 0;
+
+		for (uint32_t p = 0; p < r->t->nr_pages; p++)
+			n += (r->t->pages[p].info & RP_PAGE_VALID) != 0;
+		*of = n;
+		return n;
+	}
+	*of = r->sample.valid;
+	return r->sample.kept;
+}
+
 int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, struct mr_error *err)
 {
 	const uint64_t *sizes = o->nmemory ? o->memory_sizes : &o->memory_pages;
@@ -521,7 +608,13 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 			goto fail;
 	}
 
-	rc = rp_image_load(o->trace, &r->t, err);
+	if (o->sample_den > MR_REPLAY_MAX_SAMPLE_DEN) {
+		rc = mr_error_set(err, MR_ERANGE, "sampling 1/%u: at most 1/%u (give a larger rate)",
+				  o->sample_den, MR_REPLAY_MAX_SAMPLE_DEN);
+		goto fail;
+	}
+	/* a sampled replay's image holds only the sampled pages (sample.c) */
+	rc = rp_image_load_sampled(o->trace, o->sample_den, o->sample_seed, &r->t, err);
 	if (rc)
 		goto fail;
 	r->vary_p = o->vary_p;
@@ -588,6 +681,12 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 			goto fail;
 		}
 		r->memcg_limit[mi] = o->limits[i].pages;
+	}
+
+	if (o->sample_den) {
+		rc = sample_setup(r, o, sizes, nsizes, err);
+		if (rc)
+			goto fail;
 	}
 
 	if (r->wb_delay != MR_WRITEBACK_SYNC && r->wb_delay > RP_TIME_MAX) {
@@ -660,8 +759,13 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 		mo.params = params;
 		mo.canon = canon;
 		mo.memcg_limit = r->memcg_limit;
+		if (r->sampled) {
+			mem = mem ? sample_scale(mem, &r->sample) : 0;
+			mo.seg_events = rp_sample_expected_events(&r->sample, r->t);
+		}
 		mo.global_limit = r->reclaim == MR_RECLAIM_NODE ? 0 : mem;
-		mo.swap_pages = r->swap_pages;
+		mo.swap_pages = r->sampled && r->swap_pages ? sample_scale(r->swap_pages, &r->sample)
+							    : r->swap_pages;
 		mo.no_swap = r->no_swap;
 		mo.wb_delay_ns = r->wb_delay;
 		mo.interval_ns = r->interval;
@@ -681,7 +785,7 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 		free(params);
 		if (rc)
 			goto fail;
-		r->run_memory[k] = mem;
+		r->run_memory[k] = sizes[k / o->npolicies]; /* as asked, also when sampled */
 		r->run_vary[k] = mo.vary_seed;
 		r->nruns++;
 		if (r->reclaim == MR_RECLAIM_NODE) {
@@ -758,11 +862,24 @@ static void *worker_main(void *arg)
 }
 
 /* Decode the next batch into b (n = 0 at the end), with next-use values. */
-static int fill_batch(struct rp_source *src, struct rp_nextuse *nu, uint32_t nr_pages,
+static int fill_batch(struct mr_replay *r, struct rp_source *src, struct rp_nextuse *nu,
 		      struct batch *b, struct mr_error *err)
 {
-	int rc = rp_source_read(src, b->ev, RP_BATCH, &b->n, err);
+	uint32_t nr_pages = r->t->nr_pages;
+	int rc;
 
+	if (r->sampled) {
+		/* the sampled events, with their next-use values (sample.c) */
+		rc = rp_sample_fill(&r->sample, src, nu, b->ev, RP_BATCH, &b->n, &b->nu, &b->nu_cap,
+				    err);
+		if (rc) {
+			b->n = 0;
+			return rc;
+		}
+		nu = NULL;
+	} else {
+		rc = rp_source_read(src, b->ev, RP_BATCH, &b->n, err);
+	}
 	if (rc) {
 		b->n = 0;
 		return rc;
@@ -887,7 +1004,7 @@ int mr_replay_run(struct mr_replay *r, struct mr_error *err)
 	if (want_nu) {
 		t0 = mr_clock_s();
 		report(r, 0, 0, t0);
-		rc = rp_nextuse_build(r->trace_path, r->t->nr_pages, r->t->identity, r->nu_cache,
+		rc = rp_nextuse_build(r->trace_path, r->t->nr_pages_full, r->t->identity, r->nu_cache,
 				      r->tmpdir, &nu, err);
 		if (rc)
 			return rc;
@@ -923,12 +1040,12 @@ int mr_replay_run(struct mr_replay *r, struct mr_error *err)
 	if (!nw) {
 		/* everything on this thread */
 		for (;;) {
-			rc_dec = fill_batch(src, nu, r->t->nr_pages, &p.b[0], &derr);
+			rc_dec = fill_batch(r, src, nu, &p.b[0], &derr);
 			if (rc_dec || !p.b[0].n)
 				break;
 			note_sources(r, &p.b[0]);
 			run_batch(r->mach, r->nruns, &p.b[0]);
-			done += p.b[0].n;
+			done = r->sampled ? r->sample.consumed : done + p.b[0].n;
 			report(r, 1, done, t0);
 		}
 	} else {
@@ -974,7 +1091,7 @@ int mr_replay_run(struct mr_replay *r, struct mr_error *err)
 			if (rc || rc_dec)
 				b->n = 0;
 			else
-				rc_dec = fill_batch(src, nu, r->t->nr_pages, b, &derr);
+				rc_dec = fill_batch(r, src, nu, b, &derr);
 			if (b->n)
 				note_sources(r, b);
 			pthread_mutex_lock(&p.mu);
@@ -984,7 +1101,7 @@ int mr_replay_run(struct mr_replay *r, struct mr_error *err)
 			pthread_mutex_unlock(&p.mu);
 			if (!b->n)
 				break;
-			done += b->n;
+			done = r->sampled ? r->sample.consumed : done + b->n;
 			report(r, 1, done, t0);
 		}
 		for (size_t j = 0; j < nw; j++)
@@ -1213,6 +1330,12 @@ int mr_replay_write_results(const struct mr_replay *r, const char *path, struct 
 		.fault_around_pages = r->fault_around,
 		.record_timing = r->record_timing,
 		.threads = r->threads_used,
+		.sample_den = r->sampled ? r->sample.den : 0,
+		.sample_seed = r->sampled ? r->sample.seed : 0,
+		.sample_note = r->sampled ? r->sample_note : NULL,
+		.sample_trace_refs = r->sampled ? r->sample.trace_refs : 0,
+		.sample_pages = r->sampled ? r->sample.kept : 0,
+		.sample_trace_pages = r->sampled ? r->sample.valid : 0,
 	};
 	struct mr_results_memcg *memcgs;
 	const char **notes, **cov;
@@ -1239,7 +1362,8 @@ int mr_replay_write_results(const struct mr_replay *r, const char *path, struct 
 		memcgs[i] = (struct mr_results_memcg){
 			.cgroup = r->t->memcgs[i].cgroup,
 			.path = r->t->memcgs[i].path,
-			.limit_pages = r->memcg_limit ? r->memcg_limit[i] : 0,
+			.limit_pages = r->memcg_limit_asked ? r->memcg_limit_asked[i] :
+				       r->memcg_limit ? r->memcg_limit[i] : 0,
 		};
 	in.notes = notes;
 	in.memcgs = memcgs;

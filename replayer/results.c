@@ -401,6 +401,20 @@ static int write_run(struct wctx *w, sqlite3_stmt **st, const struct mr_results_
 		bind_u64(st[2], 4, r->counters[i].value);
 		rc = step_reset(w, st[2]);
 	}
+	if (in->sample_den) {
+		/* what a sampled run's miss ratio needs beside its own counters */
+		const char *const names[3] = { "mr_sample_trace_references", "mr_sample_pages",
+					       "mr_sample_trace_pages" };
+		const uint64_t vals[3] = { in->sample_trace_refs, in->sample_pages,
+					   in->sample_trace_pages };
+
+		for (int i = 0; !rc && i < 3; i++) {
+			sqlite3_bind_int64(st[2], 1, id);
+			sqlite3_bind_text(st[2], 3, names[i], -1, SQLITE_STATIC);
+			bind_u64(st[2], 4, vals[i]);
+			rc = step_reset(w, st[2]);
+		}
+	}
 	for (size_t i = 0; !rc && i < r->nmodel; i++) {
 		sqlite3_bind_int64(st[3], 1, id);
 		sqlite3_bind_text(st[3], 2, r->model[i].name, -1, SQLITE_STATIC);
@@ -453,6 +467,13 @@ static int write_run(struct wctx *w, sqlite3_stmt **st, const struct mr_results_
 		sqlite3_bind_int64(st[8], 1, id);
 		sqlite3_bind_text(st[8], 2, kind, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st[8], 3, note, -1, SQLITE_STATIC);
+		rc = step_reset(w, st[8]);
+	}
+	if (!rc && in->sample_den && in->sample_note) {
+		/* per run, so that a merge keeps it with the run (meta is the output's) */
+		sqlite3_bind_int64(st[8], 1, id);
+		sqlite3_bind_text(st[8], 2, "sampled", -1, SQLITE_STATIC);
+		sqlite3_bind_text(st[8], 3, in->sample_note, -1, SQLITE_STATIC);
 		rc = step_reset(w, st[8]);
 	}
 	for (size_t i = 0; !rc && i < r->nnotes; i++) {
@@ -508,6 +529,13 @@ int mr_results_write_claimed(const struct mr_results_claim *c,
 	if (!rc)
 		rc = exec(&w, "INSERT INTO meta VALUES('format', 'memreplay results v1');"
 			      "INSERT INTO meta VALUES('version', '" MR_VERSION_STRING "');");
+	if (!rc && setup->sample_den) {
+		snprintf(sql, sizeof(sql),
+			 "INSERT INTO meta VALUES('sample_den', %u);"
+			 "INSERT INTO meta VALUES('sample_seed', %llu);", setup->sample_den,
+			 (unsigned long long)setup->sample_seed);
+		rc = exec(&w, sql);
+	}
 	for (int i = 0; !rc && i < NINS; i++)
 		rc = prep(&w, ins[i], &st[i]);
 	for (size_t i = 0; !rc && i < nruns; i++)
@@ -1446,6 +1474,7 @@ int mr_results_curve(struct mr_results *res, struct mr_curve **out, struct mr_er
 		r->refs = col_u64(st, 4, &have);
 		r->misses = col_u64(st, 5, &have);
 		r->miss_ratio = have && r->refs ? (double)r->misses / (double)r->refs : NAN;
+		r->miss_ratio_raw = r->miss_ratio;
 		r->first_touch = col_u64(st, 7, NULL);
 		r->refaults_anon = col_u64(st, 8, NULL);
 		r->refaults_file = col_u64(st, 9, NULL);
@@ -1470,6 +1499,52 @@ int mr_results_curve(struct mr_results *res, struct mr_curve **out, struct mr_er
 		goto fail;
 	}
 	sqlite3_finalize(st);
+	st = NULL;
+	/* sampled runs (docs/replay.md, "Sampled replay"): their note says the rate */
+	if (sqlite3_prepare_v2(res->db, "SELECT run, message FROM notes WHERE kind = 'sampled'",
+			       -1, &st, NULL) == SQLITE_OK) {
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			int64_t run = sqlite3_column_int64(st, 0);
+			const char *m = (const char *)sqlite3_column_text(st, 1);
+			unsigned den;
+			unsigned long long seed;
+
+			if (!m || sscanf(m, "sampled 1/%u (seed %llu)", &den, &seed) != 2)
+				continue;
+			for (size_t k = 0; k < c->n; k++)
+				if (c->rows[k].run == run) {
+					c->rows[k].sample_den = den;
+					c->rows[k].sample_seed = seed;
+				}
+		}
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (sqlite3_prepare_v2(res->db, "SELECT run, max(CASE name WHEN 'mr_sample_trace_references' THEN value END),"
+			       " max(CASE name WHEN 'mr_sample_pages' THEN value END),"
+			       " max(CASE name WHEN 'mr_sample_trace_pages' THEN value END) FROM counters"
+			       " WHERE memcg IS NULL AND name LIKE 'mr_sample_%' GROUP BY run",
+			       -1, &st, NULL) == SQLITE_OK) {
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			int64_t run = sqlite3_column_int64(st, 0);
+			double trefs = sqlite3_column_double(st, 1), kept = sqlite3_column_double(st, 2);
+			double all = sqlite3_column_double(st, 3);
+
+			for (size_t k = 0; k < c->n; k++) {
+				struct mr_curve_row *r = &c->rows[k];
+
+				if (r->run != run || !r->sample_den || isnan(r->miss_ratio))
+					continue;
+				/* SHARDS-adj (Waldspurger et al., FAST '15): the sampled pages'
+				 * references beyond or short of their share are the hottest
+				 * pages', which hit at every size */
+				if (trefs > 0 && kept > 0 && all > 0)
+					r->miss_ratio = (double)r->misses / (trefs * kept / all);
+			}
+		}
+	}
+	sqlite3_finalize(st);
+	st = NULL;
 	if (!c->n) {
 		mr_curve_free(c);
 		return mr_error_set(err, MR_ENOENT, "%s holds no runs", res->path);

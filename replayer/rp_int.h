@@ -109,6 +109,13 @@ struct rp_image {
 
 	struct rp_page *pages;
 	uint32_t nr_pages;
+	/* A sampled image (rp_image_load_sampled()): only the sampled pages, renumbered in
+	 * order, so that every machine is sized for them. nr_pages_full is the trace's
+	 * page rows (= nr_pages when not sampled), sample_map[trace page id] the image's id
+	 * or MR_PAGE_NONE (NULL when not sampled); sample_kept of sample_valid page rows. */
+	uint32_t nr_pages_full;
+	uint32_t *sample_map;
+	uint64_t sample_kept, sample_valid;
 	uint64_t nr_anon, nr_file, nr_shmem;
 
 	struct rp_image_vma *vmas;
@@ -151,6 +158,10 @@ struct rp_image {
 
 /* image.c */
 int rp_image_load(const char *path, struct rp_image **out, struct mr_error *err);
+/* The same with only the pages of the 2 MiB regions sampled 1 in den with seed
+ * (mr_replay.h, "Sampled replay"); den 0 = every page. */
+int rp_image_load_sampled(const char *path, uint32_t den, uint64_t seed, struct rp_image **out,
+			  struct mr_error *err);
 void rp_image_free(struct rp_image *t);
 /* memcg index of a trace cgroup id; -1 when no page is charged to it. */
 int rp_image_memcg_index(const struct rp_image *t, uint32_t cgroup);
@@ -227,6 +238,42 @@ const struct rp_nextuse_info *rp_nextuse_info(const struct rp_nextuse *nu);
 /* Tests: references per block (0 = the default, 2^20), to cover many blocks cheaply. */
 void rp_nextuse_set_block(uint32_t refs);
 void rp_nextuse_close(struct rp_nextuse *nu);
+
+/*
+ * sample.c: the sampled replay's filter (mr_replay.h, "Sampled replay"). The decoder
+ * reads through it instead of rp_source_read(); one for all the machines.
+ */
+#define RP_SAMPLE_STAGE 16384 /* events decoded at a time */
+struct rp_sample {
+	uint32_t den;          /* 1 in den regions */
+	uint64_t seed;
+	uint32_t nr_pages;
+	uint64_t *keep;        /* bit per trace page id: sampled (pages without a row: set) */
+	const uint32_t *map;   /* trace page id -> the image's (rp_image.sample_map) */
+	uint64_t kept, valid;  /* sampled pages, of the page rows */
+	struct mr_event *stage; /* [RP_SAMPLE_STAGE] decoded, not yet filtered */
+	size_t n, pos;         /* events in the stage, the next one */
+	uint64_t part;         /* pages of stage[pos] already passed on (a cut range) */
+	size_t ref;            /* next-use index of stage[pos] in stage_nu */
+	uint64_t *stage_nu;    /* the stage's next-use values */
+	size_t stage_nu_cap;
+	uint64_t consumed;     /* input events done, for progress */
+	uint64_t trace_refs;   /* references of every input event (rp_event_refs), for
+				* the sampled miss ratio (docs/replay.md) */
+	int done;
+};
+/* mr_replay_sample_hash() (image.c chooses the pages with it) */
+uint64_t rp_sample_hash(uint64_t seed, unsigned kind, uint64_t owner, uint64_t region);
+int rp_sample_init(struct rp_sample *s, const struct rp_image *t, uint32_t den, uint64_t seed,
+		   struct mr_error *err);
+void rp_sample_free(struct rp_sample *s);
+/* Up to cap sampled events into out (*n = 0 at the end), with their next-use values in
+ * *out_nu (grown as needed) when nu is given. Negative on a damaged store. */
+int rp_sample_fill(struct rp_sample *s, struct rp_source *src, struct rp_nextuse *nu,
+		   struct mr_event *out, size_t cap, size_t *n, uint64_t **out_nu,
+		   size_t *out_nu_cap, struct mr_error *err);
+/* The events a machine will see: per-page events in the sampled share, others all. */
+uint64_t rp_sample_expected_events(const struct rp_sample *s, const struct rp_image *t);
 
 /* script.c */
 struct rp_script_cmd {

@@ -34,6 +34,9 @@ struct rp_machine_opts {
 				       * around (0 = the kernel's default, 16; 1 = off) */
 	uint32_t vary_seed;           /* --vary: this run's seed, 0 = no variation */
 	double vary_p;                /* its switch-in probability after a walk */
+	uint64_t seg_events;          /* events the machine will see, for its segments'
+				       * bounds; 0 = the trace's (a sampled replay sees
+				       * fewer: replay.c estimates them) */
 	const uint32_t *memcg_ids;    /* [t->nr_memcgs] */
 	const char *const *memcg_paths;
 	unsigned detail;              /* MR_DETAIL_* tables to count for (mr_detail.h) */

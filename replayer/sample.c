@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sample.c - the sampled replay's filter (mr_replay.h, "Sampled replay"; docs/replay.md):
+ * which pages are sampled, and the decoder's pass that keeps only their events, once for
+ * all the machines of a replay.
+ *
+ * Pages are chosen by 2 MiB region, not one by one (SHARDS samples keys one by one, which
+ * suits a flat cache): a PTE table, a fault-around window, a readahead window, mglru's
+ * look-around (lru_gen_look_around(), one PMD's PTEs) and its Bloom filter entries (one
+ * per PMD) all work on neighbours within a region, so a region kept whole keeps what they
+ * see of each other; a page kept alone would find its neighbours never resident.
+ *
+ * The pass reads the trace into a stage of RP_SAMPLE_STAGE events and copies the kept
+ * ones into the caller's batch; a range event over sampled and unsampled pages becomes
+ * one event per run of sampled pages (PC_INSERT/PC_DELETE one per page, order 0, since a
+ * run need not be a folio's size). Where the batch fills in the middle of a range, the
+ * rest of it waits in the stage for the next batch. The image holds only the sampled
+ * pages, renumbered in order (image.c, sample_pages()), so page ids are renamed on the
+ * way: a run of consecutive trace ids is one of image ids. Nothing here allocates per event:
+ * the stage is sized at init, the next-use buffers grow only when a batch needs more.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mr_replay.h"
+#include "rp_int.h"
+
+static uint64_t mix64(uint64_t x)
+{
+	/* splitmix64's finaliser (Steele, Lea, Flood 2014) */
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	x ^= x >> 31;
+	return x;
+}
+
+uint64_t mr_replay_sample_hash(uint64_t seed, unsigned kind, uint64_t owner, uint64_t region)
+{
+	return rp_sample_hash(seed, kind, owner, region);
+}
+
+uint64_t rp_sample_hash(uint64_t seed, unsigned kind, uint64_t owner, uint64_t region)
+{
+	uint64_t h = mix64(seed + 0x9e3779b97f4a7c15ull);
+
+	h = mix64(h ^ ((uint64_t)kind << 56) ^ 0x736d706cull);
+	h = mix64(h ^ owner);
+	return mix64(h ^ region);
+}
+
+int mr_replay_parse_sample(const char *arg, uint32_t *den, struct mr_error *err)
+{
+	unsigned long long n = 0;
+	const char *p = arg;
+
+	/* one syntax, 1/N: a rate as a fraction of regions, never a bare number that could
+	 * be read as a percentage or a count */
+	if (p[0] == '1' && p[1] == '/') {
+		p += 2;
+		while (*p >= '0' && *p <= '9' && n <= MR_REPLAY_MAX_SAMPLE_DEN)
+			n = n * 10 + (unsigned)(*p++ - '0');
+		if (!*p && p > arg + 2 && n >= 1 && n <= MR_REPLAY_MAX_SAMPLE_DEN) {
+			*den = (uint32_t)n;
+			return 0;
+		}
+	}
+	return mr_error_set(err, MR_EINVAL,
+			    "--sample '%s': give the rate as 1/N, N a whole number from 1 to %d "
+			    "(1/16 keeps the pages of one 2 MiB region in 16)",
+			    arg, MR_REPLAY_MAX_SAMPLE_DEN);
+}
+
+int rp_sample_init(struct rp_sample *s, const struct rp_image *t, uint32_t den, uint64_t seed,
+		   struct mr_error *err)
+{
+	memset(s, 0, sizeof(*s));
+	s->den = den;
+	s->seed = seed;
+	if (!t->sample_map)
+		return mr_error_set(err, MR_EINVAL, "sampling 1/%u: the trace image was not loaded sampled", den);
+	/* the image chose the pages (image.c, sample_pages()); events name trace ids */
+	s->nr_pages = t->nr_pages_full;
+	s->map = t->sample_map;
+	s->kept = t->sample_kept;
+	s->valid = t->sample_valid;
+	s->keep = calloc((s->nr_pages + 63) / 64 + 1, sizeof(uint64_t));
+	s->stage = malloc(RP_SAMPLE_STAGE * sizeof(*s->stage));
+	if (!s->keep || !s->stage) {
+		rp_sample_free(s);
+		return mr_error_set(err, MR_ENOMEM, "out of memory for the sampled pages");
+	}
+	for (uint32_t p = 0; p < s->nr_pages; p++)
+		if (s->map[p] != MR_PAGE_NONE)
+			s->keep[p / 64] |= 1ull << (p % 64);
+	return 0;
+}
+
+void rp_sample_free(struct rp_sample *s)
+{
+	free(s->keep);
+	free(s->stage);
+	free(s->stage_nu);
+	s->keep = NULL;
+	s->stage = NULL;
+	s->stage_nu = NULL;
+}
+
+static inline int kept(const struct rp_sample *s, uint32_t page)
+{
+	return (s->keep[page / 64] >> (page % 64)) & 1;
+}
+
+/* The pages of a per-page event (0 = not one: it passes). */
+static uint64_t event_pages(const struct mr_event *e, uint32_t nr_pages)
+{
+	uint64_t n;
+
+	if (e->page >= nr_pages)
+		return 0; /* MR_PAGE_NONE or damage: the machines count it */
+	switch (e->kind) {
+	case MR_EV_ACCESS:
+	case MR_EV_FAULT:
+	case MR_EV_REFAULT:
+	case MR_EV_SWAP_IN:
+	case MR_EV_SWAP_OUT:
+	case MR_EV_ACTIVATE:
+		return 1;
+	case MR_EV_FD_ACCESS:
+	case MR_EV_READAHEAD:
+	case MR_EV_FREE:
+		n = e->size;
+		break;
+	case MR_EV_PC_INSERT:
+	case MR_EV_PC_DELETE:
+		n = 1ull << (e->flags & MR_PC_ORDER_MASK);
+		break;
+	default:
+		return 0;
+	}
+	if (n > (uint64_t)nr_pages - e->page)
+		n = (uint64_t)nr_pages - e->page;
+	return n;
+}
+
+uint64_t rp_sample_expected_events(const struct rp_sample *s, const struct rp_image *t)
+{
+	static const int per_page[] = { MR_EV_ACCESS, MR_EV_FD_ACCESS, MR_EV_FAULT,
+					MR_EV_PC_INSERT, MR_EV_PC_DELETE, MR_EV_READAHEAD,
+					MR_EV_FREE, MR_EV_REFAULT, MR_EV_SWAP_IN,
+					MR_EV_SWAP_OUT, MR_EV_ACTIVATE };
+	uint64_t n = t->n_events, pp = 0;
+
+	/* per-page events in the sampled pages' share, the others all */
+	for (size_t i = 0; i < sizeof(per_page) / sizeof(per_page[0]); i++)
+		pp += t->by_kind[per_page[i]];
+	if (pp > n)
+		pp = n;
+	if (!s->valid)
+		return n;
+	return n - pp + (uint64_t)((double)pp * (double)s->kept / (double)s->valid + 0.5);
+}
+
+/* Next stage of input, with its next-use values. 0 at the end (s->n = 0). */
+static int read_stage(struct rp_sample *s, struct rp_source *src, struct rp_nextuse *nu,
+		      struct mr_error *err)
+{
+	int rc = rp_source_read(src, s->stage, RP_SAMPLE_STAGE, &s->n, err);
+
+	s->pos = 0;
+	s->part = 0;
+	s->ref = 0;
+	if (rc) {
+		s->n = 0;
+		return rc;
+	}
+	if (nu && s->n) {
+		size_t refs = 0;
+
+		for (size_t i = 0; i < s->n; i++) {
+			uint32_t first;
+
+			refs += rp_event_refs(&s->stage[i], s->nr_pages, &first);
+		}
+		if (refs > s->stage_nu_cap) {
+			uint64_t *nn = realloc(s->stage_nu, refs * sizeof(*nn));
+
+			if (!nn) {
+				s->n = 0;
+				return mr_error_set(err, MR_ENOMEM, "out of memory for next-use values");
+			}
+			s->stage_nu = nn;
+			s->stage_nu_cap = refs;
+		}
+		rc = rp_nextuse_read(nu, s->stage_nu, refs, err);
+		if (rc)
+			s->n = 0;
+	}
+	return rc;
+}
+
+/* Room for n more next-use values in the output. */
+static int out_nu_room(uint64_t **out_nu, size_t *cap, size_t used, size_t n, struct mr_error *err)
+{
+	if (used + n <= *cap)
+		return 0;
+	size_t nc = *cap ? *cap : 4096;
+
+	while (nc < used + n)
+		nc *= 2;
+	uint64_t *nn = realloc(*out_nu, nc * sizeof(*nn));
+
+	if (!nn)
+		return mr_error_set(err, MR_ENOMEM, "out of memory for next-use values");
+	*out_nu = nn;
+	*cap = nc;
+	return 0;
+}
+
+int rp_sample_fill(struct rp_sample *s, struct rp_source *src, struct rp_nextuse *nu,
+		   struct mr_event *out, size_t cap, size_t *n, uint64_t **out_nu,
+		   size_t *out_nu_cap, struct mr_error *err)
+{
+	size_t k = 0, nk = 0; /* events and next-use values written */
+	int rc;
+
+	*n = 0;
+	while (k < cap) {
+		const struct mr_event *e;
+		uint64_t pages, refs;
+		uint32_t first;
+
+		if (s->pos == s->n) {
+			if (s->done)
+				break;
+			rc = read_stage(s, src, nu, err);
+			if (rc)
+				return rc;
+			if (!s->n) {
+				s->done = 1;
+				break;
+			}
+		}
+		e = &s->stage[s->pos];
+		pages = event_pages(e, s->nr_pages);
+		refs = rp_event_refs(e, s->nr_pages, &first);
+		if (!pages || (pages == 1 && kept(s, e->page))) {
+			/* not per page, or a single sampled page: as it is (a range of one
+			 * page too) */
+			if (!pages || s->part == 0) {
+				if (nu && refs) {
+					rc = out_nu_room(out_nu, out_nu_cap, nk, refs, err);
+					if (rc)
+						return rc;
+					memcpy(*out_nu + nk, s->stage_nu + s->ref, refs * sizeof(uint64_t));
+					nk += refs;
+				}
+				out[k] = *e;
+				if (pages)
+					out[k].page = s->map[e->page];
+				k++;
+			}
+		} else if (pages > 1) {
+			/* a range: its runs of sampled pages, from where the last batch left it */
+			int whole = 1, order = e->kind == MR_EV_PC_INSERT || e->kind == MR_EV_PC_DELETE;
+
+			for (uint64_t i = 0; i < pages && whole; i++)
+				whole = kept(s, e->page + (uint32_t)i);
+			if (whole) {
+				if (nu && refs) {
+					rc = out_nu_room(out_nu, out_nu_cap, nk, refs, err);
+					if (rc)
+						return rc;
+					memcpy(*out_nu + nk, s->stage_nu + s->ref, refs * sizeof(uint64_t));
+					nk += refs;
+				}
+				out[k] = *e;
+				out[k++].page = s->map[e->page];
+			} else {
+				uint64_t i = s->part;
+
+				while (i < pages && k < cap) {
+					uint64_t j;
+
+					while (i < pages && !kept(s, e->page + (uint32_t)i))
+						i++;
+					if (i == pages)
+						break;
+					for (j = i + 1; j < pages && !order && kept(s, e->page + (uint32_t)j); j++)
+						;
+					if (order)
+						j = i + 1;
+					out[k] = *e;
+					out[k].page = s->map[e->page + (uint32_t)i];
+					if (order)
+						out[k].flags &= (uint8_t)~MR_PC_ORDER_MASK;
+					else
+						out[k].size = (uint32_t)(j - i);
+					if (nu && refs) {
+						rc = out_nu_room(out_nu, out_nu_cap, nk, j - i, err);
+						if (rc)
+							return rc;
+						memcpy(*out_nu + nk, s->stage_nu + s->ref + i,
+						       (j - i) * sizeof(uint64_t));
+						nk += j - i;
+					}
+					k++;
+					i = j;
+				}
+				if (i < pages) {
+					/* the batch is full: the rest of this range goes in the next */
+					s->part = i;
+					break;
+				}
+			}
+		}
+		/* this event is done */
+		s->part = 0;
+		s->ref += refs;
+		s->trace_refs += refs;
+		s->pos++;
+		s->consumed++;
+	}
+	*n = k;
+	return 0;
+}

@@ -1,0 +1,97 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# test_sample.sh MEMREPLAY
+#
+# replay --sample 1/N (docs/replay.md, "Sampled replay"): on a generated Zipf trace
+# (256 regions of 2 MiB) lru, mglru and opt at four sizes, sampled 1/16, must give a
+# curve within 1.5 percentage points of miss ratio of the full replay's on average per
+# policy (measured: 0.2-0.7), the same bytes twice, and results that say they are
+# sampled (meta, a note per run, curve's and compare's first line); 1/1 keeps every
+# page and must give the full replay's counters; bad rates are refused.
+MR=$1
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail=0
+check() { what=$1; shift; if "$@"; then echo "ok   $what"; else echo "FAIL $what"; fail=$((fail + 1)); fi; }
+q() { "$MR" query "$1" --csv "$2" | tail -n +2; }
+P="--policy lru --policy mglru --policy opt --memory 16M..256M:4 -q --no-timing --threads 0 --nextuse-cache off"
+
+"$MR" gen zipf -o "$T/z.db" --pages 131072 --events 1M --seed 1 >/dev/null 2>&1 ||
+	{ echo "FAIL gen"; exit 1; }
+"$MR" replay "$T/z.db" $P -o "$T/full.db" >/dev/null 2>&1 || { echo "FAIL full replay"; exit 1; }
+"$MR" replay "$T/z.db" $P --sample 1/16 -o "$T/a.db" >/dev/null 2>"$T/a.err"
+check "--sample 1/16 exits 0" [ $? = 0 ]
+"$MR" replay "$T/z.db" $P --sample 1/16 -o "$T/b.db" >/dev/null 2>&1
+check "sampled twice: byte-identical results" cmp -s "$T/a.db" "$T/b.db"
+check "replay says it is sampled, even with -q" grep -q "sampled 1/16 (seed 0)" "$T/a.err"
+
+# the curve: mean |sampled - full| per policy, as `memreplay curve` prints both
+# (--json: one run a line, its policy, size and ratio by name; a spec has commas)
+points() {
+	"$MR" curve "$1" --json | sed -n 's/.*"policy": "\([a-z]*\)".*"memory_pages": \([0-9]*\),.*"miss_ratio": \([0-9.]*\),.*/\1 \2 \3/p' |
+		sort
+}
+points "$T/full.db" >"$T/f.txt"
+points "$T/a.db" >"$T/s.txt"
+check "the sampled curve has the full one's 12 points" \
+	[ "$(cut -d' ' -f1,2 "$T/f.txt")" = "$(cut -d' ' -f1,2 "$T/s.txt")" ]
+paste -d' ' "$T/f.txt" "$T/s.txt" | awk '
+	{ d = $3 - $6; if (d < 0) d = -d; e[$1] += 100 * d; n[$1]++ }
+	END { for (p in e) printf "%s %.3f\n", p, e[p] / n[p] }' | sort >"$T/mae.txt"
+cat "$T/mae.txt"
+check "three policies compared" [ "$(wc -l <"$T/mae.txt")" = 3 ]
+check "mean error per policy at most 1.5 pp" \
+	awk '$2 > 1.5 { bad = 1 } END { exit bad }' "$T/mae.txt"
+
+# the results say so
+check "meta sample_den = 16" [ "$(q "$T/a.db" "SELECT value FROM meta WHERE key = 'sample_den'")" = 16 ]
+check "meta sample_seed = 0" [ "$(q "$T/a.db" "SELECT value FROM meta WHERE key = 'sample_seed'")" = 0 ]
+check "a note of kind sampled on each of the 12 runs" \
+	[ "$(q "$T/a.db" "SELECT count(DISTINCT run) FROM notes WHERE kind = 'sampled' AND message LIKE 'sampled 1/16 (seed 0)%'")" = 12 ]
+check "the runs keep the sizes asked for" \
+	[ "$(q "$T/a.db" "SELECT group_concat(memory_pages) FROM runs")" = \
+	  "$(q "$T/full.db" "SELECT group_concat(memory_pages) FROM runs")" ]
+check "a full replay has no sampling" \
+	[ "$(q "$T/full.db" "SELECT count(*) FROM notes WHERE kind = 'sampled'")" = 0 ]
+"$MR" curve "$T/a.db" >"$T/curve.txt"
+check "curve says sampled 1/16 before the table" \
+	[ "$(grep -n '^sampled 1/16 (seed 0): 12 of the 12 runs' "$T/curve.txt" | cut -d: -f1)" = 3 ]
+check "curve --csv has the rate per run" \
+	[ "$("$MR" curve "$T/a.db" --csv | head -2 | tail -1 | awk -F, '{ print $(NF - 2) }')" = 16 ]
+"$MR" compare "$T/a.db" >"$T/compare.txt"
+check "compare says sampled first" grep -q "^sampled 1/16 (seed 0) in 12 of 12 runs" "$T/compare.txt"
+check "a full replay's curve does not" sh -c "! \"$MR\" curve \"$T/full.db\" | grep -q sampled"
+
+# another seed, other pages
+"$MR" replay "$T/z.db" $P --sample 1/16 --sample-seed 7 -o "$T/c.db" >/dev/null 2>&1
+check "--sample-seed 7 is recorded" [ "$(q "$T/c.db" "SELECT value FROM meta WHERE key = 'sample_seed'")" = 7 ]
+check "another seed samples other pages" \
+	[ "$(q "$T/a.db" "SELECT value FROM counters WHERE run = 1 AND memcg IS NULL AND name = 'mr_sample_pages'")" != \
+	  "$(q "$T/c.db" "SELECT value FROM counters WHERE run = 1 AND memcg IS NULL AND name = 'mr_sample_pages'")" ]
+
+# 1/1 keeps every page: the full replay's counters exactly (a smaller trace)
+"$MR" gen zipf -o "$T/small.db" --pages 16384 --events 200K --seed 2 >/dev/null 2>&1
+P1="--policy lru --policy mglru --policy opt --memory 8M,32M -q --no-timing --threads 0 --nextuse-cache off"
+"$MR" replay "$T/small.db" $P1 -o "$T/small-full.db" >/dev/null 2>&1
+"$MR" replay "$T/small.db" $P1 --sample 1/1 -o "$T/one.db" >/dev/null 2>&1
+C="SELECT run, memcg, name, value FROM counters WHERE name NOT LIKE 'mr_sample_%' ORDER BY run, memcg, name"
+check "--sample 1/1: the full replay's counters" [ "$(q "$T/one.db" "$C")" = "$(q "$T/small-full.db" "$C")" ]
+S="SELECT run, seg, name, value FROM segment_counters ORDER BY run, name, seg"
+check "--sample 1/1: the full replay's segments" [ "$(q "$T/one.db" "$S")" = "$(q "$T/small-full.db" "$S")" ]
+
+# bad rates
+for bad in 0 2/1 x 1/0 0.0625 1/ 1/65537; do
+	"$MR" replay "$T/z.db" --policy lru --memory 64M --sample "$bad" -q >/dev/null 2>"$T/bad.err"
+	rc=$?
+	check "--sample $bad refused" [ $rc != 0 ]
+	check "--sample $bad: the message says how to give it" grep -q "give the rate as 1/N" "$T/bad.err"
+done
+"$MR" replay "$T/z.db" --policy lru --memory 64M --sample-seed 3 -q >/dev/null 2>"$T/bad.err"
+check "--sample-seed without --sample refused" [ $? != 0 ]
+"$MR" replay "$T/z.db" --policy lru --memory 16M,16400K --sample 1/16 -q >/dev/null 2>"$T/bad.err"
+check "sizes that scale to one refused" grep -q "both scale to" "$T/bad.err"
+"$MR" replay "$T/z.db" --policy lru --memory 64M --sample 1/65536 -q >/dev/null 2>"$T/bad.err"
+check "a rate that keeps no page refused" grep -q "keeps none of the" "$T/bad.err"
+
+[ $fail = 0 ] && echo "all ok"
+exit $fail
