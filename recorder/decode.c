@@ -620,6 +620,56 @@ static int on_mm_tracepoint(struct rec *r, int ring, int t, uint32_t task, uint6
 	}
 }
 
+/*
+ * writeback:writeback_dirty_folio: a page-cache folio turned dirty in task's write() or
+ * write fault (mm/page-writeback.c: folio_account_dirtied()). Its file is named by the
+ * bdi ("MAJOR:MINOR" of the file system's device, the trace's dev) and the inode; a bdi
+ * named otherwise (a file system without a block device) cannot be matched to the
+ * trace's files and is counted only. Emitted as FD_ACCESS (write) with source
+ * MR_SRC_DIRTY, which the replay takes as PG_dirty, not as an access: write() marks no
+ * folio accessed (__filemap_get_folio() with FGP_WRITEBEGIN, no FGP_ACCESSED).
+ */
+static int on_dirty(struct rec *r, int ring, uint32_t task, uint64_t t, uint16_t cpu,
+		    const unsigned char *raw, uint32_t rawlen, uint32_t *ids)
+{
+	const struct tp_info *tp = &r->tp[RTP_DIRTY];
+	char name[65];
+	unsigned maj, min;
+	uint64_t ino, index, dev;
+	uint32_t file, page, n = 1;
+	struct mr_event ev;
+	int rc;
+
+	if (tp->bdi.off < 0 || (uint64_t)tp->bdi.off + (uint64_t)tp->bdi.size > rawlen)
+		return 0;
+	memcpy(name, raw + tp->bdi.off, (size_t)tp->bdi.size);
+	name[tp->bdi.size] = '\0';
+	if (sscanf(name, "%u:%u", &maj, &min) != 2) {
+		r->dirty_unmatched++;
+		return 0;
+	}
+	ino = rec_tp_get(raw, rawlen, &tp->ino);
+	index = rec_tp_get(raw, rawlen, &tp->index);
+	dev = ((uint64_t)maj << 32) | min;
+	file = rec_file_get(r, dev, ino, NULL);
+	if (!file)
+		return 0;
+	/* a large folio is named by its first page: its pages, as its insert had them */
+	page = rec_page_find(r, MR_PAGE_FILE, file, index);
+	if (page != MR_PAGE_NONE)
+		n = 1u << ((r->pflags[page] & PF_ORDER_MASK) >> PF_ORDER_SHIFT);
+	if (n > MAX_RANGE)
+		n = MAX_RANGE;
+	file_pages(r, task, file, index, n, ids);
+	/* its insert (held until the task's next event) goes first */
+	if ((rc = pend_before(r, task)))
+		return rc;
+	ev = (struct mr_event){ .time = t, .kind = MR_EV_FD_ACCESS, .task = task, .cpu = cpu,
+				.flags = MR_ACC_FLAGS(MR_ACC_WRITE, MR_SRC_DIRTY) };
+	r->dirty_events++;
+	return emit_range(r, ring, &ev, ids, n, 0);
+}
+
 static int on_tracepoint(struct rec *r, int ring, int t, const unsigned char *p, uint32_t len,
 			 uint32_t *ids)
 {
@@ -645,6 +695,11 @@ static int on_tracepoint(struct rec *r, int ring, int t, const unsigned char *p,
 	ours = rec_stream_in_scope(r, t, (int32_t)tid);
 	if (!ours && t != RTP_DELETE)
 		return 0;
+	if (t == RTP_DIRTY) {
+		task = (pid || tid) ? rec_task_get(r, (int32_t)pid, (int32_t)tid,
+						   rel_time(r, time)) : 0;
+		return on_dirty(r, ring, task, rel_time(r, time), (uint16_t)cpu, raw, rawlen, ids);
+	}
 	if (t >= RTP_MEMCG) {
 		task = (pid || tid) ? rec_task_get(r, (int32_t)pid, (int32_t)tid,
 						   rel_time(r, time)) : 0;
@@ -711,6 +766,10 @@ static int on_tracepoint(struct rec *r, int ring, int t, const unsigned char *p,
 	if (ev.kind == MR_EV_PC_INSERT) {
 		struct rec_ring_state *q = &r->rs[ring];
 
+		if (ids[0] != MR_PAGE_NONE) /* for on_dirty(): the folio's size */
+			r->pflags[ids[0]] = (uint8_t)((r->pflags[ids[0]] & ~PF_ORDER_MASK) |
+						      ((unsigned)order << PF_ORDER_SHIFT));
+
 		/* what a WORKINGSET_REFAULT_FILE label that follows belongs to */
 		q->ins_valid = 1;
 		q->ins_task = task;
@@ -730,7 +789,8 @@ static int on_tracepoint(struct rec *r, int ring, int t, const unsigned char *p,
 						   &rf)))
 					return rc;
 			}
-			r->pflags[ids[i]] = (uint8_t)(PF_CACHED | (r->pflags[ids[i]] & PF_PENDING));
+			r->pflags[ids[i]] = (uint8_t)(PF_CACHED |
+						      (r->pflags[ids[i]] & (PF_PENDING | PF_ORDER_MASK)));
 		}
 	} else if (ev.kind == MR_EV_PC_DELETE) {
 		for (uint32_t i = 0; i < n; i++) {

@@ -163,6 +163,21 @@ static uint32_t task_cgroup(struct rec *r, int32_t tid)
 	unsigned long long lim = 0;
 	FILE *f;
 
+	/* an exited task (a zombie the recorder reads late) shows the root of every
+	 * hierarchy, not the cgroup it ran in: unknown, not "/" */
+	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fgets(line, sizeof(line), f)) {
+		const char *st = strrchr(line, ')');
+
+		if (st && (st[1] == ' ') && (st[2] == 'Z' || st[2] == 'X')) {
+			fclose(f);
+			return 0;
+		}
+	}
+	fclose(f);
 	snprintf(path, sizeof(path), "/proc/%d/cgroup", tid);
 	f = fopen(path, "re");
 	if (!f)

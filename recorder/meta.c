@@ -413,6 +413,10 @@ void rec_meta_end(struct rec *r, struct perf_state *ps)
 	mr_writer_set_meta_u64(r->w, "switch.ins", r->switch_ins);
 	mr_writer_set_meta_u64(r->w, "pagecache.inserts_in_fault", r->pend_in_fault);
 	mr_writer_set_meta_u64(r->w, "pagecache.inserts_held", r->pend_flushed);
+	/* writeback_dirty_folio: folios that turned dirty, and those of file systems
+	 * without a MAJOR:MINOR bdi, which cannot be matched to a file */
+	mr_writer_set_meta_u64(r->w, "pagecache.dirtied", r->dirty_events);
+	mr_writer_set_meta_u64(r->w, "pagecache.dirtied_unmatched", r->dirty_unmatched);
 	mr_writer_set_meta_u64(r->w, "madvise.dontneed", r->madvise_dontneed);
 	mr_writer_set_meta_u64(r->w, "madvise.ignored", r->madvise_ignored);
 	mr_writer_set_meta_u64(r->w, "exit_mmap.calls", r->exit_mmaps);

@@ -125,6 +125,7 @@ enum rec_tp {
 	RTP_EXIT_MMAP,	/* mmap:exit_mmap */
 	RTP_PF_USER,	/* exceptions:page_fault_user, filtered to write/exec faults */
 	RTP_MADVISE,	/* syscalls:sys_enter_madvise */
+	RTP_DIRTY,	/* writeback:writeback_dirty_folio: a page-cache folio turned dirty */
 	RTP_NR
 };
 
@@ -135,6 +136,7 @@ enum {
 	TPF_ASYNC_SIZE = 1u << 7, TPF_ITEM = 1u << 8, TPF_VAL = 1u << 9, TPF_ADDR = 1u << 10,
 	TPF_LEN = 1u << 11, TPF_ADDRESS = 1u << 12, TPF_ERROR_CODE = 1u << 13,
 	TPF_START = 1u << 14, TPF_LEN_IN = 1u << 15, TPF_BEHAVIOR = 1u << 16,
+	TPF_BDI = 1u << 17,
 };
 
 struct tp_info {
@@ -143,6 +145,7 @@ struct tp_info {
 	uint64_t id;
 	struct tp_field pfn, ino, index, dev, order, last_index, size, async_size;
 	struct tp_field item, val, addr, len, address, error_code, start, len_in, behavior;
+	struct tp_field bdi; /* writeback_dirty_folio's name[32]: the bdi, "MAJOR:MINOR" */
 	char layout[256]; /* "name@off:size,..." for the metadata */
 };
 
@@ -243,6 +246,8 @@ struct rec {
 				 * (list from rec_mm.anon_head), for munmap and exit_mmap */
 	uint32_t folio_orders; /* bit per folio order seen */
 	char **cg_paths; uint32_t ncg;	/* memory cgroups seen; id = index + 1 */
+	uint64_t dirty_events;		/* writeback_dirty_folio records kept (on_dirty()) */
+	uint64_t dirty_unmatched;	/* ... of a bdi not named MAJOR:MINOR: not kept */
 
 	struct tp_info tp[RTP_NR];
 	struct rec_ring_state *rs;	/* [nrings] */
@@ -303,6 +308,10 @@ struct rec {
 #define PF_DELETED 0x02u	/* deleted from it since (a later insert is a refault) */
 #define PF_ANON_MAPPED 0x04u	/* anon page faulted in and not freed since (munmap/exit) */
 #define PF_PENDING 0x08u	/* its insert waits in rec.held[] (decode.c: pend_push()) */
+/* bits 4..7 of the first page of an inserted folio: its order (on_dirty() names the folio
+ * by its first page) */
+#define PF_ORDER_SHIFT 4
+#define PF_ORDER_MASK 0xf0u
 
 
 /*

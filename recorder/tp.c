@@ -50,6 +50,10 @@
  *                                    attributes it to the firing task)
  *   page_fault_user                  the faulting task
  *   sys_enter_madvise                the calling task
+ *   writeback_dirty_folio            mm/page-writeback.c:folio_account_dirtied(), when a
+ *                                    folio turns dirty: the task whose write() or write
+ *                                    fault dirtied it (reclaim's try_to_unmap() finds it
+ *                                    dirty already: fault_dirty_shared_page() at the fault)
  *   mm_filemap_delete_from_page_cache  CPU-WIDE: eviction runs in kswapd, in whichever
  *                                    task does direct reclaim, in a memory.reclaim writer,
  *                                    in a DAMON kdamond (this platform's reclaim), and
@@ -72,6 +76,8 @@ const struct rec_tp_name rec_tp_names[RTP_NR] = {
 			  TPF_ADDRESS | TPF_ERROR_CODE },
 	[RTP_MADVISE] = { "syscalls", "sys_enter_madvise", MR_RSRC_MMAP,
 			  TPF_START | TPF_LEN_IN | TPF_BEHAVIOR },
+	[RTP_DIRTY] = { "writeback", "writeback_dirty_folio", MR_RSRC_PAGECACHE,
+			TPF_INO | TPF_INDEX | TPF_BDI },
 };
 
 /* enum rec_ws order */
@@ -100,6 +106,8 @@ static void parse_field(struct tp_info *tp, const char *line)
 	} want[] = {
 		{ "pfn", offsetof(struct tp_info, pfn), TPF_PFN },
 		{ "i_ino", offsetof(struct tp_info, ino), TPF_INO },
+		{ "ino", offsetof(struct tp_info, ino), TPF_INO },
+		{ "name", offsetof(struct tp_info, bdi), TPF_BDI },
 		{ "index", offsetof(struct tp_info, index), TPF_INDEX },
 		{ "s_dev", offsetof(struct tp_info, dev), TPF_DEV },
 		{ "order", offsetof(struct tp_info, order), TPF_ORDER },
@@ -151,7 +159,8 @@ static void parse_field(struct tp_info *tp, const char *line)
 		f = (struct tp_field *)((char *)tp + want[i].off);
 		f->off = atoi(o + 7);
 		f->size = atoi(s + 5);
-		if (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8) {
+		if (want[i].bit == TPF_BDI ? f->size < 2 || f->size > 64 :
+		    f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8) {
 			f->off = -1;
 		} else {
 			tp->have |= want[i].bit;
@@ -171,7 +180,7 @@ int rec_tp_load(struct tp_info *tp, const char *tracefs, const char *sys, const 
 	tp->last_index.off = tp->size.off = tp->async_size.off = -1;
 	tp->item.off = tp->val.off = tp->addr.off = tp->len.off = -1;
 	tp->address.off = tp->error_code.off = -1;
-	tp->start.off = tp->len_in.off = tp->behavior.off = -1;
+	tp->start.off = tp->len_in.off = tp->behavior.off = tp->bdi.off = -1;
 	snprintf(path, sizeof(path), "%s/events/%s/%s/id", tracefs, sys, name);
 	f = fopen(path, "re");
 	if (!f)

@@ -146,6 +146,7 @@ static void ev_fd_access(struct rp_machine *mach, const struct mr_event *ev, con
 	uint32_t first;
 	uint64_t n = rp_event_refs(ev, mach->m.nr_pages, &first);
 	int write = (ev->flags & MR_ACC_WRITE) != 0;
+	int dirtied = MR_ACC_SRC(ev->flags) == MR_SRC_DIRTY;
 
 	if (!n)
 		mach->c[C_BAD]++;
@@ -156,6 +157,18 @@ static void ev_fd_access(struct rp_machine *mach, const struct mr_event *ev, con
 		/* no page row, or an anonymous one (a missing row gives an anon folio) */
 		if (f->type == RP_ANON) {
 			mach->c[C_BAD]++;
+			continue;
+		}
+		/* the recorder's writeback_dirty_folio: the folio turned dirty in a write()
+		 * or a write fault, which marks nothing accessed; only a folio this machine
+		 * no longer holds is brought in, as the write would have */
+		if (dirtied && (f->flags & MR_PG_RESIDENT)) {
+			mach->c[C_FILE_DIRTIED]++;
+			if (!(f->flags & MR_PG_DIRTY) && write) {
+				f->flags |= MR_PG_DIRTY;
+				if (ptype(mach, page) == RP_FILE)
+					rp_file_dirtied(mach, page);
+			}
 			continue;
 		}
 		mach->c[C_FD_PAGES]++;

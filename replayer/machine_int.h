@@ -75,6 +75,7 @@
 	X(FLUSHER_WRITEBACKS, "mr_flusher_writebacks")                                   \
 	X(FLUSHER_BACKGROUND, "mr_flusher_background")                                   \
 	X(FLUSHER_PERIODIC, "mr_flusher_periodic") X(FLUSHER_WAKEUPS, "mr_flusher_wakeups") \
+	X(FILE_DIRTIED, "mr_file_dirtied")                                               \
 	X(OOM, "mr_oom") X(FREED, "mr_freed") X(UNMAPS, "mr_unmaps")                      \
 	X(MM_EXITS, "mr_mm_exits") X(UNMAPPED_ACCESS, "mr_access_unmapped")              \
 	X(FAULT_AROUND, "mr_fault_around")                                               \

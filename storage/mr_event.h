@@ -97,6 +97,8 @@ enum mr_access_source {
 	MR_SRC_FAULT = 1, /* perf software page fault (first touch) */
 	MR_SRC_HWSAMPLE = 2, /* PEBS / IBS data-address sample */
 	MR_SRC_YOUNG = 3, /* young-bit scan hit (page_idle, DAMON, clear_refs) */
+	MR_SRC_DIRTY = 4, /* FD_ACCESS (write): the page turned dirty (writeback_dirty_folio),
+			   * not an access: a write() to a cached page or a write fault */
 	MR_SRC_NR
 };
 #define MR_ACC_FLAGS(rwx, src) ((uint8_t)((rwx) | ((unsigned)(src) << MR_ACC_SRC_SHIFT)))
