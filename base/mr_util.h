@@ -64,4 +64,22 @@ static inline double mr_clock_s(void)
 	return (double)mr_clock_ns() * 1e-9;
 }
 
+/* splitmix64's finaliser (Steele, Lea, Flood 2014): a fixed bijective mix of 64 bits,
+ * for hashes that must not change between versions (sampling, anonymisation). */
+static inline uint64_t mr_mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	x ^= x >> 31;
+	return x;
+}
+
+/* splitmix64: the next value of the generator whose state is *state. */
+static inline uint64_t mr_splitmix64(uint64_t *state)
+{
+	return mr_mix64(*state += 0x9e3779b97f4a7c15ull);
+}
+
 #endif /* MR_UTIL_H */

@@ -16,21 +16,13 @@
 #include <string.h>
 
 #include "rec_int.h"
+#include "mr_util.h"
 
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return x;
-}
 
 /* Keyed hash for --anonymize: a keyed mix, not reversible without the key. */
 uint64_t rec_hash(const struct rec *r, uint64_t v)
 {
-	return mix64(mix64(v ^ r->anon_key) + r->anon_key);
+	return mr_mix64(mr_mix64(v ^ r->anon_key) + r->anon_key);
 }
 
 static int htab_grow(struct rec_htab *h)
@@ -46,7 +38,7 @@ static int htab_grow(struct rec_htab *h)
 
 		if (!o->used)
 			continue;
-		j = mix64(o->k1 * 31 + o->k2) & (ncap - 1);
+		j = mr_mix64(o->k1 * 31 + o->k2) & (ncap - 1);
 		while (ne[j].used)
 			j = (j + 1) & (ncap - 1);
 		ne[j] = *o;
@@ -63,7 +55,7 @@ struct rec_hent *rec_htab_slot(struct rec_htab *h, uint64_t k1, uint64_t k2, int
 
 	if ((h->n + 1) * 2 > h->cap && htab_grow(h))
 		return NULL;
-	j = mix64(k1 * 31 + k2) & (h->cap - 1);
+	j = mr_mix64(k1 * 31 + k2) & (h->cap - 1);
 	while (h->e[j].used) {
 		if (h->e[j].k1 == k1 && h->e[j].k2 == k2) {
 			*found = 1;
@@ -86,7 +78,7 @@ static uint32_t htab_find(const struct rec_htab *h, uint64_t k1, uint64_t k2)
 
 	if (!h->cap)
 		return MR_PAGE_NONE;
-	j = mix64(k1 * 31 + k2) & (h->cap - 1);
+	j = mr_mix64(k1 * 31 + k2) & (h->cap - 1);
 	while (h->e[j].used) {
 		if (h->e[j].k1 == k1 && h->e[j].k2 == k2)
 			return h->e[j].val;

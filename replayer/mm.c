@@ -5,6 +5,7 @@
  * and walk_mm machine ops, zap_pte_range-style unmapping, and installing PTEs.
  */
 #include "machine_int.h"
+#include "mr_util.h"
 
 /* ---- page tables ---- */
 
@@ -543,11 +544,7 @@ static void walk_mm_vmas(struct rp_machine *mach, uint32_t mm, const struct mr_w
 /* splitmix64: the variation's draws, one per walk */
 static uint64_t vary_next(struct rp_machine *mach)
 {
-	uint64_t z = (mach->vary_rng += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	return mr_splitmix64(&mach->vary_rng);
 }
 
 /*

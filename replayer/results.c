@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "mr_results.h"
+#include "mr_util.h"
 
 /*
  * The view `curve` (docs/results-schema.md, "curve"): per run the miss ratio
@@ -897,14 +898,6 @@ static int read_notes(struct mr_results *res, struct mr_compare *c, struct mr_er
  * Jing 1995). The draws come from a fixed seed and do not depend on the counter or the
  * run, so the output is byte-identical and one set of draws serves every cell.
  */
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -1055,7 +1048,7 @@ static int compare_intervals(struct mr_results *res, struct mr_compare *c, struc
 		goto out;
 	}
 	for (size_t j = 0; j < (size_t)B * nb; j++)
-		starts[j] = (uint32_t)(splitmix64(&seed) % S);
+		starts[j] = (uint32_t)(mr_splitmix64(&seed) % S);
 	c->intervals = 1;
 	c->nsegs = S;
 	c->resamples = B;

@@ -24,17 +24,8 @@
 
 #include "mr_replay.h"
 #include "rp_int.h"
+#include "mr_util.h"
 
-static uint64_t mix64(uint64_t x)
-{
-	/* splitmix64's finaliser (Steele, Lea, Flood 2014) */
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	x ^= x >> 31;
-	return x;
-}
 
 uint64_t mr_replay_sample_hash(uint64_t seed, unsigned kind, uint64_t owner, uint64_t region)
 {
@@ -43,11 +34,11 @@ uint64_t mr_replay_sample_hash(uint64_t seed, unsigned kind, uint64_t owner, uin
 
 uint64_t rp_sample_hash(uint64_t seed, unsigned kind, uint64_t owner, uint64_t region)
 {
-	uint64_t h = mix64(seed + 0x9e3779b97f4a7c15ull);
+	uint64_t h = mr_mix64(seed + 0x9e3779b97f4a7c15ull);
 
-	h = mix64(h ^ ((uint64_t)kind << 56) ^ 0x736d706cull);
-	h = mix64(h ^ owner);
-	return mix64(h ^ region);
+	h = mr_mix64(h ^ ((uint64_t)kind << 56) ^ 0x736d706cull);
+	h = mr_mix64(h ^ owner);
+	return mr_mix64(h ^ region);
 }
 
 int mr_replay_parse_sample(const char *arg, uint32_t *den, struct mr_error *err)
@@ -218,6 +209,19 @@ static int out_nu_room(uint64_t **out_nu, size_t *cap, size_t used, size_t n, st
 	return 0;
 }
 
+/* The event's next-use values, as they are, after the nk already written. */
+static int copy_refs(const struct rp_sample *s, uint64_t **out_nu, size_t *out_nu_cap,
+		     size_t *nk, uint64_t refs, struct mr_error *err)
+{
+	int rc = out_nu_room(out_nu, out_nu_cap, *nk, refs, err);
+
+	if (rc)
+		return rc;
+	memcpy(*out_nu + *nk, s->stage_nu + s->ref, refs * sizeof(uint64_t));
+	*nk += refs;
+	return 0;
+}
+
 int rp_sample_fill(struct rp_sample *s, struct rp_source *src, struct rp_nextuse *nu,
 		   struct mr_event *out, size_t cap, size_t *n, uint64_t **out_nu,
 		   size_t *out_nu_cap, struct mr_error *err)
@@ -249,13 +253,9 @@ int rp_sample_fill(struct rp_sample *s, struct rp_source *src, struct rp_nextuse
 			/* not per page, or a single sampled page: as it is (a range of one
 			 * page too) */
 			if (!pages || s->part == 0) {
-				if (nu && refs) {
-					rc = out_nu_room(out_nu, out_nu_cap, nk, refs, err);
-					if (rc)
-						return rc;
-					memcpy(*out_nu + nk, s->stage_nu + s->ref, refs * sizeof(uint64_t));
-					nk += refs;
-				}
+				if (nu && refs &&
+				    (rc = copy_refs(s, out_nu, out_nu_cap, &nk, refs, err)))
+					return rc;
 				out[k] = *e;
 				if (pages)
 					out[k].page = s->map[e->page];
@@ -268,13 +268,9 @@ int rp_sample_fill(struct rp_sample *s, struct rp_source *src, struct rp_nextuse
 			for (uint64_t i = 0; i < pages && whole; i++)
 				whole = kept(s, e->page + (uint32_t)i);
 			if (whole) {
-				if (nu && refs) {
-					rc = out_nu_room(out_nu, out_nu_cap, nk, refs, err);
-					if (rc)
-						return rc;
-					memcpy(*out_nu + nk, s->stage_nu + s->ref, refs * sizeof(uint64_t));
-					nk += refs;
-				}
+				if (nu && refs &&
+				    (rc = copy_refs(s, out_nu, out_nu_cap, &nk, refs, err)))
+					return rc;
 				out[k] = *e;
 				out[k++].page = s->map[e->page];
 			} else {

@@ -343,21 +343,13 @@ int mr_gen_write(const struct mr_gen *g, const struct mr_gen_values *vals, const
 
 /* ---- PRNG ---- */
 
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
 
 void gen_rng_seed(struct gen_rng *r, uint64_t seed)
 {
 	uint64_t x = seed;
 
 	for (int i = 0; i < 4; i++)
-		r->s[i] = splitmix64(&x);
+		r->s[i] = mr_splitmix64(&x);
 	/* splitmix64 never yields four zero words from one seed, but keep the guarantee
 	 * xoshiro needs explicit. */
 	if (!(r->s[0] | r->s[1] | r->s[2] | r->s[3]))
