@@ -147,6 +147,35 @@ static void read_comm(int32_t tid, char *buf, size_t cap)
 	fclose(f);
 }
 
+/*
+ * Has tid begun to exit (or is it gone)? An exiting task leaves its cgroups in
+ * do_exit() -> cgroup_exit() before exit_notify() makes it a zombie, and from then on
+ * /proc/TID/cgroup shows the root of every hierarchy, not the cgroup it ran in
+ * (kernel/cgroup/cgroup.c, kernel/exit.c). Read after the cgroup file: a task not yet
+ * exiting here was not exiting when that file was read. PF_EXITING is flags bit 0x4
+ * (include/linux/sched.h), the 9th field of /proc/TID/stat (proc(5)).
+ */
+static int task_exiting(int32_t tid)
+{
+	char path[64], line[1024];
+	unsigned long flags = 0;
+	const char *st;
+	char state = 0;
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return 1;
+	ok = fgets(line, sizeof(line), f) != NULL;
+	fclose(f);
+	st = ok ? strrchr(line, ')') : NULL;
+	if (!st || sscanf(st + 1, " %c %*d %*d %*d %*d %*d %lu", &state, &flags) != 2)
+		return 1;
+	return state == 'Z' || state == 'X' || (flags & 0x4);
+}
+
 /* Memory cgroup of tid (v1 memory controller, else v2): dense id, row with its limit. */
 static uint32_t task_cgroup(struct rec *r, int32_t tid)
 {
@@ -155,21 +184,6 @@ static uint32_t task_cgroup(struct rec *r, int32_t tid)
 	unsigned long long lim = 0;
 	FILE *f;
 
-	/* an exited task (a zombie the recorder reads late) shows the root of every
-	 * hierarchy, not the cgroup it ran in: unknown, not "/" */
-	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	if (fgets(line, sizeof(line), f)) {
-		const char *st = strrchr(line, ')');
-
-		if (st && (st[1] == ' ') && (st[2] == 'Z' || st[2] == 'X')) {
-			fclose(f);
-			return 0;
-		}
-	}
-	fclose(f);
 	snprintf(path, sizeof(path), "/proc/%d/cgroup", tid);
 	f = fopen(path, "re");
 	if (!f)
@@ -189,6 +203,10 @@ static uint32_t task_cgroup(struct rec *r, int32_t tid)
 	fclose(f);
 	if (!cg)
 		return 0;
+	if (task_exiting(tid)) {
+		free(cg);
+		return 0;
+	}
 	for (uint32_t i = 0; i < r->ncg; i++)
 		if (!strcmp(r->cg_paths[i], cg)) {
 			free(cg);
