@@ -257,6 +257,41 @@ static void put_task(struct rec *r, uint32_t id)
 	mr_writer_add_task(r->w, &row);
 }
 
+int rec_cow_page(const struct rec *r, uint32_t mm, uint64_t vpn, uint32_t file_page)
+{
+	uint32_t limit = UINT32_MAX;
+
+	/* The nearest entry on the fork chain decides. An entry the parent made after the
+	 * fork (index >= the child's fork_cow) means the page was still the file's at the
+	 * fork, so the child has the file page; an entry of another file page is a mapping
+	 * since replaced at that address. */
+	for (uint32_t m = mm; m && m < r->nmms; limit = r->mms[m].fork_cow, m = r->mms[m].fork_parent) {
+		uint32_t i = htab_find(&r->cow_ix, m, vpn);
+
+		if (i == MR_PAGE_NONE)
+			continue;
+		return i < limit && i < r->ncow && r->cow[i] == file_page;
+	}
+	return 0;
+}
+
+int rec_cow_add(struct rec *r, uint32_t mm, uint64_t vpn, uint32_t file_page)
+{
+	struct rec_hent *h;
+	int found;
+
+	if (grow((void **)&r->cow, &r->cow_cap, (size_t)r->ncow + 1, sizeof(*r->cow)))
+		return MR_ENOMEM;
+	h = rec_htab_slot(&r->cow_ix, mm, vpn, &found);
+	if (!h)
+		return MR_ENOMEM;
+	/* a new index even when the key is there (the same address mapped again and
+	 * written): the fork chain compares indices with fork_cow */
+	h->val = r->ncow;
+	r->cow[r->ncow++] = file_page;
+	return 0;
+}
+
 uint32_t rec_mm_new(struct rec *r, int32_t tgid, uint32_t copy_from)
 {
 	struct rec_mm *m;
@@ -274,6 +309,8 @@ uint32_t rec_mm_new(struct rec *r, int32_t tgid, uint32_t copy_from)
 	m->anon_head = MR_PAGE_NONE;
 	m->nanon = 0;
 	m->cgroup = 0;
+	m->fork_parent = copy_from < id ? copy_from : 0;
+	m->fork_cow = r->ncow;
 	if (copy_from && copy_from < id && r->mms[copy_from].n) {
 		const struct rec_mm *src = &r->mms[copy_from];
 
@@ -945,6 +982,9 @@ void rec_ids_free(struct rec *r)
 	rec_htab_free(&r->task_ix);
 	rec_htab_free(&r->mm_ix);
 	rec_htab_free(&r->file_ix);
+	rec_htab_free(&r->cow_ix);
+	free(r->cow);
+	r->cow = NULL;
 	pmap_free(&r->page_map);
 	for (uint32_t i = 0; i < r->nmms; i++)
 		free(r->mms[i].v);

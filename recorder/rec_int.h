@@ -73,6 +73,8 @@ struct rec_mm {
 	uint32_t ntasks;    /* tasks using it that have not exited */
 	int young_cleared;  /* clear_refs written for it once: its young bits mean something */
 	uint32_t cgroup;    /* memory cgroup of its latest task: what its faults charge */
+	uint32_t fork_parent; /* the mm it was forked from (0: exec or first seen) */
+	uint32_t fork_cow;    /* rec.ncow at that fork: the parent's earlier COWs are its own */
 };
 
 struct rec_task {
@@ -235,6 +237,10 @@ struct rec {
 	uint64_t anon_key; /* anonymisation key, random per recording */
 
 	struct rec_htab task_ix, mm_ix, file_ix;
+	/* private file pages written (COW): (mm, virtual page) -> index into cow[], the
+	 * file page it was copied from; indices grow with time (rec_cow_page()) */
+	struct rec_htab cow_ix;
+	uint32_t *cow; uint32_t ncow, cow_cap;
 	struct rec_pmap page_map;
 	struct rec_task *tasks; uint32_t ntasks, tasks_cap; /* [0] unused */
 	struct rec_mm *mms; uint32_t nmms, mms_cap;         /* [0] unused */
@@ -422,6 +428,21 @@ int rec_read_int_file(const char *path, long *v);
 uint32_t rec_task_get(struct rec *r, int32_t pid, int32_t tid, uint64_t t);
 void rec_task_put(struct rec *r, uint32_t id);
 uint32_t rec_mm_new(struct rec *r, int32_t tgid, uint32_t copy_from);
+/*
+ * Copy-on-write of a private file mapping (MAP_PRIVATE, writable): the first write to
+ * one of its pages replaces the file page with an anonymous copy at the same address
+ * (mm/memory.c: do_cow_fault() when absent, wp_page_copy() from do_wp_page() when
+ * mapped read-only), and from then on the address is anonymous memory: swapped, never
+ * written back to the file. rec_cow_page() says whether mm's virtual page vpn is such a
+ * copy of file_page (the mm's own write, or its fork parent's before the fork);
+ * rec_cow_add() records mm's write. 0 / MR_ENOMEM.
+ */
+static inline int rec_vma_private_file(const struct rec_vma *v)
+{
+	return v->file && (v->flags & (MR_VMA_FILE | MR_VMA_SHARED)) == MR_VMA_FILE;
+}
+int rec_cow_page(const struct rec *r, uint32_t mm, uint64_t vpn, uint32_t file_page);
+int rec_cow_add(struct rec *r, uint32_t mm, uint64_t vpn, uint32_t file_page);
 /* Move task to mm (exec); the old mm's ntasks drops. Returns the old mm. */
 void rec_task_cgroup_update(struct rec *r, uint32_t task);
 uint32_t rec_task_set_mm(struct rec *r, uint32_t task, uint32_t mm);

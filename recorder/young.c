@@ -43,6 +43,7 @@
 
 #define PM_PRESENT (1ull << 63)
 #define PM_SWAP (1ull << 62)
+#define PM_FILE (1ull << 61) /* file page or shared anon (Documentation/admin-guide/mm/pagemap.rst) */
 #define NUMA_BATCH 4096
 /* Fully referenced VMAs larger than this (16 GiB of address space: sanitizer shadow,
  * sparse reservations) are not walked through pagemap; counted in young.skipped_vmas. */
@@ -87,13 +88,22 @@ static int emit_vma(struct rec *r, int pmfd, uint32_t mm, uint64_t start, uint64
 				continue;
 			found++;
 			v = rec_vma_find(&r->mms[mm], addr);
-			if (v && v->file)
+			if (v && v->file) {
 				page = rec_page_get(r, MR_PAGE_FILE, v->file,
 						    v->pgoff + ((addr - v->start) >> r->pshift),
 						    r->mms[mm].cgroup);
-			else
+				/* a private file mapping's page that pagemap calls anonymous is
+				 * a copy written since (COW), also when its write fault was not
+				 * seen: the anon page of that address */
+				if (page != MR_PAGE_NONE && rec_vma_private_file(v) &&
+				    (rec_cow_page(r, mm, vp + i, page) ||
+				     (!(buf[i] & PM_FILE) && !rec_cow_add(r, mm, vp + i, page))))
+					page = rec_page_get(r, MR_PAGE_ANON, mm, vp + i,
+							    r->mms[mm].cgroup);
+			} else {
 				page = rec_page_get(r, MR_PAGE_ANON, mm, addr >> r->pshift,
 						    r->mms[mm].cgroup);
+			}
 			if (page == MR_PAGE_NONE)
 				continue;
 			ev = (struct mr_event){ .time = t, .kind = MR_EV_ACCESS, .page = page,

@@ -146,6 +146,32 @@ else
 	echo "note: this kernel has no writeback:writeback_dirty_folio: writes are seen as inserts only"
 fi
 
+# Copy-on-write: writes to a private file mapping make anonymous copies (do_cow_fault(),
+# wp_page_copy()): the trace has them as anon pages of the mm at those addresses, and a
+# replay swaps them instead of dirtying and writing back the file. Half the pages are read
+# before they are written (mapped read-only first), half are written first. The write bit
+# of a fault comes from exceptions:page_fault_user: without it a fault is a read.
+dd if=/dev/zero of="$WL/cow-$$.bin" bs=1M count=8 2>/dev/null
+"$MR" record -o "$T/cow.db" --quiet -- "$WL/wl_mix" cow "$WL/cow-$$.bin" 1 >"$T/cow.log" 2>&1
+check "record a private file mapping's writer: exit 0" [ $? = 0 ]
+rm -f "$WL/cow-$$.bin"
+paired=$("$MR" query "$T/cow.db" --format csv "SELECT value FROM meta WHERE key = 'fault_rw.paired'" | tail -1)
+if [ "${paired:-0}" -ge 2048 ] 2>/dev/null; then
+	cow=$("$MR" query "$T/cow.db" --format csv "SELECT value FROM meta WHERE key = 'cow.private_file_pages'" | tail -1)
+	check "the 2048 copied pages are counted ($cow)" [ "${cow:-0}" -ge 2048 ] 2>/dev/null
+	anon=$("$MR" query "$T/cow.db" --format csv "SELECT count(DISTINCT p.id) FROM pages p JOIN vmas v
+		ON v.mm = p.mm AND p.vpage * 4096 >= v.start AND p.vpage * 4096 < v.\"end\"
+		WHERE p.type = 0 AND v.file = (SELECT id FROM files WHERE path LIKE '%cow-$$.bin')" | tail -1)
+	check "they are anon pages inside the file's mapping ($anon)" [ "${anon:-0}" -ge 2048 ] 2>/dev/null
+	"$MR" replay "$T/cow.db" --policy lru --memory 4M --swap 64M -o "$T/cowr.db" >/dev/null 2>&1
+	d=$("$MR" query "$T/cowr.db" --format csv "SELECT value FROM vmstat WHERE name = 'mr_flusher_writebacks'" | tail -1)
+	check "the replay writes back none of the file's pages ($d)" [ "${d:-9}" -le 8 ] 2>/dev/null
+	o=$("$MR" query "$T/cowr.db" --format csv "SELECT value FROM vmstat WHERE name = 'pswpout'" | tail -1)
+	check "the replay swaps the copies out ($o pages in 4M)" [ "${o:-0}" -ge 1000 ] 2>/dev/null
+else
+	echo "note: no write bits on faults here (fault_rw.paired ${paired:-0}): the copy-on-write case is skipped"
+fi
+
 # Hardware sampling: a libpfm4-encoded software event stands in for the PMU these VMs lack.
 "$MR" record -o "$T/hw.db" --quiet --sources mmap,hwsample --hw-event perf::PERF_COUNT_SW_PAGE_FAULTS \
 	--hw-period 1 -- "$WL/wl_anon" 500 "$T/hw.out" >"$T/hw.log" 2>&1

@@ -18,6 +18,11 @@
  *       writes MIB MiB to PATH (created or truncated) with write() in 64 KiB chunks, no
  *       fsync (the flushers and reclaim write it back), then reads it back PASSES times
  *       with read() in 64 KiB chunks and unlinks it: dirty page cache under a memory limit.
+ *   wl_mix cow PATH PASSES
+ *       maps PATH privately read-write (MAP_PRIVATE), reads the first half of its pages,
+ *       writes one byte of every page (copies on write: the read half through
+ *       do_wp_page(), the other through do_cow_fault()), then reads every page PASSES
+ *       times: anonymous memory the size of the file, backed by swap, not by the file.
  *
  * Deterministic for a given argument list; for mmap and build the file must exist and be
  * at least 8 MiB.
@@ -185,6 +190,36 @@ static int do_write(const char *path, int mib, int passes)
 	return 0;
 }
 
+static int do_cow(const char *path, int passes)
+{
+	int fd = open(path, O_RDONLY);
+	struct stat st;
+	unsigned char *m;
+	size_t len, npg;
+
+	if (fd < 0 || fstat(fd, &st) || st.st_size < (off_t)(8u << 20)) {
+		fprintf(stderr, "wl_mix: %s: need a file of 8 MiB or more\n", path);
+		return 1;
+	}
+	len = (size_t)st.st_size & ~(PG - 1);
+	npg = len / PG;
+	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return 1;
+	madvise(m, len, MADV_NOHUGEPAGE);
+	for (size_t i = 0; i < npg / 2; i++)
+		sink += m[i * PG];
+	for (size_t i = 0; i < npg; i++)
+		m[i * PG] ^= 1;
+	for (int p = 0; p < passes; p++)
+		for (size_t i = 0; i < npg; i++)
+			sink += m[i * PG];
+	munmap(m, len);
+	printf("wl_mix cow pages=%zu passes=%d\n", npg, passes);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 7 && !strcmp(argv[1], "mmap"))
@@ -194,8 +229,11 @@ int main(int argc, char **argv)
 		return do_build(argv[2], atoi(argv[3]), strtoull(argv[4], NULL, 0));
 	if (argc == 5 && !strcmp(argv[1], "write"))
 		return do_write(argv[2], atoi(argv[3]), atoi(argv[4]));
+	if (argc == 4 && !strcmp(argv[1], "cow"))
+		return do_cow(argv[2], atoi(argv[3]));
 	fprintf(stderr, "usage: wl_mix mmap PATH PASSES seq|rand SEED normal|random|sequential\n"
 			"       wl_mix build PATH ROUNDS SEED\n"
-			"       wl_mix write PATH MIB PASSES\n");
+			"       wl_mix write PATH MIB PASSES\n"
+			"       wl_mix cow PATH PASSES\n");
 	return 2;
 }
