@@ -677,6 +677,30 @@ static int on_dirty(struct rec *r, int ring, uint32_t task, uint64_t t, uint16_t
 	return emit_range(r, ring, &ev, ids, n, 0);
 }
 
+/*
+ * cgroup:cgroup_attach_task (kernel/cgroup/cgroup.c: cgroup_migrate_execute()), fired in
+ * the writer of cgroup.procs for each task it moves: a recorded task's pages are charged
+ * to its new memory cgroup from here on (rec_task_cgroup_moved()). Without it a move is
+ * seen only at the task's next exec, by /proc (rec_task_cgroup_update()). dst_path is a
+ * __data_loc string: offset in the low 16 bits, length (with its NUL) in the high.
+ */
+static int on_cg_attach(struct rec *r, const unsigned char *raw, uint32_t rawlen)
+{
+	const struct tp_info *tp = &r->tp[RTP_CG_ATTACH];
+	uint32_t loc = (uint32_t)rec_tp_get(raw, rawlen, &tp->dst_path);
+	uint32_t off = loc & 0xffffu, len = loc >> 16;
+	char path[4096];
+
+	if (tp->dst_path.size != 4 || !len || len >= sizeof(path) || (uint64_t)off + len > rawlen)
+		return 0;
+	memcpy(path, raw + off, len);
+	path[len] = '\0';
+	if (rec_task_cgroup_moved(r, (int32_t)rec_tp_get(raw, rawlen, &tp->pid),
+				  (int)(int32_t)rec_tp_get(raw, rawlen, &tp->dst_root), path))
+		r->cg_moves++;
+	return 0;
+}
+
 static int on_tracepoint(struct rec *r, int ring, int t, const unsigned char *p, uint32_t len,
 			 uint32_t *ids)
 {
@@ -699,6 +723,8 @@ static int on_tracepoint(struct rec *r, int ring, int t, const unsigned char *p,
 	raw = p + SAMPLE_FIXED + 4;
 	if (r->cg_kernel && rec_tp_names[t].cpu_wide)
 		r->st->cpu_wide_records++;
+	if (t == RTP_CG_ATTACH)
+		return on_cg_attach(r, raw, rawlen);
 	ours = rec_stream_in_scope(r, t, (int32_t)tid);
 	if (!ours && t != RTP_DELETE)
 		return 0;

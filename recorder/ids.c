@@ -176,12 +176,12 @@ static int task_exiting(int32_t tid)
 	return state == 'Z' || state == 'X' || (flags & 0x4);
 }
 
+static uint32_t cgroup_id(struct rec *r, char *cg);
+
 /* Memory cgroup of tid (v1 memory controller, else v2): dense id, row with its limit. */
 static uint32_t task_cgroup(struct rec *r, int32_t tid)
 {
-	char path[4200], line[4096], *cg = NULL, **np;
-	struct mr_cgroup row;
-	unsigned long long lim = 0;
+	char path[4200], line[4096], *cg = NULL;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/cgroup", tid);
@@ -207,6 +207,18 @@ static uint32_t task_cgroup(struct rec *r, int32_t tid)
 		free(cg);
 		return 0;
 	}
+	return cgroup_id(r, cg);
+}
+
+/* Dense id of the memory cgroup at path (relative to its hierarchy's root), a row with
+ * its limit for a new one; takes cg (malloc'd). 0 on ENOMEM. */
+static uint32_t cgroup_id(struct rec *r, char *cg)
+{
+	char path[4200], line[4096], **np;
+	struct mr_cgroup row;
+	unsigned long long lim = 0;
+	FILE *f;
+
 	for (uint32_t i = 0; i < r->ncg; i++)
 		if (!strcmp(r->cg_paths[i], cg)) {
 			free(cg);
@@ -394,6 +406,43 @@ uint32_t rec_task_get(struct rec *r, int32_t pid, int32_t tid, uint64_t t)
 	put_task(r, id);
 	r->st->tasks++;
 	return id;
+}
+
+/*
+ * cgroup:cgroup_attach_task moved the task tid to path in hierarchy root: when that is the
+ * memory controller's hierarchy (the v1 one /proc/cgroups names for memory, else the
+ * unified one, id 0) and the recorder knows the task, its cgroup is path from here on,
+ * and its mm's when it leads the process (mm->owner, mm/memcontrol.c). 1 when followed.
+ */
+int rec_task_cgroup_moved(struct rec *r, int32_t tid, int root, const char *path)
+{
+	uint32_t id = htab_find(&r->task_ix, (uint64_t)(uint32_t)tid, 0), cg;
+	struct rec_task *tk;
+	char *dup;
+
+	if (r->memcg_root == -2) {
+		FILE *f = fopen("/proc/cgroups", "re");
+		char line[256], name[64];
+		int hier, n, en;
+
+		r->memcg_root = 0;
+		while (f && fgets(line, sizeof(line), f))
+			if (sscanf(line, "%63s %d %d %d", name, &hier, &n, &en) == 4 &&
+			    !strcmp(name, "memory") && en)
+				r->memcg_root = hier;
+		if (f)
+			fclose(f);
+	}
+	if (root != r->memcg_root || id == MR_PAGE_NONE || !id || id >= r->ntasks)
+		return 0;
+	if (!(dup = strdup(path)) || !(cg = cgroup_id(r, dup)))
+		return 0;
+	tk = &r->tasks[id];
+	tk->cgroup = cg;
+	if (tk->mm && tk->pid == tk->tgid)
+		r->mms[tk->mm].cgroup = cg;
+	put_task(r, id);
+	return 1;
 }
 
 /* Read task's memory cgroup again (exec); its row is written by the caller. */

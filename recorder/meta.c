@@ -409,6 +409,8 @@ void rec_meta_end(struct rec *r, struct perf_state *ps)
 	mr_writer_set_meta_u64(r->w, "refault.kernel_unpaired", r->rf_unpaired);
 	mr_writer_set_meta_u64(r->w, "fault_rw.paired", r->pf_paired);
 	mr_writer_set_meta_u64(r->w, "munmap.calls", r->munmaps);
+	/* cgroup:cgroup_attach_task moves of recorded tasks between memory cgroups */
+	mr_writer_set_meta_u64(r->w, "cgroup.moves", r->cg_moves);
 	/* private file pages that became anonymous copies (rec_cow_add()) */
 	mr_writer_set_meta_u64(r->w, "cow.private_file_pages", r->ncow);
 	mr_writer_set_meta_u64(r->w, "madvise.flags", r->madvise_flags);

@@ -128,6 +128,7 @@ enum rec_tp {
 	RTP_PF_USER,	/* exceptions:page_fault_user, filtered to write/exec faults */
 	RTP_MADVISE,	/* syscalls:sys_enter_madvise */
 	RTP_DIRTY,	/* writeback:writeback_dirty_folio: a page-cache folio turned dirty */
+	RTP_CG_ATTACH,	/* cgroup:cgroup_attach_task: a task moved to another cgroup */
 	RTP_NR
 };
 
@@ -138,7 +139,7 @@ enum {
 	TPF_ASYNC_SIZE = 1u << 7, TPF_ITEM = 1u << 8, TPF_VAL = 1u << 9, TPF_ADDR = 1u << 10,
 	TPF_LEN = 1u << 11, TPF_ADDRESS = 1u << 12, TPF_ERROR_CODE = 1u << 13,
 	TPF_START = 1u << 14, TPF_LEN_IN = 1u << 15, TPF_BEHAVIOR = 1u << 16,
-	TPF_BDI = 1u << 17,
+	TPF_BDI = 1u << 17, TPF_DST_ROOT = 1u << 18, TPF_PID = 1u << 19, TPF_DST_PATH = 1u << 20,
 };
 
 struct tp_info {
@@ -148,6 +149,7 @@ struct tp_info {
 	struct tp_field pfn, ino, index, dev, order, last_index, size, async_size;
 	struct tp_field item, val, addr, len, address, error_code, start, len_in, behavior;
 	struct tp_field bdi; /* writeback_dirty_folio's name[32]: the bdi, "MAJOR:MINOR" */
+	struct tp_field dst_root, pid, dst_path; /* cgroup_attach_task's (dst_path: __data_loc) */
 	char layout[256]; /* "name@off:size,..." for the metadata */
 };
 
@@ -252,6 +254,8 @@ struct rec {
 				 * (list from rec_mm.anon_head), for munmap and exit_mmap */
 	uint32_t folio_orders; /* bit per folio order seen */
 	char **cg_paths; uint32_t ncg;	/* memory cgroups seen; id = index + 1 */
+	int memcg_root;			/* memory controller's hierarchy id, -2 = not read yet */
+	uint64_t cg_moves;		/* cgroup_attach_task moves followed */
 	uint64_t dirty_events;		/* writeback_dirty_folio records kept (on_dirty()) */
 	uint64_t dirty_unmatched;	/* ... of a bdi not named MAJOR:MINOR: not kept */
 
@@ -445,6 +449,7 @@ int rec_cow_page(const struct rec *r, uint32_t mm, uint64_t vpn, uint32_t file_p
 int rec_cow_add(struct rec *r, uint32_t mm, uint64_t vpn, uint32_t file_page);
 /* Move task to mm (exec); the old mm's ntasks drops. Returns the old mm. */
 void rec_task_cgroup_update(struct rec *r, uint32_t task);
+int rec_task_cgroup_moved(struct rec *r, int32_t tid, int root, const char *path);
 uint32_t rec_task_set_mm(struct rec *r, uint32_t task, uint32_t mm);
 uint32_t rec_file_get(struct rec *r, uint64_t dev, uint64_t ino, const char *path);
 /* Lookups that create nothing: the file's id (0 when unknown), the page's id

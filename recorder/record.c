@@ -185,6 +185,7 @@ static int init_rec(struct run *run, struct mr_record_stats *stats, struct mr_er
 	struct rec *r = &run->r;
 
 	r->cg_fd = -1;
+	r->memcg_root = -2;
 	if (run->o.target == MR_TARGET_CGROUP && rec_cgroup_set(r, run->o.cgroup, err))
 		return MR_EINVAL;
 	r->o = &run->o;

@@ -54,6 +54,10 @@
  *                                    folio turns dirty: the task whose write() or write
  *                                    fault dirtied it (reclaim's try_to_unmap() finds it
  *                                    dirty already: fault_dirty_shared_page() at the fault)
+ *   cgroup_attach_task               CPU-WIDE: kernel/cgroup/cgroup.c:
+ *                                    cgroup_migrate_execute(), in the task that writes
+ *                                    cgroup.procs (the moved task itself, or a manager
+ *                                    such as systemd); its pid field is the moved task
  *   mm_filemap_delete_from_page_cache  CPU-WIDE: eviction runs in kswapd, in whichever
  *                                    task does direct reclaim, in a memory.reclaim writer,
  *                                    in a DAMON kdamond (this platform's reclaim), and
@@ -78,6 +82,8 @@ const struct rec_tp_name rec_tp_names[RTP_NR] = {
 			  TPF_START | TPF_LEN_IN | TPF_BEHAVIOR },
 	[RTP_DIRTY] = { "writeback", "writeback_dirty_folio", MR_RSRC_PAGECACHE,
 			TPF_INO | TPF_INDEX | TPF_BDI },
+	[RTP_CG_ATTACH] = { "cgroup", "cgroup_attach_task", MR_RSRC_MMAP,
+			    TPF_DST_ROOT | TPF_PID | TPF_DST_PATH, 1 },
 };
 
 /* enum rec_ws order */
@@ -123,6 +129,9 @@ static void parse_field(struct tp_info *tp, const char *line)
 		{ "start", offsetof(struct tp_info, start), TPF_START },
 		{ "len_in", offsetof(struct tp_info, len_in), TPF_LEN_IN },
 		{ "behavior", offsetof(struct tp_info, behavior), TPF_BEHAVIOR },
+		{ "dst_root", offsetof(struct tp_info, dst_root), TPF_DST_ROOT },
+		{ "pid", offsetof(struct tp_info, pid), TPF_PID },
+		{ "dst_path", offsetof(struct tp_info, dst_path), TPF_DST_PATH },
 	};
 	const char *decl = strstr(line, "field:"), *semi, *p, *o, *s;
 	char name[64];
@@ -181,6 +190,7 @@ int rec_tp_load(struct tp_info *tp, const char *tracefs, const char *sys, const 
 	tp->item.off = tp->val.off = tp->addr.off = tp->len.off = -1;
 	tp->address.off = tp->error_code.off = -1;
 	tp->start.off = tp->len_in.off = tp->behavior.off = tp->bdi.off = -1;
+	tp->dst_root.off = tp->pid.off = tp->dst_path.off = -1;
 	snprintf(path, sizeof(path), "%s/events/%s/%s/id", tracefs, sys, name);
 	f = fopen(path, "re");
 	if (!f)

@@ -120,6 +120,21 @@ if [ -n "$CGD" ]; then
 	"$MR" query "$T/mvr.db" --format csv "SELECT sum(value) FROM counters WHERE name = 'pswpout'" \
 		>"$T/mvrq.log" 2>&1
 	check "the limited cgroup swapped (3000 pages in 4M)" [ "$(tail -1 "$T/mvrq.log")" -gt 1000 ] 2>/dev/null
+	# A shell that moves itself and forks (no exec): the move is followed as it happens
+	# (cgroup:cgroup_attach_task), so the child it forks after the move is charged there.
+	"$MR" record -o "$T/mv2.db" --quiet -- sh -c 'echo $$ > "$1/cgroup.procs"; "$2" 3000 "$3"; true' \
+		sh "$CGD" "$WL/wl_anon" "$T/mv2.out" >"$T/mv2.log" 2>&1
+	check "record a shell that moves itself into $CGD: exit 0" [ $? = 0 ]
+	# (tracepoints readable: every kernel with them has cgroup's, kernel/cgroup/cgroup.c)
+	if "$MR" query "$T/mv2.db" --format csv "SELECT value FROM meta WHERE key = 'tracepoint.filemap:mm_filemap_add_to_page_cache'" | grep -q ino@; then
+		moves=$("$MR" query "$T/mv2.db" --format csv "SELECT value FROM meta WHERE key = 'cgroup.moves'" | tail -1)
+		check "the move is followed ($moves)" [ "${moves:-0}" -ge 1 ] 2>/dev/null
+		n=$("$MR" query "$T/mv2.db" --format csv "SELECT count(*) FROM pages p JOIN cgroups g
+			ON g.id = p.cgroup WHERE p.type = 0 AND g.path = '/mr-rec-sh-$$'" | tail -1)
+		check "its child's anon pages are charged to that cgroup ($n)" [ "${n:-0}" -ge 3000 ] 2>/dev/null
+	else
+		echo "note: no tracepoints readable here: moves are followed at exec only"
+	fi
 	rmdir "$CGD" 2>/dev/null
 else
 	echo "note: no memory cgroup could be made here: the charge case is skipped"
