@@ -755,11 +755,14 @@ void rp_insert_page(struct rp_machine *mach, uint32_t page, unsigned ctx, int wr
 	if ((est & (E_EVICTED | E_UNSEEN)) == (E_EVICTED | E_UNSEEN))
 		mach->c[C_UNSEEN_REFAULTS]++;
 	if (type != RP_FILE && (est & E_SWAP)) {
-		/* do_swap_page(): read from the slot, keep it unless should_try_to_free_swap() */
+		/* do_swap_page(): read from the slot, keep it unless should_try_to_free_swap().
+		 * A SWP_SYNCHRONOUS_IO device (zram: the sync writeback mode) reads into a
+		 * new folio outside the swap cache and frees the entry (swap_free_nr()), so
+		 * the next eviction writes the folio again (add_to_swap() dirties it). */
 		ctx |= MR_ADD_SWAPIN;
 		count(mach, page, MR_VM_PSWPIN);
 		f->flags |= MR_PG_SWAPCACHE;
-		if (write || swap_full(mach)) {
+		if (write || swap_full(mach) || mach->wb_delay == MR_WRITEBACK_SYNC) {
 			swap_release(mach, page);
 			f->flags |= MR_PG_DIRTY;
 		}

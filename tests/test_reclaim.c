@@ -566,6 +566,49 @@ static void test_writeback_sync(void)
 }
 
 /*
+ * Swap-in from a SWP_SYNCHRONOUS_IO device (the sync writeback mode: zram): do_swap_page()
+ * reads into a new folio outside the swap cache and frees the entry (mm/memory.c), so a
+ * page that is only read after its swap-in is written again at its next eviction. One
+ * write pass over 2048 pages in 1024, then two read passes (each page refaults every
+ * pass): every eviction is a pswpout in sync mode; with the swap cache kept (writeback
+ * after the reclaim call, a disk) the clean re-evictions write nothing, so each page is
+ * written once, at its first eviction after the write pass.
+ */
+static void test_swapin_sync(void)
+{
+	const char *trace = path_in("swapin_sync.db");
+	struct tb *b = tb_anon_process(trace, ANON_BASE, 2048, 1000);
+	struct run ro = { .trace = trace, .pol = { "lru", "mglru" }, .npol = 2, .memory = 1024 };
+	struct mr_replay *r;
+	uint64_t t = 1;
+
+	if (!mr_replay_policy_exists("lru") || !mr_replay_policy_exists("mglru"))
+		return;
+	for (int pass = 0; pass < 3; pass++)
+		for (uint32_t i = 0; i < 2048; i++)
+			tb_ev(b, 1000 * ++t, MR_EV_ACCESS, i, 1,
+			      MR_ACC_FLAGS(pass ? MR_ACC_READ : MR_ACC_WRITE, MR_SRC_FAULT), 0, 0);
+	CHECK(tb_finish(b) == 0);
+	ro.wb = MR_WRITEBACK_SYNC;
+	r = replay(&ro);
+	CHECK(r != NULL);
+	for (size_t i = 0; r && i < 2; i++) {
+		CHECK(ctr(r, i, "pswpin") >= 2 * 2048 - 64);
+		CHECK_EQ_U64(ctr(r, i, "pswpout"), ctr(r, i, "mr_evict_anon"));
+	}
+	mr_replay_destroy(r);
+	ro.wb = 0;
+	r = replay(&ro);
+	CHECK(r != NULL);
+	for (size_t i = 0; r && i < 2; i++) {
+		CHECK(ctr(r, i, "pswpin") >= 2 * 2048 - 64);
+		CHECK_EQ_U64(ctr(r, i, "pswpout"), 2048); /* each page written once */
+		CHECK(ctr(r, i, "mr_evict_anon") > 4096);
+	}
+	mr_replay_destroy(r);
+}
+
+/*
  * The flusher without reclaim (docs/replay.md, "Dirty file folios"): in a memcg far from
  * its limit, writes of 8 of a file's pages leave them dirty until 30 s later, when the
  * periodic writeback takes them (and not before); 64 written at once in a memcg of 256
@@ -635,6 +678,7 @@ static const struct mr_test_case cases[] = {
 	MR_CASE(test_coverage),
 	MR_CASE(test_switch_walks),
 	MR_CASE(test_writeback_sync),
+	MR_CASE(test_swapin_sync),
 	MR_CASE(test_flusher),
 };
 
