@@ -148,7 +148,8 @@ int mr_bench_sample_format(const struct mr_bench_sample_case *c, size_t n, char 
 /* ---- `memreplay bench record` (bench_record.c) ---- */
 
 /* The targets, for the CLI's footer. */
-#define MR_BENCH_RECORD_MAX_OVERHEAD 0.05	/* realistic workload: wall +5 % at most */
+#define MR_BENCH_RECORD_MAX_OVERHEAD 0.02	/* realistic workload: wall +2 % at most */
+#define MR_BENCH_RECORD_MAX_FIXED_MS 20.0	/* record -- /bin/true over /bin/true alone */
 #define MR_BENCH_RECORD_MAX_BYTES_PER_EVENT 1.0	/* stored chunk bytes per fault-stream event */
 
 enum mr_bench_record_mode {
@@ -168,6 +169,7 @@ struct mr_bench_record_opts {
 	uint64_t pages;		/* pages the fault-bound case touches; 0 = 262144 (1 GiB) */
 	int runs;		/* runs per mode, the median is reported; 0 = 3 */
 	int no_faults, no_build;
+	int no_fixed;		/* leave out the fixed-cost case (record -- /bin/true) */
 	const char *perf;	/* the perf tool for the MR_BENCH_PERF_TOOL baseline (fault-
 				 * bound case); NULL = not run. Not found or failing: the
 				 * row says why (runs = 0) and the rest goes on */
@@ -188,6 +190,7 @@ struct mr_bench_record_case {
 	double work_cpu_s;	/* workload CPU (user + sys of it and its children) */
 	double rec_cpu_s;	/* recorder's or drainer's own CPU; 0 alone */
 	double session_s;	/* recorder wall, setup to last write (record only) */
+	double call_s;		/* the whole mr_record_run() call (record only) */
 	double overhead;	/* (wall - alone wall) / alone wall, medians; 0 alone */
 	double cpu_overhead;	/* (work CPU + rec CPU - alone work CPU) / alone work CPU */
 	uint64_t events;	/* events stored (record) or fault samples read (raw perf) */
@@ -206,7 +209,7 @@ struct mr_bench_record_case {
 /*
  * Measure the recorder's cost (see bench_record.c): for the fault-bound program and for
  * a build, each mode opts->runs times, interleaved. Fills out[0..*n) (cap rows at most;
- * 6 suffice). Every run happens in child processes in their own process group, killed
+ * 8 suffice). Every run happens in child processes in their own process group, killed
  * on failure or *opts->stop. Never prints.
  * Returns 0; MR_EPERM when not root (message names perf_event_paranoid and the fix);
  * MR_EINVAL for missing paths; MR_EIO when a child or workload fails or on stop.

@@ -23,7 +23,7 @@
 #define MR_WORKLOAD_DIR "workloads"
 #endif
 
-#define MAX_CASES 8
+#define MAX_CASES 10
 
 static volatile int stop_flag;
 static char report[MR_BENCH_REPORT_MAX];
@@ -58,13 +58,14 @@ static const char *find_perf(char *buf, size_t cap)
 
 int cmd_bench_record(int argc, char **argv)
 {
-	enum { O_NOBUILD = 256, O_NOFAULTS, O_SRC, O_WORKLOAD, O_PERF, O_NOPERF };
+	enum { O_NOBUILD = 256, O_NOFAULTS, O_SRC, O_WORKLOAD, O_PERF, O_NOPERF, O_NOFIXED };
 	static const struct option opts[] = { { "size", required_argument, NULL, 's' },
 					      { "runs", required_argument, NULL, 'r' },
 					      { "src", required_argument, NULL, O_SRC },
 					      { "workload", required_argument, NULL, O_WORKLOAD },
 					      { "no-build", no_argument, NULL, O_NOBUILD },
 					      { "no-faults", no_argument, NULL, O_NOFAULTS },
+					      { "no-fixed", no_argument, NULL, O_NOFIXED },
 					      { "dir", required_argument, NULL, 'd' },
 					      { "keep", no_argument, NULL, 'k' },
 					      { "help", no_argument, NULL, 'h' },
@@ -113,6 +114,9 @@ int cmd_bench_record(int argc, char **argv)
 		case O_NOFAULTS:
 			o.no_faults = 1;
 			break;
+		case O_NOFIXED:
+			o.no_fixed = 1;
+			break;
 		case O_PERF:
 			o.perf = optarg;
 			break;
@@ -125,8 +129,9 @@ int cmd_bench_record(int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage_error("bench", "unexpected argument '%s'", argv[optind]);
-	if (o.no_build && o.no_faults)
-		return cli_usage_error("bench", "--no-build and --no-faults leave nothing to run");
+	if (o.no_build && o.no_faults && o.no_fixed)
+		return cli_usage_error("bench", "--no-build, --no-faults and --no-fixed leave "
+				       "nothing to run");
 	o.dir = cli_bench_dir(&b);
 	o.pages = b.pages;
 	o.keep = b.keep;

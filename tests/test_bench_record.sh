@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # test_bench_record.sh - `memreplay bench record` smoke test: a small fault-bound run
-# (16 MiB, one run, no build) prints the alone / raw perf / record rows and the targets
+# (16 MiB, one run, no build) prints the alone / raw perf / record rows, the fixed-cost
+# rows (record -- /bin/true) and the targets
 # footer. Where the CLI runs the perf tool baseline (a "perf record" row: perf found, or
 # "skipped: <why>" when not), that row and its target line are checked too; with
 # --perf /nonexistent the row must say why it was skipped and the rest still run.
@@ -43,6 +44,8 @@ check "no build row with --no-build" sh -c "! grep -q '^build' '$T/out'"
 check "targets footer" grep -q "^targets:" "$T/out"
 check "byte/event target line" grep -q "byte/event" "$T/out"
 check "raw perf target line" grep -q "no worse than raw perf" "$T/out"
+check "fixed-cost rows" grep -q "^fixed (true)  *record " "$T/out"
+check "fixed-cost target line" grep -Eq "^  fixed cost <= 20 ms: +[0-9]+\.[0-9] ms +(met|NOT met)" "$T/out"
 if grep -q "^faults 16.0 MiB  *perf record " "$T/out"; then
 	if grep -q "^faults 16.0 MiB  *perf record  *skipped: " "$T/out"; then
 		echo "note: the perf tool baseline was skipped: $(grep -o 'skipped: .*' "$T/out")"
@@ -55,7 +58,7 @@ if grep -q "^faults 16.0 MiB  *perf record " "$T/out"; then
 			grep -Eq "no worse than perf record: +wall .* (met|NOT met)" "$T/out"
 		check "no perf.data left behind" sh -c "! ls '$T'/memreplay-bench-record.*/*.perf.data 2>/dev/null"
 	fi
-	"$MR" bench record --size 4M --runs 1 --no-build --dir "$T" --perf /nonexistent/perf \
+	"$MR" bench record --size 4M --runs 1 --no-build --no-fixed --dir "$T" --perf /nonexistent/perf \
 		>"$T/out2" 2>"$T/err2"
 	check "--perf /nonexistent: still exit 0" [ $? = 0 ]
 	check "--perf /nonexistent: the row says why" \
@@ -71,7 +74,7 @@ check "no workload left running" sh -c "! pgrep -f 'wl_faultbench (4096|1024)\$'
 
 "$MR" bench record --runs 0 >"$T/usage" 2>&1
 check "--runs 0 is a usage error (exit 2)" [ $? = 2 ]
-"$MR" bench record --no-build --no-faults >"$T/usage" 2>&1
+"$MR" bench record --no-build --no-faults --no-fixed >"$T/usage" 2>&1
 check "nothing to run is a usage error (exit 2)" [ $? = 2 ]
 [ $fail = 0 ] || { cat "$T/err"; exit 1; }
 exit 0
