@@ -11,7 +11,7 @@
 # Environment:
 #   SCENARIOS  "label:memory.max:program:arg,arg,..." (default: the anon walks rand,
 #              randpass, seq and rev; file mmap with and without MADV_RANDOM; fread; a
-#              build-like mix); programs are kernel-lab's memwalk or traces/wl_mix.c;
+#              build-like mix; a private file mapping written and read back, cow); programs are kernel-lab's memwalk or traces/wl_mix.c;
 #              /mnt/data.bin is kernel-lab's 256 MiB file on an ext4 disk
 #   RUNS       plain (unrecorded) runs per scenario (default 3)
 #   RECRUNS    recorded runs per scenario (default 1)
@@ -34,6 +34,7 @@ DEF+=" seq:128M:memwalk:anon,192,2,seq,1 rev:128M:memwalk:anon,192,3,rev,1"
 DEF+=" mmaprand:128M:wl_mix:mmap,/mnt/data.bin,2,rand,3,random"
 DEF+=" mmapnorm:128M:wl_mix:mmap,/mnt/data.bin,2,rand,3,normal"
 DEF+=" fread:128M:memwalk:fread,/mnt/data.bin,2,seq,1 build:64M:wl_mix:build,/mnt/data.bin,40,5"
+DEF+=" cow:128M:wl_mix:cow,/mnt/data.bin,2"
 SCENARIOS=${SCENARIOS:-$DEF}
 RUNS=${RUNS:-3}
 RECRUNS=${RECRUNS:-1}
