@@ -47,6 +47,11 @@ int mr_store_sqlerr(struct mr_store *s, int rc, const char *what, struct mr_erro
 	const char *msg = s && s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc);
 	const char *path = s && s->path ? s->path : "?";
 
+	/* a write the file system refused for want of space can surface as an I/O error
+	 * (tmpfs: a page SQLite extends the file by) */
+	if ((rc & 0xff) == SQLITE_IOERR && s && s->db &&
+	    (sqlite3_system_errno(s->db) == ENOSPC || sqlite3_system_errno(s->db) == EDQUOT))
+		rc = SQLITE_FULL;
 	switch (rc & 0xff) {
 	case SQLITE_FULL:
 		return mr_error_set(err, MR_ENOSPC, "%s: disk full writing %s (%s); everything committed before is kept: free space and retry", what, path, msg);

@@ -137,6 +137,12 @@ case_enospc() {
 	exit 3
 	EOF
 	chmod +x "$T/wl.sh"
+	# 64 KB: too small for a new store: the recorder says the disk is full (SQLite may
+	# report the refused write as an I/O error) and leaves nothing behind
+	record_full 64k
+	check "64k: record fails (exit 1)" grep -qx "rc=1" "$T/rc"
+	check "64k: stderr says the disk is full" grep -q "disk full writing " "$T/rec.log"
+	check "64k: no store is left" [ -z "$(ls "$T/kept")" ]
 	# 100 KB: full at the first commit, while the workload runs. A new store needs 72-80 KB
 	# here; the first commit adds a chunk and its page rows. (300 KB held a first chunk
 	# when a loaded machine made half its events context switches.)
