@@ -1025,27 +1025,29 @@ static inline __attribute__((always_inline)) int dec_runs(struct col_dec *d, uin
 				check_max(&acc, val, max, ~0ull);
 			}
 		}
-		if (left <= RUN_FILL && cnt - i >= RUN_FILL) {
+		if (cnt - i >= RUN_FILL) {
 			/*
-			 * A short run with RUN_FILL slots left in the block: store RUN_FILL
-			 * values whatever the run's length, so that there is no branch on
-			 * it to mispredict. The slots past the run are rewritten by the
-			 * runs after it.
+			 * RUN_FILL slots left in the block: store RUN_FILL values whatever
+			 * the run's length, so that there is no branch on it to mispredict,
+			 * and take up to RUN_FILL of the run (a longer one comes back here
+			 * for the rest). The slots past the run are rewritten by the runs
+			 * after it.
 			 */
 			uint64_t x = val;
+			size_t take = left < RUN_FILL ? (size_t)left : RUN_FILL;
 
 #pragma GCC unroll 8
 			for (size_t j = 0; j < RUN_FILL; j++) {
 				if (delta) {
 					x += step;
-					check_max(&acc, x, max, 0 - (uint64_t)(j < left));
+					check_max(&acc, x, max, 0 - (uint64_t)(j < take));
 				}
 				put_field(dst, i + j, stride, width, x);
 			}
 			if (delta)
-				val += step * left;
-			i += (size_t)left;
-			left = 0;
+				val += step * take;
+			i += take;
+			left -= take;
 			continue;
 		}
 		k = left < cnt - i ? (size_t)left : cnt - i;
