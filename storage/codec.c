@@ -41,8 +41,11 @@
  * struct mr_event field. The chunk is decoded in blocks of DEC_BLOCK events, so that a
  * block stays in L1 while all eight columns visit it; CONST columns reach the events
  * through one template event copied per event. The hot loops avoid data-dependent
- * branches: varints are found a word at a time by their stop bits, short runs are
- * stored with a fixed number of stores, and range checks are accumulated per block.
+ * branches: varints are found a word at a time by their stop bits, runs are stored
+ * RUN_FILL values at a time whatever their length, a DBITS group's packed values are
+ * unpacked with one word load each and spread over the group by its zero map with
+ * masks (dbits_group_fast(); the checked loop takes the groups it does not), and range
+ * checks are accumulated per block.
  *
  * Reads of untrusted bytes never go past a column's end: whole-word loads happen only
  * while enough bytes remain, and a checked byte-at-a-time decoder does the rest. Every
