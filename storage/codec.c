@@ -41,8 +41,11 @@
  * struct mr_event field. The chunk is decoded in blocks of DEC_BLOCK events, so that a
  * block stays in L1 while all eight columns visit it; CONST columns reach the events
  * through one template event copied per event. The hot loops avoid data-dependent
- * branches: varints are found a word at a time by their stop bits, short runs are
- * stored with a fixed number of stores, and range checks are accumulated per block.
+ * branches: varints are found a word at a time by their stop bits, runs are stored
+ * RUN_FILL values at a time whatever their length, a DBITS group's packed values are
+ * unpacked with one word load each and spread over the group by its zero map with
+ * masks (dbits_group_fast(); the checked loop takes the groups it does not), and range
+ * checks are accumulated per block.
  *
  * Reads of untrusted bytes never go past a column's end: whole-word loads happen only
  * while enough bytes remain, and a checked byte-at-a-time decoder does the rest. Every
@@ -1025,27 +1028,29 @@ static inline __attribute__((always_inline)) int dec_runs(struct col_dec *d, uin
 				check_max(&acc, val, max, ~0ull);
 			}
 		}
-		if (left <= RUN_FILL && cnt - i >= RUN_FILL) {
+		if (cnt - i >= RUN_FILL) {
 			/*
-			 * A short run with RUN_FILL slots left in the block: store RUN_FILL
-			 * values whatever the run's length, so that there is no branch on
-			 * it to mispredict. The slots past the run are rewritten by the
-			 * runs after it.
+			 * RUN_FILL slots left in the block: store RUN_FILL values whatever
+			 * the run's length, so that there is no branch on it to mispredict,
+			 * and take up to RUN_FILL of the run (a longer one comes back here
+			 * for the rest). The slots past the run are rewritten by the runs
+			 * after it.
 			 */
 			uint64_t x = val;
+			size_t take = left < RUN_FILL ? (size_t)left : RUN_FILL;
 
 #pragma GCC unroll 8
 			for (size_t j = 0; j < RUN_FILL; j++) {
 				if (delta) {
 					x += step;
-					check_max(&acc, x, max, 0 - (uint64_t)(j < left));
+					check_max(&acc, x, max, 0 - (uint64_t)(j < take));
 				}
 				put_field(dst, i + j, stride, width, x);
 			}
 			if (delta)
-				val += step * left;
-			i += (size_t)left;
-			left = 0;
+				val += step * take;
+			i += take;
+			left -= take;
 			continue;
 		}
 		k = left < cnt - i ? (size_t)left : cnt - i;
@@ -1126,6 +1131,80 @@ static inline uint64_t get_bits(const uint8_t *bits, size_t nbytes, size_t pos, 
 	return x;
 }
 
+/*
+ * The usual DBITS group, without a branch per value: 1 <= w <= 56, base + 2^w - 1 does
+ * not wrap, and a whole word can be loaded at every value's bit position inside the
+ * column (end - bits covers the group's bits and 8 bytes more). The k packed values are
+ * unpacked first (each one load, shift and mask, independent of the others), the
+ * escaped ones (a bit mask of them) then get their excess varints, and all are spread
+ * over the group's g slots by the bitmap: slot j takes xs[idx] masked by its bit, idx
+ * moves on by the bit. Returns 1 when the group was decoded into d->grp (and d->p, d->val
+ * and the counts moved past it), 0 to leave it to the general loop, which also produces
+ * every error message: this path only accepts groups that loop would decode the same.
+ */
+static inline __attribute__((always_inline)) int
+dbits_group_fast(struct col_dec *d, uint64_t map, size_t g, size_t k, uint64_t base,
+		 unsigned w, const uint8_t *bits, const uint8_t *end)
+{
+	uint64_t xs[DBITS_GROUP + 1], mask, escs = 0, val = d->val;
+	size_t nbytes = (k * w + 7) / 8, pos = 0, idx = 0;
+	const uint8_t *ep = bits + nbytes;
+
+	if (w < 1 || w > 56 || (size_t)(end - bits) < nbytes + 8)
+		return 0;
+	mask = ((uint64_t)1 << w) - 1;
+	if (base > UINT64_MAX - mask)
+		return 0;
+	for (size_t i = 0; i < k; i++, pos += w) {
+		uint64_t x = (le64_load(bits + (pos >> 3)) >> (pos & 7)) & mask;
+
+		escs |= (uint64_t)(x == mask) << i;
+		xs[i] = base + x;
+	}
+	/* the escaped values, in order: their excess follows the bits as varints */
+	while (escs) {
+		unsigned i = (unsigned)__builtin_ctzll(escs);
+		struct vres r = varint_get(ep, end);
+
+		if (!r.p || r.v > UINT64_MAX - xs[i])
+			return 0; /* the general loop says what is wrong */
+		ep = r.p;
+		xs[i] += r.v;
+		escs &= escs - 1;
+	}
+	xs[k] = 0; /* read, masked out, by the slots after the last nonzero delta */
+	if (k == g) {
+		if (d->one_byte)
+			for (size_t j = 0; j < g; j++)
+				d->grp[j] = val += xs[j];
+		else
+			for (size_t j = 0; j < g; j++)
+				d->grp[j] = val += unzigzag(xs[j]);
+	} else if (d->one_byte) {
+		for (size_t j = 0; j < g; j++) {
+			uint64_t bit = map >> j & 1;
+
+			val += xs[idx] & (0 - bit);
+			idx += bit;
+			d->grp[j] = val;
+		}
+	} else {
+		for (size_t j = 0; j < g; j++) {
+			uint64_t bit = map >> j & 1;
+
+			val += unzigzag(xs[idx] & (0 - bit));
+			idx += bit;
+			d->grp[j] = val;
+		}
+	}
+	d->p = ep;
+	d->val = val;
+	d->dleft -= g;
+	d->gpos = 0;
+	d->glen = (uint8_t)g;
+	return 1;
+}
+
 /* DBITS: read the next group of deltas into d->grp as values. */
 static int dbits_refill(struct col_dec *d)
 {
@@ -1165,6 +1244,8 @@ static int dbits_refill(struct col_dec *d)
 		bits = p;
 		ep = p + (k * w + 7) / 8;
 		esc = dbits_escape(w);
+		if (dbits_group_fast(d, map, g, k, base, w, bits, end))
+			return 0;
 	}
 	for (size_t j = 0; j < g; j++) {
 		uint64_t z = 0;
