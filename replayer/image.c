@@ -723,7 +723,7 @@ out:
  * regions (and those without a row, which the machines count as bad), renumbered in
  * order, before anything is indexed by page id. Order is kept, so a run of consecutive
  * sampled trace ids stays one of consecutive image ids (sample.c cuts ranges into such
- * runs). Anon owners are mm indices here; the hash takes the trace's mm id.
+ * runs). sample.c chooses the regions (rp_sample_choose()).
  */
 static int sample_pages(struct load *l)
 {

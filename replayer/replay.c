@@ -455,9 +455,9 @@ static int memcg_by_path(const struct rp_image *t, const char *path)
 }
 
 /*
- * A size of the sampled machines: pages times the share of the trace's pages that is
- * sampled (kept / valid: about 1/den, but what the hash gave; docs/replay.md, "Sampled
- * replay", for why not 1/den itself), rounded, at least one page.
+ * A size of the sampled machines: pages times the sampled share of the most pages live
+ * at once (rp_sample.scale_num / scale_den, sample.c; docs/replay.md, "Sampled replay",
+ * "What scales", for why not 1/den nor the share of pages), rounded, at least one page.
  */
 static uint64_t sample_scale(uint64_t pages, const struct rp_sample *s)
 {
