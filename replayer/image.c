@@ -723,34 +723,39 @@ out:
  * regions (and those without a row, which the machines count as bad), renumbered in
  * order, before anything is indexed by page id. Order is kept, so a run of consecutive
  * sampled trace ids stays one of consecutive image ids (sample.c cuts ranges into such
- * runs). Anon owners are mm indices here; the hash takes the trace's mm id.
+ * runs). sample.c chooses the regions (rp_sample_choose()).
  */
 static int sample_pages(struct load *l)
 {
 	struct rp_image *t = l->t;
-	uint64_t limit = UINT64_MAX / l->sample_den;
+	uint8_t *keep = malloc((size_t)t->nr_pages + 1);
 	uint32_t k = 0;
+	int rc;
 
 	t->sample_map = malloc(((size_t)t->nr_pages + 1) * sizeof(uint32_t));
-	if (!t->sample_map)
+	if (!t->sample_map || !keep) {
+		free(keep);
 		return mr_error_set(l->err, MR_ENOMEM, "out of memory for the sampled pages");
+	}
+	/* sample.c chooses the regions */
+	rc = rp_sample_choose(t, l->sample_den, l->sample_seed, keep, l->err);
+	if (rc) {
+		free(keep);
+		return rc;
+	}
 	for (uint32_t i = 0; i < t->nr_pages; i++) {
 		const struct rp_page *p = &t->pages[i];
-		int keep = 1;
 
 		if (p->info & RP_PAGE_VALID) {
-			int file = rp_page_type(p) == RP_FILE;
-			uint64_t owner = file ? p->owner : p->owner < t->nr_mms ? t->mm_store_id[p->owner] : 0;
-
 			t->sample_valid++;
-			keep = rp_sample_hash(l->sample_seed, file ? 0 : 1, owner, p->key >> 9) <= limit;
-			t->sample_kept += keep;
+			t->sample_kept += keep[i];
 		}
-		t->sample_map[i] = keep ? k : MR_PAGE_NONE;
-		if (keep)
+		t->sample_map[i] = keep[i] ? k : MR_PAGE_NONE;
+		if (keep[i])
 			t->pages[k++] = *p;
 	}
 	t->nr_pages = k;
+	free(keep);
 	return 0;
 }
 

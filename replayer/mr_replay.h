@@ -148,18 +148,23 @@
  * A page is sampled when its region is: a file page's region is (file, index >> 9), an
  * anon or shmem page's (mm, virtual page >> 9), the 2 MiB a PTE table covers, so page
  * tables, fault-around, readahead windows and mglru's look-around and Bloom filters see a
- * region whole or not at all. Sampled: mr_replay_sample_hash(seed, region) <=
- * UINT64_MAX / N. The decoder drops, once for all machines, every per-page event
+ * region whole or not at all. Which regions: a stratified sample (sample.c,
+ * rp_sample_choose()): one pass over the events counts each region's references, the
+ * regions are ranked by them (ties by pages, then mr_replay_sample_hash()), and of each
+ * run of N ranks the one at the rank mr_replay_sample_hash(seed, 2, N, run) mod N is
+ * kept. The decoder drops, once for all machines, every per-page event
  * (ACCESS, FD_ACCESS, READAHEAD, PC_INSERT, PC_DELETE, FREE, FAULT, REFAULT, SWAP_*,
  * ACTIVATE) of an unsampled page; a range over both kinds is cut to its sampled runs
  * (PC_INSERT/PC_DELETE then per page, order 0). Other events pass. Unsampled pages never
  * enter a machine, so UNMAP and EXIT touch only sampled ones. The trace image holds only
  * the sampled page rows, renumbered in order (image.c), so machines are sized for them
  * and the filter renames the page ids of what it passes. Every machine size
- * (memory, swap, cgroup limits) is round(size / N), at least one page; the results keep
+ * (memory, swap, cgroup limits) is round(size x the sampled share of the most pages
+ * live at once, first reference to last), at least one page; the results keep
  * the sizes asked for (runs.memory_pages, memcgs.limit_pages) and the counters as the
  * sampled machines counted them, and say the rate and seed (meta sample_den and
- * sample_seed, a note of kind "sampled" per run). Next-use times are the full trace's:
+ * sample_seed, a note of kind "sampled" per run with what was kept of regions, pages,
+ * references and the live peak, and a warning below 64 sampled regions). Next-use times are the full trace's:
  * a page's references are all sampled or none, so their order is kept.
  *
  * ---- Determinism and threads ----
@@ -283,9 +288,9 @@ struct mr_replay_opts {
 	void (*progress)(void *arg, const struct mr_replay_progress *p);
 	void *progress_arg;
 	/* Sampled replay (docs/replay.md, "Sampled replay"): 0 = every page; N >= 1 = only
-	 * the pages of the 2 MiB regions whose hash (mr_replay_sample_hash()) with
-	 * sample_seed falls in the lowest 1/N of its range, and every memory size, swap
-	 * size and cgroup limit divided by N for the machines ("Sampled replay" below). */
+	 * the pages of 1 in N 2 MiB regions of each rank of heat, chosen with
+	 * sample_seed, and every memory size, swap size and cgroup limit scaled to them
+	 * for the machines ("Sampled replay" above). */
 	uint32_t sample_den;
 	uint64_t sample_seed;
 	const char *output;                /* results path to claim at create (checked and
@@ -388,8 +393,9 @@ int mr_replay_parse_sample(const char *arg, uint32_t *den, struct mr_error *err)
  * sampling). */
 uint64_t mr_replay_sampled_pages(const struct mr_replay *r, uint64_t *of);
 
-/* A sampled replay: one line saying the rate, the seed and the pages kept (the results'
- * note of kind "sampled"); NULL when not sampled. Owned by r. */
+/* A sampled replay: one line saying the rate, the seed, the regions, pages, references
+ * and live peak kept, and a warning when few regions are (the results' note of kind
+ * "sampled"); NULL when not sampled. Owned by r. */
 const char *mr_replay_sample_note(const struct mr_replay *r);
 
 /* Is a policy of that name registered (built in or from a plugin)? */

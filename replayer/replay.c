@@ -77,7 +77,7 @@ struct mr_replay {
 	int sampled;
 	struct rp_sample sample;
 	uint64_t *memcg_limit_asked;
-	char sample_note[400];
+	char sample_note[800];
 };
 
 struct rp_machine *rp_replay_machine(const struct mr_replay *r, size_t run)
@@ -455,13 +455,13 @@ static int memcg_by_path(const struct rp_image *t, const char *path)
 }
 
 /*
- * A size of the sampled machines: pages times the share of the trace's pages that is
- * sampled (kept / valid: about 1/den, but what the hash gave; docs/replay.md, "Sampled
- * replay", for why not 1/den itself), rounded, at least one page.
+ * A size of the sampled machines: pages times the sampled share of the most pages live
+ * at once (rp_sample.scale_num / scale_den, sample.c; docs/replay.md, "Sampled replay",
+ * "What scales", for why not 1/den nor the share of pages), rounded, at least one page.
  */
 static uint64_t sample_scale(uint64_t pages, const struct rp_sample *s)
 {
-	unsigned __int128 v = ((unsigned __int128)pages * s->kept + s->valid / 2) / s->valid;
+	unsigned __int128 v = ((unsigned __int128)pages * s->scale_num + s->scale_den / 2) / s->scale_den;
 
 	return v ? (v > UINT64_MAX ? UINT64_MAX : (uint64_t)v) : 1;
 }
@@ -505,12 +505,38 @@ static int sample_setup(struct mr_replay *r, const struct mr_replay_opts *o,
 						    mr_replay_format_memory(sizes[i], b, sizeof(b)),
 						    (unsigned long long)sample_scale(sizes[i], &r->sample));
 			}
-	snprintf(r->sample_note, sizeof(r->sample_note),
-		 "sampled 1/%u (seed %llu): the pages of 1 in %u 2 MiB regions, %llu of %llu "
-		 "pages (1/%.2f), on a machine with every size times that share; counters are "
-		 "the sampled machine's, not scaled", den, (unsigned long long)o->sample_seed,
-		 den, (unsigned long long)r->sample.kept, (unsigned long long)r->sample.valid,
-		 (double)r->sample.valid / (double)r->sample.kept);
+	{
+		const struct rp_sample_stat *st = &r->t->sample_stat;
+		int len;
+
+		len = snprintf(r->sample_note, sizeof(r->sample_note),
+			       "sampled 1/%u (seed %llu): 1 in %u 2 MiB regions of each rank of heat, "
+			       "%llu of %llu regions, %llu of %llu pages (1/%.2f), %llu of %llu "
+			       "references (1/%.2f), %llu of %llu pages live at once at most (1/%.2f), "
+			       "on a machine with every size times that last share; counters are the "
+			       "sampled machine's, not scaled",
+			       den, (unsigned long long)o->sample_seed, den,
+			       (unsigned long long)st->regions_kept, (unsigned long long)st->regions,
+			       (unsigned long long)r->sample.kept, (unsigned long long)r->sample.valid,
+			       (double)r->sample.valid / (double)r->sample.kept,
+			       (unsigned long long)st->refs_kept, (unsigned long long)st->refs,
+			       st->refs_kept ? (double)st->refs / (double)st->refs_kept : 0.0,
+			       (unsigned long long)r->sample.scale_num,
+			       (unsigned long long)r->sample.scale_den,
+			       (double)r->sample.scale_den / (double)r->sample.scale_num);
+		/* a sample of few regions strays however they are chosen (docs/replay.md,
+		 * "What cannot be exact"): say so with the numbers */
+		if (den > 1 && st->regions_kept < RP_SAMPLE_FEW_REGIONS && len > 0 &&
+		    (size_t)len < sizeof(r->sample_note)) {
+			uint64_t n = st->regions / RP_SAMPLE_FEW_REGIONS;
+
+			snprintf(r->sample_note + len, sizeof(r->sample_note) - (size_t)len,
+				 "; warning: only %llu regions sampled (fewer than %d), so the miss "
+				 "ratio may be points off at small sizes; %s",
+				 (unsigned long long)st->regions_kept, RP_SAMPLE_FEW_REGIONS,
+				 n >= 2 ? "sample more (a smaller N)" : "the trace has too few regions to sample: replay it in full");
+		}
+	}
 	return 0;
 }
 

@@ -116,6 +116,12 @@ struct rp_image {
 	uint32_t nr_pages_full;
 	uint32_t *sample_map;
 	uint64_t sample_kept, sample_valid;
+	struct rp_sample_stat {
+		uint64_t regions, regions_kept; /* 2 MiB regions with page rows, sampled */
+		uint64_t refs, refs_kept;       /* their references (rp_event_refs()) */
+		uint64_t top_refs;              /* the hottest region's */
+		uint64_t live, live_kept;       /* most pages live at once, all and sampled */
+	} sample_stat;
 	uint64_t nr_anon, nr_file, nr_shmem;
 
 	struct rp_image_vma *vmas;
@@ -244,6 +250,8 @@ void rp_nextuse_close(struct rp_nextuse *nu);
  * reads through it instead of rp_source_read(); one for all the machines.
  */
 #define RP_SAMPLE_STAGE 16384 /* events decoded at a time */
+#define RP_SAMPLE_LIVE_BUCKETS 4096 /* slices of the trace for the live-pages peak */
+#define RP_SAMPLE_FEW_REGIONS 64    /* fewer sampled regions: the note warns */
 struct rp_sample {
 	uint32_t den;          /* 1 in den regions */
 	uint64_t seed;
@@ -251,6 +259,8 @@ struct rp_sample {
 	uint64_t *keep;        /* bit per trace page id: sampled (pages without a row: set) */
 	const uint32_t *map;   /* trace page id -> the image's (rp_image.sample_map) */
 	uint64_t kept, valid;  /* sampled pages, of the page rows */
+	uint64_t scale_num, scale_den; /* sizes scale by num / den: the live-pages peak's
+					* share when known, else kept / valid */
 	struct mr_event *stage; /* [RP_SAMPLE_STAGE] decoded, not yet filtered */
 	size_t n, pos;         /* events in the stage, the next one */
 	uint64_t part;         /* pages of stage[pos] already passed on (a cut range) */
@@ -264,6 +274,11 @@ struct rp_sample {
 };
 /* mr_replay_sample_hash() (image.c chooses the pages with it) */
 uint64_t rp_sample_hash(uint64_t seed, unsigned kind, uint64_t owner, uint64_t region);
+/* Which pages a sampled image keeps (image.c, sample_pages(); "Which regions" in
+ * sample.c): keep[trace page id] = 1 or 0, for t->nr_pages ids, t->sample_stat set.
+ * Reads t->path's events once. Negative on a damaged store or out of memory. */
+int rp_sample_choose(struct rp_image *t, uint32_t den, uint64_t seed, uint8_t *keep,
+		     struct mr_error *err);
 int rp_sample_init(struct rp_sample *s, const struct rp_image *t, uint32_t den, uint64_t seed,
 		   struct mr_error *err);
 void rp_sample_free(struct rp_sample *s);

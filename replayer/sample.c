@@ -76,6 +76,12 @@ int rp_sample_init(struct rp_sample *s, const struct rp_image *t, uint32_t den, 
 	s->map = t->sample_map;
 	s->kept = t->sample_kept;
 	s->valid = t->sample_valid;
+	s->scale_num = s->kept;
+	s->scale_den = s->valid ? s->valid : 1;
+	if (t->sample_stat.live && t->sample_stat.live_kept) {
+		s->scale_num = t->sample_stat.live_kept;
+		s->scale_den = t->sample_stat.live;
+	}
 	s->keep = calloc((s->nr_pages + 63) / 64 + 1, sizeof(uint64_t));
 	s->stage = malloc(RP_SAMPLE_STAGE * sizeof(*s->stage));
 	if (!s->keep || !s->stage) {
@@ -320,4 +326,204 @@ int rp_sample_fill(struct rp_sample *s, struct rp_source *src, struct rp_nextuse
 	}
 	*n = k;
 	return 0;
+}
+
+/*
+ * ---- Which regions (rp_sample_choose()) ----
+ *
+ * A plain 1-in-N hash over regions is a simple random sample of about R/N of a trace's
+ * R regions, and when R is small and the regions' heat differs by orders of magnitude
+ * (traces/default.db: 832 regions, most of a few pages, a handful holding most of the
+ * references) the share of the references that the sample holds strays far from 1/N,
+ * and the miss ratio with it. So the choice is stratified: one pass over the trace's
+ * events counts each region's references (rp_event_refs(), what the miss ratio divides
+ * by), the regions are ranked by references (then pages, then their hash), and of each
+ * run of N consecutive ranks one is taken, at a place in the run the seed's hash picks
+ * (a last run of m < N ranks gives one with chance m/N). Each stratum holds regions of
+ * about the same heat, so the sample holds about 1/N of the references and of each
+ * level of heat, whichever region of a stratum it takes. Regions stay whole.
+ */
+struct region {
+	uint64_t refs;
+	uint64_t hash;
+	uint32_t pages;
+	uint32_t first;  /* its pages: items[first .. first + pages) */
+};
+
+struct item {
+	uint64_t owner;  /* kind << 32 | the trace's file or mm id */
+	uint64_t region; /* page key >> 9 */
+	uint32_t page;
+};
+
+static int cmp_item(const void *a, const void *b)
+{
+	const struct item *x = a, *y = b;
+
+	if (x->owner != y->owner)
+		return x->owner < y->owner ? -1 : 1;
+	if (x->region != y->region)
+		return x->region < y->region ? -1 : 1;
+	return x->page < y->page ? -1 : x->page > y->page;
+}
+
+/* hottest first; ties by pages, then by hash (the seed's), then by place */
+static int cmp_rank(const void *a, const void *b)
+{
+	const struct region *x = a, *y = b;
+
+	if (x->refs != y->refs)
+		return x->refs > y->refs ? -1 : 1;
+	if (x->pages != y->pages)
+		return x->pages > y->pages ? -1 : 1;
+	if (x->hash != y->hash)
+		return x->hash < y->hash ? -1 : 1;
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/*
+ * The most pages live at once: a page is live from its first reference to its last, in
+ * RP_SAMPLE_LIVE_BUCKETS slices of the trace's events; pages with keep[] 0 are left out
+ * (keep NULL: every page).
+ */
+static uint64_t live_peak(const struct rp_image *t, const uint64_t *refs, const uint32_t *first_b,
+			  const uint32_t *last_b, const uint8_t *keep, int64_t *delta)
+{
+	int64_t cur = 0, peak = 0;
+
+	memset(delta, 0, (RP_SAMPLE_LIVE_BUCKETS + 1) * sizeof(*delta));
+	for (uint32_t i = 0; i < t->nr_pages; i++) {
+		if (!refs[i] || !(t->pages[i].info & RP_PAGE_VALID) || (keep && !keep[i]))
+			continue;
+		delta[first_b[i]]++;
+		delta[last_b[i] + 1]--;
+	}
+	for (uint32_t b = 0; b < RP_SAMPLE_LIVE_BUCKETS; b++) {
+		cur += delta[b];
+		if (cur > peak)
+			peak = cur;
+	}
+	return (uint64_t)peak;
+}
+
+/* References per trace page id, one pass over the events (no machine). */
+static int count_refs(const struct rp_image *t, uint64_t *refs, uint32_t *first_b,
+		      uint32_t *last_b, struct mr_error *err)
+{
+	uint64_t at = 0, span = t->n_events ? t->n_events : 1;
+	struct rp_source *src = NULL;
+	struct mr_event *ev = malloc(RP_SAMPLE_STAGE * sizeof(*ev));
+	size_t n;
+	int rc;
+
+	if (!ev)
+		return mr_error_set(err, MR_ENOMEM, "out of memory for the sampling pre-pass");
+	rc = rp_source_open(t->path, &src, err);
+	while (!rc) {
+		rc = rp_source_read(src, ev, RP_SAMPLE_STAGE, &n, err);
+		if (rc || !n)
+			break;
+		for (size_t i = 0; i < n; i++) {
+			uint32_t first;
+			uint64_t r = rp_event_refs(&ev[i], t->nr_pages, &first);
+
+			uint32_t b = (uint32_t)((at++ * RP_SAMPLE_LIVE_BUCKETS) / span);
+
+			if (b >= RP_SAMPLE_LIVE_BUCKETS)
+				b = RP_SAMPLE_LIVE_BUCKETS - 1;
+			for (uint64_t j = 0; j < r; j++) {
+				if (!refs[first + j]++)
+					first_b[first + j] = b;
+				last_b[first + j] = b;
+			}
+		}
+	}
+	rp_source_close(src);
+	free(ev);
+	return rc;
+}
+
+int rp_sample_choose(struct rp_image *t, uint32_t den, uint64_t seed, uint8_t *keep,
+		     struct mr_error *err)
+{
+	uint64_t *refs = calloc((size_t)t->nr_pages + 1, sizeof(*refs));
+	uint32_t *first_b = malloc(((size_t)t->nr_pages + 1) * sizeof(*first_b));
+	uint32_t *last_b = malloc(((size_t)t->nr_pages + 1) * sizeof(*last_b));
+	int64_t *delta = malloc((RP_SAMPLE_LIVE_BUCKETS + 1) * sizeof(*delta));
+	struct item *items = malloc(((size_t)t->nr_pages + 1) * sizeof(*items));
+	struct region *reg = NULL;
+	uint32_t nitems = 0, nreg = 0;
+	int rc = 0;
+
+	memset(&t->sample_stat, 0, sizeof(t->sample_stat));
+	if (!refs || !items || !first_b || !last_b || !delta) {
+		rc = mr_error_set(err, MR_ENOMEM, "out of memory for the sampled pages");
+		goto out;
+	}
+	rc = count_refs(t, refs, first_b, last_b, err);
+	if (rc)
+		goto out;
+	for (uint32_t i = 0; i < t->nr_pages; i++) {
+		const struct rp_page *p = &t->pages[i];
+		int file;
+
+		keep[i] = 1; /* no row: passes, the machines count it as bad */
+		if (!(p->info & RP_PAGE_VALID))
+			continue;
+		file = rp_page_type(p) == RP_FILE;
+		items[nitems].owner = file ? p->owner :
+				      (1ull << 32) | (p->owner < t->nr_mms ? t->mm_store_id[p->owner] : 0);
+		items[nitems].region = p->key >> 9;
+		items[nitems++].page = i;
+	}
+	qsort(items, nitems, sizeof(*items), cmp_item);
+	reg = malloc(((size_t)nitems + 1) * sizeof(*reg));
+	if (!reg) {
+		rc = mr_error_set(err, MR_ENOMEM, "out of memory for the sampled regions");
+		goto out;
+	}
+	for (uint32_t i = 0; i < nitems; i++) {
+		if (!i || items[i].owner != items[i - 1].owner || items[i].region != items[i - 1].region) {
+			uint64_t o = items[i].owner;
+
+			reg[nreg] = (struct region){ .first = i,
+				.hash = rp_sample_hash(seed, (unsigned)(o >> 32), o & 0xffffffffu,
+						       items[i].region) };
+			nreg++;
+		}
+		reg[nreg - 1].pages++;
+		reg[nreg - 1].refs += refs[items[i].page];
+		t->sample_stat.refs += refs[items[i].page];
+	}
+	qsort(reg, nreg, sizeof(*reg), cmp_rank);
+	t->sample_stat.regions = nreg;
+	if (nreg)
+		t->sample_stat.top_refs = reg[0].refs;
+	for (uint32_t b = 0; b < nreg; b += den) {
+		uint32_t m = nreg - b < den ? nreg - b : den;
+		/* which rank of this stratum: the seed's hash of the stratum's number, not the
+		 * regions' own hashes, so that each rank is as likely */
+		uint64_t pick = rp_sample_hash(seed, 2, den, b / den) % den;
+
+		for (uint32_t k = 0; k < m; k++) {
+			const struct region *r = &reg[b + k];
+
+			for (uint32_t j = 0; j < r->pages; j++)
+				keep[items[r->first + j].page] = k == pick;
+		}
+		if (pick < m) {
+			t->sample_stat.regions_kept++;
+			t->sample_stat.refs_kept += reg[b + pick].refs;
+		}
+	}
+	t->sample_stat.live = live_peak(t, refs, first_b, last_b, NULL, delta);
+	t->sample_stat.live_kept = live_peak(t, refs, first_b, last_b, keep, delta);
+out:
+	free(refs);
+	free(first_b);
+	free(last_b);
+	free(delta);
+	free(items);
+	free(reg);
+	return rc;
 }
