@@ -33,13 +33,17 @@ points() {
 	"$MR" curve "$1" --json | sed -n 's/.*"policy": "\([a-z]*\)".*"memory_pages": \([0-9]*\),.*"miss_ratio": \([0-9.]*\),.*/\1 \2 \3/p' |
 		sort
 }
+# mae FULL SAMPLED: per policy, the mean absolute miss-ratio error in points
+mae() {
+	paste -d' ' "$1" "$2" | awk '
+		{ d = $3 - $6; if (d < 0) d = -d; e[$1] += 100 * d; n[$1]++ }
+		END { for (p in e) printf "%s %.3f\n", p, e[p] / n[p] }' | sort
+}
 points "$T/full.db" >"$T/f.txt"
 points "$T/a.db" >"$T/s.txt"
 check "the sampled curve has the full one's 12 points" \
 	[ "$(cut -d' ' -f1,2 "$T/f.txt")" = "$(cut -d' ' -f1,2 "$T/s.txt")" ]
-paste -d' ' "$T/f.txt" "$T/s.txt" | awk '
-	{ d = $3 - $6; if (d < 0) d = -d; e[$1] += 100 * d; n[$1]++ }
-	END { for (p in e) printf "%s %.3f\n", p, e[p] / n[p] }' | sort >"$T/mae.txt"
+mae "$T/f.txt" "$T/s.txt" >"$T/mae.txt"
 cat "$T/mae.txt"
 check "three policies compared" [ "$(wc -l <"$T/mae.txt")" = 3 ]
 check "mean error per policy at most 1.5 pp" \
@@ -84,9 +88,7 @@ P2="--policy lru --policy opt --memory 1850..59224:8 -q --no-timing --threads 0 
 check "default.db --sample 1/16 exits 0" [ $? = 0 ]
 points "$T/d-full.db" >"$T/df.txt"
 points "$T/d-s.db" >"$T/ds.txt"
-paste -d' ' "$T/df.txt" "$T/ds.txt" | awk '
-	{ d = $3 - $6; if (d < 0) d = -d; e[$1] += 100 * d; n[$1]++ }
-	END { for (p in e) printf "%s %.3f\n", p, e[p] / n[p] }' | sort >"$T/dmae.txt"
+mae "$T/df.txt" "$T/ds.txt" >"$T/dmae.txt"
 cat "$T/dmae.txt"
 check "default.db: two policies compared" [ "$(wc -l <"$T/dmae.txt")" = 2 ]
 check "default.db: mean error per policy at most 4 pp" \
