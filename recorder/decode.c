@@ -18,14 +18,6 @@
 
 #define PFE_PENDING 0x80000000u /* rec_task.pf_err: a page_fault_user waits for its fault */
 
-static void mark_exec(struct rec *r, uint32_t page)
-{
-	if (page != MR_PAGE_NONE && !r->pages[page].exec) {
-		r->pages[page].exec = 1;
-		mr_writer_add_page(r->w, &r->pages[page]);
-	}
-}
-
 /*
  * A page-cache deletion by a task outside the cgroup (kswapd, another cgroup's direct
  * reclaim, kdamond, a truncation): the cgroup's when the trace knows a page of the
@@ -40,38 +32,6 @@ static int delete_is_ours(struct rec *r, uint64_t dev, uint64_t ino, uint64_t in
 		if (rec_page_find(r, MR_PAGE_FILE, file, index + i) != MR_PAGE_NONE)
 			return 1;
 	return 0;
-}
-
-/*
- * The page of user address addr in mm (VMA v, NULL when unknown): a page of the VMA's
- * file, else an anon page of mm (marked mapped: munmap / exit_mmap free it). A page of an
- * executable VMA is marked exec. Faults and hardware samples resolve alike.
- */
-static uint32_t addr_page(struct rec *r, uint32_t mm, const struct rec_vma *v, uint64_t addr,
-			  int write_fault)
-{
-	/* a fault charges the memcg of the mm's owner (mm/memcontrol.c:
-	 * get_mem_cgroup_from_mm()), which is what the mm's latest task is in */
-	uint32_t cg = mm ? r->mms[mm].cgroup : 0;
-	uint64_t vpn = addr >> r->pshift;
-	uint32_t page;
-
-	if (v && v->file && !(v->flags & MR_VMA_SHARED && !(v->flags & MR_VMA_FILE))) {
-		page = rec_page_get(r, MR_PAGE_FILE, v->file,
-				    v->pgoff + ((addr - v->start) >> r->pshift), cg);
-		/* a private copy is anonymous from its first write on */
-		if (!rec_vma_private_file(v) || page == MR_PAGE_NONE ||
-		    !(rec_cow_page(r, mm, vpn, page) ||
-		      (write_fault && (v->flags & MR_VMA_WRITE) && !rec_cow_add(r, mm, vpn, page))))
-			goto done;
-	}
-	page = rec_page_get(r, MR_PAGE_ANON, mm, vpn, cg);
-	if (page != MR_PAGE_NONE)
-		r->pflags[page] |= PF_ANON_MAPPED;
-done:
-	if (v && (v->flags & MR_VMA_EXEC))
-		mark_exec(r, page);
-	return page;
 }
 
 /*
@@ -291,7 +251,8 @@ static int on_fault(struct rec *r, int ring, const unsigned char *p, int major)
 		rwx = MR_ACC_EXEC;
 		fflags |= MR_ACC_EXEC;
 	}
-	page = addr_page(r, mm, v, addr, rwx == MR_ACC_WRITE);
+	/* a write fault in a writable private file mapping copies the page (COW) */
+	page = rec_addr_page(r, mm, v, addr, rwx == MR_ACC_WRITE && v && (v->flags & MR_VMA_WRITE));
 	ev = (struct mr_event){ .time = rel_time(r, time), .kind = MR_EV_FAULT, .page = page,
 				.task = task, .cpu = (uint16_t)cpu, .flags = fflags,
 				.arg = r->o->anonymize ? rec_hash(r, addr) : addr };
@@ -348,7 +309,7 @@ static int on_hwsample(struct rec *r, int ring, int i, const unsigned char *p, u
 	}
 	task = rec_task_get(r, (int32_t)pid, (int32_t)tid, rel_time(r, time));
 	mm = task ? r->tasks[task].mm : 0;
-	page = addr_page(r, mm, mm ? rec_vma_find(&r->mms[mm], addr) : NULL, addr, 0);
+	page = rec_addr_page(r, mm, mm ? rec_vma_find(&r->mms[mm], addr) : NULL, addr, 0);
 	he->accesses++;
 	ev = (struct mr_event){ .time = rel_time(r, time), .kind = MR_EV_ACCESS, .page = page,
 				.task = task, .cpu = (uint16_t)cpu,

@@ -269,7 +269,15 @@ static void put_task(struct rec *r, uint32_t id)
 	mr_writer_add_task(r->w, &row);
 }
 
-int rec_cow_page(const struct rec *r, uint32_t mm, uint64_t vpn, uint32_t file_page)
+/*
+ * Copy-on-write of a private file mapping (MAP_PRIVATE): the first write to one of its
+ * pages replaces the file page with an anonymous copy at the same address (mm/memory.c:
+ * do_cow_fault() when absent, wp_page_copy() from do_wp_page() when mapped read-only),
+ * and from then on the address is anonymous memory: swapped, never written back to the
+ * file. cow_page() says whether mm's virtual page vpn is such a copy of file_page (the
+ * mm's own write, or its fork parent's before the fork); cow_add() records one.
+ */
+static int cow_page(const struct rec *r, uint32_t mm, uint64_t vpn, uint32_t file_page)
 {
 	uint32_t limit = UINT32_MAX;
 
@@ -287,7 +295,7 @@ int rec_cow_page(const struct rec *r, uint32_t mm, uint64_t vpn, uint32_t file_p
 	return 0;
 }
 
-int rec_cow_add(struct rec *r, uint32_t mm, uint64_t vpn, uint32_t file_page)
+static int cow_add(struct rec *r, uint32_t mm, uint64_t vpn, uint32_t file_page)
 {
 	struct rec_hent *h;
 	int found;
@@ -302,6 +310,45 @@ int rec_cow_add(struct rec *r, uint32_t mm, uint64_t vpn, uint32_t file_page)
 	h->val = r->ncow;
 	r->cow[r->ncow++] = file_page;
 	return 0;
+}
+
+static void mark_exec(struct rec *r, uint32_t page)
+{
+	if (page != MR_PAGE_NONE && !r->pages[page].exec) {
+		r->pages[page].exec = 1;
+		mr_writer_add_page(r->w, &r->pages[page]);
+	}
+}
+
+static inline int vma_private_file(const struct rec_vma *v)
+{
+	return v->file && (v->flags & (MR_VMA_FILE | MR_VMA_SHARED)) == MR_VMA_FILE;
+}
+
+uint32_t rec_addr_page(struct rec *r, uint32_t mm, const struct rec_vma *v, uint64_t addr,
+		       int copy)
+{
+	/* a fault charges the memcg of the mm's owner (mm/memcontrol.c:
+	 * get_mem_cgroup_from_mm()), which is what the mm's latest task is in */
+	uint32_t cg = mm ? r->mms[mm].cgroup : 0;
+	uint64_t vpn = addr >> r->pshift;
+	uint32_t page;
+
+	if (v && v->file && !(v->flags & MR_VMA_SHARED && !(v->flags & MR_VMA_FILE))) {
+		page = rec_page_get(r, MR_PAGE_FILE, v->file,
+				    v->pgoff + ((addr - v->start) >> r->pshift), cg);
+		/* a private copy is anonymous from its first write on */
+		if (!vma_private_file(v) || page == MR_PAGE_NONE ||
+		    !(cow_page(r, mm, vpn, page) || (copy && !cow_add(r, mm, vpn, page))))
+			goto done;
+	}
+	page = rec_page_get(r, MR_PAGE_ANON, mm, vpn, cg);
+	if (page != MR_PAGE_NONE)
+		r->pflags[page] |= PF_ANON_MAPPED;
+done:
+	if (v && (v->flags & MR_VMA_EXEC))
+		mark_exec(r, page);
+	return page;
 }
 
 uint32_t rec_mm_new(struct rec *r, int32_t tgid, uint32_t copy_from)

@@ -411,7 +411,7 @@ void rec_meta_end(struct rec *r, struct perf_state *ps)
 	mr_writer_set_meta_u64(r->w, "munmap.calls", r->munmaps);
 	/* cgroup:cgroup_attach_task moves of recorded tasks between memory cgroups */
 	mr_writer_set_meta_u64(r->w, "cgroup.moves", r->cg_moves);
-	/* private file pages that became anonymous copies (rec_cow_add()) */
+	/* private file pages that became anonymous copies (cow_add() in ids.c) */
 	mr_writer_set_meta_u64(r->w, "cow.private_file_pages", r->ncow);
 	mr_writer_set_meta_u64(r->w, "madvise.flags", r->madvise_flags);
 	mr_writer_set_meta_u64(r->w, "switch.ins", r->switch_ins);

@@ -240,7 +240,7 @@ struct rec {
 
 	struct rec_htab task_ix, mm_ix, file_ix;
 	/* private file pages written (COW): (mm, virtual page) -> index into cow[], the
-	 * file page it was copied from; indices grow with time (rec_cow_page()) */
+	 * file page it was copied from; indices grow with time (ids.c, cow_page()) */
 	struct rec_htab cow_ix;
 	uint32_t *cow; uint32_t ncow, cow_cap;
 	struct rec_pmap page_map;
@@ -433,20 +433,15 @@ uint32_t rec_task_get(struct rec *r, int32_t pid, int32_t tid, uint64_t t);
 void rec_task_put(struct rec *r, uint32_t id);
 uint32_t rec_mm_new(struct rec *r, int32_t tgid, uint32_t copy_from);
 /*
- * Copy-on-write of a private file mapping (MAP_PRIVATE, writable): the first write to
- * one of its pages replaces the file page with an anonymous copy at the same address
- * (mm/memory.c: do_cow_fault() when absent, wp_page_copy() from do_wp_page() when
- * mapped read-only), and from then on the address is anonymous memory: swapped, never
- * written back to the file. rec_cow_page() says whether mm's virtual page vpn is such a
- * copy of file_page (the mm's own write, or its fork parent's before the fork);
- * rec_cow_add() records mm's write. 0 / MR_ENOMEM.
+ * The page of user address addr in mm (VMA v, NULL when unknown): a page of the VMA's
+ * file, else an anon page of mm (marked mapped: munmap / exit_mmap free it). In a private
+ * file mapping an address that was copied on write is the anon page (ids.c, cow_page());
+ * copy says the address is a copy now (a write fault in a writable private mapping,
+ * pagemap without PM_FILE). A page of an executable VMA is marked exec. Faults, young
+ * scans and hardware samples resolve alike.
  */
-static inline int rec_vma_private_file(const struct rec_vma *v)
-{
-	return v->file && (v->flags & (MR_VMA_FILE | MR_VMA_SHARED)) == MR_VMA_FILE;
-}
-int rec_cow_page(const struct rec *r, uint32_t mm, uint64_t vpn, uint32_t file_page);
-int rec_cow_add(struct rec *r, uint32_t mm, uint64_t vpn, uint32_t file_page);
+uint32_t rec_addr_page(struct rec *r, uint32_t mm, const struct rec_vma *v, uint64_t addr,
+		       int copy);
 /* Move task to mm (exec); the old mm's ntasks drops. Returns the old mm. */
 void rec_task_cgroup_update(struct rec *r, uint32_t task);
 int rec_task_cgroup_moved(struct rec *r, int32_t tid, int root, const char *path);

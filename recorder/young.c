@@ -88,22 +88,9 @@ static int emit_vma(struct rec *r, int pmfd, uint32_t mm, uint64_t start, uint64
 				continue;
 			found++;
 			v = rec_vma_find(&r->mms[mm], addr);
-			if (v && v->file) {
-				page = rec_page_get(r, MR_PAGE_FILE, v->file,
-						    v->pgoff + ((addr - v->start) >> r->pshift),
-						    r->mms[mm].cgroup);
-				/* a private file mapping's page that pagemap calls anonymous is
-				 * a copy written since (COW), also when its write fault was not
-				 * seen: the anon page of that address */
-				if (page != MR_PAGE_NONE && rec_vma_private_file(v) &&
-				    (rec_cow_page(r, mm, vp + i, page) ||
-				     (!(buf[i] & PM_FILE) && !rec_cow_add(r, mm, vp + i, page))))
-					page = rec_page_get(r, MR_PAGE_ANON, mm, vp + i,
-							    r->mms[mm].cgroup);
-			} else {
-				page = rec_page_get(r, MR_PAGE_ANON, mm, addr >> r->pshift,
-						    r->mms[mm].cgroup);
-			}
+			/* pagemap without PM_FILE in a private file mapping: a copy written
+			 * since (COW), also when its write fault was not seen */
+			page = rec_addr_page(r, mm, v, addr, !(buf[i] & PM_FILE));
 			if (page == MR_PAGE_NONE)
 				continue;
 			ev = (struct mr_event){ .time = t, .kind = MR_EV_ACCESS, .page = page,
