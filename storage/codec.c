@@ -1112,6 +1112,16 @@ static inline __attribute__((always_inline)) int dec_nzdelta(struct col_dec *d, 
  * w bits (w <= 64) at bit position pos of bits, LSB first; the caller checked the bytes
  * up to bits + nbytes. One word load while a whole word lies inside them.
  */
+/* A DBITS group of g values decoded into d->grp, its bytes ending at ep. */
+static inline void group_done(struct col_dec *d, const uint8_t *ep, uint64_t val, size_t g)
+{
+	d->p = ep;
+	d->val = val;
+	d->dleft -= g;
+	d->gpos = 0;
+	d->glen = (uint8_t)g;
+}
+
 static inline uint64_t get_bits(const uint8_t *bits, size_t nbytes, size_t pos, unsigned w)
 {
 	const uint8_t *b = bits + (pos >> 3);
@@ -1197,11 +1207,7 @@ dbits_group_fast(struct col_dec *d, uint64_t map, size_t g, size_t k, uint64_t b
 			d->grp[j] = val;
 		}
 	}
-	d->p = ep;
-	d->val = val;
-	d->dleft -= g;
-	d->gpos = 0;
-	d->glen = (uint8_t)g;
+	group_done(d, ep, val, g);
 	return 1;
 }
 
@@ -1271,11 +1277,7 @@ static int dbits_refill(struct col_dec *d)
 		val += d->one_byte ? z : unzigzag(z);
 		d->grp[j] = val;
 	}
-	d->p = ep;
-	d->val = val;
-	d->dleft -= g;
-	d->gpos = 0;
-	d->glen = (uint8_t)g;
+	group_done(d, ep, val, g);
 	return 0;
 }
 
