@@ -812,8 +812,8 @@ static void summarize(struct run *runs, int n, const char *name, int mode,
 /* Run one workload in the given modes, interleaved; append one row per mode. */
 static int bench_workload(const struct mr_bench_record_opts *o, const char *name,
 			  char *const *argv, const int *modes, int nmodes, const char *dir,
-			  const char *tag, struct mr_bench_record_case *out, size_t cap, size_t *n,
-			  struct mr_error *err)
+			  const char *tag, unsigned settle_us, struct mr_bench_record_case *out,
+			  size_t cap, size_t *n, struct mr_error *err)
 {
 	int runs = o->runs > 0 ? (o->runs > MAX_RUNS ? MAX_RUNS : o->runs) : 3;
 	struct run *r = calloc((size_t)(NMODES * runs), sizeof(*r));
@@ -855,14 +855,8 @@ static int bench_workload(const struct mr_bench_record_opts *o, const char *name
 			snprintf(store, sizeof(store), "%s/%s-%d.%s", dir, tag, i,
 				 m == MR_BENCH_PERF_TOOL ? "perf.data" : "db");
 			BENCH_NOTE(o, "%s: run %d/%d %s ...", name, i + 1, runs, mode_name[m]);
-			/* The recorder leaves the closing of its tracepoint events to a
-			 * grandchild (recorder/record.c, drop_events()): each last close waits
-			 * for an RCU grace period under the kernel's event_mutex, 0.3-0.4 s in
-			 * all here, and a recorder started meanwhile waits for that mutex in its
-			 * own perf_event_open()s. The fixed-cost case measures a recording on
-			 * its own, after that teardown. */
-			if (!strcmp(tag, "fixed"))
-				usleep(FIXED_SETTLE_US);
+			if (settle_us)
+				usleep(settle_us);
 			rc = run_once(o, m, argv, store, log, x, err);
 			if (!rc)
 				BENCH_NOTE(o, "%s: run %d/%d %s: %.3f s", name, i + 1, runs,
@@ -1022,7 +1016,7 @@ int mr_bench_record(const struct mr_bench_record_opts *o, struct mr_bench_record
 		snprintf(npages, sizeof(npages), "%llu", (unsigned long long)pages);
 		mr_format_bytes(pages * (uint64_t)sysconf(_SC_PAGESIZE), size, sizeof(size));
 		snprintf(name, sizeof(name), "faults %s", size);
-		rc = bench_workload(o, name, argv, fault_modes, o->perf ? 4 : 3, dir, "faults",
+		rc = bench_workload(o, name, argv, fault_modes, o->perf ? 4 : 3, dir, "faults", 0,
 				    out, cap, n, err);
 	}
 	if (!rc && !o->no_build) {
@@ -1032,17 +1026,22 @@ int mr_bench_record(const struct mr_bench_record_opts *o, struct mr_bench_record
 		rc = write_build_script(o->src, dir, script, sizeof(script), &nfiles, err);
 		snprintf(name, sizeof(name), "build %zu files", nfiles);
 		if (!rc)
-			rc = bench_workload(o, name, argv, build_modes, 2, dir, "build", out, cap, n,
+			rc = bench_workload(o, name, argv, build_modes, 2, dir, "build", 0, out, cap, n,
 					    err);
 	}
 	if (!rc && !o->no_fixed) {
 		/* The fixed cost: what `record -- /bin/true` adds to a command that does
 		 * nothing (perf and tracepoint setup, the store, the teardown), the whole
-		 * recorder call against the command alone. */
+		 * recorder call against the command alone. Each run waits first: the
+		 * recorder leaves the closing of its tracepoint events to a grandchild
+		 * (recorder/record.c, drop_events()), each last close waits for an RCU grace
+		 * period under the kernel's event_mutex, 0.3-0.4 s in all here, and a
+		 * recorder started meanwhile waits for that mutex in its perf_event_open()s:
+		 * this case measures a recording on its own. */
 		char *argv[] = { "/bin/true", NULL };
 
-		rc = bench_workload(o, "fixed (true)", argv, build_modes, 2, dir, "fixed", out,
-				    cap, n, err);
+		rc = bench_workload(o, "fixed (true)", argv, build_modes, 2, dir, "fixed",
+				    FIXED_SETTLE_US, out, cap, n, err);
 	}
 	if (rc && !stopped(o))
 		BENCH_NOTE(o, "kept %s for inspection", dir);
