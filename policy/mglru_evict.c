@@ -291,6 +291,14 @@ static uint64_t mglru_eviction_shadow(struct mr_policy *p, uint32_t page)
 	return lru_gen_eviction(mglru_of(p), page);
 }
 
+/* free_pages_prepare() clears LRU_REFS_MASK with the other flags (PAGE_FLAGS_CHECK_AT_PREP,
+ * include/linux/page-flags.h): a folio that comes back starts with no references, or
+ * with those lru_gen_refault() gives it from its shadow, as after folio_del. */
+static void mglru_folio_freed(struct mr_policy *p, uint32_t page)
+{
+	mglru_of(p)->pages[page].refs = 0;
+}
+
 /*
  * The shrink_folio_list() hooks of this instance, set once by mglru_init() after the
  * kernel mode: caps.keep_mapped_referenced ([6.12] mm/vmscan.c:1109-1111) also keeps a
@@ -301,6 +309,7 @@ void lru_gen_init_shrink_hooks(struct mglru *mg)
 	mg->shrink_hooks = (struct mr_shrink_hooks){
 		.check_references = lru_gen_folio_check_references,
 		.eviction_shadow = mglru_eviction_shadow,
+		.folio_freed = mglru_folio_freed,
 		.keep_mapped_referenced = mg->caps.keep_mapped_referenced,
 		.no_flusher_wakeup = mg->caps.no_flusher_wakeup,
 	};

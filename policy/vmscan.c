@@ -289,6 +289,8 @@ uint64_t mr_shrink_folio_list(struct mr_policy *p, struct mr_folio_list *list,
 		}
 		/* free_pages_prepare(): reclaim's flags do not outlive the folio */
 		f->flags &= ~(MR_PG_ACTIVE | MR_PG_REFERENCED | MR_PG_WORKINGSET | MR_PG_RECLAIM);
+		if (h && h->folio_freed)
+			h->folio_freed(p, page);
 		nr_reclaimed += 1;
 		continue;
 

@@ -37,6 +37,9 @@ struct mr_shrink_hooks {
 	/* reclaim wakes no flushers for the dirty file folios it leaves them ([6.12.95]
 	 * lru_gen: queue_flusher is not called) */
 	bool no_flusher_wakeup;
+	/* The folio was freed (remove_mapping() took it): the per-page state the kernel
+	 * keeps in folio->flags goes with it (free_pages_prepare()). May be NULL. */
+	void (*folio_freed)(struct mr_policy *p, uint32_t page);
 };
 
 /* What shrink_folio_list saw (struct reclaim_stat). */

@@ -1104,6 +1104,30 @@ static void test_kernel_612_tiers(void)
 }
 
 /*
+ * free_pages_prepare() clears LRU_REFS_MASK with the folio's other flags: a folio reclaim
+ * frees keeps no reference count for its next time in memory (which, without a recent
+ * shadow, starts at 0 as a new folio does). Z, at the tail, has a count of 1 and
+ * PG_referenced, unmapped: folio_check_references() says RECLAIM_CLEAN.
+ */
+static void test_evicted_refs_cleared(void)
+{
+	struct env e;
+	enum { W, Z };
+
+	env_open(&e, 2, 1);
+	CHECK_EQ_U64(mr_policy_set_param(e.p, "kernel", KERNEL_6_12), 0);
+	env_init(&e);
+	place(&e, W, PM_FILE, 1);
+	place(&e, Z, PM_FILE, 0);
+	folio(&e, Z)->flags |= MR_PG_REFERENCED; /* isolate_folio() keeps the count */
+	e.mg->pages[Z].refs = 1;
+	evict_once(&e, 64, 0);
+	CHECK(!has(&e, Z, MR_PG_RESIDENT));
+	CHECK_EQ_U64(mglru_folio_refs(e.p, Z), 0);
+	env_close(&e);
+}
+
+/*
  * A refault restored in a fault (refs 3 + PG_workingset, workingset.c:320) put at
  * max_seq by folio_add_lru()'s PG_active: kernel=6.12.95 (the kernel-lab kernel, before
  * "mm/mglru: reset page lru tier bits when activating") keeps the counter, so it is tier
@@ -2942,6 +2966,7 @@ static const struct mr_test_case cases[] = {
 	MR_CASE(test_kernel_612_keep_locked),
 	MR_CASE(test_reclaim_counters_by_kernel),
 	MR_CASE(test_kernel_612_tiers),
+	MR_CASE(test_evicted_refs_cleared),
 	MR_CASE(test_kernel_612_active_add_keeps_refs),
 	MR_CASE(test_kernel_612_inc_refs),
 	MR_CASE(test_kernel_612_check_references),
