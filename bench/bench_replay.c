@@ -41,7 +41,7 @@ struct replay_case {
 
 struct child_result {
 	double load_s, run_s, machine_s;
-	uint64_t events;
+	uint64_t events, misses, memory_pages;
 	int nu_computed; /* the next-use times were computed, not reused from the cache */
 };
 
@@ -72,6 +72,8 @@ static int replay_in_child(void *arg, void *result, struct mr_error *err)
 			if (!mr_replay_summary(rp, i, &s)) {
 				r->machine_s += s.wall_s;
 				r->events = s.events;
+				r->misses = k->npol == 1 ? s.misses : 0;
+				r->memory_pages = k->memory;
 			}
 		}
 	}
@@ -123,6 +125,9 @@ static struct mr_bench_replay_case *add_case(struct mr_bench_replay_case *out, s
 	c->machine_mevps = bench_rate((double)res->events * (double)npol, res->machine_s) / 1e6;
 	c->load_s = res->load_s;
 	c->peak_rss = peak;
+	c->misses = res->misses;
+	c->memory_pages = res->memory_pages;
+	c->machine_s = res->machine_s;
 	return c;
 }
 
@@ -330,6 +335,73 @@ int mr_bench_memory(struct mr_bench_memory *out, struct mr_error *err)
 	return 0;
 }
 
+/* The case named name, NULL if none. */
+static const struct mr_bench_replay_case *find_case(const struct mr_bench_replay_case *c,
+						    size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(c[i].name, name))
+			return &c[i];
+	return NULL;
+}
+
+/*
+ * The issue's targets as ratios of this run's own figures (docs/replay.md, "Speed"):
+ *   - per miss: the machine's time beyond the ceiling's per event, over the misses, in
+ *     dependent loads of the probe (targets: lru <= 1.0, mglru <= 1.5);
+ *   - the ceiling: its machine time per event in overlapped loads (<= 1.5);
+ *   - memory: each policy's 10 % and 50 % rows give two equations, peak - floor =
+ *     a * pages + b * frames, solved for a (bytes per distinct page, <= 32) and b (bytes
+ *     per simulated frame, <= 128).
+ */
+static void format_targets(const struct mr_bench_memory *mem, const struct mr_bench_replay_case *c,
+			   size_t n, struct mr_strbuf *sb)
+{
+	const struct mr_bench_replay_case *ceil = n && strstr(c[0].name, "no reclaim") ? &c[0] : NULL;
+	double ceil_ns = ceil && ceil->events ? ceil->machine_s * 1e9 / (double)ceil->events : 0;
+	uint64_t pages = ceil ? ceil->memory_pages : 0;
+
+	mr_strbuf_printf(sb, "\ntargets (ratios of this run's figures):\n");
+	if (ceil_ns > 0 && mem->independent_ns > 0)
+		mr_strbuf_printf(sb, "  %-28s %6.1f ns/event = %4.2f overlapped loads   (target <= 1.5)\n",
+				 "ceiling, machine", ceil_ns, ceil_ns / mem->independent_ns);
+	for (size_t i = 0; i < n; i++) {
+		const struct mr_bench_replay_case *k = &c[i];
+		const char *target = !strncmp(k->name, "lru @", 5) ? "1.0" :
+				     !strncmp(k->name, "mglru @", 7) ? "1.5" : NULL;
+		double ns;
+
+		if (!k->misses || strchr(k->name, ',') || !ceil_ns || mem->dependent_ns <= 0)
+			continue;
+		ns = (k->machine_s * 1e9 - ceil_ns * (double)k->events) / (double)k->misses;
+		mr_strbuf_printf(sb, "  %-28s %6.0f ns/miss  = %4.2f dependent loads%s%s%s\n",
+				 k->name, ns, ns / mem->dependent_ns, target ? "   (target <= " : "",
+				 target ? target : "", target ? ")" : "");
+	}
+	for (size_t i = 0; pages && i < n; i++) {
+		const struct mr_bench_replay_case *a = &c[i], *b;
+		char name[sizeof(a->name)];
+		const char *at = strstr(a->name, " @10%");
+		double ya, yb, f10, f50, per_frame, per_page;
+
+		if (!at || strchr(a->name, ',') || strstr(a->name, "in one pass") || !a->floor_rss)
+			continue;
+		snprintf(name, sizeof(name), "%.*s @50%%", (int)(at - a->name), a->name);
+		b = find_case(c, n, name);
+		if (!b || !b->floor_rss || b->memory_pages <= a->memory_pages)
+			continue;
+		ya = a->peak_rss > a->floor_rss ? (double)(a->peak_rss - a->floor_rss) : 0;
+		yb = b->peak_rss > b->floor_rss ? (double)(b->peak_rss - b->floor_rss) : 0;
+		f10 = (double)a->memory_pages;
+		f50 = (double)b->memory_pages;
+		per_frame = (yb - ya) / (f50 - f10);
+		per_page = (ya - per_frame * f10) / (double)pages;
+		snprintf(name, sizeof(name), "%.*s, memory", (int)(at - a->name), a->name);
+		mr_strbuf_printf(sb, "  %-28s %6.1f B/page + %5.1f B/frame (target <= 32 + 128)\n",
+				 name, per_page, per_frame);
+	}
+}
+
 int mr_bench_replay_format(const struct mr_bench_memory *mem,
 			   const struct mr_bench_replay_case *c, size_t n, char *buf, size_t cap)
 {
@@ -377,5 +449,6 @@ int mr_bench_replay_format(const struct mr_bench_memory *mem,
 	       "\"next-use computed\": the first replay of the trace by a policy that needs next-use\n"
 	       "times (opt), which computes them and keeps them in the cache; the other rows reuse\n"
 	       "them, as every later replay of the same trace does (docs/replay.md)\n");
+	format_targets(mem, c, n, &sb);
 	return bench_report_end(&sb);
 }

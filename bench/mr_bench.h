@@ -87,6 +87,9 @@ struct mr_bench_replay_case {
 	double bytes_per_page;  /* (peak RSS - floor) / distinct pages */
 	double ratio;           /* one-pass cases: (load + replay) / the same summed over
 				 * the single runs */
+	uint64_t misses;        /* pages brought in (single-policy cases), 0 otherwise */
+	uint64_t memory_pages;  /* the memory size replayed, pages */
+	double machine_s;       /* the machines' own time (summed worker time) */
 };
 
 int mr_bench_replay(const struct mr_bench_replay_opts *o, struct mr_bench_replay_case *out,

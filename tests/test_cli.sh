@@ -96,7 +96,7 @@ mkdir "$T/bench"
 out=$("$MR" bench replay --events 100000 --pages 8192 --policy lru --policy opt --dir "$T/bench" 2>&1)
 rc=$?
 for needle in "a random cache-line load costs" "lru @100%, no reclaim" "lru @10%" "opt @10%" \
-	"opt @50%" "2 in one pass, threads @50%"; do
+	"opt @50%" "2 in one pass, threads @50%" "ns/miss" "lru, memory" "B/frame"; do
 	if [ "$rc" = 0 ] && grep -qF -- "$needle" <<<"$out"; then
 		pass=$((pass + 1))
 	else
