@@ -276,7 +276,14 @@ struct mr_machine_ops {
 
 struct mr_machine {
 	const struct mr_machine_ops *ops;
-	struct mr_folio *folios; /* [nr_pages] */
+	/* [nr_pages]: one folio per page frame, as the kernel's struct folio exists per
+	 * frame. The `page` every callback and machine op takes, and every PTE holds
+	 * (mr_pte_table.page), is a frame (an index in here), like a pfn; a page of the
+	 * trace gets a frame when it enters memory and gives it back when it leaves, so a
+	 * policy's per-page state (page_priv_size) is per frame too, and is as the frame's
+	 * previous folio left it when the frame is given out again (folio_add() sets up
+	 * what it needs). nr_pages is an upper bound: only the frames in use are touched. */
+	struct mr_folio *folios;
 	uint32_t nr_pages;
 	struct mr_mm *mms;       /* [nr_mms]: mm list of the single node/memcg model */
 	uint32_t nr_mms;
@@ -300,6 +307,10 @@ struct mr_machine {
 	 * worth aging at all (can_age_anon_pages), where swap_free is whether it can be
 	 * reclaimed now. */
 	uint64_t swap_total;
+	/* [nr_pages]: the trace's page id of the folio in each frame in use (what the
+	 * kernel's folio->mapping and ->index say of it, as one number), for policies and
+	 * tests that name pages across their frames. Appended: NULL from older engines. */
+	const uint32_t *frame_page;
 };
 
 static inline void mr_count(struct mr_machine *m, uint32_t lruvec, unsigned item, uint64_t n)

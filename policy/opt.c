@@ -134,7 +134,8 @@ struct opt_lruvec {
 	uint64_t nr;           /* folios in the queue */
 	struct opt_ent *heap;  /* the open region: a binary max-heap, [heap_cap] reserved */
 	uint32_t heap_n, heap_cap;
-	uint32_t *never;       /* folios keyed "never": a min-heap of page ids, [never_cap] */
+	uint64_t *never;       /* folios keyed "never": a min-heap of (trace page id << 32 |
+				* frame), [never_cap]; see never_valid() */
 	uint32_t never_n, never_cap;
 	struct opt_bucket *bk; /* [nb]: finite keys by key >> shift */
 	uint32_t nb;           /* buckets, a power of two */
@@ -629,18 +630,43 @@ static void buckets_trim(struct mr_policy *p, struct opt_lruvec *lv)
 		lv->trim_at = OPT_TRIM_MIN;
 }
 
-/* ---- "never": folios not used again, taken lowest page id first ---- */
+/*
+ * ---- "never": folios not used again, taken lowest page id first ----
+ *
+ * Which of them goes first changes no miss, but it changes what else reclaim does
+ * (writeback of a dirty one, anon or file), so the order is the trace's page ids, not
+ * the frames the pages happen to be in: an entry is the page id and its frame, valid
+ * while that frame holds that page, in the queue, keyed "never". A page that left and
+ * came back in another frame has a new entry; the old one is dropped when met.
+ */
 
-static int never_valid(struct mr_policy *p, uint32_t page)
+static uint32_t folio_id(const struct mr_machine *m, uint32_t page)
+{
+	return m->frame_page ? m->frame_page[page] : page;
+}
+
+static uint64_t never_ent(const struct mr_machine *m, uint32_t page)
+{
+	return (uint64_t)folio_id(m, page) << 32 | page;
+}
+
+static int never_valid_page(struct mr_policy *p, uint32_t page)
 {
 	const struct opt_page *n = node(p, page);
 
 	return node_state(n) == OPT_HEAP && node_key(n) == OPT_NEVER;
 }
 
-static void never_sift_down(uint32_t *h, uint32_t n, uint32_t i)
+static int never_valid(struct mr_policy *p, uint64_t ent)
 {
-	uint32_t x = h[i];
+	uint32_t page = (uint32_t)ent;
+
+	return folio_id(p->m, page) == (uint32_t)(ent >> 32) && never_valid_page(p, page);
+}
+
+static void never_sift_down(uint64_t *h, uint32_t n, uint32_t i)
+{
+	uint64_t x = h[i];
 
 	for (;;) {
 		uint32_t c = 2 * i + 1;
@@ -665,10 +691,11 @@ static void never_sift_down(uint32_t *h, uint32_t n, uint32_t i)
 static int never_room(struct mr_policy *p, struct opt_lruvec *lv)
 {
 	const uint64_t mark = (uint64_t)OPT_MARK << OPT_KEY_BITS;
-	uint32_t w = 0, *nh;
+	uint32_t w = 0;
+	uint64_t *nh;
 
 	for (uint32_t i = 0; i < lv->never_n; i++) {
-		struct opt_page *n = node(p, lv->never[i]);
+		struct opt_page *n = node(p, (uint32_t)lv->never[i]);
 
 		if (!never_valid(p, lv->never[i]) || (n->v & mark))
 			continue;
@@ -676,7 +703,7 @@ static int never_room(struct mr_policy *p, struct opt_lruvec *lv)
 		lv->never[w++] = lv->never[i];
 	}
 	for (uint32_t i = 0; i < w; i++)
-		node(p, lv->never[i])->v &= ~mark;
+		node(p, (uint32_t)lv->never[i])->v &= ~mark;
 	lv->never_n = w;
 	for (uint32_t i = w / 2; i-- > 0;)
 		never_sift_down(lv->never, w, i);
@@ -692,28 +719,29 @@ static int never_room(struct mr_policy *p, struct opt_lruvec *lv)
 
 static void never_push(struct mr_policy *p, struct opt_lruvec *lv, uint32_t page)
 {
-	uint32_t *h = lv->never, i;
+	uint64_t *h = lv->never, ent = never_ent(p->m, page);
+	uint32_t i;
 
 	if (lv->never_n == lv->never_cap) {
 		if (never_room(p, lv))
 			return;
 		h = lv->never;
 	}
-	for (i = lv->never_n++; i && h[(i - 1) / 2] > page; i = (i - 1) / 2)
+	for (i = lv->never_n++; i && h[(i - 1) / 2] > ent; i = (i - 1) / 2)
 		h[i] = h[(i - 1) / 2];
-	h[i] = page;
+	h[i] = ent;
 }
 
 /* The valid "never" folio of lv with the lowest page id, taken out; MR_NONE if none. */
 static uint32_t never_pop(struct mr_policy *p, struct opt_lruvec *lv)
 {
 	while (lv->never_n) {
-		uint32_t page = lv->never[0];
+		uint64_t ent = lv->never[0];
 
 		lv->never[0] = lv->never[--lv->never_n];
 		never_sift_down(lv->never, lv->never_n, 0);
-		if (never_valid(p, page))
-			return page;
+		if (never_valid(p, ent))
+			return (uint32_t)ent;
 	}
 	return MR_NONE;
 }
@@ -1103,11 +1131,13 @@ static unsigned opt_check(struct mr_policy *p)
 		for (uint32_t k = 1; k < lv->never_n; k++)
 			BAD(lv->never[k] < lv->never[(k - 1) / 2]);
 		for (uint32_t k = 0; k < lv->never_n; k++) {
-			if (BAD(lv->never[k] >= m->nr_pages))
+			uint32_t pg = (uint32_t)lv->never[k];
+
+			if (BAD(pg >= m->nr_pages))
 				continue;
 			if (never_valid(p, lv->never[k])) {
-				BAD(m->folios[lv->never[k]].lruvec != i);
-				node(p, lv->never[k])->v |= mark;
+				BAD(m->folios[pg].lruvec != i);
+				node(p, pg)->v |= mark;
 			}
 		}
 		for (uint32_t k = 1; k < lv->heap_n; k++)

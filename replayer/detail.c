@@ -58,15 +58,20 @@ static int cmp_u32(const void *a, const void *b)
 
 static void fill_state(struct rp_machine *mach, uint32_t page, struct mr_page_event *e)
 {
-	const struct mr_folio *f = &mach->m.folios[page];
+	uint32_t fl = rp_pflags(mach, page);
 	struct mr_folio_where w;
 
 	memset(e, 0, sizeof(*e));
-	mr_policy_folio_where(mach->pol, page, &w);
+	if (rp_resident(mach, page)) {
+		mr_policy_folio_where(mach->pol, rp_frame(mach, page), &w);
+	} else {
+		memset(&w, 0, sizeof(w)); /* as mr_policy_folio_where() says of a page out */
+		w.gen = -1;
+	}
 	e->ev = mach->detail->cur_ev;
 	e->t_ns = mach->m.now_ns;
-	e->flags = f->flags & ((MR_PG_EXEC << 1) - 1); /* the MR_PG_* bits, not E_* */
-	e->mapcount = (f->flags & MR_PG_RESIDENT) ? f->mapcount : 0;
+	e->flags = fl & ((MR_PG_EXEC << 1) - 1); /* the MR_PG_* bits, not E_* */
+	e->mapcount = (fl & MR_PG_RESIDENT) ? rp_folio(mach, page)->mapcount : 0;
 	e->cause = UINT16_MAX;
 	e->priority = -1;
 	memcpy(e->list, w.list, sizeof(e->list));
@@ -278,7 +283,7 @@ void rp_detail_insert(struct rp_machine *mach, uint32_t page, uint32_t est, unsi
 	}
 	if (est & E_SHADOW)
 		c->shadow_refaults++;
-	if (mach->m.folios[page].type != RP_FILE && (est & E_SWAP))
+	if (ptype(mach, page) != RP_FILE && (est & E_SWAP))
 		c->pswpin++;
 	tp = traced(d, page);
 	if (tp)

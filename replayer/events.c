@@ -27,13 +27,14 @@ static void ra_note(struct rp_machine *mach, uint32_t task, uint32_t first, uint
 /* An access with no mapping to go through: like an fd access. */
 static void access_unmapped(struct rp_machine *mach, uint32_t page, int write)
 {
-	struct mr_folio *f = &mach->m.folios[page];
+	struct mr_folio *f;
 
 	mach->c[C_UNMAPPED_ACCESS]++;
-	if (!(f->flags & MR_PG_RESIDENT))
+	if (!rp_resident(mach, page))
 		rp_insert_page(mach, page, 0, write);
+	f = rp_folio(mach, page);
 	if (mach->ops->mark_accessed)
-		mach->ops->mark_accessed(mach->pol, page);
+		mach->ops->mark_accessed(mach->pol, rp_frame(mach, page));
 	if (write) {
 		f->flags |= MR_PG_DIRTY;
 		if (ptype(mach, page) == RP_FILE)
@@ -45,7 +46,7 @@ static void ev_access(struct rp_machine *mach, const struct mr_event *ev, const 
 {
 	const struct rp_page *rp;
 	struct mr_folio *f;
-	uint32_t page = ev->page, mm, vi;
+	uint32_t page = ev->page, mm, vi, frame;
 	int write = (ev->flags & MR_ACC_WRITE) != 0;
 	uint8_t bits = (uint8_t)(MR_PTE_YOUNG | (write ? MR_PTE_DIRTY : 0));
 	uint64_t addr = 0;
@@ -56,8 +57,9 @@ static void ev_access(struct rp_machine *mach, const struct mr_event *ev, const 
 		mach->c[C_BAD]++;
 		return;
 	}
-	f = &mach->m.folios[page];
-	if (__builtin_expect((f->flags & MR_PG_RESIDENT) && f->mapcount, 1)) {
+	frame = rp_resident(mach, page) ? rp_frame(mach, page) : MR_NONE;
+	f = frame != MR_NONE ? &mach->m.folios[frame] : NULL;
+	if (__builtin_expect(f && f->mapcount, 1)) {
 		/* the usual case: the PTE the folio's hint names. An anon folio has one
 		 * mapping, so the hint is it; a file folio's may be in another mm. */
 		uint32_t ti = LOC_TABLE(f->pte);
@@ -65,14 +67,14 @@ static void ev_access(struct rp_machine *mach, const struct mr_event *ev, const 
 		unsigned s = LOC_SLOT(f->pte);
 
 		if (f->type != RP_FILE) {
-			(void)MR_WARN_ON_ONCE(pt->page[s] != page);
+			(void)MR_WARN_ON_ONCE(pt->page[s] != frame);
 			pt->bits[s] |= bits;
 			pmd_mark(mach, ti);
 			goto done;
 		}
 		if (mach->tbl_mm[ti] == task_mm(mach, ev->task) &&
-		    ((f->flags & E_HINT) || pt->page[s] == page)) {
-			(void)MR_WARN_ON_ONCE(pt->page[s] != page);
+		    ((f->flags & E_HINT) || pt->page[s] == frame)) {
+			(void)MR_WARN_ON_ONCE(pt->page[s] != frame);
 			pt->bits[s] |= bits;
 			pmd_mark(mach, ti);
 			goto done;
@@ -89,10 +91,10 @@ static void ev_access(struct rp_machine *mach, const struct mr_event *ev, const 
 		access_unmapped(mach, page, write);
 		goto done;
 	}
-	if (!(f->flags & MR_PG_RESIDENT)) {
+	if (!f) {
 		/* handle_mm_fault(): lru_gen_enter_fault() sets in_lru_fault by recency */
 		unsigned ctx = mr_vma_has_recency(&mach->vmas[vi].v) ? MR_ADD_IN_FAULT : 0;
-		int major = rp_page_type(rp) == RP_FILE || (f->flags & E_SWAP);
+		int major = rp_page_type(rp) == RP_FILE || (mach->pg[page].flags & E_SWAP);
 
 		/* do_read_fault(): the window first, then ->fault() reads the page */
 		if (!write && rp_page_type(rp) == RP_FILE)
@@ -110,7 +112,7 @@ static void ev_access(struct rp_machine *mach, const struct mr_event *ev, const 
 		uint32_t ti = table_find(mach, mm, addr >> 21);
 		unsigned s = (unsigned)((addr >> 12) & 511);
 
-		if (ti != MR_NONE && tbl(mach, ti)->page[s] == page) {
+		if (ti != MR_NONE && tbl(mach, ti)->page[s] == frame) {
 			/* mapped here too (a shared file page): the hint pointed elsewhere */
 			struct mr_pte_table *pt = tbl(mach, ti);
 
@@ -135,6 +137,7 @@ static void ev_access(struct rp_machine *mach, const struct mr_event *ev, const 
 done:
 	/* a reference: it would have missed had the page been absent (mr_references) */
 	mach->c[C_REFS]++;
+	f = rp_folio(mach, page);
 	f->flags = (f->flags & ~E_UNSEEN) | unseen;
 	if (mach->ra_n && mach->ra_task == ev->task)
 		mach->ra_n = 0;
@@ -152,17 +155,18 @@ static void ev_fd_access(struct rp_machine *mach, const struct mr_event *ev, con
 		mach->c[C_BAD]++;
 	for (uint64_t i = 0; i < n; i++) {
 		uint32_t page = first + (uint32_t)i;
-		struct mr_folio *f = &mach->m.folios[page];
+		struct mr_folio *f;
 
 		/* no page row, or an anonymous one (a missing row gives an anon folio) */
-		if (f->type == RP_ANON) {
+		if (ptype(mach, page) == RP_ANON) {
 			mach->c[C_BAD]++;
 			continue;
 		}
 		/* the recorder's writeback_dirty_folio: the folio turned dirty in a write()
 		 * or a write fault, which marks nothing accessed; only a folio this machine
 		 * no longer holds is brought in, as the write would have */
-		if (dirtied && (f->flags & MR_PG_RESIDENT)) {
+		if (dirtied && rp_resident(mach, page)) {
+			f = rp_folio(mach, page);
 			mach->c[C_FILE_DIRTIED]++;
 			if (!(f->flags & MR_PG_DIRTY) && write) {
 				f->flags |= MR_PG_DIRTY;
@@ -173,12 +177,13 @@ static void ev_fd_access(struct rp_machine *mach, const struct mr_event *ev, con
 		}
 		mach->c[C_FD_PAGES]++;
 		mach->c[C_REFS]++;
-		if (!(f->flags & MR_PG_RESIDENT))
+		if (!rp_resident(mach, page))
 			rp_insert_page(mach, page, 0, 0);
+		f = rp_folio(mach, page);
 		f->flags &= ~E_UNSEEN;
 		/* filemap_read() / generic_perform_write(): folio_mark_accessed() */
 		if (mach->ops->mark_accessed)
-			mach->ops->mark_accessed(mach->pol, page);
+			mach->ops->mark_accessed(mach->pol, rp_frame(mach, page));
 		if (write) {
 			f->flags |= MR_PG_DIRTY;
 			if (ptype(mach, page) == RP_FILE)
@@ -228,7 +233,7 @@ static void ev_insert(struct rp_machine *mach, const struct mr_event *ev, int in
 		    rp_page_type(&mach->t->pages[page]) == RP_ANON)
 			continue;
 		mach->c[C_REFS]++; /* an insertion: a miss when the page is absent */
-		if (mach->m.folios[page].flags & MR_PG_RESIDENT) {
+		if (rp_resident(mach, page)) {
 			/* no miss, but the page's next reference moves on (nextuse.c) */
 			notify_access(mach, page, nu ? nu + i : NULL);
 			continue;
@@ -238,7 +243,7 @@ static void ev_insert(struct rp_machine *mach, const struct mr_event *ev, int in
 		/* mapped around the fault later (filemap_map_pages()) without a fault of
 		 * its own: its reads may never show in the trace */
 		if ((ctx & MR_ADD_IN_FAULT) && ev->kind == MR_EV_PC_INSERT)
-			mach->m.folios[page].flags |= E_UNSEEN;
+			rp_folio(mach, page)->flags |= E_UNSEEN;
 		notify_access(mach, page, nu ? nu + i : NULL);
 		if (in_fault) {
 			if (run != MR_NONE && run + runlen == page) {
@@ -599,13 +604,14 @@ static void process_due(struct rp_machine *mach, uint64_t t)
 	rp_set_next_due(mach);
 }
 
-#define PF_DIST 8 /* events ahead: folio at 2 * PF_DIST, its PTE or row at PF_DIST */
+#define PF_DIST 8 /* events ahead: rp_pg at 3 * PF_DIST, folio at 2 *, PTE or row at 1 * */
 
 /*
- * Software pipelining over the batch. The folio of a later event first; then, for an
- * access or fd access a few events later, what it will need: the PTE's young bits on a
- * hit; on a miss the page row, the shadow, the policy's per-page state, and the PTE the
- * folio last had (an anon page comes back to the same one).
+ * Software pipelining over the batch, in three steps as the loads depend on each other:
+ * the page's rp_pg of a later event first; then the folio and the policy's per-frame
+ * state of a resident page; then, for an access or fd access a few events later, what
+ * it will need: the PTE's young bits on a hit; on a miss the page row and the PTE the
+ * page last had (an anon page comes back to the same one).
  */
 static inline void prefetch_ahead(const struct rp_machine *mach, const struct mr_event *ev,
 				  size_t i, size_t n)
@@ -613,37 +619,42 @@ static inline void prefetch_ahead(const struct rp_machine *mach, const struct mr
 	const uint32_t nr_pages = mach->m.nr_pages;
 	const struct mr_event *e;
 	const struct mr_folio *f;
+	const struct rp_pg *g;
 	uint32_t page;
 
-	if (i + 2 * PF_DIST < n && ev[i + 2 * PF_DIST].page < nr_pages)
-		mr_prefetch(&mach->m.folios[ev[i + 2 * PF_DIST].page]);
+	if (i + 3 * PF_DIST < n && ev[i + 3 * PF_DIST].page < nr_pages)
+		mr_prefetch(&mach->pg[ev[i + 3 * PF_DIST].page]);
+	if (i + 2 * PF_DIST < n && ev[i + 2 * PF_DIST].page < nr_pages) {
+		g = &mach->pg[ev[i + 2 * PF_DIST].page];
+		if (g->flags & MR_PG_RESIDENT) {
+			mr_prefetch(&mach->m.folios[g->ref]);
+			if (mach->ops->page_priv_size)
+				mr_prefetchw(mr_policy_page(mach->pol, g->ref));
+		}
+	}
 	if (i + PF_DIST >= n)
 		return;
 	e = &ev[i + PF_DIST];
 	page = e->page;
 	if ((e->kind != MR_EV_ACCESS && e->kind != MR_EV_FD_ACCESS) || page >= nr_pages)
 		return;
-	f = &mach->m.folios[page];
-	if (e->kind == MR_EV_ACCESS && f->mapcount && LOC_TABLE(f->pte) < mach->ntables) {
-		mr_prefetchw(&tbl(mach, LOC_TABLE(f->pte))->bits[LOC_SLOT(f->pte)]);
-		if (f->type == RP_FILE && !(f->flags & E_HINT)) /* the owner check reads page[] */
-			mr_prefetch(&tbl(mach, LOC_TABLE(f->pte))->page[LOC_SLOT(f->pte)]);
-		if (mach->ops->access && mach->ops->page_priv_size)
-			mr_prefetchw(mr_policy_page(mach->pol, page));
+	g = &mach->pg[page];
+	if (g->flags & MR_PG_RESIDENT) {
+		f = &mach->m.folios[g->ref];
+		if (e->kind == MR_EV_ACCESS && f->mapcount && LOC_TABLE(f->pte) < mach->ntables) {
+			mr_prefetchw(&tbl(mach, LOC_TABLE(f->pte))->bits[LOC_SLOT(f->pte)]);
+			if (f->type == RP_FILE && !(f->flags & E_HINT)) /* the owner check reads page[] */
+				mr_prefetch(&tbl(mach, LOC_TABLE(f->pte))->page[LOC_SLOT(f->pte)]);
+		}
 		return;
 	}
-	if (mach->ops->page_priv_size)
-		mr_prefetchw(mr_policy_page(mach->pol, page));
-	if (f->flags & MR_PG_RESIDENT)
-		return;
-	mr_prefetch(&mach->slot[page]);
 	if (mach->detail) /* a miss is coming: its detail counters too */
 		rp_detail_prefetch(mach->detail, page);
 	if (e->kind == MR_EV_ACCESS) {
 		mr_prefetch(&mach->t->pages[page]);
-		if (LOC_TABLE(f->pte) < mach->ntables) {
-			mr_prefetchw(&tbl(mach, LOC_TABLE(f->pte))->page[LOC_SLOT(f->pte)]);
-			mr_prefetchw(&tbl(mach, LOC_TABLE(f->pte))->bits[LOC_SLOT(f->pte)]);
+		if (LOC_TABLE(g->ref) < mach->ntables) {
+			mr_prefetchw(&tbl(mach, LOC_TABLE(g->ref))->page[LOC_SLOT(g->ref)]);
+			mr_prefetchw(&tbl(mach, LOC_TABLE(g->ref))->bits[LOC_SLOT(g->ref)]);
 		}
 	}
 }

@@ -24,35 +24,38 @@ const unsigned rp_ts_engine[TS_NENGINE] = { C_RESIDENT, C_SWAP_USED, C_MISSES, C
 
 static void uncharge(struct rp_machine *mach, uint32_t page)
 {
-	struct rp_memcg *c = &mach->memcg[mach->m.folios[page].lruvec / mach->m.nr_nodes];
+	struct rp_memcg *c = &mach->memcg[rp_folio(mach, page)->lruvec / mach->m.nr_nodes];
 
 	if (c->usage)
 		c->usage--;
 	if (mach->total_usage)
 		mach->total_usage--;
 	if (mach->node) {
-		struct rp_node *n = &mach->node[mach->m.folios[page].node];
+		struct rp_node *n = &mach->node[rp_folio(mach, page)->node];
 
 		if (n->used)
 			n->used--;
 	}
 }
 
+/* In memory or not: the flags are the folio's or what its rp_pg keeps. */
 static void swap_release(struct rp_machine *mach, uint32_t page)
 {
-	if (!(mach->m.folios[page].flags & E_SWAP))
+	uint32_t *fl = rp_resident(mach, page) ? &rp_folio(mach, page)->flags : &mach->pg[page].flags;
+
+	if (!(*fl & E_SWAP))
 		return;
-	mach->m.folios[page].flags &= ~(E_SWAP | E_SWAPVALID | MR_PG_SWAPCACHE);
+	*fl &= ~(E_SWAP | E_SWAPVALID | MR_PG_SWAPCACHE);
 	mach->swap_used--;
 	mach->m.swap_free++;
 	mach->c[C_SWAP_USED] = mach->swap_used;
 }
 
 /* add_to_swap(): a slot, PG_swapcache, and PG_dirty so that pageout writes it. */
-static int add_to_swap(struct mr_machine *m, uint32_t page)
+static int add_to_swap(struct mr_machine *m, uint32_t frame)
 {
 	struct rp_machine *mach = to_rp(m);
-	struct mr_folio *f = &m->folios[page];
+	struct mr_folio *f = &m->folios[frame];
 
 	if (!(f->flags & MR_PG_SWAPBACKED) || !(f->flags & MR_PG_RESIDENT))
 		return MR_EINVAL;
@@ -72,8 +75,11 @@ static int add_to_swap(struct mr_machine *m, uint32_t page)
 /* folio_end_writeback() */
 static void end_writeback(struct rp_machine *mach, uint32_t page)
 {
-	struct mr_folio *f = &mach->m.folios[page];
+	struct mr_folio *f;
 
+	if (!rp_resident(mach, page))
+		return; /* freed meanwhile */
+	f = rp_folio(mach, page);
 	if (!(f->flags & MR_PG_WRITEBACK))
 		return; /* freed meanwhile */
 	if ((f->flags & MR_PG_SWAPBACKED) && (f->flags & E_SWAP))
@@ -82,7 +88,7 @@ static void end_writeback(struct rp_machine *mach, uint32_t page)
 		f->flags &= ~MR_PG_RECLAIM;
 		mach->c[C_WB_ROTATE]++;
 		if (mach->ops->rotate)
-			mach->ops->rotate(mach->pol, page); /* folio_rotate_reclaimable() */
+			mach->ops->rotate(mach->pol, rp_frame(mach, page)); /* folio_rotate_reclaimable() */
 	}
 	f->flags &= ~MR_PG_WRITEBACK;
 }
@@ -113,10 +119,11 @@ void rp_wb_complete_all(struct rp_machine *mach)
 	mach->wbb_head = mach->wbb_tail;
 }
 
-static void start_writeback(struct mr_machine *m, uint32_t page)
+static void start_writeback(struct mr_machine *m, uint32_t frame)
 {
 	struct rp_machine *mach = to_rp(m);
-	struct mr_folio *f = &m->folios[page];
+	struct mr_folio *f = &m->folios[frame];
+	uint32_t page = rp_page(mach, frame);
 	uint64_t due = mach->wb_delay ? m->now_ns + mach->wb_delay : 0;
 	struct wb_batch *b;
 
@@ -180,7 +187,7 @@ static uint32_t ms_of(uint64_t ns)
 
 static void flusher_write(struct rp_machine *mach, uint32_t page)
 {
-	struct mr_folio *f = &mach->m.folios[page];
+	struct mr_folio *f = rp_folio(mach, page);
 
 	mach->c[C_FLUSHER_WRITEBACKS]++;
 	if (mach->wb_delay == MR_WRITEBACK_SYNC || (!mach->wb_delay && !mach->in_reclaim &&
@@ -193,7 +200,7 @@ static void flusher_write(struct rp_machine *mach, uint32_t page)
 		mach->c[C_WRITEBACKS]++;
 		end_writeback(mach, page);
 	} else {
-		start_writeback(&mach->m, page);
+		start_writeback(&mach->m, rp_frame(mach, page));
 	}
 }
 
@@ -202,8 +209,11 @@ static void flusher_write(struct rp_machine *mach, uint32_t page)
 static int flusher_pop(struct rp_machine *mach)
 {
 	uint32_t page = mach->flushq[mach->flushq_head++ % mach->flushq_cap];
-	struct mr_folio *f = &mach->m.folios[page];
+	struct mr_folio *f;
 
+	if (!rp_resident(mach, page))
+		return 0; /* stale: freed since (a page out of memory has no E_FLUSHQ) */
+	f = rp_folio(mach, page);
 	if (!(f->flags & E_FLUSHQ))
 		return 0; /* stale: freed (and maybe queued again) since */
 	f->flags &= ~E_FLUSHQ;
@@ -225,7 +235,7 @@ static void flusher_all(struct rp_machine *mach)
  * memcg's dirty folios. */
 static void flusher_queue(struct rp_machine *mach, uint32_t page)
 {
-	struct mr_folio *f = &mach->m.folios[page];
+	struct mr_folio *f = rp_folio(mach, page);
 
 	if (f->flags & E_FLUSHQ)
 		return;
@@ -238,11 +248,11 @@ static void flusher_queue(struct rp_machine *mach, uint32_t page)
 }
 
 /* mr_machine_ops.queue_flusher: reclaim met a dirty file folio it leaves to the flushers */
-static void queue_flusher(struct mr_machine *m, uint32_t page)
+static void queue_flusher(struct mr_machine *m, uint32_t frame)
 {
 	struct rp_machine *mach = to_rp(m);
 
-	flusher_queue(mach, page);
+	flusher_queue(mach, rp_page(mach, frame));
 	mach->flush_wake = 1;
 }
 
@@ -277,7 +287,7 @@ static uint64_t dirtyable(const struct rp_machine *mach, uint32_t i)
 /* After a write dirtied a file folio: background writeback while over the threshold. */
 void rp_file_dirtied(struct rp_machine *mach, uint32_t page)
 {
-	struct mr_folio *f = &mach->m.folios[page];
+	struct mr_folio *f = rp_folio(mach, page);
 	uint32_t mi = f->lruvec / mach->m.nr_nodes;
 	uint64_t avail;
 
@@ -303,6 +313,33 @@ void rp_flusher_periodic(struct rp_machine *mach, uint64_t now)
 		mach->c[C_FLUSHER_PERIODIC] += (uint64_t)flusher_pop(mach);
 }
 
+/* ---- frames ---- */
+
+/* A frame for page, which enters memory: the last one freed (its lines are the ones
+ * reclaim touched last), else the next never used. Its folio is set up by the caller. */
+static uint32_t frame_take(struct rp_machine *mach, uint32_t page)
+{
+	uint32_t fr = mach->nfree_frames ? mach->free_frames[--mach->nfree_frames]
+					 : mach->frames_used++;
+
+	mach->frame_page[fr] = page;
+	return fr;
+}
+
+/* page leaves memory: its rp_pg keeps flags (E_OUT bits) and the folio's PTE hint, and
+ * the frame goes back to the stack. The folio is left as it is, flags cleared of
+ * MR_PG_RESIDENT, until the frame is taken again: a policy may look at it after
+ * remove_mapping() in the same reclaim, as the kernel's caller still holds the folio. */
+static void frame_leave(struct rp_machine *mach, uint32_t page, struct mr_folio *f)
+{
+	struct rp_pg *g = &mach->pg[page];
+	uint32_t fr = g->ref;
+
+	g->flags = (g->flags & PG_TYPE_MASK) | (f->flags & E_OUT);
+	g->ref = f->pte;
+	mach->free_frames[mach->nfree_frames++] = fr;
+}
+
 /* ---- leaving memory ---- */
 
 static void resident_dec(struct rp_machine *mach, uint32_t page)
@@ -319,34 +356,42 @@ static void resident_dec(struct rp_machine *mach, uint32_t page)
 /* A folio leaves memory outside reclaim (FREE, munmap, exit): no shadow. */
 void rp_folio_free(struct rp_machine *mach, uint32_t page)
 {
-	struct mr_folio *f = &mach->m.folios[page];
+	struct rp_pg *g = &mach->pg[page];
+	struct mr_folio *f;
 
 	if (mach->shadow)
-		rp_shadow_page_gone(mach, page, !!(f->flags & MR_PG_RESIDENT),
-				    !!(f->flags & E_SHADOW));
-	if (f->flags & MR_PG_RESIDENT) {
-		if (mach->ops->folio_del)
-			mach->ops->folio_del(mach->pol, page);
-		rp_unmap_all(mach, page);
-		uncharge(mach, page);
-		resident_dec(mach, page);
-		count(mach, page, MR_VM_PGFREE);
-		mach->c[C_FREED]++;
-		DETAIL(mach, rp_detail_free(mach, page));
+		rp_shadow_page_gone(mach, page, rp_resident(mach, page),
+				    !!(rp_pflags(mach, page) & E_SHADOW));
+	if (!rp_resident(mach, page)) {
+		swap_release(mach, page);
+		g->flags &= E_KEEP | PG_TYPE_MASK;
+		g->shadow = 0;
+		return;
 	}
+	f = rp_folio(mach, page);
+	if (mach->ops->folio_del)
+		mach->ops->folio_del(mach->pol, g->ref);
+	rp_unmap_all(mach, page);
+	uncharge(mach, page);
+	resident_dec(mach, page);
+	count(mach, page, MR_VM_PGFREE);
+	mach->c[C_FREED]++;
+	DETAIL(mach, rp_detail_free(mach, page));
 	swap_release(mach, page);
 	if (f->flags & E_FLUSHQ) /* its queue entry goes stale */
 		mach->memcg[f->lruvec / mach->m.nr_nodes].dirty--;
 	f->flags &= E_KEEP;
 	f->mapcount = 0;
-	mach->slot[page] = 0;
+	g->shadow = 0;
+	frame_leave(mach, page, f);
 }
 
 /* __remove_mapping() after try_to_unmap(): see mr_replay.h. */
-static int remove_mapping(struct mr_machine *m, uint32_t page, uint64_t shadow)
+static int remove_mapping(struct mr_machine *m, uint32_t frame, uint64_t shadow)
 {
 	struct rp_machine *mach = to_rp(m);
-	struct mr_folio *f = &m->folios[page];
+	struct mr_folio *f = &m->folios[frame];
+	uint32_t page = rp_page(mach, frame);
 	int anon = (f->flags & MR_PG_SWAPBACKED) != 0;
 
 	if (!(f->flags & MR_PG_RESIDENT)) {
@@ -354,11 +399,11 @@ static int remove_mapping(struct mr_machine *m, uint32_t page, uint64_t shadow)
 		return MR_REMOVE_BUSY;
 	}
 	MR_WARN_ON_ONCE(f->flags & MR_PG_LRU);
-	if (anon && !(f->flags & MR_PG_SWAPCACHE) && add_to_swap(m, page))
+	if (anon && !(f->flags & MR_PG_SWAPCACHE) && add_to_swap(m, frame))
 		return MR_REMOVE_BUSY;
 	rp_unmap_all(mach, page);
 	if ((f->flags & MR_PG_DIRTY) && ptype(mach, page) == RP_FILE)
-		queue_flusher(m, page); /* dirty through a PTE: the flushers write it */
+		queue_flusher(m, frame); /* dirty through a PTE: the flushers write it */
 	if (f->flags & (MR_PG_DIRTY | MR_PG_WRITEBACK))
 		return MR_REMOVE_BUSY;
 	if (anon && !(f->flags & E_SWAPVALID)) {
@@ -372,10 +417,11 @@ static int remove_mapping(struct mr_machine *m, uint32_t page, uint64_t shadow)
 	f->flags = (f->flags & (E_KEEP | E_SWAP | E_SWAPVALID | E_UNSEEN)) | E_EVICTED |
 		   (rp_shadow_store(mach, page) ? E_SHADOW : 0);
 	f->mapcount = 0;
-	mach->slot[page] = (f->flags & E_SHADOW) ? shadow : 0;
+	mach->pg[page].shadow = (f->flags & E_SHADOW) ? shadow : 0;
 	mach->c[C_EVICTIONS]++;
 	mach->c[anon ? C_EVICT_ANON : C_EVICT_FILE]++;
 	DETAIL(mach, rp_detail_evict(mach, page));
+	frame_leave(mach, page, f);
 	return MR_REMOVED;
 }
 
@@ -733,19 +779,29 @@ static int swap_full(const struct rp_machine *mach)
  */
 void rp_insert_page(struct rp_machine *mach, uint32_t page, unsigned ctx, int write)
 {
-	struct mr_folio *f = &mach->m.folios[page];
-	unsigned type = f->type;
-	uint32_t est;
+	const struct rp_page *rp = &mach->t->pages[page];
+	struct rp_pg *g = &mach->pg[page];
+	unsigned type = ptype(mach, page);
+	uint16_t lruvec = (uint16_t)(rp->memcg * mach->m.nr_nodes + rp->node);
+	struct mr_folio *f;
+	uint32_t est, fr;
 
 	if (mach->node)
-		alloc_page_node(mach, f->node); /* the folio is allocated, then charged */
-	charge(mach, f->lruvec / mach->m.nr_nodes, f->node);
-	est = f->flags;
+		alloc_page_node(mach, rp->node); /* the folio is allocated, then charged */
+	charge(mach, lruvec / mach->m.nr_nodes, rp->node);
+	est = g->flags & ~PG_TYPE_MASK;
 	if (mach->shadow)
 		rp_shadow_page_in(mach, page, !!(est & E_SHADOW));
-	f->flags = MR_PG_RESIDENT | (type != RP_FILE ? MR_PG_SWAPBACKED : 0) |
-		   (f->flags & (MR_PG_EXEC | E_SWAP | E_SWAPVALID));
-	f->mapcount = 0;
+	/* the frame after the charge: its reclaim may have freed the one taken */
+	fr = frame_take(mach, page);
+	f = &mach->m.folios[fr];
+	*f = (struct mr_folio){
+		.flags = MR_PG_RESIDENT | (type != RP_FILE ? MR_PG_SWAPBACKED : 0) |
+			 (est & (MR_PG_EXEC | E_SWAP | E_SWAPVALID)),
+		.type = (uint8_t)type, .lruvec = lruvec, .node = rp->node, .pte = g->ref,
+	};
+	g->ref = fr;
+	g->flags = (g->flags & PG_TYPE_MASK) | MR_PG_RESIDENT;
 	mach->c[C_RESIDENT]++;
 	mach->c[type == RP_FILE ? C_RESIDENT_FILE : C_RESIDENT_ANON]++;
 	if (type == RP_FILE)
@@ -768,15 +824,15 @@ void rp_insert_page(struct rp_machine *mach, uint32_t page, unsigned ctx, int wr
 		}
 	}
 	if (est & E_SHADOW) {
-		uint64_t shadow = mach->slot[page];
+		uint64_t shadow = g->shadow;
 
 		ctx |= MR_ADD_REFAULT;
-		mach->slot[page] = 0;
+		g->shadow = 0;
 		mach->c[C_SHADOW_REFAULTS]++;
 		if (mach->ops->refault)
-			mach->ops->refault(mach->pol, page, shadow, ctx);
+			mach->ops->refault(mach->pol, fr, shadow, ctx);
 	}
-	mach->ops->folio_add(mach->pol, page, ctx);
+	mach->ops->folio_add(mach->pol, fr, ctx);
 	DETAIL(mach, rp_detail_insert(mach, page, est, ctx));
 }
 
@@ -931,7 +987,9 @@ void rp_machine_destroy(struct rp_machine *mach)
 	mr_big_free(mach->m.folios, (size_t)mach->m.nr_pages * sizeof(struct mr_folio));
 	free(mach->m.mms);
 	free(mach->lruvec_stat);
-	mr_big_free(mach->slot, (size_t)mach->m.nr_pages * sizeof(uint64_t));
+	mr_big_free(mach->pg, (size_t)mach->m.nr_pages * sizeof(struct rp_pg));
+	mr_big_free(mach->frame_page, (size_t)mach->m.nr_pages * sizeof(uint32_t));
+	mr_big_free(mach->free_frames, (size_t)mach->m.nr_pages * sizeof(uint32_t));
 	free(mach->fa_resident);
 	free(mach->vmas);
 	if (mach->mmx)
@@ -1030,10 +1088,16 @@ int rp_machine_create(const struct rp_image *t, const struct rp_machine_opts *o,
 #endif
 	mach->script = o->script && o->script->n ? o->script : NULL;
 
+	/* Frame arrays are sized for every page resident at once (no limit, or a charge
+	 * over its limit at OOM); mr_big_alloc() maps them lazily, so only the frames a
+	 * replay uses are ever backed by memory. */
 	mach->m.folios = mr_big_alloc((size_t)np * sizeof(struct mr_folio));
+	mach->frame_page = mr_big_alloc((size_t)np * sizeof(uint32_t));
+	mach->free_frames = mr_big_alloc((size_t)np * sizeof(uint32_t));
+	mach->m.frame_page = mach->frame_page;
 	mach->m.mms = calloc(t->nr_mms, sizeof(struct mr_mm));
 	mach->lruvec_stat = calloc((size_t)nn * nm * MR_NR_VMSTAT, sizeof(uint64_t));
-	mach->slot = mr_big_alloc((size_t)np * sizeof(uint64_t));
+	mach->pg = mr_big_alloc((size_t)np * sizeof(struct rp_pg));
 	mach->fa_resident = calloc((size_t)(t->nr_fmap / 64 + 1), sizeof(uint64_t));
 	mach->vmas = calloc(t->nr_vmas ? t->nr_vmas : 1, sizeof(*mach->vmas));
 	mach->mmx = calloc(t->nr_mms, sizeof(*mach->mmx));
@@ -1049,7 +1113,8 @@ int rp_machine_create(const struct rp_image *t, const struct rp_machine_opts *o,
 	mach->next_kupdate = DIRTY_WRITEBACK_NS;
 	arena_n = 2 * (uint64_t)t->nr_vmas + 1;
 	mach->arena = malloc(arena_n * sizeof(uint32_t));
-	if (!mach->m.folios || !mach->m.mms || !mach->lruvec_stat || !mach->slot || !mach->vmas ||
+	if (!mach->m.folios || !mach->m.mms || !mach->lruvec_stat || !mach->pg || !mach->vmas ||
+	    !mach->frame_page || !mach->free_frames ||
 	    !mach->fa_resident ||
 	    !mach->mmx || !mach->imap || !mach->task_exited || !mach->memcg || !mach->wb_ring || !mach->arena ||
 	    !mach->flushq || !mach->flushq_ms) {
@@ -1062,16 +1127,14 @@ int rp_machine_create(const struct rp_image *t, const struct rp_machine_opts *o,
 	if (rc)
 		goto fail;
 
-	/* folios: the static part of each page row */
+	/* pages: the static part of each page row (the folio's lruvec and node are taken
+	 * from the row when the page enters memory) */
 	for (uint32_t i = 0; i < np; i++) {
 		const struct rp_page *rp = &t->pages[i];
-		struct mr_folio *f = &mach->m.folios[i];
 
-		f->type = (uint8_t)rp_page_type(rp);
-		f->node = rp->node;
-		f->lruvec = (uint16_t)(rp->memcg * nn + rp->node);
-		f->flags = (rp_page_type(rp) != RP_FILE ? MR_PG_SWAPBACKED : 0) |
-			   ((rp->info & RP_PAGE_EXEC) ? MR_PG_EXEC : 0);
+		mach->pg[i].flags = (rp_page_type(rp) << PG_TYPE_SHIFT) |
+				    (rp_page_type(rp) != RP_FILE ? MR_PG_SWAPBACKED : 0) |
+				    ((rp->info & RP_PAGE_EXEC) ? MR_PG_EXEC : 0);
 	}
 	/* VMAs, mm and file lists */
 	for (uint32_t i = 0; i < t->nr_vmas; i++) {

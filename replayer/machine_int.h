@@ -10,9 +10,16 @@
  *   events.c   what each trace event means, and time-driven work (samples, snapshots,
  *              script commands, writeback completion); rp_machine_run/finish
  *
- * Memory per page id, per machine: struct mr_folio (16 B, whose `pte` is the PTE hint
- * and whose flags' high bits hold engine state, E_*), one u64 shadow, plus the policy's
- * page_priv_size. Page tables come from a pool of struct mr_pte_table sized from the trace
+ * State sits where the kernel keeps it (docs/replay.md, "Where the state is"). Per page
+ * id of the trace, whether in memory or not, struct rp_pg (16 B): the shadow entry (the
+ * page-cache slot's value entry), the flags a page keeps out of memory, and its frame
+ * while resident (else the PTE it had last). Per page frame, only while the page is
+ * resident: struct mr_folio (16 B, whose `pte` is the PTE hint and whose flags' high bits
+ * hold engine state, E_*), the frame's page id and the policy's page_priv_size. Policies
+ * and PTEs name frames (as a PTE names a pfn); the engine's own functions take page ids.
+ * Frames are taken from a stack of free ones, so the frames in use are the low ones and
+ * the memory touched grows with the pages resident at once, not with the trace.
+ * Page tables come from a pool of struct mr_pte_table sized from the trace
  * (image.c); tables are indexed by a u32 and a PTE location is (table << 9 | slot).
  *
  *   mm (index) -> sorted array of (2 MiB region key, table index)   PMD entries
@@ -62,6 +69,21 @@
 #define E_UNSEEN (1u << 29)
 #define E_FLUSHQ (1u << 30)    /* dirty file folio on the flusher's queue (rp_file_dirtied) */
 #define E_KEEP (MR_PG_SWAPBACKED | MR_PG_EXEC) /* what a folio keeps out of memory */
+/* what an evicted page keeps in its rp_pg (remove_mapping()) */
+#define E_OUT (E_KEEP | E_SWAP | E_SWAPVALID | E_UNSEEN | E_EVICTED | E_SHADOW)
+/* rp_pg.flags bits 14-15: the page's type (RP_ANON, RP_FILE, RP_SHMEM), fixed by its
+ * trace row; no MR_PG_* or E_* bit uses them */
+#define PG_TYPE_SHIFT 14
+#define PG_TYPE_MASK (3u << PG_TYPE_SHIFT)
+
+/* Per page id (see the top of this file). */
+struct rp_pg {
+	uint64_t shadow; /* the shadow entry while E_SHADOW (not resident) */
+	uint32_t ref;    /* resident: its frame; else the PTE location it had last (a hint
+			  * to the table of its next fault, like mr_folio.pte) */
+	uint32_t flags;  /* resident: MR_PG_RESIDENT (the folio has the rest); else the
+			  * E_OUT bits; and the type, PG_TYPE_MASK, always */
+};
 
 #define RP_CTR_LIST(X)                                                                   \
 	X(EVENTS, "mr_events") X(ACCESSES, "mr_accesses") X(FD_PAGES, "mr_fd_access_pages") \
@@ -183,7 +205,11 @@ struct rp_machine {
 	struct mr_error err;
 	int failed;
 
-	uint64_t *slot; /* shadow per page (E_SHADOW) */
+	struct rp_pg *pg;        /* [nr_pages of the trace] */
+	uint32_t *frame_page;    /* [frames]: the page id in each frame in use */
+	uint32_t *free_frames;   /* stack of freed frames, taken first */
+	uint32_t nfree_frames;
+	uint32_t frames_used;    /* frames [0, frames_used) have been used */
 
 	struct rp_machine_vma *vmas;
 	struct rp_mmx *mmx;
@@ -321,14 +347,55 @@ static inline struct mr_pte_table *pmd_sync(struct rp_machine *mach, uint32_t ti
 	return pt;
 }
 
-static inline unsigned ptype(const struct rp_machine *mach, uint32_t page)
+static inline int rp_resident(const struct rp_machine *mach, uint32_t page)
 {
-	return mach->m.folios[page].type;
+	return (mach->pg[page].flags & MR_PG_RESIDENT) != 0;
 }
 
+/* The frame of a resident page, which is what policies and PTEs name. */
+static inline uint32_t rp_frame(const struct rp_machine *mach, uint32_t page)
+{
+	return mach->pg[page].ref;
+}
+
+/* The folio of a resident page. */
+static inline struct mr_folio *rp_folio(const struct rp_machine *mach, uint32_t page)
+{
+	return &mach->m.folios[mach->pg[page].ref];
+}
+
+/* The page id in a frame in use (a policy's folio, a PTE's entry). */
+static inline uint32_t rp_page(const struct rp_machine *mach, uint32_t frame)
+{
+	return mach->frame_page[frame];
+}
+
+/* The flags of a page in memory or not: the folio's, or what rp_pg keeps. */
+static inline uint32_t rp_pflags(const struct rp_machine *mach, uint32_t page)
+{
+	const struct rp_pg *g = &mach->pg[page];
+
+	return (g->flags & MR_PG_RESIDENT) ? mach->m.folios[g->ref].flags : g->flags & ~PG_TYPE_MASK;
+}
+
+static inline unsigned ptype(const struct rp_machine *mach, uint32_t page)
+{
+	return (mach->pg[page].flags & PG_TYPE_MASK) >> PG_TYPE_SHIFT;
+}
+
+/* The lruvec a page is charged to: its trace row's (memcg, node), as the folio has. */
+static inline uint32_t page_lruvec(const struct rp_machine *mach, uint32_t page)
+{
+	const struct rp_page *rp = &mach->t->pages[page];
+
+	return rp_resident(mach, page) ? rp_folio(mach, page)->lruvec
+				       : (uint16_t)(rp->memcg * mach->m.nr_nodes + rp->node);
+}
+
+/* count() for a resident page */
 static inline void count(struct rp_machine *mach, uint32_t page, unsigned item)
 {
-	mr_count(&mach->m, mach->m.folios[page].lruvec, item, 1);
+	mr_count(&mach->m, rp_folio(mach, page)->lruvec, item, 1);
 }
 
 static inline void fail(struct rp_machine *mach, int code, const char *what)
@@ -419,7 +486,7 @@ static inline uint32_t task_mm(const struct rp_machine *mach, uint32_t task)
 static inline void notify_access(struct rp_machine *mach, uint32_t page, const uint64_t *nu)
 {
 	if (nu && mach->ops->access)
-		mach->ops->access(mach->pol, page, *nu);
+		mach->ops->access(mach->pol, rp_frame(mach, page), *nu);
 }
 
 /* A detail hook (rp_detail.h): one test of a pointer that is NULL unless asked for. */

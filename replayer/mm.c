@@ -197,9 +197,9 @@ static int vma_overlaps(const struct rp_machine *mach, uint32_t mm, uint64_t s, 
 void rp_zap_pte(struct rp_machine *mach, const struct mr_vma *vma, struct mr_pte_table *pt,
 		    unsigned s, int explicit)
 {
-	uint32_t page = pt->page[s];
+	uint32_t frame = pt->page[s], page = rp_page(mach, frame);
 	uint8_t bits = pt->bits[s];
-	struct mr_folio *f = &mach->m.folios[page];
+	struct mr_folio *f = &mach->m.folios[frame];
 
 	pt->page[s] = MR_NONE;
 	pt->bits[s] = 0;
@@ -216,7 +216,7 @@ void rp_zap_pte(struct rp_machine *mach, const struct mr_vma *vma, struct mr_pte
 	}
 	if (explicit && (bits & MR_PTE_YOUNG) && vma && mr_vma_has_recency(vma) &&
 	    mach->ops->mark_accessed)
-		mach->ops->mark_accessed(mach->pol, page);
+		mach->ops->mark_accessed(mach->pol, frame);
 }
 
 /* Zap the PTEs of [start, end) in mm and free the tables no live VMA covers any more
@@ -421,7 +421,8 @@ uint32_t rp_vma_for_page(struct rp_machine *mach, uint32_t page, uint32_t mm, ui
 	if (!mm)
 		return MR_NONE;
 	if (rp_page_type(rp) != RP_FILE) {
-		uint32_t ti = LOC_TABLE(mach->m.folios[page].pte);
+		uint32_t ti = LOC_TABLE(rp_resident(mach, page) ? rp_folio(mach, page)->pte
+							       : mach->pg[page].ref);
 
 		*addr = rp->key << 12;
 		if (ti < mach->ntables && mach->tbl_mm[ti] == mm && mach->tbl_addr[ti] == (*addr & ~((1ull << 21) - 1)))
@@ -454,15 +455,15 @@ uint32_t rp_vma_for_page(struct rp_machine *mach, uint32_t page, uint32_t mm, ui
 
 /* ---- rmap ---- */
 
-/* rmap_walk(): call fn for every PTE mapping page. */
-int rp_rmap_walk(struct mr_machine *m, uint32_t page,
+/* rmap_walk(): call fn for every PTE mapping the resident page in frame. */
+static int rmap_walk(struct rp_machine *mach, uint32_t page, uint32_t frame,
 		     int (*fn)(void *arg, const struct mr_vma *vma, struct mr_pte_table *pt,
 			       unsigned slot),
 		     void *arg)
 {
-	struct rp_machine *mach = to_rp(m);
+	const struct mr_folio *f = &mach->m.folios[frame];
 	const struct rp_page *rp;
-	uint32_t want = m->folios[page].mapcount, found = 0;
+	uint32_t want = f->mapcount, found = 0;
 
 	if (!want)
 		return 0;
@@ -470,16 +471,16 @@ int rp_rmap_walk(struct mr_machine *m, uint32_t page,
 		/* One mapping (every mapped anon folio): the hint names it. An anon hint is
 		 * always current; a file folio's may name a zapped PTE of another mapping.
 		 * mm and address come from the per-table arrays, not the table's header. */
-		uint32_t loc = m->folios[page].pte, ti = LOC_TABLE(loc);
+		uint32_t loc = f->pte, ti = LOC_TABLE(loc);
 		unsigned s = LOC_SLOT(loc);
-		int anon = m->folios[page].type != RP_FILE;
-		int hint = (m->folios[page].flags & E_HINT) != 0;
+		int anon = f->type != RP_FILE;
+		int hint = (f->flags & E_HINT) != 0;
 
-		if (anon || hint || tbl(mach, ti)->page[s] == page) {
+		if (anon || hint || tbl(mach, ti)->page[s] == frame) {
 			uint32_t vi = vma_at_table(mach, ti, mach->tbl_mm[ti],
 						   mach->tbl_addr[ti] + ((uint64_t)s << 12));
 
-			(void)MR_WARN_ON_ONCE((anon || hint) && tbl(mach, ti)->page[s] != page);
+			(void)MR_WARN_ON_ONCE((anon || hint) && tbl(mach, ti)->page[s] != frame);
 			if (vi != MR_NONE)
 				return fn(arg, &mach->vmas[vi].v, pmd_sync(mach, ti), s);
 		}
@@ -505,7 +506,7 @@ int rp_rmap_walk(struct mr_machine *m, uint32_t page,
 			if (ti == MR_NONE)
 				continue;
 			s = (addr >> 12) & 511;
-			if (tbl(mach, ti)->page[s] != page)
+			if (tbl(mach, ti)->page[s] != frame)
 				continue;
 			found++;
 			r = fn(arg, v, pmd_sync(mach, ti), s);
@@ -516,16 +517,28 @@ int rp_rmap_walk(struct mr_machine *m, uint32_t page,
 	return 0;
 }
 
+/* mr_machine_ops.rmap_walk: the policy names the folio by its frame */
+int rp_rmap_walk(struct mr_machine *m, uint32_t frame,
+		 int (*fn)(void *arg, const struct mr_vma *vma, struct mr_pte_table *pt,
+			   unsigned slot),
+		 void *arg)
+{
+	struct rp_machine *mach = to_rp(m);
+
+	return rmap_walk(mach, rp_page(mach, frame), frame, fn, arg);
+}
+
 /* mr_machine_ops.prefetch_folio: the lines the rmap walks and remove_mapping of a victim
  * will touch, from the folio's PTE hint alone (no walk: the folio is all this reads). A
  * file folio's hint may name another mapping or none; the lines are then merely wasted. */
-void rp_prefetch_folio(struct mr_machine *m, uint32_t page)
+void rp_prefetch_folio(struct mr_machine *m, uint32_t frame)
 {
 	struct rp_machine *mach = to_rp(m);
-	const struct mr_folio *f = &m->folios[page];
+	const struct mr_folio *f = &m->folios[frame];
+	uint32_t page = rp_page(mach, frame);
 	uint32_t ti = LOC_TABLE(f->pte);
 
-	mr_prefetchw(&mach->slot[page]);
+	mr_prefetchw(&mach->pg[page]);
 	if (mach->detail)
 		rp_detail_prefetch(mach->detail, page);
 	if (f->mapcount && ti < mach->ntables) {
@@ -608,16 +621,16 @@ static void walk_mm_vmas(struct rp_machine *mach, uint32_t mm, const struct mr_w
 /* Unmap every PTE of page (try_to_unmap), dirty bits to PG_dirty. */
 struct unmap_arg {
 	struct rp_machine *mach;
-	uint32_t page; /* rmap_walk only calls back for PTEs holding it: no need to load one */
+	uint32_t frame; /* rmap_walk only calls back for PTEs holding it: no need to load one */
 };
 
 static int unmap_one(void *arg, const struct mr_vma *vma, struct mr_pte_table *pt, unsigned s)
 {
 	struct unmap_arg *ua = arg;
-	struct mr_folio *f = &ua->mach->m.folios[ua->page];
+	struct mr_folio *f = &ua->mach->m.folios[ua->frame];
 
 	(void)vma;
-	MR_WARN_ON_ONCE(pt->page[s] != ua->page);
+	MR_WARN_ON_ONCE(pt->page[s] != ua->frame);
 	if (pt->bits[s] & MR_PTE_DIRTY)
 		f->flags |= MR_PG_DIRTY;
 	pt->page[s] = MR_NONE;
@@ -630,16 +643,18 @@ static int unmap_one(void *arg, const struct mr_vma *vma, struct mr_pte_table *p
 
 void rp_unmap_all(struct rp_machine *mach, uint32_t page)
 {
-	struct unmap_arg ua = { mach, page };
+	uint32_t frame = rp_frame(mach, page);
+	struct mr_folio *f = &mach->m.folios[frame];
+	struct unmap_arg ua = { mach, frame };
 
-	while (mach->m.folios[page].mapcount) {
-		uint32_t before = mach->m.folios[page].mapcount;
+	while (f->mapcount) {
+		uint32_t before = f->mapcount;
 
-		rp_rmap_walk(&mach->m, page, unmap_one, &ua);
-		if (mach->m.folios[page].mapcount == before) {
+		rmap_walk(mach, page, frame, unmap_one, &ua);
+		if (f->mapcount == before) {
 			/* a mapping rmap cannot find: a bug; do not loop */
 			MR_WARN_ON_ONCE(1);
-			mach->m.folios[page].mapcount = 0;
+			f->mapcount = 0;
 		}
 	}
 }
@@ -743,7 +758,7 @@ void rp_fault_around(struct rp_machine *mach, uint32_t vi, uint32_t mm, uint64_t
 		for (; lo < end && t->file_key[lo] < i1; lo++) {
 			uint32_t p = t->file_index[lo];
 
-			if (p != page && (mach->m.folios[p].flags & MR_PG_RESIDENT) &&
+			if (p != page && rp_resident(mach, p) &&
 			    !rp_ra_major(mach, p, own))
 				fault_around_one(mach, p, mm,
 						 v->start + ((t->file_key[lo] - v->pgoff) << 12), &ti, &pt);
@@ -755,7 +770,9 @@ void rp_fault_around(struct rp_machine *mach, uint32_t vi, uint32_t mm, uint64_t
 void rp_install_pte(struct rp_machine *mach, uint32_t page, uint32_t mm, uint64_t addr,
 			int write)
 {
-	uint32_t ti = LOC_TABLE(mach->m.folios[page].pte);
+	uint32_t frame = rp_frame(mach, page);
+	struct mr_folio *f = &mach->m.folios[frame];
+	uint32_t ti = LOC_TABLE(f->pte);
 	struct mr_pte_table *pt;
 	unsigned s = (unsigned)((addr >> 12) & 511);
 	uint8_t bits = (uint8_t)(MR_PTE_YOUNG | (write ? MR_PTE_DIRTY : 0));
@@ -768,17 +785,17 @@ void rp_install_pte(struct rp_machine *mach, uint32_t page, uint32_t mm, uint64_
 	if (ti == MR_NONE)
 		return;
 	pt = tbl(mach, ti);
-	if (pt->page[s] == page) {
+	if (pt->page[s] == frame) {
 		pt->bits[s] |= bits;
 	} else {
 		if (pt->page[s] != MR_NONE)
 			rp_zap_pte(mach, NULL, pt, s, 0); /* another page at this address: replaced */
-		pt->page[s] = page;
+		pt->page[s] = frame;
 		pt->bits[s] = bits;
 		pt->nr_present++;
-		mach->m.folios[page].mapcount++;
+		f->mapcount++;
 	}
 	pmd_mark(mach, ti);
-	mach->m.folios[page].pte = LOC(ti, s);
-	mach->m.folios[page].flags |= E_HINT;
+	f->pte = LOC(ti, s);
+	f->flags |= E_HINT;
 }

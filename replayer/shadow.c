@@ -205,7 +205,7 @@ int rp_shadow_store(struct rp_machine *mach, uint32_t page)
 	if (s->nodes[i].present)
 		s->nodes[i].present--;
 	s->nodes[i].values++;
-	update_node(s, i, mach->m.folios[page].lruvec);
+	update_node(s, i, page_lruvec(mach, page));
 	return 1;
 }
 
@@ -219,7 +219,7 @@ void rp_shadow_page_in(struct rp_machine *mach, uint32_t page, int had_shadow)
 	if (had_shadow && s->nodes[i].values)
 		s->nodes[i].values--;
 	s->nodes[i].present++;
-	update_node(s, i, mach->m.folios[page].lruvec);
+	update_node(s, i, page_lruvec(mach, page));
 }
 
 void rp_shadow_page_gone(struct rp_machine *mach, uint32_t page, int was_resident,
@@ -234,7 +234,7 @@ void rp_shadow_page_gone(struct rp_machine *mach, uint32_t page, int was_residen
 		s->nodes[i].present--;
 	if (had_shadow && s->nodes[i].values)
 		s->nodes[i].values--;
-	update_node(s, i, mach->m.folios[page].lruvec);
+	update_node(s, i, page_lruvec(mach, page));
 }
 
 /*
@@ -261,11 +261,11 @@ void rp_shadow_shrink(struct rp_machine *mach)
 			list_del(s, i);
 			for (uint32_t k = s->start[i]; k < s->start[i + 1]; k++) {
 				uint32_t page = s->pages[k];
-				struct mr_folio *f = &mach->m.folios[page];
+				struct rp_pg *g = &mach->pg[page];
 
-				if ((f->flags & E_SHADOW) && !(f->flags & MR_PG_RESIDENT)) {
-					f->flags &= ~E_SHADOW;
-					mach->slot[page] = 0;
+				if ((g->flags & (E_SHADOW | MR_PG_RESIDENT)) == E_SHADOW) {
+					g->flags &= ~E_SHADOW;
+					g->shadow = 0;
 				}
 			}
 			s->nodes[i].values = 0;
