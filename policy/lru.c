@@ -256,6 +256,7 @@ static void prefetch_entry(struct mr_policy *p, const struct lru_head *h, uint32
 	if (page != MR_NONE) {
 		mr_prefetchw(&p->m->folios[page]);
 		mr_prefetchw(lru_page(p, page));
+		mr_prefetch_frame_page(p->m, page);
 	}
 }
 

@@ -739,6 +739,7 @@ static inline void prefetchw_prev_lru_folio(const struct mglru *mg, uint32_t pag
 	if (prev != MR_NONE) {
 		__builtin_prefetch(&mg->pages[prev], 1);
 		__builtin_prefetch(&mg->m->folios[prev], 1);
+		mr_prefetch_frame_page(mg->m, prev);
 	}
 }
 

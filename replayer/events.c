@@ -46,6 +46,7 @@ static void ev_access(struct rp_machine *mach, const struct mr_event *ev, const 
 {
 	const struct rp_page *rp;
 	struct mr_folio *f;
+	struct rp_pg *g;
 	uint32_t page = ev->page, mm, vi, frame;
 	int write = (ev->flags & MR_ACC_WRITE) != 0;
 	uint8_t bits = (uint8_t)(MR_PTE_YOUNG | (write ? MR_PTE_DIRTY : 0));
@@ -57,29 +58,30 @@ static void ev_access(struct rp_machine *mach, const struct mr_event *ev, const 
 		mach->c[C_BAD]++;
 		return;
 	}
-	frame = rp_resident(mach, page) ? rp_frame(mach, page) : MR_NONE;
-	f = frame != MR_NONE ? &mach->m.folios[frame] : NULL;
-	if (__builtin_expect(f && f->mapcount, 1)) {
-		/* the usual case: the PTE the folio's hint names. An anon folio has one
-		 * mapping, so the hint is it; a file folio's may be in another mm. */
-		uint32_t ti = LOC_TABLE(f->pte);
-		struct mr_pte_table *pt = tbl(mach, ti);
-		unsigned s = LOC_SLOT(f->pte);
+	g = &mach->pg[page];
+	frame = (g->flags & MR_PG_RESIDENT) ? g->frame : MR_NONE;
+	if (__builtin_expect(frame != MR_NONE, 1)) {
+		/* the usual case: the PTE the page's hint names, with no look at the folio.
+		 * An anon page has one mapping, so the hint is it (E_HINT while mapped); a
+		 * file page's may be in another mm, or be a zapped PTE (no E_HINT) that maps
+		 * it again: only a PTE that maps it holds its frame. */
+		uint32_t ti = LOC_TABLE(g->pte);
+		unsigned s = LOC_SLOT(g->pte);
+		int file = (g->flags & PG_TYPE_MASK) == (RP_FILE << PG_TYPE_SHIFT);
 
-		if (f->type != RP_FILE) {
-			(void)MR_WARN_ON_ONCE(pt->page[s] != frame);
-			pt->bits[s] |= bits;
-			pmd_mark(mach, ti);
-			goto done;
-		}
-		if (mach->tbl_mm[ti] == task_mm(mach, ev->task) &&
-		    ((f->flags & E_HINT) || pt->page[s] == frame)) {
+		if ((g->flags & E_HINT) ? !file || mach->tbl_mm[ti] == task_mm(mach, ev->task)
+					: file && ti < mach->ntables &&
+					  mach->tbl_mm[ti] == task_mm(mach, ev->task) &&
+					  tbl(mach, ti)->page[s] == frame) {
+			struct mr_pte_table *pt = tbl(mach, ti);
+
 			(void)MR_WARN_ON_ONCE(pt->page[s] != frame);
 			pt->bits[s] |= bits;
 			pmd_mark(mach, ti);
 			goto done;
 		}
 	}
+	f = frame != MR_NONE ? &mach->m.folios[frame] : NULL;
 	rp = &mach->t->pages[page];
 	if (!(rp->info & RP_PAGE_VALID)) {
 		mach->c[C_BAD]++;
@@ -118,8 +120,8 @@ static void ev_access(struct rp_machine *mach, const struct mr_event *ev, const 
 
 			pt->bits[s] |= bits;
 			pmd_mark(mach, ti);
-			f->pte = LOC(ti, s);
-			f->flags |= E_HINT;
+			g->pte = f->pte = LOC(ti, s);
+			g->flags |= E_HINT;
 		} else {
 			/* filemap_map_pages()/do_swap_page() on a resident folio: minor */
 			if (!write && rp_page_type(rp) == RP_FILE)
@@ -137,8 +139,7 @@ static void ev_access(struct rp_machine *mach, const struct mr_event *ev, const 
 done:
 	/* a reference: it would have missed had the page been absent (mr_references) */
 	mach->c[C_REFS]++;
-	f = rp_folio(mach, page);
-	f->flags = (f->flags & ~E_UNSEEN) | unseen;
+	g->flags = (g->flags & ~E_UNSEEN) | unseen;
 	if (mach->ra_n && mach->ra_task == ev->task)
 		mach->ra_n = 0;
 	notify_access(mach, page, nu);
@@ -180,7 +181,7 @@ static void ev_fd_access(struct rp_machine *mach, const struct mr_event *ev, con
 		if (!rp_resident(mach, page))
 			rp_insert_page(mach, page, 0, 0);
 		f = rp_folio(mach, page);
-		f->flags &= ~E_UNSEEN;
+		mach->pg[page].flags &= ~E_UNSEEN;
 		/* filemap_read() / generic_perform_write(): folio_mark_accessed() */
 		if (mach->ops->mark_accessed)
 			mach->ops->mark_accessed(mach->pol, rp_frame(mach, page));
@@ -243,7 +244,7 @@ static void ev_insert(struct rp_machine *mach, const struct mr_event *ev, int in
 		/* mapped around the fault later (filemap_map_pages()) without a fault of
 		 * its own: its reads may never show in the trace */
 		if ((ctx & MR_ADD_IN_FAULT) && ev->kind == MR_EV_PC_INSERT)
-			rp_folio(mach, page)->flags |= E_UNSEEN;
+			mach->pg[page].flags |= E_UNSEEN;
 		notify_access(mach, page, nu ? nu + i : NULL);
 		if (in_fault) {
 			if (run != MR_NONE && run + runlen == page) {
@@ -604,34 +605,26 @@ static void process_due(struct rp_machine *mach, uint64_t t)
 	rp_set_next_due(mach);
 }
 
-#define PF_DIST 8 /* events ahead: rp_pg at 3 * PF_DIST, folio at 2 *, PTE or row at 1 * */
+#define PF_DIST 8 /* events ahead: rp_pg at 2 * PF_DIST, its PTE, folio or row at PF_DIST */
 
 /*
- * Software pipelining over the batch, in three steps as the loads depend on each other:
- * the page's rp_pg of a later event first; then the folio and the policy's per-frame
- * state of a resident page; then, for an access or fd access a few events later, what
- * it will need: the PTE's young bits on a hit; on a miss the page row and the PTE the
- * page last had (an anon page comes back to the same one).
+ * Software pipelining over the batch. The page's rp_pg of a later event first; then, for
+ * an access or fd access a few events later, what it will need: on a hit of a mapped
+ * page its PTE's young bits (and nothing else: the folio is not read), plus the folio
+ * and the policy's per-frame state where a hook will read them (an fd access's
+ * folio_mark_accessed(), opt's access()); on a miss the page row and the PTE the page
+ * last had (an anon page comes back to the same one).
  */
 static inline void prefetch_ahead(const struct rp_machine *mach, const struct mr_event *ev,
 				  size_t i, size_t n)
 {
 	const uint32_t nr_pages = mach->m.nr_pages;
 	const struct mr_event *e;
-	const struct mr_folio *f;
 	const struct rp_pg *g;
-	uint32_t page;
+	uint32_t page, ti;
 
-	if (i + 3 * PF_DIST < n && ev[i + 3 * PF_DIST].page < nr_pages)
-		mr_prefetch(&mach->pg[ev[i + 3 * PF_DIST].page]);
-	if (i + 2 * PF_DIST < n && ev[i + 2 * PF_DIST].page < nr_pages) {
-		g = &mach->pg[ev[i + 2 * PF_DIST].page];
-		if (g->flags & MR_PG_RESIDENT) {
-			mr_prefetch(&mach->m.folios[g->ref]);
-			if (mach->ops->page_priv_size)
-				mr_prefetchw(mr_policy_page(mach->pol, g->ref));
-		}
-	}
+	if (i + 2 * PF_DIST < n && ev[i + 2 * PF_DIST].page < nr_pages)
+		mr_prefetch(&mach->pg[ev[i + 2 * PF_DIST].page]);
 	if (i + PF_DIST >= n)
 		return;
 	e = &ev[i + PF_DIST];
@@ -639,12 +632,17 @@ static inline void prefetch_ahead(const struct rp_machine *mach, const struct mr
 	if ((e->kind != MR_EV_ACCESS && e->kind != MR_EV_FD_ACCESS) || page >= nr_pages)
 		return;
 	g = &mach->pg[page];
+	ti = LOC_TABLE(g->pte);
 	if (g->flags & MR_PG_RESIDENT) {
-		f = &mach->m.folios[g->ref];
-		if (e->kind == MR_EV_ACCESS && f->mapcount && LOC_TABLE(f->pte) < mach->ntables) {
-			mr_prefetchw(&tbl(mach, LOC_TABLE(f->pte))->bits[LOC_SLOT(f->pte)]);
-			if (f->type == RP_FILE && !(f->flags & E_HINT)) /* the owner check reads page[] */
-				mr_prefetch(&tbl(mach, LOC_TABLE(f->pte))->page[LOC_SLOT(f->pte)]);
+		if (e->kind == MR_EV_ACCESS && ti < mach->ntables) {
+			mr_prefetchw(&tbl(mach, ti)->bits[LOC_SLOT(g->pte)]);
+			if (!(g->flags & E_HINT)) /* the owner check reads page[] */
+				mr_prefetch(&tbl(mach, ti)->page[LOC_SLOT(g->pte)]);
+		}
+		if (e->kind == MR_EV_FD_ACCESS || mach->ops->access) {
+			mr_prefetchw(&mach->m.folios[g->frame]);
+			if (mach->ops->page_priv_size)
+				mr_prefetchw(mr_policy_page(mach->pol, g->frame));
 		}
 		return;
 	}
@@ -652,9 +650,9 @@ static inline void prefetch_ahead(const struct rp_machine *mach, const struct mr
 		rp_detail_prefetch(mach->detail, page);
 	if (e->kind == MR_EV_ACCESS) {
 		mr_prefetch(&mach->t->pages[page]);
-		if (LOC_TABLE(g->ref) < mach->ntables) {
-			mr_prefetchw(&tbl(mach, LOC_TABLE(g->ref))->page[LOC_SLOT(g->ref)]);
-			mr_prefetchw(&tbl(mach, LOC_TABLE(g->ref))->bits[LOC_SLOT(g->ref)]);
+		if (ti < mach->ntables) {
+			mr_prefetchw(&tbl(mach, ti)->page[LOC_SLOT(g->pte)]);
+			mr_prefetchw(&tbl(mach, ti)->bits[LOC_SLOT(g->pte)]);
 		}
 	}
 }

@@ -326,17 +326,18 @@ static uint32_t frame_take(struct rp_machine *mach, uint32_t page)
 	return fr;
 }
 
-/* page leaves memory: its rp_pg keeps flags (E_OUT bits) and the folio's PTE hint, and
- * the frame goes back to the stack. The folio is left as it is, flags cleared of
- * MR_PG_RESIDENT, until the frame is taken again: a policy may look at it after
- * remove_mapping() in the same reclaim, as the kernel's caller still holds the folio. */
-static void frame_leave(struct rp_machine *mach, uint32_t page, struct mr_folio *f)
+/* page leaves memory (unmapped by now): its rp_pg keeps the E_OUT flags of the folio and
+ * shadow, and the frame goes back to the stack. The folio is left as it is, flags
+ * cleared of MR_PG_RESIDENT, until the frame is taken again: a policy may look at it
+ * after remove_mapping() in the same reclaim, as the kernel's caller still holds it. */
+static void frame_leave(struct rp_machine *mach, uint32_t page, const struct mr_folio *f,
+			uint64_t shadow)
 {
 	struct rp_pg *g = &mach->pg[page];
-	uint32_t fr = g->ref;
+	uint32_t fr = g->frame;
 
-	g->flags = (g->flags & PG_TYPE_MASK) | (f->flags & E_OUT);
-	g->ref = f->pte;
+	g->shadow = shadow;
+	g->flags = (g->flags & (PG_TYPE_MASK | E_UNSEEN)) | (f->flags & E_OUT);
 	mach->free_frames[mach->nfree_frames++] = fr;
 }
 
@@ -370,7 +371,7 @@ void rp_folio_free(struct rp_machine *mach, uint32_t page)
 	}
 	f = rp_folio(mach, page);
 	if (mach->ops->folio_del)
-		mach->ops->folio_del(mach->pol, g->ref);
+		mach->ops->folio_del(mach->pol, g->frame);
 	rp_unmap_all(mach, page);
 	uncharge(mach, page);
 	resident_dec(mach, page);
@@ -382,8 +383,8 @@ void rp_folio_free(struct rp_machine *mach, uint32_t page)
 		mach->memcg[f->lruvec / mach->m.nr_nodes].dirty--;
 	f->flags &= E_KEEP;
 	f->mapcount = 0;
-	g->shadow = 0;
-	frame_leave(mach, page, f);
+	frame_leave(mach, page, f, 0);
+	g->flags &= ~E_UNSEEN;
 }
 
 /* __remove_mapping() after try_to_unmap(): see mr_replay.h. */
@@ -414,14 +415,13 @@ static int remove_mapping(struct mr_machine *m, uint32_t frame, uint64_t shadow)
 	resident_dec(mach, page);
 	if (f->flags & E_FLUSHQ) /* clean by now; its queue entry goes stale */
 		mach->memcg[f->lruvec / mach->m.nr_nodes].dirty--;
-	f->flags = (f->flags & (E_KEEP | E_SWAP | E_SWAPVALID | E_UNSEEN)) | E_EVICTED |
+	f->flags = (f->flags & (E_KEEP | E_SWAP | E_SWAPVALID)) | E_EVICTED |
 		   (rp_shadow_store(mach, page) ? E_SHADOW : 0);
 	f->mapcount = 0;
-	mach->pg[page].shadow = (f->flags & E_SHADOW) ? shadow : 0;
 	mach->c[C_EVICTIONS]++;
 	mach->c[anon ? C_EVICT_ANON : C_EVICT_FILE]++;
 	DETAIL(mach, rp_detail_evict(mach, page));
-	frame_leave(mach, page, f);
+	frame_leave(mach, page, f, (f->flags & E_SHADOW) ? shadow : 0);
 	return MR_REMOVED;
 }
 
@@ -785,11 +785,13 @@ void rp_insert_page(struct rp_machine *mach, uint32_t page, unsigned ctx, int wr
 	uint16_t lruvec = (uint16_t)(rp->memcg * mach->m.nr_nodes + rp->node);
 	struct mr_folio *f;
 	uint32_t est, fr;
+	uint64_t shadow;
 
 	if (mach->node)
 		alloc_page_node(mach, rp->node); /* the folio is allocated, then charged */
 	charge(mach, lruvec / mach->m.nr_nodes, rp->node);
 	est = g->flags & ~PG_TYPE_MASK;
+	shadow = g->shadow; /* the frame takes its place */
 	if (mach->shadow)
 		rp_shadow_page_in(mach, page, !!(est & E_SHADOW));
 	/* the frame after the charge: its reclaim may have freed the one taken */
@@ -798,9 +800,9 @@ void rp_insert_page(struct rp_machine *mach, uint32_t page, unsigned ctx, int wr
 	*f = (struct mr_folio){
 		.flags = MR_PG_RESIDENT | (type != RP_FILE ? MR_PG_SWAPBACKED : 0) |
 			 (est & (MR_PG_EXEC | E_SWAP | E_SWAPVALID)),
-		.type = (uint8_t)type, .lruvec = lruvec, .node = rp->node, .pte = g->ref,
+		.type = (uint8_t)type, .lruvec = lruvec, .node = rp->node, .pte = g->pte,
 	};
-	g->ref = fr;
+	g->frame = fr;
 	g->flags = (g->flags & PG_TYPE_MASK) | MR_PG_RESIDENT;
 	mach->c[C_RESIDENT]++;
 	mach->c[type == RP_FILE ? C_RESIDENT_FILE : C_RESIDENT_ANON]++;
@@ -824,10 +826,7 @@ void rp_insert_page(struct rp_machine *mach, uint32_t page, unsigned ctx, int wr
 		}
 	}
 	if (est & E_SHADOW) {
-		uint64_t shadow = g->shadow;
-
 		ctx |= MR_ADD_REFAULT;
-		g->shadow = 0;
 		mach->c[C_SHADOW_REFAULTS]++;
 		if (mach->ops->refault)
 			mach->ops->refault(mach->pol, fr, shadow, ctx);

@@ -12,10 +12,11 @@
  *
  * State sits where the kernel keeps it (docs/replay.md, "Where the state is"). Per page
  * id of the trace, whether in memory or not, struct rp_pg (16 B): the shadow entry (the
- * page-cache slot's value entry), the flags a page keeps out of memory, and its frame
- * while resident (else the PTE it had last). Per page frame, only while the page is
- * resident: struct mr_folio (16 B, whose `pte` is the PTE hint and whose flags' high bits
- * hold engine state, E_*), the frame's page id and the policy's page_priv_size. Policies
+ * page-cache slot's value entry) or its frame while resident, the PTE hint, and the flags
+ * a page keeps out of memory. Per page frame, only while the page is
+ * resident: struct mr_folio (16 B, whose flags' high bits hold engine state, E_*, and
+ * whose `pte` is a copy of the page's hint for reclaim's rmap walks), the frame's page id
+ * and the policy's page_priv_size. Policies
  * and PTEs name frames (as a PTE names a pfn); the engine's own functions take page ids.
  * Frames are taken from a stack of free ones, so the frames in use are the low ones and
  * the memory touched grows with the pages resident at once, not with the trace.
@@ -60,29 +61,35 @@
 #define E_SWAP (1u << 25)      /* owns a swap slot: swap cache while resident, swapped out else */
 #define E_SWAPVALID (1u << 26) /* the slot holds the page's current content */
 #define E_EVICTED (1u << 27)   /* evicted by reclaim since it last entered memory freshly */
-#define E_HINT (1u << 28)      /* while mapped: pte names a live PTE of this folio (set when a
-				* PTE is installed, dropped when any PTE of it is zapped) */
+#define E_HINT (1u << 28)      /* while mapped: rp_pg.pte names a live PTE of this folio (set
+				* when a PTE is installed, dropped when any PTE of it is zapped);
+				* kept in rp_pg.flags */
 /* entered memory through a mapping with recency by a read fault or the readahead of
  * one, and the trace has shown no touch of it since: reads of it while resident would
  * be invisible to a trace without a read source (young scans, hardware samples), so a
  * refault of such a page counts in mr_unseen_refaults (docs/replay.md, "Coverage") */
-#define E_UNSEEN (1u << 29)
+#define E_UNSEEN (1u << 29) /* kept in rp_pg.flags */
 #define E_FLUSHQ (1u << 30)    /* dirty file folio on the flusher's queue (rp_file_dirtied) */
 #define E_KEEP (MR_PG_SWAPBACKED | MR_PG_EXEC) /* what a folio keeps out of memory */
-/* what an evicted page keeps in its rp_pg (remove_mapping()) */
-#define E_OUT (E_KEEP | E_SWAP | E_SWAPVALID | E_UNSEEN | E_EVICTED | E_SHADOW)
+/* what an evicted page keeps of its folio's flags in its rp_pg (remove_mapping()) */
+#define E_OUT (E_KEEP | E_SWAP | E_SWAPVALID | E_EVICTED | E_SHADOW)
 /* rp_pg.flags bits 14-15: the page's type (RP_ANON, RP_FILE, RP_SHMEM), fixed by its
  * trace row; no MR_PG_* or E_* bit uses them */
 #define PG_TYPE_SHIFT 14
 #define PG_TYPE_MASK (3u << PG_TYPE_SHIFT)
 
-/* Per page id (see the top of this file). */
+/* Per page id (see the top of this file). An access to a mapped page needs only this and
+ * its PTE, as the hardware needs only the PTE: the folio is not touched. */
 struct rp_pg {
-	uint64_t shadow; /* the shadow entry while E_SHADOW (not resident) */
-	uint32_t ref;    /* resident: its frame; else the PTE location it had last (a hint
-			  * to the table of its next fault, like mr_folio.pte) */
-	uint32_t flags;  /* resident: MR_PG_RESIDENT (the folio has the rest); else the
-			  * E_OUT bits; and the type, PG_TYPE_MASK, always */
+	union {
+		uint64_t shadow; /* out of memory: the shadow entry while E_SHADOW */
+		uint32_t frame;  /* in memory: its frame */
+	};
+	uint32_t pte;   /* PTE location (table << 9 | slot): in memory, one mapping it (a
+			 * live one while E_HINT); out, the one it had last (a hint to the
+			 * table of its next fault) */
+	uint32_t flags; /* in memory: MR_PG_RESIDENT (the folio has the rest); out, the
+			 * E_OUT bits; always the type (PG_TYPE_MASK), E_HINT and E_UNSEEN */
 };
 
 #define RP_CTR_LIST(X)                                                                   \
@@ -355,13 +362,13 @@ static inline int rp_resident(const struct rp_machine *mach, uint32_t page)
 /* The frame of a resident page, which is what policies and PTEs name. */
 static inline uint32_t rp_frame(const struct rp_machine *mach, uint32_t page)
 {
-	return mach->pg[page].ref;
+	return mach->pg[page].frame;
 }
 
 /* The folio of a resident page. */
 static inline struct mr_folio *rp_folio(const struct rp_machine *mach, uint32_t page)
 {
-	return &mach->m.folios[mach->pg[page].ref];
+	return &mach->m.folios[mach->pg[page].frame];
 }
 
 /* The page id in a frame in use (a policy's folio, a PTE's entry). */
@@ -375,7 +382,8 @@ static inline uint32_t rp_pflags(const struct rp_machine *mach, uint32_t page)
 {
 	const struct rp_pg *g = &mach->pg[page];
 
-	return (g->flags & MR_PG_RESIDENT) ? mach->m.folios[g->ref].flags : g->flags & ~PG_TYPE_MASK;
+	return (g->flags & MR_PG_RESIDENT) ? mach->m.folios[g->frame].flags | (g->flags & (E_HINT | E_UNSEEN))
+					   : g->flags & ~PG_TYPE_MASK;
 }
 
 static inline unsigned ptype(const struct rp_machine *mach, uint32_t page)

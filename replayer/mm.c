@@ -206,7 +206,7 @@ void rp_zap_pte(struct rp_machine *mach, const struct mr_vma *vma, struct mr_pte
 	pt->nr_present--;
 	if (f->mapcount)
 		f->mapcount--;
-	f->flags &= ~E_HINT;
+	mach->pg[page].flags &= ~E_HINT;
 	if (ptype(mach, page) == RP_ANON)
 		return;
 	if (bits & MR_PTE_DIRTY) {
@@ -421,8 +421,7 @@ uint32_t rp_vma_for_page(struct rp_machine *mach, uint32_t page, uint32_t mm, ui
 	if (!mm)
 		return MR_NONE;
 	if (rp_page_type(rp) != RP_FILE) {
-		uint32_t ti = LOC_TABLE(rp_resident(mach, page) ? rp_folio(mach, page)->pte
-							       : mach->pg[page].ref);
+		uint32_t ti = LOC_TABLE(mach->pg[page].pte);
 
 		*addr = rp->key << 12;
 		if (ti < mach->ntables && mach->tbl_mm[ti] == mm && mach->tbl_addr[ti] == (*addr & ~((1ull << 21) - 1)))
@@ -468,19 +467,20 @@ static int rmap_walk(struct rp_machine *mach, uint32_t page, uint32_t frame,
 	if (!want)
 		return 0;
 	if (want == 1) {
-		/* One mapping (every mapped anon folio): the hint names it. An anon hint is
-		 * always current; a file folio's may name a zapped PTE of another mapping.
-		 * mm and address come from the per-table arrays, not the table's header. */
+		/* One mapping (every mapped anon folio): the hint names it (the folio's copy
+		 * of rp_pg.pte, which reclaim has at hand). An anon hint is always current;
+		 * a file folio's may name a zapped PTE of another mapping, and then its slot
+		 * does not hold the frame. mm and address come from the per-table arrays,
+		 * not the table's header. */
 		uint32_t loc = f->pte, ti = LOC_TABLE(loc);
 		unsigned s = LOC_SLOT(loc);
 		int anon = f->type != RP_FILE;
-		int hint = (f->flags & E_HINT) != 0;
 
-		if (anon || hint || tbl(mach, ti)->page[s] == frame) {
+		if (anon || tbl(mach, ti)->page[s] == frame) {
 			uint32_t vi = vma_at_table(mach, ti, mach->tbl_mm[ti],
 						   mach->tbl_addr[ti] + ((uint64_t)s << 12));
 
-			(void)MR_WARN_ON_ONCE((anon || hint) && tbl(mach, ti)->page[s] != frame);
+			(void)MR_WARN_ON_ONCE(anon && tbl(mach, ti)->page[s] != frame);
 			if (vi != MR_NONE)
 				return fn(arg, &mach->vmas[vi].v, pmd_sync(mach, ti), s);
 		}
@@ -541,6 +541,8 @@ void rp_prefetch_folio(struct mr_machine *m, uint32_t frame)
 	mr_prefetchw(&mach->pg[page]);
 	if (mach->detail)
 		rp_detail_prefetch(mach->detail, page);
+	if (f->type == RP_FILE)
+		mr_prefetch(&mach->t->pages[page]); /* its row: the page cache's slot */
 	if (f->mapcount && ti < mach->ntables) {
 		struct mr_pte_table *pt = tbl(mach, ti);
 		unsigned s = LOC_SLOT(f->pte);
@@ -622,6 +624,7 @@ static void walk_mm_vmas(struct rp_machine *mach, uint32_t mm, const struct mr_w
 struct unmap_arg {
 	struct rp_machine *mach;
 	uint32_t frame; /* rmap_walk only calls back for PTEs holding it: no need to load one */
+	uint32_t page;
 };
 
 static int unmap_one(void *arg, const struct mr_vma *vma, struct mr_pte_table *pt, unsigned s)
@@ -637,7 +640,7 @@ static int unmap_one(void *arg, const struct mr_vma *vma, struct mr_pte_table *p
 	pt->bits[s] = 0;
 	pt->nr_present--;
 	f->mapcount--;
-	f->flags &= ~E_HINT;
+	ua->mach->pg[ua->page].flags &= ~E_HINT;
 	return 0;
 }
 
@@ -645,7 +648,7 @@ void rp_unmap_all(struct rp_machine *mach, uint32_t page)
 {
 	uint32_t frame = rp_frame(mach, page);
 	struct mr_folio *f = &mach->m.folios[frame];
-	struct unmap_arg ua = { mach, frame };
+	struct unmap_arg ua = { mach, frame, page };
 
 	while (f->mapcount) {
 		uint32_t before = f->mapcount;
@@ -772,7 +775,8 @@ void rp_install_pte(struct rp_machine *mach, uint32_t page, uint32_t mm, uint64_
 {
 	uint32_t frame = rp_frame(mach, page);
 	struct mr_folio *f = &mach->m.folios[frame];
-	uint32_t ti = LOC_TABLE(f->pte);
+	struct rp_pg *g = &mach->pg[page];
+	uint32_t ti = LOC_TABLE(g->pte);
 	struct mr_pte_table *pt;
 	unsigned s = (unsigned)((addr >> 12) & 511);
 	uint8_t bits = (uint8_t)(MR_PTE_YOUNG | (write ? MR_PTE_DIRTY : 0));
@@ -796,6 +800,6 @@ void rp_install_pte(struct rp_machine *mach, uint32_t page, uint32_t mm, uint64_
 		f->mapcount++;
 	}
 	pmd_mark(mach, ti);
-	f->pte = LOC(ti, s);
-	f->flags |= E_HINT;
+	g->pte = f->pte = LOC(ti, s);
+	g->flags |= E_HINT;
 }
