@@ -2,12 +2,15 @@
 /*
  * bench_record.c - `memreplay bench record`: what recording costs the recorded programs.
  *
- * Two workloads, each run in three (build: two) modes, interleaved, opts->runs times:
+ * The workloads, each run in three (build, fixed: two) modes, interleaved, opts->runs
+ * times:
  *
  *   faults  wl_faultbench N: N anonymous pages touched once (THP off): fault-bound
  *   build   /bin/sh running gcc -O2 -c over the project's base, storage and traces/gen
  *           sources, one after the other, objects into the temporary directory (the
  *           files storage/ held before base/ was split from it)
+ *   fixed   /bin/true: the whole mr_record_run() call against the command alone, with
+ *           the wall time of each of the recorder's steps (mr_record_stats.phase_ns)
  *
  *   alone     the workload only
  *   raw perf  the recorder's fault events (PAGE_FAULTS_MIN and _MAJ, sample_period 1,
@@ -92,7 +95,10 @@ struct run_result {
 	double call_s;		/* the whole mr_record_run() call, setup and teardown in */
 	uint64_t events, faults, lost;
 	uint64_t data_bytes, file_bytes; /* perf tool: perf.data's data section, file */
+	double phase_s[MR_BENCH_RECORD_NPHASES]; /* record: mr_record_stats.phase_ns */
 };
+
+_Static_assert(MR_BENCH_RECORD_NPHASES == MR_RECORD_NPHASES, "one entry per phase");
 
 /* One measured run, in the parent. */
 struct run {
@@ -373,6 +379,8 @@ static void run_record(const struct mr_bench_record_opts *o, char *const *argv,
 	res->events = st.events;
 	res->faults = st.by_kind[MR_EV_FAULT];
 	res->lost = st.lost;
+	for (int p = 0; p < MR_RECORD_NPHASES; p++)
+		res->phase_s[p] = (double)st.phase_ns[p] * 1e-9;
 }
 
 /*
@@ -792,7 +800,12 @@ static void summarize(struct run *runs, int n, const char *name, int mode,
 	c->work_cpu_s = m->r.work_cpu_s;
 	c->rec_cpu_s = mode == MR_BENCH_ALONE ? 0 : m->r.rec_cpu_s;
 	c->session_s = mode == MR_BENCH_RECORD || mode == MR_BENCH_PERF_TOOL ? m->r.session_s : 0;
-	c->call_s = mode == MR_BENCH_RECORD ? m->r.call_s : 0;
+	c->call_s = 0;
+	if (mode == MR_BENCH_RECORD) { /* the fixed cost's measure: its own median */
+		for (int i = 0; i < n; i++)
+			wall[i] = runs[i].r.call_s;
+		c->call_s = wall[bench_median(wall, (size_t)n, &min, &max)];
+	}
 	c->events = m->r.events;
 	c->faults = m->r.faults;
 	c->events_per_s = bench_rate((double)c->events, m->wall_s);
@@ -800,6 +813,11 @@ static void summarize(struct run *runs, int n, const char *name, int mode,
 	for (int i = 0; i < n; i++)
 		if (runs[i].r.lost > c->lost)
 			c->lost = runs[i].r.lost;
+	for (int p = 0; mode == MR_BENCH_RECORD && p < MR_RECORD_NPHASES; p++) {
+		for (int i = 0; i < n; i++)
+			wall[i] = runs[i].r.phase_s[p];
+		c->phase_s[p] = wall[bench_median(wall, (size_t)n, &min, &max)];
+	}
 	if ((mode == MR_BENCH_RECORD || mode == MR_BENCH_PERF_TOOL) && m->store_events) {
 		double ev = (double)m->store_events;
 
@@ -1155,9 +1173,15 @@ int mr_bench_record_format(const struct mr_bench_record_case *c, size_t n, char 
 		const struct mr_bench_record_case *fx = find_row(c, n, "fixed", MR_BENCH_RECORD);
 		const struct mr_bench_record_case *fa = find_row(c, n, "fixed", MR_BENCH_ALONE);
 
-		if (fx && fa)
+		if (fx && fa) {
 			mr_strbuf_printf(&f, "fixed cost = the whole record call for /bin/true (%.1f ms) "
 			    "minus the command alone (%.1f ms)\n", 1e3 * fx->call_s, 1e3 * fa->wall_s);
+			mr_strbuf_printf(&f, "fixed cost by step, ms (median of each):");
+			for (int p = 0; p < MR_RECORD_NPHASES; p++)
+				mr_strbuf_printf(&f, " %s %.1f", mr_record_phase_name(p),
+				    1e3 * fx->phase_s[p]);
+			mr_strbuf_printf(&f, "\n");
+		}
 	}
 	b = find_row(c, n, "build", MR_BENCH_RECORD);
 	raw = find_row(c, n, "faults", MR_BENCH_RAW_PERF);

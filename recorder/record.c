@@ -820,12 +820,31 @@ static void clean_up(struct run *run, int rc)
 	rec_htab_free(&r->scope_ix);
 }
 
+const char *mr_record_phase_name(enum mr_record_phase ph)
+{
+	static const char *const names[MR_RECORD_NPHASES] = {
+		"setup", "store", "open", "prepare", "start", "loop", "finish", "teardown",
+	};
+
+	return (unsigned int)ph < MR_RECORD_NPHASES ? names[ph] : NULL;
+}
+
+/* Close phase ph at now: its wall time since *t, and *t moves on. */
+static void phase_end(struct mr_record_stats *stats, enum mr_record_phase ph, uint64_t *t)
+{
+	uint64_t now = mr_clock_ns();
+
+	stats->phase_ns[ph] = now - *t;
+	*t = now;
+}
+
 int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *stats,
 		  struct mr_error *err)
 {
 	struct mr_record_stats st_local;
 	struct run run = { .go_fd = -1, .ex_fd = -1 };
 	struct rec *r = &run.r;
+	uint64_t t = mr_clock_ns();
 	int rc;
 
 	if (!stats)
@@ -841,16 +860,18 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 		rc = read_tracepoints(r, err);		/* tracefs: ids and formats */
 	if (!rc)
 		rc = probe_hw(r, err);			/* which hardware events open */
+	phase_end(stats, MR_RECORD_PH_SETUP, &t);
 	if (rc)
 		return rc;
 
 	rc = create_store(r, err);			/* the trace store and writer */
+	phase_end(stats, MR_RECORD_PH_STORE, &t);
 	if (rc)
 		goto out;
 	rc = set_targets(&run, err);			/* command, pids, cgroup or all */
-	if (rc)
-		goto out;
-	rc = open_events(&run, err);			/* the perf events and rings */
+	if (!rc)
+		rc = open_events(&run, err);		/* the perf events and rings */
+	phase_end(stats, MR_RECORD_PH_OPEN, &t);
 	if (rc)
 		goto out;
 	rc = add_streams(&run, err);			/* a stream per ring, young's */
@@ -859,13 +880,18 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 	rec_sources_state(r);				/* each source: on, or why not */
 	rec_meta_start(r);				/* the metadata known now */
 	snapshot(&run);					/* the maps that exist already */
+	phase_end(stats, MR_RECORD_PH_PREPARE, &t);
 	rc = start(&run, err);				/* exec the command, or enable */
+	phase_end(stats, MR_RECORD_PH_START, &t);
 	if (rc)
 		goto out;
 	rc = record_loop(&run);				/* drain and scan until the end */
+	phase_end(stats, MR_RECORD_PH_LOOP, &t);
 	rc = finish(&run, rc, err);			/* last drain, loss, metadata */
+	phase_end(stats, MR_RECORD_PH_FINISH, &t);
 out:
 	clean_up(&run, rc);				/* stop the command, free, stats */
+	phase_end(stats, MR_RECORD_PH_TEARDOWN, &t);
 	if (rc && r->store && !stats->kept_chunks) {
 		/* Failed before committing any event: an empty store would only block a
 		 * retry to the same path ("already exists"), so it goes. */

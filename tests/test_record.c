@@ -772,6 +772,42 @@ static void test_sigkill(void)
 	mr_store_close(s);
 }
 
+/*
+ * The wall time of each step of a recording (mr_record_stats.phase_ns): every step of a
+ * recording of /bin/true with the default sources is timed, the steps add up to no
+ * more than the whole call, and the command's first faults (its exec) are recorded.
+ */
+static void test_phases(void)
+{
+	char db[512];
+	char *argv[] = { "/bin/true", NULL };
+	struct mr_record_stats st;
+	uint64_t t0, call, sum = 0;
+
+	snprintf(db, sizeof(db), "%s/phases.db", mr_test_tmpdir());
+	t0 = mr_clock_ns();
+	CHECK(record(argv, 0, 0, db, &st) == 0);
+	call = mr_clock_ns() - t0;
+	for (int p = 0; p < MR_RECORD_NPHASES; p++) {
+		const char *name = mr_record_phase_name(p);
+
+		CHECK(name != NULL);
+		for (int q = 0; name && q < p; q++)
+			CHECK(strcmp(name, mr_record_phase_name(q)) != 0);
+		if (st.phase_ns[p] == 0)
+			fprintf(stderr, "phase %s: 0 ns\n", name ? name : "?");
+		CHECK(st.phase_ns[p] > 0);
+		sum += st.phase_ns[p];
+	}
+	CHECK(mr_record_phase_name(MR_RECORD_NPHASES) == NULL);
+	CHECK(sum <= call);
+	CHECK(st.by_kind[MR_EV_FAULT] > 0);
+	printf("phases of record -- /bin/true (ms):");
+	for (int p = 0; p < MR_RECORD_NPHASES; p++)
+		printf(" %s %.2f", mr_record_phase_name(p), (double)st.phase_ns[p] * 1e-6);
+	printf("; call %.2f\n", (double)call * 1e-6);
+}
+
 /* Young-bit scans (clear_refs) on one-page VMAs: the writes right after exec are that
  * address space's faults, which the scans do not emit again (before its first clear
  * every touched page is young), so the scans before the re-read see none of them; some
@@ -2343,5 +2379,7 @@ int main(int argc, char **argv)
 		test_cgroup();
 	if (!only || strstr(only, "kill"))
 		test_sigkill();
+	if (!only || strstr(only, "phases"))
+		test_phases();
 	return mr_test_done("test_record");
 }
