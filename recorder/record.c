@@ -150,6 +150,13 @@ struct run {
 	int write_failed;		/* the loop stopped on a write error (record_loop) */
 	char write_why[MR_ERRMSG_MAX];	/* the writer's message for it */
 	int go_fd, ex_fd;		/* spawn()'s pipes while the command runs, else -1 */
+	/* work beside this thread (overlap.c): the perf scheduler hooks turned on from the
+	 * start (key_fd: the dummy event that did it, or -1), the store created while the
+	 * events open, the events dropped during the final commit */
+	struct rec_job key_job, store_job, drop_job;
+	int key_fd;
+	struct mr_error store_err;	/* create_store()'s message on its thread */
+	uint64_t store_ns;		/* create_store()'s own wall time */
 };
 
 /* Copy *opts into *o with the defaults filled in; MR_EINVAL for what cannot record. */
@@ -262,6 +269,27 @@ static int create_store(struct rec *r, struct mr_error *err)
 	if (rc)
 		return rc;
 	return mr_writer_create(r->store, NULL, &r->w, err);
+}
+
+/* create_store() as a job (beside set_targets() and open_events()): arg is the run. */
+static int store_job(void *arg)
+{
+	struct run *run = arg;
+	uint64_t t = mr_clock_ns();
+	int rc = create_store(&run->r, &run->store_err);
+
+	run->store_ns = mr_clock_ns() - t;
+	return rc;
+}
+
+/* The dummy event of rec_sched_key_open() is no longer needed once the recorder's events
+ * are open (or could not be): close it. Idempotent. */
+static void release_key(struct run *run)
+{
+	rec_job_wait(&run->key_job);
+	if (run->key_fd >= 0)
+		close(run->key_fd);
+	run->key_fd = -1;
 }
 
 /* Every CPU, and the threads to follow: the command (forked, stopped before exec), the
@@ -614,6 +642,63 @@ static int record_loop(struct run *run)
 }
 
 /*
+ * Drop the perf events without waiting for the kernel to unregister them. Closing the
+ * last event of a tracepoint waits for an RCU grace period under event_mutex
+ * (kernel/trace/trace_event_perf.c: perf_trace_destroy() -> perf_trace_event_unreg() ->
+ * tracepoint_synchronize_unregister()), one tracepoint after the other even from
+ * several threads: 20-30 ms each here, 0.23 s for the default sources' eleven
+ * tracepoints, most of what `record -- /bin/true` cost. The events are disabled and
+ * their rings drained by now; a grandchild holding a copy of every descriptor lets the
+ * recorder's own close be a reference drop, then closes them itself (the kernel does the
+ * waiting there) and exits, reparented to init, never a child the caller could reap.
+ * Its standard streams go to /dev/null so a pipe reading the recorder's output ends
+ * when the recorder does. Where the fork fails the events are closed here.
+ */
+static void drop_events(struct perf_evlist *evlist)
+{
+	int go[2];
+	pid_t pid;
+
+	if (!evlist)
+		return;
+	if (pipe2(go, O_CLOEXEC) < 0) {
+		rec_evlist_delete(evlist);
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+		char c;
+
+		for (int fd = 0; fd < 3; fd++)
+			dup2(nul, fd);
+		if (fork() != 0)
+			_exit(0);
+		close(go[1]);
+		/* until the recorder has dropped its references: then these are the last */
+		while (read(go[0], &c, 1) < 0 && errno == EINTR)
+			;
+		close_range(3, ~0U, 0);
+		_exit(0);
+	}
+	close(go[0]);
+	if (pid > 0)
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	rec_evlist_delete(evlist);
+	close(go[1]);
+}
+
+/* drop_events() as a job (beside the final commit in finish()): arg is the run. */
+static int drop_job(void *arg)
+{
+	struct run *run = arg;
+
+	drop_events(run->ps.evlist);
+	return 0;
+}
+
+/*
  * Finish after the loop ended with rc: the last drain, the labels left unclaimed, the
  * loss per ring (exact, PERF_FORMAT_LOST; a LOST event where there was some), the
  * closing metadata, and the writer's last commit unless writing failed.
@@ -670,6 +755,9 @@ static int finish(struct run *run, int rc, struct mr_error *err)
 	rec_meta_end(r, &run->ps);
 	stats->young_scans = r->young_seq;
 	if (!rc) {
+		/* The events are read for the last time: drop them (a fork, drop_events())
+		 * while the final commit writes and syncs the store. */
+		rec_job_start(&run->drop_job, drop_job, run);
 		rc = mr_writer_finish(r->w);
 		/* MR_EBUSY: every event is committed, only the switch out of WAL mode
 		 * waits for another reader; not a write failure */
@@ -681,54 +769,6 @@ static int finish(struct run *run, int rc, struct mr_error *err)
 					  mr_writer_error(r->w)->msg);
 	}
 	return rc;
-}
-
-/*
- * Drop the perf events without waiting for the kernel to unregister them. Closing the
- * last event of a tracepoint waits for an RCU grace period under event_mutex
- * (kernel/trace/trace_event_perf.c: perf_trace_destroy() -> perf_trace_event_unreg() ->
- * tracepoint_synchronize_unregister()), one tracepoint after the other even from
- * several threads: 20-30 ms each here, 0.23 s for the default sources' eleven
- * tracepoints, most of what `record -- /bin/true` cost. The events are disabled and
- * their rings drained by now; a grandchild holding a copy of every descriptor lets the
- * recorder's own close be a reference drop, then closes them itself (the kernel does the
- * waiting there) and exits, reparented to init, never a child the caller could reap.
- * Its standard streams go to /dev/null so a pipe reading the recorder's output ends
- * when the recorder does. Where the fork fails the events are closed here.
- */
-static void drop_events(struct perf_evlist *evlist)
-{
-	int go[2];
-	pid_t pid;
-
-	if (!evlist)
-		return;
-	if (pipe2(go, O_CLOEXEC) < 0) {
-		rec_evlist_delete(evlist);
-		return;
-	}
-	pid = fork();
-	if (pid == 0) {
-		int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
-		char c;
-
-		for (int fd = 0; fd < 3; fd++)
-			dup2(nul, fd);
-		if (fork() != 0)
-			_exit(0);
-		close(go[1]);
-		/* until the recorder has dropped its references: then these are the last */
-		while (read(go[0], &c, 1) < 0 && errno == EINTR)
-			;
-		close_range(3, ~0U, 0);
-		_exit(0);
-	}
-	close(go[0]);
-	if (pid > 0)
-		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-			;
-	rec_evlist_delete(evlist);
-	close(go[1]);
 }
 
 /* Clean up after the recording ended with rc (the command is killed if it still runs)
@@ -786,7 +826,12 @@ static void clean_up(struct run *run, int rc)
 		mr_writer_get_stats(r->w, &ws);
 		stats->bytes_written = ws.stored_bytes;
 	}
-	drop_events(run->ps.evlist);
+	release_key(run);
+	rec_job_wait(&run->store_job); /* done by now but for a setup error: then wait */
+	if (run->drop_job.started)
+		rec_job_wait(&run->drop_job); /* finish() started drop_events() */
+	else
+		drop_events(run->ps.evlist);
 	perf_thread_map__put(run->ps.threads);
 	perf_cpu_map__put(run->ps.cpus);
 	free(run->ps.ids);
@@ -842,10 +887,10 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 		  struct mr_error *err)
 {
 	struct mr_record_stats st_local;
-	struct run run = { .go_fd = -1, .ex_fd = -1 };
+	struct run run = { .go_fd = -1, .ex_fd = -1, .key_fd = -1 };
 	struct rec *r = &run.r;
 	uint64_t t = mr_clock_ns();
-	int rc;
+	int rc, src;
 
 	if (!stats)
 		stats = &st_local;
@@ -854,6 +899,8 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 
 	/* Until the store exists, a failure returns at once. */
 	rc = check_opts(opts, &run.o, err);		/* validate the options */
+	if (!rc) /* the kernel's wait for its perf hooks, beside the setup (overlap.c) */
+		rec_job_start(&run.key_job, rec_sched_key_open, &run.key_fd);
 	if (!rc)
 		rc = init_rec(&run, stats, err);	/* --cgroup filter, page size, key */
 	if (!rc)
@@ -861,17 +908,30 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 	if (!rc)
 		rc = probe_hw(r, err);			/* which hardware events open */
 	phase_end(stats, MR_RECORD_PH_SETUP, &t);
-	if (rc)
+	if (rc) {
+		release_key(&run);
 		return rc;
+	}
 
-	rc = create_store(r, err);			/* the trace store and writer */
-	phase_end(stats, MR_RECORD_PH_STORE, &t);
-	if (rc)
-		goto out;
+	/*
+	 * The store is created on a thread of its own while the command is forked and the
+	 * events open: both wait on the kernel (the store on its file system, the events on
+	 * perf_sched_mutex, IPIs and the rings' page allocation), not on each other. Its
+	 * error comes first, as when it was created first.
+	 */
+	rec_job_start(&run.store_job, store_job, &run);	/* the trace store and writer */
 	rc = set_targets(&run, err);			/* command, pids, cgroup or all */
 	if (!rc)
 		rc = open_events(&run, err);		/* the perf events and rings */
+	release_key(&run);
+	src = rec_job_wait(&run.store_job);
+	stats->phase_ns[MR_RECORD_PH_STORE] = run.store_ns;
 	phase_end(stats, MR_RECORD_PH_OPEN, &t);
+	if (src) {
+		if (err)
+			*err = run.store_err;
+		rc = src;
+	}
 	if (rc)
 		goto out;
 	rc = add_streams(&run, err);			/* a stream per ring, young's */
