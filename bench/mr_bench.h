@@ -170,6 +170,8 @@ struct mr_bench_record_opts {
 	int runs;		/* runs per mode, the median is reported; 0 = 3 */
 	int no_faults, no_build;
 	int no_fixed;		/* leave out the fixed-cost case (record -- /bin/true) */
+	int sort;		/* add the sort case: sort -S 40M of a 192 MB file (generated)
+				 * in a 100 MiB memory cgroup made for it; about 10-30 s a run */
 	const char *perf;	/* the perf tool for the MR_BENCH_PERF_TOOL baseline (fault-
 				 * bound case); NULL = not run. Not found or failing: the
 				 * row says why (runs = 0) and the rest goes on */
