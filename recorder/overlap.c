@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * overlap.c - setup and teardown work of a recording that runs beside the recorder's own
+ * overlap.c - setup work of a recording that runs beside the recorder's own
  * thread, so that the fixed cost of a recording (`record -- /bin/true`, docs/record.md
  * "memreplay bench record") is the longest of these paths, not their sum:
  *

@@ -18,7 +18,7 @@
  *   hwsample.c   hardware sampling events: libpfm4 or sysfs encoding, which open here
  *   btf.c        enum values from the kernel's BTF
  *   probe.c      mr_recorder_probe(): what this host can record (uses tp.c's tracefs)
- *   overlap.c    setup and teardown work run beside the recorder's thread (fixed cost)
+ *   overlap.c    setup work run beside the recorder's thread (the fixed cost)
  *
  * libperf_compat.h holds what perf.c and probe.c need from libperf beyond its headers.
  */

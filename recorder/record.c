@@ -152,8 +152,8 @@ struct run {
 	int go_fd, ex_fd;		/* spawn()'s pipes while the command runs, else -1 */
 	/* work beside this thread (overlap.c): the perf scheduler hooks turned on from the
 	 * start (key_fd: the dummy event that did it, or -1), the store created while the
-	 * events open, the events dropped during the final commit */
-	struct rec_job key_job, store_job, drop_job;
+	 * events open */
+	struct rec_job key_job, store_job;
 	int key_fd;
 	struct mr_error store_err;	/* create_store()'s message on its thread */
 	uint64_t store_ns;		/* create_store()'s own wall time */
@@ -689,15 +689,6 @@ static void drop_events(struct perf_evlist *evlist)
 	close(go[1]);
 }
 
-/* drop_events() as a job (beside the final commit in finish()): arg is the run. */
-static int drop_job(void *arg)
-{
-	struct run *run = arg;
-
-	drop_events(run->ps.evlist);
-	return 0;
-}
-
 /*
  * Finish after the loop ended with rc: the last drain, the labels left unclaimed, the
  * loss per ring (exact, PERF_FORMAT_LOST; a LOST event where there was some), the
@@ -755,9 +746,6 @@ static int finish(struct run *run, int rc, struct mr_error *err)
 	rec_meta_end(r, &run->ps);
 	stats->young_scans = r->young_seq;
 	if (!rc) {
-		/* The events are read for the last time: drop them (a fork, drop_events())
-		 * while the final commit writes and syncs the store. */
-		rec_job_start(&run->drop_job, drop_job, run);
 		rc = mr_writer_finish(r->w);
 		/* MR_EBUSY: every event is committed, only the switch out of WAL mode
 		 * waits for another reader; not a write failure */
@@ -828,10 +816,7 @@ static void clean_up(struct run *run, int rc)
 	}
 	release_key(run);
 	rec_job_wait(&run->store_job); /* done by now but for a setup error: then wait */
-	if (run->drop_job.started)
-		rec_job_wait(&run->drop_job); /* finish() started drop_events() */
-	else
-		drop_events(run->ps.evlist);
+	drop_events(run->ps.evlist);
 	perf_thread_map__put(run->ps.threads);
 	perf_cpu_map__put(run->ps.cpus);
 	free(run->ps.ids);
