@@ -642,54 +642,6 @@ static int record_loop(struct run *run)
 }
 
 /*
- * Drop the perf events without waiting for the kernel to unregister them. Closing the
- * last event of a tracepoint waits for an RCU grace period under event_mutex
- * (kernel/trace/trace_event_perf.c: perf_trace_destroy() -> perf_trace_event_unreg() ->
- * tracepoint_synchronize_unregister()), one tracepoint after the other even from
- * several threads: 20-30 ms each here, 0.23 s for the default sources' eleven
- * tracepoints, most of what `record -- /bin/true` cost. The events are disabled and
- * their rings drained by now; a grandchild holding a copy of every descriptor lets the
- * recorder's own close be a reference drop, then closes them itself (the kernel does the
- * waiting there) and exits, reparented to init, never a child the caller could reap.
- * Its standard streams go to /dev/null so a pipe reading the recorder's output ends
- * when the recorder does. Where the fork fails the events are closed here.
- */
-static void drop_events(struct perf_evlist *evlist)
-{
-	int go[2];
-	pid_t pid;
-
-	if (!evlist)
-		return;
-	if (pipe2(go, O_CLOEXEC) < 0) {
-		rec_evlist_delete(evlist);
-		return;
-	}
-	pid = fork();
-	if (pid == 0) {
-		int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
-		char c;
-
-		for (int fd = 0; fd < 3; fd++)
-			dup2(nul, fd);
-		if (fork() != 0)
-			_exit(0);
-		close(go[1]);
-		/* until the recorder has dropped its references: then these are the last */
-		while (read(go[0], &c, 1) < 0 && errno == EINTR)
-			;
-		close_range(3, ~0U, 0);
-		_exit(0);
-	}
-	close(go[0]);
-	if (pid > 0)
-		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-			;
-	rec_evlist_delete(evlist);
-	close(go[1]);
-}
-
-/*
  * Finish after the loop ended with rc: the last drain, the labels left unclaimed, the
  * loss per ring (exact, PERF_FORMAT_LOST; a LOST event where there was some), the
  * closing metadata, and the writer's last commit unless writing failed.
@@ -759,6 +711,54 @@ static int finish(struct run *run, int rc, struct mr_error *err)
 	return rc;
 }
 
+/*
+ * Drop the perf events without waiting for the kernel to unregister them. Closing the
+ * last event of a tracepoint waits for an RCU grace period under event_mutex
+ * (kernel/trace/trace_event_perf.c: perf_trace_destroy() -> perf_trace_event_unreg() ->
+ * tracepoint_synchronize_unregister()), one tracepoint after the other even from
+ * several threads: 20-30 ms each here, 0.23 s for the default sources' eleven
+ * tracepoints, most of what `record -- /bin/true` cost. The events are disabled and
+ * their rings drained by now; a grandchild holding a copy of every descriptor lets the
+ * recorder's own close be a reference drop, then closes them itself (the kernel does the
+ * waiting there) and exits, reparented to init, never a child the caller could reap.
+ * Its standard streams go to /dev/null so a pipe reading the recorder's output ends
+ * when the recorder does. Where the fork fails the events are closed here.
+ */
+static void drop_events(struct perf_evlist *evlist)
+{
+	int go[2];
+	pid_t pid;
+
+	if (!evlist)
+		return;
+	if (pipe2(go, O_CLOEXEC) < 0) {
+		rec_evlist_delete(evlist);
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+		char c;
+
+		for (int fd = 0; fd < 3; fd++)
+			dup2(nul, fd);
+		if (fork() != 0)
+			_exit(0);
+		close(go[1]);
+		/* until the recorder has dropped its references: then these are the last */
+		while (read(go[0], &c, 1) < 0 && errno == EINTR)
+			;
+		close_range(3, ~0U, 0);
+		_exit(0);
+	}
+	close(go[0]);
+	if (pid > 0)
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	rec_evlist_delete(evlist);
+	close(go[1]);
+}
+
 /* Clean up after the recording ended with rc (the command is killed if it still runs)
  * and fill in the stats that come last: the store's size, the recorder's CPU and wall
  * time. */
@@ -814,8 +814,6 @@ static void clean_up(struct run *run, int rc)
 		mr_writer_get_stats(r->w, &ws);
 		stats->bytes_written = ws.stored_bytes;
 	}
-	release_key(run);
-	rec_job_wait(&run->store_job); /* done by now but for a setup error: then wait */
 	drop_events(run->ps.evlist);
 	perf_thread_map__put(run->ps.threads);
 	perf_cpu_map__put(run->ps.cpus);
