@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -2261,11 +2262,20 @@ static void *reap(void *arg)
 	return NULL;
 }
 
+/* on_start of test_attach_vmflags(): the recording has begun, the child may exit. */
+static void attach_started(void *ctx, int pid)
+{
+	if (write(*(int *)ctx, "g", 1) != 1)
+		perror("attach: go pipe");
+}
+
 /*
  * Attaching to a process that exists (-p): its VMAs come from smaps with their madvise
  * state (VmFlags "rr", "sr"), which was set before the recording began and which the
  * madvise tracepoint therefore never sees. The child maps 30 pages, gives pages 10-19
- * MADV_RANDOM and 20-29 MADV_SEQUENTIAL, says so, and exits after 300 ms.
+ * MADV_RANDOM and 20-29 MADV_SEQUENTIAL, says so, and exits once the recording has
+ * begun (on_start; 10 s at most). A fixed 300 ms was too short where the recorder's
+ * tracepoint opens waited for the previous recording's closes (event_mutex).
  */
 static void test_attach_vmflags(void)
 {
@@ -2278,11 +2288,12 @@ static void test_attach_vmflags(void)
 	struct mr_record_stats st;
 	unsigned long base = 0;
 	pthread_t reaper;
-	int fd[2], cpid;
+	int fd[2], go[2], cpid;
 	pid_t pid;
 
 	snprintf(db, sizeof(db), "%s/attach.db", mr_test_tmpdir());
 	CHECK(pipe(fd) == 0);
+	CHECK(pipe(go) == 0);
 	pid = fork();
 	if (pid == 0) {
 		char *p = mmap(NULL, 30 * psize, PROT_READ | PROT_WRITE,
@@ -2297,11 +2308,18 @@ static void test_attach_vmflags(void)
 		base = (unsigned long)p;
 		if (write(fd[1], &base, sizeof(base)) != sizeof(base))
 			_exit(1);
-		usleep(300 * 1000);
+		{
+			struct pollfd pf = { .fd = go[0], .events = POLLIN };
+
+			poll(&pf, 1, 10000);
+		}
 		_exit(0);
 	}
 	CHECK(pid > 0);
 	close(fd[1]);
+	close(go[0]);
+	o.on_start = attach_started;
+	o.ctx = &go[1];
 	CHECK(read(fd[0], &base, sizeof(base)) == sizeof(base));
 	close(fd[0]);
 	cpid = (int)pid;
@@ -2310,6 +2328,7 @@ static void test_attach_vmflags(void)
 	CHECK(pthread_create(&reaper, NULL, reap, &pid) == 0);
 	CHECK(mr_record_run(&o, &st, &err) == 0);
 	pthread_join(reaper, NULL);
+	close(go[1]);
 	if (err.code)
 		printf("attach: %s\n", err.msg);
 	snprintf(sql, sizeof(sql), "SELECT count(*) FROM vmas WHERE start = %lu AND \"end\" = %lu"
