@@ -173,6 +173,8 @@ struct mr_bench_record_opts {
 	int runs;		/* runs per mode, the median is reported; 0 = 3 */
 	int no_faults, no_build;
 	int no_fixed;		/* leave out the fixed-cost case (record -- /bin/true) */
+	int sort;		/* add the sort case: sort -S 40M of a 192 MB file (generated)
+				 * in a 100 MiB memory cgroup made for it; about 10-30 s a run */
 	const char *perf;	/* the perf tool for the MR_BENCH_PERF_TOOL baseline (fault-
 				 * bound case); NULL = not run. Not found or failing: the
 				 * row says why (runs = 0) and the rest goes on */
@@ -184,6 +186,8 @@ struct mr_bench_record_opts {
 
 /* One (workload, mode) row: the run with the median workload wall time, except where
  * noted. Times in seconds. */
+#define MR_BENCH_RECORD_NPHASES 8 /* = mr_recorder.h's MR_RECORD_NPHASES */
+
 struct mr_bench_record_case {
 	char name[48];		/* "faults 1 GiB", "build 22 files" */
 	enum mr_bench_record_mode mode;
@@ -193,7 +197,8 @@ struct mr_bench_record_case {
 	double work_cpu_s;	/* workload CPU (user + sys of it and its children) */
 	double rec_cpu_s;	/* recorder's or drainer's own CPU; 0 alone */
 	double session_s;	/* recorder wall, setup to last write (record only) */
-	double call_s;		/* the whole mr_record_run() call (record only) */
+	double call_s;		/* the whole mr_record_run() call (record only), the median
+				 * of its own over the runs */
 	double overhead;	/* (wall - alone wall) / alone wall, medians; 0 alone */
 	double cpu_overhead;	/* (work CPU + rec CPU - alone work CPU) / alone work CPU */
 	uint64_t events;	/* events stored (record) or fault samples read (raw perf) */
@@ -207,6 +212,9 @@ struct mr_bench_record_case {
 	/* perf tool: chunk and payload = perf.data's data section (its records), file =
 	 * perf.data, per fault sample */
 	char why[200];		/* runs = 0: why this mode was skipped; else "" */
+	/* record: the median wall time of each step of mr_record_run() over the runs, each
+	 * on its own (mr_recorder.h: enum mr_record_phase, mr_record_phase_name()) */
+	double phase_s[MR_BENCH_RECORD_NPHASES];
 };
 
 /*

@@ -58,7 +58,7 @@ static const char *find_perf(char *buf, size_t cap)
 
 int cmd_bench_record(int argc, char **argv)
 {
-	enum { O_NOBUILD = 256, O_NOFAULTS, O_SRC, O_WORKLOAD, O_PERF, O_NOPERF, O_NOFIXED };
+	enum { O_NOBUILD = 256, O_NOFAULTS, O_SRC, O_WORKLOAD, O_PERF, O_NOPERF, O_NOFIXED, O_SORT };
 	static const struct option opts[] = { { "size", required_argument, NULL, 's' },
 					      { "runs", required_argument, NULL, 'r' },
 					      { "src", required_argument, NULL, O_SRC },
@@ -66,6 +66,7 @@ int cmd_bench_record(int argc, char **argv)
 					      { "no-build", no_argument, NULL, O_NOBUILD },
 					      { "no-faults", no_argument, NULL, O_NOFAULTS },
 					      { "no-fixed", no_argument, NULL, O_NOFIXED },
+					      { "sort", no_argument, NULL, O_SORT },
 					      { "dir", required_argument, NULL, 'd' },
 					      { "keep", no_argument, NULL, 'k' },
 					      { "help", no_argument, NULL, 'h' },
@@ -117,6 +118,9 @@ int cmd_bench_record(int argc, char **argv)
 		case O_NOFIXED:
 			o.no_fixed = 1;
 			break;
+		case O_SORT:
+			o.sort = 1;
+			break;
 		case O_PERF:
 			o.perf = optarg;
 			break;
@@ -129,7 +133,7 @@ int cmd_bench_record(int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage_error("bench", "unexpected argument '%s'", argv[optind]);
-	if (o.no_build && o.no_faults && o.no_fixed)
+	if (o.no_build && o.no_faults && o.no_fixed && !o.sort)
 		return cli_usage_error("bench", "--no-build, --no-faults and --no-fixed leave "
 				       "nothing to run");
 	o.dir = cli_bench_dir(&b);

@@ -268,6 +268,21 @@ struct mr_record_source_state {
 
 #define MR_RECORD_NSOURCES 16
 
+/* The steps of mr_record_run() whose wall time struct mr_record_stats.phase_ns holds. */
+enum mr_record_phase {
+	MR_RECORD_PH_SETUP,	/* options, tracefs ids and formats, hardware probe */
+	MR_RECORD_PH_STORE,	/* the store's creation (schema, first commit) */
+	MR_RECORD_PH_OPEN,	/* fork the command, perf_event_open, ring mmaps, filters */
+	MR_RECORD_PH_PREPARE,	/* streams, sources, start metadata, /proc snapshot */
+	MR_RECORD_PH_START,	/* release the command until its exec succeeded */
+	MR_RECORD_PH_LOOP,	/* the recording loop: the command's run */
+	MR_RECORD_PH_FINISH,	/* last drain, closing metadata, final commit */
+	MR_RECORD_PH_TEARDOWN,	/* events dropped, store closed, memory freed */
+	MR_RECORD_NPHASES
+};
+/* Static short name of a phase ("setup", "store", ...); NULL outside the enum. */
+const char *mr_record_phase_name(enum mr_record_phase ph);
+
 struct mr_record_stats {
 	uint64_t by_kind[MR_EV_NR_KINDS];
 	uint64_t events;		/* events written */
@@ -300,6 +315,9 @@ struct mr_record_stats {
 	 * one this recording mounted in a private mount namespace (the host's mounts are
 	 * left as they were), or why none could be read. Also the trace's "tracefs" meta. */
 	char tracefs[256];
+	/* Wall time of each step of mr_record_run() (enum mr_record_phase), for what the
+	 * fixed cost of a recording is made of; steps not reached stay 0. */
+	uint64_t phase_ns[MR_RECORD_NPHASES];
 };
 
 /*

@@ -18,12 +18,14 @@
  *   hwsample.c   hardware sampling events: libpfm4 or sysfs encoding, which open here
  *   btf.c        enum values from the kernel's BTF
  *   probe.c      mr_recorder_probe(): what this host can record (uses tp.c's tracefs)
+ *   overlap.c    setup work run beside the recorder's thread (the fixed cost)
  *
  * libperf_compat.h holds what perf.c and probe.c need from libperf beyond its headers.
  */
 #ifndef MR_REC_INT_H
 #define MR_REC_INT_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -427,6 +429,21 @@ void rec_meta_start(struct rec *r);
 void rec_meta_end(struct rec *r, struct perf_state *ps);
 /* The number on the first line of a file: 0, or -errno (-EIO when empty). */
 int rec_read_int_file(const char *path, long *v);
+
+/* overlap.c: fn(arg) on a thread of its own (inline when pthread_create fails);
+ * rec_job_wait() joins it and returns fn's result (0 for a job never started). */
+struct rec_job {
+	pthread_t th;
+	int started, threaded;
+	int (*fn)(void *);
+	void *arg;
+	int rc;
+};
+void rec_job_start(struct rec_job *j, int (*fn)(void *), void *arg);
+int rec_job_wait(struct rec_job *j);
+/* A job: open the dummy event that turns the kernel's perf scheduler hooks on ahead of
+ * the recorder's events; arg is an int * for its fd (-1 when it did not open). */
+int rec_sched_key_open(void *arg);
 
 /* ids.c */
 uint32_t rec_task_get(struct rec *r, int32_t pid, int32_t tid, uint64_t t);

@@ -150,6 +150,13 @@ struct run {
 	int write_failed;		/* the loop stopped on a write error (record_loop) */
 	char write_why[MR_ERRMSG_MAX];	/* the writer's message for it */
 	int go_fd, ex_fd;		/* spawn()'s pipes while the command runs, else -1 */
+	/* work beside this thread (overlap.c): the perf scheduler hooks turned on from the
+	 * start (key_fd: the dummy event that did it, or -1), the store created while the
+	 * events open */
+	struct rec_job key_job, store_job;
+	int key_fd;
+	struct mr_error store_err;	/* create_store()'s message on its thread */
+	uint64_t store_ns;		/* create_store()'s own wall time */
 };
 
 /* Copy *opts into *o with the defaults filled in; MR_EINVAL for what cannot record. */
@@ -262,6 +269,27 @@ static int create_store(struct rec *r, struct mr_error *err)
 	if (rc)
 		return rc;
 	return mr_writer_create(r->store, NULL, &r->w, err);
+}
+
+/* create_store() as a job (beside set_targets() and open_events()): arg is the run. */
+static int store_job(void *arg)
+{
+	struct run *run = arg;
+	uint64_t t = mr_clock_ns();
+	int rc = create_store(&run->r, &run->store_err);
+
+	run->store_ns = mr_clock_ns() - t;
+	return rc;
+}
+
+/* The dummy event of rec_sched_key_open() is no longer needed once the recorder's events
+ * are open (or could not be): close it. Idempotent. */
+static void release_key(struct run *run)
+{
+	rec_job_wait(&run->key_job);
+	if (run->key_fd >= 0)
+		close(run->key_fd);
+	run->key_fd = -1;
 }
 
 /* Every CPU, and the threads to follow: the command (forked, stopped before exec), the
@@ -820,13 +848,32 @@ static void clean_up(struct run *run, int rc)
 	rec_htab_free(&r->scope_ix);
 }
 
+const char *mr_record_phase_name(enum mr_record_phase ph)
+{
+	static const char *const names[MR_RECORD_NPHASES] = {
+		"setup", "store", "open", "prepare", "start", "loop", "finish", "teardown",
+	};
+
+	return (unsigned int)ph < MR_RECORD_NPHASES ? names[ph] : NULL;
+}
+
+/* Close phase ph at now: its wall time since *t, and *t moves on. */
+static void phase_end(struct mr_record_stats *stats, enum mr_record_phase ph, uint64_t *t)
+{
+	uint64_t now = mr_clock_ns();
+
+	stats->phase_ns[ph] = now - *t;
+	*t = now;
+}
+
 int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *stats,
 		  struct mr_error *err)
 {
 	struct mr_record_stats st_local;
-	struct run run = { .go_fd = -1, .ex_fd = -1 };
+	struct run run = { .go_fd = -1, .ex_fd = -1, .key_fd = -1 };
 	struct rec *r = &run.r;
-	int rc;
+	uint64_t t = mr_clock_ns();
+	int rc, src;
 
 	if (!stats)
 		stats = &st_local;
@@ -835,22 +882,39 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 
 	/* Until the store exists, a failure returns at once. */
 	rc = check_opts(opts, &run.o, err);		/* validate the options */
+	if (!rc) /* the kernel's wait for its perf hooks, beside the setup (overlap.c) */
+		rec_job_start(&run.key_job, rec_sched_key_open, &run.key_fd);
 	if (!rc)
 		rc = init_rec(&run, stats, err);	/* --cgroup filter, page size, key */
 	if (!rc)
 		rc = read_tracepoints(r, err);		/* tracefs: ids and formats */
 	if (!rc)
 		rc = probe_hw(r, err);			/* which hardware events open */
-	if (rc)
+	phase_end(stats, MR_RECORD_PH_SETUP, &t);
+	if (rc) {
+		release_key(&run);
 		return rc;
+	}
 
-	rc = create_store(r, err);			/* the trace store and writer */
-	if (rc)
-		goto out;
+	/*
+	 * The store is created on a thread of its own while the command is forked and the
+	 * events open: both wait on the kernel (the store on its file system, the events on
+	 * perf_sched_mutex, IPIs and the rings' page allocation), not on each other. Its
+	 * error comes first, as when it was created first.
+	 */
+	rec_job_start(&run.store_job, store_job, &run);	/* the trace store and writer */
 	rc = set_targets(&run, err);			/* command, pids, cgroup or all */
-	if (rc)
-		goto out;
-	rc = open_events(&run, err);			/* the perf events and rings */
+	if (!rc)
+		rc = open_events(&run, err);		/* the perf events and rings */
+	release_key(&run);
+	src = rec_job_wait(&run.store_job);
+	stats->phase_ns[MR_RECORD_PH_STORE] = run.store_ns;
+	phase_end(stats, MR_RECORD_PH_OPEN, &t);
+	if (src) {
+		if (err)
+			*err = run.store_err;
+		rc = src;
+	}
 	if (rc)
 		goto out;
 	rc = add_streams(&run, err);			/* a stream per ring, young's */
@@ -859,13 +923,18 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 	rec_sources_state(r);				/* each source: on, or why not */
 	rec_meta_start(r);				/* the metadata known now */
 	snapshot(&run);					/* the maps that exist already */
+	phase_end(stats, MR_RECORD_PH_PREPARE, &t);
 	rc = start(&run, err);				/* exec the command, or enable */
+	phase_end(stats, MR_RECORD_PH_START, &t);
 	if (rc)
 		goto out;
 	rc = record_loop(&run);				/* drain and scan until the end */
+	phase_end(stats, MR_RECORD_PH_LOOP, &t);
 	rc = finish(&run, rc, err);			/* last drain, loss, metadata */
+	phase_end(stats, MR_RECORD_PH_FINISH, &t);
 out:
 	clean_up(&run, rc);				/* stop the command, free, stats */
+	phase_end(stats, MR_RECORD_PH_TEARDOWN, &t);
 	if (rc && r->store && !stats->kept_chunks) {
 		/* Failed before committing any event: an empty store would only block a
 		 * retry to the same path ("already exists"), so it goes. */

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # test_bench_record.sh - `memreplay bench record` smoke test: a small fault-bound run
 # (16 MiB, one run, no build) prints the alone / raw perf / record rows, the fixed-cost
-# rows (record -- /bin/true) and the targets
-# footer. Where the CLI runs the perf tool baseline (a "perf record" row: perf found, or
+# rows (record -- /bin/true) with the time of each recorder step, and the targets
+# footer (the sort case's line says it was not run: it needs --sort). Where the CLI runs the perf tool baseline (a "perf record" row: perf found, or
 # "skipped: <why>" when not), that row and its target line are checked too; with
 # --perf /nonexistent the row must say why it was skipped and the rest still run.
 # Without root it must fail naming perf_event_paranoid and root, then skips (77).
@@ -46,6 +46,11 @@ check "byte/event target line" grep -q "byte/event" "$T/out"
 check "raw perf target line" grep -q "no worse than raw perf" "$T/out"
 check "fixed-cost rows" grep -q "^fixed (true)  *record " "$T/out"
 check "fixed-cost target line" grep -Eq "^  fixed cost <= 20 ms: +[0-9]+\.[0-9] ms +(met|NOT met)" "$T/out"
+check "fixed cost by step, every step of the recorder" grep -Eq \
+	"^fixed cost by step, ms \(median of each\): setup [0-9.]+ store [0-9.]+ open [0-9.]+ prepare [0-9.]+ start [0-9.]+ loop [0-9.]+ finish [0-9.]+ teardown [0-9.]+$" \
+	"$T/out"
+check "sort target line: not run without --sort" \
+	grep -Eq "^  sort \(in 100 MiB\), wall overhead <= 2 %: +not run \(--sort runs it\)" "$T/out"
 if grep -q "^faults 16.0 MiB  *perf record " "$T/out"; then
 	if grep -q "^faults 16.0 MiB  *perf record  *skipped: " "$T/out"; then
 		echo "note: the perf tool baseline was skipped: $(grep -o 'skipped: .*' "$T/out")"

@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -770,6 +771,46 @@ static void test_sigkill(void)
 	printf("after SIGKILL: %llu events in %llu chunks committed\n",
 	       (unsigned long long)sum.n_events, (unsigned long long)sum.n_chunks);
 	mr_store_close(s);
+}
+
+/*
+ * The wall time of each step of a recording (mr_record_stats.phase_ns): every step of a
+ * recording of /bin/true with the default sources is timed; the steps on the recorder's
+ * thread add up to no more than the whole call; the store is created beside the opening
+ * of the events, so its time lies within the open step's; and the command's first
+ * faults (its exec) are still recorded.
+ */
+static void test_phases(void)
+{
+	char db[512];
+	char *argv[] = { "/bin/true", NULL };
+	struct mr_record_stats st;
+	uint64_t t0, call, sum = 0;
+
+	snprintf(db, sizeof(db), "%s/phases.db", mr_test_tmpdir());
+	t0 = mr_clock_ns();
+	CHECK(record(argv, 0, 0, db, &st) == 0);
+	call = mr_clock_ns() - t0;
+	for (int p = 0; p < MR_RECORD_NPHASES; p++) {
+		const char *name = mr_record_phase_name(p);
+
+		CHECK(name != NULL);
+		for (int q = 0; name && q < p; q++)
+			CHECK(strcmp(name, mr_record_phase_name(q)) != 0);
+		if (st.phase_ns[p] == 0)
+			fprintf(stderr, "phase %s: 0 ns\n", name ? name : "?");
+		CHECK(st.phase_ns[p] > 0);
+		if (p != MR_RECORD_PH_STORE)
+			sum += st.phase_ns[p];
+	}
+	CHECK(mr_record_phase_name(MR_RECORD_NPHASES) == NULL);
+	CHECK(sum <= call);
+	CHECK(st.phase_ns[MR_RECORD_PH_STORE] <= st.phase_ns[MR_RECORD_PH_OPEN]);
+	CHECK(st.by_kind[MR_EV_FAULT] > 0);
+	printf("phases of record -- /bin/true (ms):");
+	for (int p = 0; p < MR_RECORD_NPHASES; p++)
+		printf(" %s %.2f", mr_record_phase_name(p), (double)st.phase_ns[p] * 1e-6);
+	printf("; call %.2f\n", (double)call * 1e-6);
 }
 
 /* Young-bit scans (clear_refs) on one-page VMAs: the writes right after exec are that
@@ -2221,11 +2262,20 @@ static void *reap(void *arg)
 	return NULL;
 }
 
+/* on_start of test_attach_vmflags(): the recording has begun, the child may exit. */
+static void attach_started(void *ctx, int pid)
+{
+	if (write(*(int *)ctx, "g", 1) != 1)
+		perror("attach: go pipe");
+}
+
 /*
  * Attaching to a process that exists (-p): its VMAs come from smaps with their madvise
  * state (VmFlags "rr", "sr"), which was set before the recording began and which the
  * madvise tracepoint therefore never sees. The child maps 30 pages, gives pages 10-19
- * MADV_RANDOM and 20-29 MADV_SEQUENTIAL, says so, and exits after 300 ms.
+ * MADV_RANDOM and 20-29 MADV_SEQUENTIAL, says so, and exits once the recording has
+ * begun (on_start; 10 s at most). A fixed 300 ms was too short where the recorder's
+ * tracepoint opens waited for the previous recording's closes (event_mutex).
  */
 static void test_attach_vmflags(void)
 {
@@ -2238,11 +2288,12 @@ static void test_attach_vmflags(void)
 	struct mr_record_stats st;
 	unsigned long base = 0;
 	pthread_t reaper;
-	int fd[2], cpid;
+	int fd[2], go[2], cpid;
 	pid_t pid;
 
 	snprintf(db, sizeof(db), "%s/attach.db", mr_test_tmpdir());
 	CHECK(pipe(fd) == 0);
+	CHECK(pipe(go) == 0);
 	pid = fork();
 	if (pid == 0) {
 		char *p = mmap(NULL, 30 * psize, PROT_READ | PROT_WRITE,
@@ -2257,11 +2308,18 @@ static void test_attach_vmflags(void)
 		base = (unsigned long)p;
 		if (write(fd[1], &base, sizeof(base)) != sizeof(base))
 			_exit(1);
-		usleep(300 * 1000);
+		{
+			struct pollfd pf = { .fd = go[0], .events = POLLIN };
+
+			poll(&pf, 1, 10000);
+		}
 		_exit(0);
 	}
 	CHECK(pid > 0);
 	close(fd[1]);
+	close(go[0]);
+	o.on_start = attach_started;
+	o.ctx = &go[1];
 	CHECK(read(fd[0], &base, sizeof(base)) == sizeof(base));
 	close(fd[0]);
 	cpid = (int)pid;
@@ -2270,6 +2328,7 @@ static void test_attach_vmflags(void)
 	CHECK(pthread_create(&reaper, NULL, reap, &pid) == 0);
 	CHECK(mr_record_run(&o, &st, &err) == 0);
 	pthread_join(reaper, NULL);
+	close(go[1]);
 	if (err.code)
 		printf("attach: %s\n", err.msg);
 	snprintf(sql, sizeof(sql), "SELECT count(*) FROM vmas WHERE start = %lu AND \"end\" = %lu"
@@ -2343,5 +2402,7 @@ int main(int argc, char **argv)
 		test_cgroup();
 	if (!only || strstr(only, "kill"))
 		test_sigkill();
+	if (!only || strstr(only, "phases"))
+		test_phases();
 	return mr_test_done("test_record");
 }

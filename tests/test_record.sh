@@ -26,8 +26,12 @@ check "info shows faults" grep -q "fault" "$T/info.log"
 "$MR" replay "$T/a.db" --policy lru --memory 64M -o "$T/r.db" >"$T/replay.log" 2>&1
 check "replay --policy lru --memory 64M runs on it" [ $? = 0 ]
 
-"$MR" record -o "$T/a.db" --quiet -- true >"$T/exists.log" 2>&1
+sum0=$(cksum <"$T/a.db")
+"$MR" record -o "$T/a.db" --quiet -- sh -c ': > "$1"' sh "$T/ran" >"$T/exists.log" 2>&1
 check "an existing output needs --force" [ $? != 0 ]
+check "an existing output: the message names it" grep -q "a.db" "$T/exists.log"
+check "an existing output: the command does not run" [ ! -e "$T/ran" ]
+check "an existing output: it is left as it was" [ "$(cksum <"$T/a.db")" = "$sum0" ]
 
 "$MR" record -o "$T/int.db" --quiet -- sleep 30 >"$T/int.log" 2>&1 &
 pid=$!
