@@ -132,8 +132,11 @@ static void start_writeback(struct mr_machine *m, uint32_t frame)
 	DETAIL(mach, rp_detail_writeback(mach, page));
 	if (mach->wb_delay == MR_WRITEBACK_SYNC) {
 		/* swap_writepage_bdev_sync(): folio_end_writeback() before pageout() returns;
-		 * the folio is isolated, so PG_reclaim rotates nothing (pageout clears it) */
+		 * the folio is isolated, so PG_reclaim rotates nothing (pageout clears it), and
+		 * its slot holds it now (end_writeback()) */
 		f->flags &= ~MR_PG_DIRTY;
+		if ((f->flags & MR_PG_SWAPBACKED) && (f->flags & E_SWAP))
+			f->flags |= E_SWAPVALID;
 		mach->c[C_WRITEBACKS]++;
 		return;
 	}

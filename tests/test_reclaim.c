@@ -595,6 +595,8 @@ static void test_swapin_sync(void)
 	for (size_t i = 0; r && i < 2; i++) {
 		CHECK(ctr(r, i, "pswpin") >= 2 * 2048 - 64);
 		CHECK_EQ_U64(ctr(r, i, "pswpout"), ctr(r, i, "mr_evict_anon"));
+		/* a synchronous write leaves the slot holding the folio, as its end does */
+		CHECK_EQ_U64(ctr(r, i, "mr_swap_unwritten"), 0);
 	}
 	mr_replay_destroy(r);
 	ro.wb = 0;
