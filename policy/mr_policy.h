@@ -357,7 +357,7 @@ struct mr_policy;
  * any change a plugin built before would misread; mr_policy_register() refuses ops whose
  * abi differs (MR_EVERSION), so a stale plugin is named instead of crashing a replay.
  */
-#define MR_POLICY_ABI 2u /* 2: idle_params */
+#define MR_POLICY_ABI 3u /* 2: idle_params; 3: a page is a frame, m->frame_page */
 
 struct mr_policy_ops {
 	uint32_t abi;          /* MR_POLICY_ABI this table was compiled against; first, so
