@@ -2,7 +2,7 @@
 /*
  * mr_policy.h - the reclaim policy interface, and the simulated machine a policy sees.
  *
- * The engine (replayer/) owns the machine: folios (one per dense page id, order 0), page
+ * The engine (replayer/) owns the machine: folios (one per page frame, order 0), page
  * tables with PTE young/dirty bits, VMAs, page cache and swap membership, memcg charges,
  * shadow entries and counters. A policy owns ordering and victim choice: it is told when
  * a folio is added to an LRU, accessed through a syscall (folio_mark_accessed), freed, or
@@ -90,7 +90,7 @@ enum mr_pg {
 	MR_PG_EXEC = 1u << 12,       /* engine: some mapping of it is VM_EXEC (trace page row) */
 };
 
-/* One per page id; 16 bytes. */
+/* One per page frame (struct mr_machine.folios); 16 bytes. */
 struct mr_folio {
 	uint32_t flags;    /* enum mr_pg */
 	uint16_t mapcount; /* PTEs mapping it (folio_mapped() iff > 0) */
@@ -115,7 +115,7 @@ static inline int mr_folio_is_file_lru(const struct mr_folio *f)
 /* One PTE table: 512 PTEs mapping 2 MiB. The PMD entry pointing at it has its own
  * (non-leaf) accessed bit, pmd_young, set by the hardware walker on any access below. */
 struct mr_pte_table {
-	uint32_t page[MR_PTRS_PER_TABLE]; /* page id, MR_NONE when not present */
+	uint32_t page[MR_PTRS_PER_TABLE]; /* the frame mapped (a pfn), MR_NONE when not present */
 	uint8_t bits[MR_PTRS_PER_TABLE];  /* MR_PTE_* */
 	uint64_t addr;                    /* virtual address of entry 0 (2 MiB aligned) */
 	uint32_t mm;

@@ -22,15 +22,15 @@
  * victims. Each page of a large folio (PC_INSERT of order > 0) is its own folio here
  * and its own reference, for every policy alike.
  *
- * Data structure: per lruvec, a max-priority queue over (next use, then lower page id
+ * Data structure: per lruvec, a max-priority queue over (next use, then lower frame
  * first) with lazy deletion, shaped for the access pattern: every access moves a page's
  * next use later, and reclaim takes the farthest. A key change just appends an entry
  * (key, page) and leaves the old one behind; an entry is valid while its page is in the
  * queue with that key. Entries of keys below a threshold sit unordered in buckets by key
  * range (key >> shift; the range doubles, merging neighbours, when a key does not fit);
  * the buckets above it form an open region kept as a binary heap. Folios keyed "never"
- * all rank first, lowest page id first, so they have their own min-heap of page ids:
- * at the end of a trace that is nearly every resident folio, at 4 bytes each. Taking
+ * all rank first, lowest trace page id first, so they have their own min-heap of (page
+ * id, frame): at the end of a trace that is nearly every resident folio, at 8 bytes each. Taking
  * the maximum pops the never-heap, then the heap, skipping invalid entries; when the
  * heap is empty the highest non-empty bucket is opened into it. Buckets the trace
  * position has passed (known from the old keys of accessed pages: a page's key is the
