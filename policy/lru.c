@@ -621,6 +621,7 @@ static enum folio_references lru_check_references(struct mr_policy *p, uint32_t 
 static const struct mr_shrink_hooks lru_hooks = {
 	.check_references = lru_check_references,
 	.eviction_shadow = lru_eviction_shadow,
+	.isolation_prefetches = true, /* isolate_lru_folios(), ISOLATE_AHEAD */
 };
 
 /*

@@ -40,6 +40,9 @@ struct mr_shrink_hooks {
 	/* The folio was freed (remove_mapping() took it): the per-page state the kernel
 	 * keeps in folio->flags goes with it (free_pages_prepare()). May be NULL. */
 	void (*folio_freed)(struct mr_policy *p, uint32_t page);
+	/* the policy's isolation already asked the machine to prefetch each folio
+	 * (prefetch_folio, lru's rings): shrink_folio_list() does not again */
+	bool isolation_prefetches;
 };
 
 /* What shrink_folio_list saw (struct reclaim_stat). */
