@@ -1210,6 +1210,23 @@ static const struct mr_bench_record_case *find_row(const struct mr_bench_record_
 	return NULL;
 }
 
+/* A target line: the case's wall overhead against MR_BENCH_RECORD_MAX_OVERHEAD, with its
+ * CPU overhead and extra beside it, or "not run (not_run)" without the case. */
+static void overhead_target(struct mr_strbuf *f, const char *label,
+			    const struct mr_bench_record_case *r, const char *extra,
+			    const char *not_run)
+{
+	mr_strbuf_printf(f, "  %-18s wall overhead <= %.0f %%:%*s", label,
+			 100 * MR_BENCH_RECORD_MAX_OVERHEAD, 7, "");
+	if (!r) {
+		mr_strbuf_printf(f, "not run (%s)\n", not_run);
+		return;
+	}
+	mr_strbuf_printf(f, "%+.1f %% (CPU %+.1f %%%s)   %s\n", 100 * r->overhead,
+			 100 * r->cpu_overhead, extra ? extra : "",
+			 r->overhead <= MR_BENCH_RECORD_MAX_OVERHEAD ? "met" : "NOT met");
+}
+
 /*
  * One target line: the recorder against a baseline on the fault-bound workload, by wall
  * overhead (the issue's criterion; met within noise when the excess is inside half the
@@ -1314,27 +1331,17 @@ int mr_bench_record_format(const struct mr_bench_record_case *c, size_t n, char 
 	tool = find_row(c, n, "faults", MR_BENCH_PERF_TOOL);
 	rec = find_row(c, n, "faults", MR_BENCH_RECORD);
 	mr_strbuf_printf(&f, "targets:\n");
-	if (b)
-		mr_strbuf_printf(&f, "  build, wall overhead <= %.0f %%:                   %+.1f %% (CPU %+.1f %%)"
-		    "   %s\n", 100 * MR_BENCH_RECORD_MAX_OVERHEAD, 100 * b->overhead,
-		    100 * b->cpu_overhead,
-		    b->overhead <= MR_BENCH_RECORD_MAX_OVERHEAD ? "met" : "NOT met");
-	else
-		mr_strbuf_printf(&f, "  build, wall overhead <= %.0f %%:                   not run (--no-build)\n",
-		    100 * MR_BENCH_RECORD_MAX_OVERHEAD);
+	overhead_target(&f, "build,", b, NULL, "--no-build");
 	{
 		const struct mr_bench_record_case *sr = find_row(c, n, "sort", MR_BENCH_RECORD);
 		const struct mr_bench_record_case *sa = find_row(c, n, "sort", MR_BENCH_ALONE);
+		char call[64] = "";
 
 		if (sr && sa && sa->wall_s > 0)
-			mr_strbuf_printf(&f, "  sort (in 100 MiB), wall overhead <= %.0f %%:       %+.1f %% (CPU %+.1f %%; "
-			    "whole record call %+.1f %%)   %s\n", 100 * MR_BENCH_RECORD_MAX_OVERHEAD,
-			    100 * sr->overhead, 100 * sr->cpu_overhead,
-			    100 * (sr->call_s - sa->wall_s) / sa->wall_s,
-			    sr->overhead <= MR_BENCH_RECORD_MAX_OVERHEAD ? "met" : "NOT met");
-		else
-			mr_strbuf_printf(&f, "  sort (in 100 MiB), wall overhead <= %.0f %%:       not run (--sort runs it)\n",
-			    100 * MR_BENCH_RECORD_MAX_OVERHEAD);
+			snprintf(call, sizeof(call), "; whole record call %+.1f %%",
+				 100 * (sr->call_s - sa->wall_s) / sa->wall_s);
+		overhead_target(&f, "sort (in 100 MiB),", sa && sa->wall_s > 0 ? sr : NULL, call,
+				"--sort runs it");
 	}
 	{
 		const struct mr_bench_record_case *fx = find_row(c, n, "fixed", MR_BENCH_RECORD);
