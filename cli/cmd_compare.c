@@ -126,7 +126,7 @@ static void print_sampled(const struct mr_compare *c)
 			runs += !strcmp(c->notes[j].kind, "sampled") &&
 				!strcmp(c->notes[j].message, c->notes[k].message);
 		printf("sampled 1/%u (seed %llu) in %zu of %zu runs: their counters are those of a "
-		       "machine replaying the pages of 1 in %u 2 MiB regions, not scaled up "
+		       "machine replaying 1 in %u pages (or units, --sample-unit), not scaled up "
 		       "(docs/replay.md, \"Sampled replay\")\n", den, seed, runs, c->nruns, den);
 	}
 }

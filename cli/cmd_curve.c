@@ -55,8 +55,8 @@ static void print_sampled(const struct mr_curve *c)
 		for (size_t j = 0; j < c->n; j++)
 			runs += c->rows[j].sample_den == r->sample_den &&
 				c->rows[j].sample_seed == r->sample_seed;
-		printf("sampled 1/%u (seed %llu): %zu of the %zu runs replayed the pages of 1 in %u "
-		       "2 MiB regions on a machine scaled to them; their miss ratio counts the "
+		printf("sampled 1/%u (seed %llu): %zu of the %zu runs replayed 1 in %u pages (or "
+		       "units, --sample-unit) on a machine scaled to them; their miss ratio counts the "
 		       "references their machine did not see as hits (docs/replay.md, \"Sampled "
 		       "replay\")\n", r->sample_den, (unsigned long long)r->sample_seed, runs, c->n,
 		       r->sample_den);

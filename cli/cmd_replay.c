@@ -308,7 +308,7 @@ int cmd_replay(int argc, char **argv)
 	enum { O_MEMORY = 256, O_SWAP, O_SCRIPT, O_INTERVAL, O_SNAP, O_WBDELAY,
 	       O_THREADS, O_TMPDIR, O_NUCACHE, O_CHECK, O_TIMING, O_PLUGIN, O_LIST, O_VARIANTS,
 	       O_RECLAIM, O_CSV, O_JSON, O_NOTIMING, O_SHADOW, O_FAULT_AROUND, O_VARY, O_VARY_P,
-	       O_DETAIL, O_SAMPLE, O_SAMPLE_SEED };
+	       O_DETAIL, O_SAMPLE, O_SAMPLE_SEED, O_SAMPLE_UNIT };
 	static const struct option opts[] = {
 		{ "policy", required_argument, NULL, 'P' },
 		{ "variants", required_argument, NULL, O_VARIANTS },
@@ -320,6 +320,7 @@ int cmd_replay(int argc, char **argv)
 		{ "vary-p", required_argument, NULL, O_VARY_P },
 		{ "sample", required_argument, NULL, O_SAMPLE },
 		{ "sample-seed", required_argument, NULL, O_SAMPLE_SEED },
+		{ "sample-unit", required_argument, NULL, O_SAMPLE_UNIT },
 		{ "format", required_argument, NULL, 'f' },
 		{ "csv", no_argument, NULL, O_CSV },
 		{ "json", no_argument, NULL, O_JSON },
@@ -347,7 +348,7 @@ int cmd_replay(int argc, char **argv)
 	char vlabel[MAX_POLICIES][300];
 	uint32_t vseed[MAX_POLICIES];
 	unsigned nvary = 0;
-	int vary_p_set = 0, sample_seed_set = 0;
+	int vary_p_set = 0, sample_seed_set = 0, sample_unit_set = 0;
 	struct mr_replay_limit limits[MAX_LIMITS];
 	uint64_t sizes[MR_REPLAY_MAX_SIZES];
 	size_t npol = 0, nlim = 0, nplug = 0, nsizes = 0;
@@ -461,6 +462,20 @@ int cmd_replay(int argc, char **argv)
 				return cli_usage_error("replay", "--sample-seed '%s': give a whole number from 0 to 2^64 - 1",
 						       optarg);
 			sample_seed_set = 1;
+			break;
+		}
+		case O_SAMPLE_UNIT: {
+			uint64_t pg;
+			struct mr_error perr = { 0 };
+
+			/* what is sampled whole: a page up to one PTE table's 2 MiB */
+			if (mr_parse_pages(optarg, MR_PAGE_SIZE, 0, &pg, &perr) || !pg || pg > 512 ||
+			    (pg & (pg - 1)))
+				return cli_usage_error("replay", "--sample-unit '%s': give a power of two "
+						       "from 4K (a page) to 2M (one PTE table's pages)",
+						       optarg);
+			o.sample_unit = (uint32_t)pg;
+			sample_unit_set = 1;
 			break;
 		}
 		case O_FAULT_AROUND: {
@@ -602,6 +617,8 @@ int cmd_replay(int argc, char **argv)
 
 	if (sample_seed_set && !o.sample_den)
 		return cli_usage_error("replay", "--sample-seed without --sample 1/N: give the rate");
+	if (sample_unit_set && !o.sample_den)
+		return cli_usage_error("replay", "--sample-unit without --sample 1/N: give the rate");
 	if (vary_p_set && !nvary)
 		return cli_usage_error("replay", "--vary-p without --vary N: give the number of seeds");
 	if (nvary) {

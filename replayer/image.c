@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "mr_store.h"
+#include "mr_replay.h"
 #include "rp_int.h"
 
 #define RP_MAX_DENSE_ID (1u << 26) /* task/file ids index arrays directly */
@@ -43,6 +44,7 @@ struct load {
 	uint32_t *mm_first_cg; /* [nr_mms] cgroup id + 1 of the mm's first task, 0 = none */
 	uint32_t sample_den;   /* rp_image_load_sampled(): 1 in den regions, 0 = all */
 	uint64_t sample_seed;
+	uint32_t sample_unit;  /* pages a unit */
 	int rc;
 };
 
@@ -738,7 +740,7 @@ static int sample_pages(struct load *l)
 		return mr_error_set(l->err, MR_ENOMEM, "out of memory for the sampled pages");
 	}
 	/* sample.c chooses the regions */
-	rc = rp_sample_choose(t, l->sample_den, l->sample_seed, keep, l->err);
+	rc = rp_sample_choose(t, l->sample_den, l->sample_seed, l->sample_unit, keep, l->err);
 	if (rc) {
 		free(keep);
 		return rc;
@@ -1114,13 +1116,14 @@ static int load_all(struct load *l)
 
 int rp_image_load(const char *path, struct rp_image **out, struct mr_error *err)
 {
-	return rp_image_load_sampled(path, 0, 0, out, err);
+	return rp_image_load_sampled(path, 0, 0, 0, out, err);
 }
 
-int rp_image_load_sampled(const char *path, uint32_t den, uint64_t seed, struct rp_image **out,
-			  struct mr_error *err)
+int rp_image_load_sampled(const char *path, uint32_t den, uint64_t seed, uint32_t unit,
+			  struct rp_image **out, struct mr_error *err)
 {
-	struct load l = { .err = err, .sample_den = den, .sample_seed = seed };
+	struct load l = { .err = err, .sample_den = den, .sample_seed = seed,
+			  .sample_unit = unit ? unit : MR_REPLAY_SAMPLE_UNIT };
 	struct rp_image *t;
 	int rc;
 

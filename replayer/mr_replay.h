@@ -288,11 +288,14 @@ struct mr_replay_opts {
 	void (*progress)(void *arg, const struct mr_replay_progress *p);
 	void *progress_arg;
 	/* Sampled replay (docs/replay.md, "Sampled replay"): 0 = every page; N >= 1 = only
-	 * the pages of 1 in N 2 MiB regions of each rank of heat, chosen with
+	 * 1 in N units (sample_unit pages) of each rank of heat, chosen with
 	 * sample_seed, and every memory size, swap size and cgroup limit scaled to them
 	 * for the machines ("Sampled replay" above). */
 	uint32_t sample_den;
 	uint64_t sample_seed;
+	/* The unit sampled whole, in pages: a power of two from 1 to 512 (2 MiB, one PTE
+	 * table); 0 = MR_REPLAY_SAMPLE_UNIT (docs/replay.md, "Which pages"). */
+	uint32_t sample_unit;
 	const char *output;                /* results path to claim at create (checked and
 					    * locked until destroy, mr_results_claim()), so
 					    * that a second replay to it fails before it
@@ -308,6 +311,7 @@ struct mr_replay_opts {
 #define MR_REPLAY_MAX_RUNS 1024
 /* The sparsest sampling: 1 in this many regions. */
 #define MR_REPLAY_MAX_SAMPLE_DEN 65536
+#define MR_REPLAY_SAMPLE_UNIT 1u /* pages: one page a unit (docs/replay.md, "Which pages") */
 
 /*
  * Parse one `--memory` argument that is not a cgroup limit into sizes in pages,
@@ -382,9 +386,9 @@ const char *mr_replay_assumed(const struct mr_replay *r, size_t i);
 /* 1 when the runs have no swap (--swap 0, or a host without swap). */
 int mr_replay_no_swap(const struct mr_replay *r);
 
-/* The sampling hash of a 2 MiB region (mr_replay.h, "Sampled replay"): kind 0 for a
- * file (owner = the trace's file id), 1 for an address space (owner = the trace's mm
- * id), region = page index or virtual page >> 9. splitmix64's finaliser over each. */
+/* The sampling hash of a unit (mr_replay.h, "Sampled replay"): kind 0 for a file (owner
+ * = the trace's file id), 1 for an address space (owner = the trace's mm id), region =
+ * page index or virtual page >> log2(the unit's pages). splitmix64's finaliser over each. */
 uint64_t mr_replay_sample_hash(uint64_t seed, unsigned kind, uint64_t owner, uint64_t region);
 /* Parse a sampling rate "1/N" (N from 1 to MR_REPLAY_MAX_SAMPLE_DEN) into *den.
  * MR_EINVAL quoting arg and saying what to give. */

@@ -167,6 +167,13 @@ struct mr_results_setup {
 	 * or not (mr_sample_trace_references), the sampled pages (mr_sample_pages) of the
 	 * trace's (mr_sample_trace_pages): what mr_curve_row.miss_ratio divides by */
 	uint64_t sample_trace_refs, sample_pages, sample_trace_pages;
+	/* the sampled pages' references, counted as sample_trace_refs is, by the pass that
+	 * chose them (mr_sample_references): a machine counts its references its own way
+	 * (a host REFAULT is one for the pass, not for the machine), so its share of the
+	 * trace's is taken from the pass, not from the machine's count */
+	uint64_t sample_refs;
+	/* pages sampled whole as one (meta sample_unit_pages; 0 = 1) */
+	uint32_t sample_unit;
 };
 
 /*
@@ -302,9 +309,10 @@ struct mr_curve_row {
 	uint64_t refs;           /* mr_references */
 	uint64_t misses;         /* mr_misses */
 	double miss_ratio;       /* misses / refs; NaN without mr_references (an older file);
-				  * a sampled run: misses / (mr_sample_trace_references x
-				  * mr_sample_pages / mr_sample_trace_pages), the references
-				  * its machine did not see counted as hits (docs/replay.md,
+				  * a sampled run: misses / (refs x (mr_sample_trace_references
+				  * x mr_sample_pages / mr_sample_trace_pages) /
+				  * mr_sample_references), the references its pages' share
+				  * would have beyond its own counted as hits (docs/replay.md,
 				  * "Sampled replay") */
 	double miss_ratio_raw;   /* misses / refs, also for a sampled run */
 	uint64_t first_touch;    /* mr_first_touch: the misses no memory size avoids */

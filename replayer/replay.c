@@ -507,16 +507,23 @@ static int sample_setup(struct mr_replay *r, const struct mr_replay_opts *o,
 			}
 	{
 		const struct rp_sample_stat *st = &r->t->sample_stat;
+		const char *what = st->unit > 1 ? "units" : "pages";
+		char unit[48] = "", units[64] = "";
 		int len;
 
+		/* a unit of several pages: its size and how many units, then the pages */
+		if (st->unit > 1) {
+			snprintf(unit, sizeof(unit), " of %u pages (%u KiB)", st->unit, st->unit * 4);
+			snprintf(units, sizeof(units), "%llu of %llu units, ",
+				 (unsigned long long)st->regions_kept, (unsigned long long)st->regions);
+		}
 		len = snprintf(r->sample_note, sizeof(r->sample_note),
-			       "sampled 1/%u (seed %llu): 1 in %u 2 MiB regions of each rank of heat, "
-			       "%llu of %llu regions, %llu of %llu pages (1/%.2f), %llu of %llu "
+			       "sampled 1/%u (seed %llu): 1 in %u %s%s of each rank of heat, "
+			       "%s%llu of %llu pages (1/%.2f), %llu of %llu "
 			       "references (1/%.2f), %llu of %llu pages live at once at most (1/%.2f), "
 			       "on a machine with every size times that last share; counters are the "
 			       "sampled machine's, not scaled",
-			       den, (unsigned long long)o->sample_seed, den,
-			       (unsigned long long)st->regions_kept, (unsigned long long)st->regions,
+			       den, (unsigned long long)o->sample_seed, den, what, unit, units,
 			       (unsigned long long)r->sample.kept, (unsigned long long)r->sample.valid,
 			       (double)r->sample.valid / (double)r->sample.kept,
 			       (unsigned long long)st->refs_kept, (unsigned long long)st->refs,
@@ -524,17 +531,19 @@ static int sample_setup(struct mr_replay *r, const struct mr_replay_opts *o,
 			       (unsigned long long)r->sample.scale_num,
 			       (unsigned long long)r->sample.scale_den,
 			       (double)r->sample.scale_den / (double)r->sample.scale_num);
-		/* a sample of few regions strays however they are chosen (docs/replay.md,
+		/* a sample of few units strays however they are chosen (docs/replay.md,
 		 * "What cannot be exact"): say so with the numbers */
 		if (den > 1 && st->regions_kept < RP_SAMPLE_FEW_REGIONS && len > 0 &&
 		    (size_t)len < sizeof(r->sample_note)) {
 			uint64_t n = st->regions / RP_SAMPLE_FEW_REGIONS;
 
 			snprintf(r->sample_note + len, sizeof(r->sample_note) - (size_t)len,
-				 "; warning: only %llu regions sampled (fewer than %d), so the miss "
+				 "; warning: only %llu %s sampled (fewer than %d), so the miss "
 				 "ratio may be points off at small sizes; %s",
-				 (unsigned long long)st->regions_kept, RP_SAMPLE_FEW_REGIONS,
-				 n >= 2 ? "sample more (a smaller N)" : "the trace has too few regions to sample: replay it in full");
+				 (unsigned long long)st->regions_kept, what, RP_SAMPLE_FEW_REGIONS,
+				 n >= 2 ? (st->unit > 1 ? "sample more (a smaller N or --sample-unit)"
+							: "sample more (a smaller N)") :
+				 "the trace has too few to sample: replay it in full");
 		}
 	}
 	return 0;
@@ -640,7 +649,13 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 		goto fail;
 	}
 	/* a sampled replay's image holds only the sampled pages (sample.c) */
-	rc = rp_image_load_sampled(o->trace, o->sample_den, o->sample_seed, &r->t, err);
+	if (o->sample_unit && (o->sample_unit > 512 || (o->sample_unit & (o->sample_unit - 1)))) {
+		rc = mr_error_set(err, MR_EINVAL, "sampling unit of %u pages: give a power of two "
+				  "from 1 page (4K) to 512 (2M)", o->sample_unit);
+		goto fail;
+	}
+	rc = rp_image_load_sampled(o->trace, o->sample_den, o->sample_seed, o->sample_unit,
+				   &r->t, err);
 	if (rc)
 		goto fail;
 	r->vary_p = o->vary_p;
@@ -1362,6 +1377,8 @@ int mr_replay_write_results(const struct mr_replay *r, const char *path, struct 
 		.sample_trace_refs = r->sampled ? r->sample.trace_refs : 0,
 		.sample_pages = r->sampled ? r->sample.kept : 0,
 		.sample_trace_pages = r->sampled ? r->sample.valid : 0,
+		.sample_refs = r->sampled ? r->t->sample_stat.refs_kept : 0,
+		.sample_unit = r->sampled ? r->t->sample_stat.unit : 0,
 	};
 	struct mr_results_memcg *memcgs;
 	const char **notes, **cov;

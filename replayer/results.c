@@ -404,12 +404,12 @@ static int write_run(struct wctx *w, sqlite3_stmt **st, const struct mr_results_
 	}
 	if (in->sample_den) {
 		/* what a sampled run's miss ratio needs beside its own counters */
-		const char *const names[3] = { "mr_sample_trace_references", "mr_sample_pages",
-					       "mr_sample_trace_pages" };
-		const uint64_t vals[3] = { in->sample_trace_refs, in->sample_pages,
-					   in->sample_trace_pages };
+		const char *const names[4] = { "mr_sample_trace_references", "mr_sample_pages",
+					       "mr_sample_trace_pages", "mr_sample_references" };
+		const uint64_t vals[4] = { in->sample_trace_refs, in->sample_pages,
+					   in->sample_trace_pages, in->sample_refs };
 
-		for (int i = 0; !rc && i < 3; i++) {
+		for (int i = 0; !rc && i < 4; i++) {
 			sqlite3_bind_int64(st[2], 1, id);
 			sqlite3_bind_text(st[2], 3, names[i], -1, SQLITE_STATIC);
 			bind_u64(st[2], 4, vals[i]);
@@ -533,8 +533,10 @@ int mr_results_write_claimed(const struct mr_results_claim *c,
 	if (!rc && setup->sample_den) {
 		snprintf(sql, sizeof(sql),
 			 "INSERT INTO meta VALUES('sample_den', %u);"
-			 "INSERT INTO meta VALUES('sample_seed', %llu);", setup->sample_den,
-			 (unsigned long long)setup->sample_seed);
+			 "INSERT INTO meta VALUES('sample_seed', %llu);"
+			 "INSERT INTO meta VALUES('sample_unit_pages', %u);", setup->sample_den,
+			 (unsigned long long)setup->sample_seed,
+			 setup->sample_unit ? setup->sample_unit : 1u);
 		rc = exec(&w, sql);
 	}
 	for (int i = 0; !rc && i < NINS; i++)
@@ -1515,13 +1517,14 @@ int mr_results_curve(struct mr_results *res, struct mr_curve **out, struct mr_er
 	st = NULL;
 	if (sqlite3_prepare_v2(res->db, "SELECT run, max(CASE name WHEN 'mr_sample_trace_references' THEN value END),"
 			       " max(CASE name WHEN 'mr_sample_pages' THEN value END),"
-			       " max(CASE name WHEN 'mr_sample_trace_pages' THEN value END) FROM counters"
+			       " max(CASE name WHEN 'mr_sample_trace_pages' THEN value END),"
+			       " max(CASE name WHEN 'mr_sample_references' THEN value END) FROM counters"
 			       " WHERE memcg IS NULL AND name LIKE 'mr_sample_%' GROUP BY run",
 			       -1, &st, NULL) == SQLITE_OK) {
 		while (sqlite3_step(st) == SQLITE_ROW) {
 			int64_t run = sqlite3_column_int64(st, 0);
 			double trefs = sqlite3_column_double(st, 1), kept = sqlite3_column_double(st, 2);
-			double all = sqlite3_column_double(st, 3);
+			double all = sqlite3_column_double(st, 3), srefs = sqlite3_column_double(st, 4);
 
 			for (size_t k = 0; k < c->n; k++) {
 				struct mr_curve_row *r = &c->rows[k];
@@ -1530,8 +1533,16 @@ int mr_results_curve(struct mr_results *res, struct mr_curve **out, struct mr_er
 					continue;
 				/* SHARDS-adj (Waldspurger et al., FAST '15): the sampled pages'
 				 * references beyond or short of their share are the hottest
-				 * pages', which hit at every size */
-				if (trefs > 0 && kept > 0 && all > 0)
+				 * pages', which hit at every size. The references the pages'
+				 * share would have are the machine's own times the pass's
+				 * share of pages over its share of references (the two count
+				 * references alike; the machine counts some events otherwise);
+				 * a file without mr_sample_references (before 2026-12-02)
+				 * takes the trace's references as the machine's. */
+				if (trefs > 0 && kept > 0 && all > 0 && srefs > 0 && r->refs)
+					r->miss_ratio = (double)r->misses /
+							((double)r->refs * (trefs * kept / all) / srefs);
+				else if (trefs > 0 && kept > 0 && all > 0)
 					r->miss_ratio = (double)r->misses / (trefs * kept / all);
 			}
 		}

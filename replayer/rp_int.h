@@ -117,7 +117,8 @@ struct rp_image {
 	uint32_t *sample_map;
 	uint64_t sample_kept, sample_valid;
 	struct rp_sample_stat {
-		uint64_t regions, regions_kept; /* 2 MiB regions with page rows, sampled */
+		uint64_t regions, regions_kept; /* units with page rows, sampled */
+		uint32_t unit;                  /* pages a unit (a power of two, <= 512) */
 		uint64_t refs, refs_kept;       /* their references (rp_event_refs()) */
 		uint64_t top_refs;              /* the hottest region's */
 		uint64_t live, live_kept;       /* most pages live at once, all and sampled */
@@ -164,9 +165,10 @@ struct rp_image {
 
 /* image.c */
 int rp_image_load(const char *path, struct rp_image **out, struct mr_error *err);
-/* The same with only the pages of the 2 MiB regions sampled 1 in den with seed
- * (mr_replay.h, "Sampled replay"); den 0 = every page. */
-int rp_image_load_sampled(const char *path, uint32_t den, uint64_t seed, struct rp_image **out,
+/* The same with only the pages of the units (unit pages; 0 = MR_REPLAY_SAMPLE_UNIT)
+ * sampled 1 in den with seed (mr_replay.h, "Sampled replay"); den 0 = every page. */
+int rp_image_load_sampled(const char *path, uint32_t den, uint64_t seed, uint32_t unit,
+			  struct rp_image **out,
 			  struct mr_error *err);
 void rp_image_free(struct rp_image *t);
 /* memcg index of a trace cgroup id; -1 when no page is charged to it. */
@@ -277,8 +279,8 @@ uint64_t rp_sample_hash(uint64_t seed, unsigned kind, uint64_t owner, uint64_t r
 /* Which pages a sampled image keeps (image.c, sample_pages(); "Which regions" in
  * sample.c): keep[trace page id] = 1 or 0, for t->nr_pages ids, t->sample_stat set.
  * Reads t->path's events once. Negative on a damaged store or out of memory. */
-int rp_sample_choose(struct rp_image *t, uint32_t den, uint64_t seed, uint8_t *keep,
-		     struct mr_error *err);
+int rp_sample_choose(struct rp_image *t, uint32_t den, uint64_t seed, uint32_t unit,
+		     uint8_t *keep, struct mr_error *err);
 int rp_sample_init(struct rp_sample *s, const struct rp_image *t, uint32_t den, uint64_t seed,
 		   struct mr_error *err);
 void rp_sample_free(struct rp_sample *s);

@@ -4,11 +4,13 @@
  * which pages are sampled, and the decoder's pass that keeps only their events, once for
  * all the machines of a replay.
  *
- * Pages are chosen by 2 MiB region, not one by one (SHARDS samples keys one by one, which
- * suits a flat cache): a PTE table, a fault-around window, a readahead window, mglru's
- * look-around (lru_gen_look_around(), one PMD's PTEs) and its Bloom filter entries (one
- * per PMD) all work on neighbours within a region, so a region kept whole keeps what they
- * see of each other; a page kept alone would find its neighbours never resident.
+ * Pages are chosen by unit: one page by default, as SHARDS samples keys, or a run of up
+ * to 512 (--sample-unit 2M: one PTE table's, so that fault-around, readahead windows,
+ * mglru's look-around (lru_gen_look_around(), one PMD's PTEs) and its Bloom filter
+ * entries (one per PMD) see their neighbours as in the full replay). Measured on the
+ * shipped traces, single pages give the smaller error: a trace holds 16 to 500 times
+ * more pages than regions, and a sample of a few dozen regions strays more than the
+ * neighbours it loses cost (docs/replay.md, "Which pages").
  *
  * The pass reads the trace into a stage of RP_SAMPLE_STAGE events and copies the kept
  * ones into the caller's batch; a range event over sampled and unsampled pages becomes
@@ -59,7 +61,7 @@ int mr_replay_parse_sample(const char *arg, uint32_t *den, struct mr_error *err)
 	}
 	return mr_error_set(err, MR_EINVAL,
 			    "--sample '%s': give the rate as 1/N, N a whole number from 1 to %d "
-			    "(1/16 keeps the pages of one 2 MiB region in 16)",
+			    "(1/16 keeps one page in 16 of each rank of heat)",
 			    arg, MR_REPLAY_MAX_SAMPLE_DEN);
 }
 
@@ -352,7 +354,7 @@ struct region {
 
 struct item {
 	uint64_t owner;  /* kind << 32 | the trace's file or mm id */
-	uint64_t region; /* page key >> 9 */
+	uint64_t region; /* page key >> the unit's shift */
 	uint32_t page;
 };
 
@@ -443,9 +445,11 @@ static int count_refs(const struct rp_image *t, uint64_t *refs, uint32_t *first_
 	return rc;
 }
 
-int rp_sample_choose(struct rp_image *t, uint32_t den, uint64_t seed, uint8_t *keep,
-		     struct mr_error *err)
+int rp_sample_choose(struct rp_image *t, uint32_t den, uint64_t seed, uint32_t unit,
+		     uint8_t *keep, struct mr_error *err)
 {
+	unsigned shift = 0;
+
 	uint64_t *refs = calloc((size_t)t->nr_pages + 1, sizeof(*refs));
 	uint32_t *first_b = malloc(((size_t)t->nr_pages + 1) * sizeof(*first_b));
 	uint32_t *last_b = malloc(((size_t)t->nr_pages + 1) * sizeof(*last_b));
@@ -456,6 +460,9 @@ int rp_sample_choose(struct rp_image *t, uint32_t den, uint64_t seed, uint8_t *k
 	int rc = 0;
 
 	memset(&t->sample_stat, 0, sizeof(t->sample_stat));
+	while (shift < 9 && (1u << (shift + 1)) <= unit)
+		shift++;
+	t->sample_stat.unit = 1u << shift;
 	if (!refs || !items || !first_b || !last_b || !delta) {
 		rc = mr_error_set(err, MR_ENOMEM, "out of memory for the sampled pages");
 		goto out;
@@ -473,7 +480,7 @@ int rp_sample_choose(struct rp_image *t, uint32_t den, uint64_t seed, uint8_t *k
 		file = rp_page_type(p) == RP_FILE;
 		items[nitems].owner = file ? p->owner :
 				      (1ull << 32) | (p->owner < t->nr_mms ? t->mm_store_id[p->owner] : 0);
-		items[nitems].region = p->key >> 9;
+		items[nitems].region = p->key >> shift;
 		items[nitems++].page = i;
 	}
 	qsort(items, nitems, sizeof(*items), cmp_item);

@@ -3,13 +3,15 @@
 # test_sample.sh MEMREPLAY
 #
 # replay --sample 1/N (docs/replay.md, "Sampled replay"): on a generated Zipf trace
-# (256 regions of 2 MiB) lru, mglru and opt at four sizes, sampled 1/16, must give a
-# curve within 1.5 percentage points of miss ratio of the full replay's on average per
-# policy (measured: 0.2-0.7), the same bytes twice, and results that say they are
+# lru, mglru and opt at four sizes, sampled 1/16 page by page, must give a curve within
+# 1 percentage point of miss ratio of the full replay's on average per policy
+# (measured: 0.31 / 0.64 / 0.07), the same bytes twice, and results that say they are
 # sampled (meta, a note per run, curve's and compare's first line); 1/1 keeps every
-# page and must give the full replay's counters; bad rates are refused. On
-# traces/default.db (few regions of very unequal heat) the curve must be within 4 points
-# and the note must warn of the few regions sampled.
+# page and must give the full replay's counters; bad rates and units are refused. On
+# traces/default.db (processes of very unequal heat) the curve must be within 1.5
+# points (1.02 / 0.04), and with --sample-unit 2M the note must warn of the few regions
+# sampled; on a recording whose machine counts references otherwise than the sampling
+# pass (kernel-lab's write.db: host REFAULT events) opt must be within 1.5 points.
 MR=$1
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -46,12 +48,16 @@ check "the sampled curve has the full one's 12 points" \
 mae "$T/f.txt" "$T/s.txt" >"$T/mae.txt"
 cat "$T/mae.txt"
 check "three policies compared" [ "$(wc -l <"$T/mae.txt")" = 3 ]
-check "mean error per policy at most 1.5 pp" \
-	awk '$2 > 1.5 { bad = 1 } END { exit bad }' "$T/mae.txt"
+check "mean error per policy at most 1 pp" \
+	awk '$2 > 1 { bad = 1 } END { exit bad }' "$T/mae.txt"
 
 # the results say so
 check "meta sample_den = 16" [ "$(q "$T/a.db" "SELECT value FROM meta WHERE key = 'sample_den'")" = 16 ]
 check "meta sample_seed = 0" [ "$(q "$T/a.db" "SELECT value FROM meta WHERE key = 'sample_seed'")" = 0 ]
+check "meta sample_unit_pages = 1 (the default)" \
+	[ "$(q "$T/a.db" "SELECT value FROM meta WHERE key = 'sample_unit_pages'")" = 1 ]
+check "each run counts the sampled pages' references (mr_sample_references)" \
+	[ "$(q "$T/a.db" "SELECT count(*) FROM counters WHERE name = 'mr_sample_references' AND memcg IS NULL AND value > 0")" = 12 ]
 check "a note of kind sampled on each of the 12 runs" \
 	[ "$(q "$T/a.db" "SELECT count(DISTINCT run) FROM notes WHERE kind = 'sampled' AND message LIKE 'sampled 1/16 (seed 0)%'")" = 12 ]
 check "the runs keep the sizes asked for" \
@@ -71,16 +77,16 @@ check "a full replay's curve does not" sh -c "! \"$MR\" curve \"$T/full.db\" | g
 # another seed, other pages
 "$MR" replay "$T/z.db" $P --sample 1/16 --sample-seed 7 -o "$T/c.db" >/dev/null 2>&1
 check "--sample-seed 7 is recorded" [ "$(q "$T/c.db" "SELECT value FROM meta WHERE key = 'sample_seed'")" = 7 ]
-# (each stratum gives one of its 16 regions of 512 pages, so the count of pages is the
-# same: the references kept, in the note, differ)
+# (each stratum gives one of its 16 pages, so the count of pages is the same: the
+# references kept, in the note, differ)
 N1="SELECT message FROM notes WHERE run = 1 AND kind = 'sampled'"
 check "another seed samples other pages" \
 	[ "$(q "$T/a.db" "$N1" | sed 's/(seed [0-9]*)//')" != "$(q "$T/c.db" "$N1" | sed 's/(seed [0-9]*)//')" ]
 
 # a trace of few, unequal regions (traces/default.db: 832 regions, 568 of them under 16
-# pages, a few holding most references): a 1/16 hash kept about 52 of them and was
-# 25-45 points off; the stratified choice and the live-pages scale keep it within 4
-# (measured 2.1 lru, 1.1 opt over 8 sizes), and the note warns of the few regions
+# pages, a few holding most references): a 1/16 hash of regions kept about 52 of them
+# and was 25-45 points off; stratified by heat, 2-9 points by seed; page by page it is
+# within 1.5 (measured 1.02 lru, 0.04 opt over 8 sizes)
 DB=$(dirname "$0")/../traces/default.db
 P2="--policy lru --policy opt --memory 1850..59224:8 -q --no-timing --threads 0 --nextuse-cache off"
 "$MR" replay "$DB" $P2 -o "$T/d-full.db" >/dev/null 2>&1 || { echo "FAIL default.db full replay"; exit 1; }
@@ -91,12 +97,33 @@ points "$T/d-s.db" >"$T/ds.txt"
 mae "$T/df.txt" "$T/ds.txt" >"$T/dmae.txt"
 cat "$T/dmae.txt"
 check "default.db: two policies compared" [ "$(wc -l <"$T/dmae.txt")" = 2 ]
-check "default.db: mean error per policy at most 4 pp" \
-	awk '$2 > 4 { bad = 1 } END { exit bad }' "$T/dmae.txt"
-check "default.db: the note says how many regions it took" \
-	grep -q "sampled 1/16 (seed 0): 1 in 16 2 MiB regions of each rank of heat, 52 of 832 regions" "$T/d.err"
-check "default.db: it warns that they are few" \
-	grep -q "warning: only 52 regions sampled (fewer than 64)" "$T/d.err"
+check "default.db: mean error per policy at most 1.5 pp" \
+	awk '$2 > 1.5 { bad = 1 } END { exit bad }' "$T/dmae.txt"
+check "default.db: the note says how many pages it took" \
+	grep -q "sampled 1/16 (seed 0): 1 in 16 pages of each rank of heat, 3702 of 59224 pages" "$T/d.err"
+check "default.db: no warning of too few" sh -c "! grep -q \"warning: only\" \"$T/d.err\""
+# whole 2 MiB regions: few of them, and the note says so
+"$MR" replay "$DB" $P2 --sample 1/16 --sample-unit 2M -o "$T/d-2m.db" >/dev/null 2>"$T/d2.err"
+check "default.db --sample-unit 2M exits 0" [ $? = 0 ]
+check "default.db 2M: the note says how many regions it took" \
+	grep -q "sampled 1/16 (seed 0): 1 in 16 units of 512 pages (2048 KiB) of each rank of heat, 52 of 832 units" "$T/d2.err"
+check "default.db 2M: it warns that they are few" \
+	grep -q "warning: only 52 units sampled (fewer than 64)" "$T/d2.err"
+check "default.db 2M: meta sample_unit_pages = 512" \
+	[ "$(q "$T/d-2m.db" "SELECT value FROM meta WHERE key = 'sample_unit_pages'")" = 512 ]
+
+# the miss ratio's references: a recording whose host REFAULT events the sampling pass
+# counts as references and the machine does not (12 % of them); taking the trace's
+# count for the machine's put opt 4.5 points off, the pass's own share 0.94 (8 sizes)
+W=$(dirname "$0")/../traces/kernel-lab/loop-2026-12-02-write/write.db
+P3="--policy opt --memory 326..10440:8 -q --no-timing --threads 0 --nextuse-cache off"
+"$MR" replay "$W" $P3 -o "$T/w-full.db" >/dev/null 2>&1 || { echo "FAIL write.db full replay"; exit 1; }
+"$MR" replay "$W" $P3 --sample 1/16 -o "$T/w-s.db" >/dev/null 2>&1
+points "$T/w-full.db" >"$T/wf.txt"
+points "$T/w-s.db" >"$T/ws.txt"
+mae "$T/wf.txt" "$T/ws.txt" >"$T/wmae.txt"
+cat "$T/wmae.txt"
+check "write.db: opt within 1.5 pp" awk '$1 == "opt" && $2 <= 1.5 { ok = 1 } END { exit !ok }' "$T/wmae.txt"
 
 # 1/1 keeps every page: the full replay's counters exactly (a smaller trace)
 "$MR" gen zipf -o "$T/small.db" --pages 16384 --events 200K --seed 2 >/dev/null 2>&1
@@ -117,9 +144,17 @@ for bad in 0 2/1 x 1/0 0.0625 1/ 1/65537; do
 done
 "$MR" replay "$T/z.db" --policy lru --memory 64M --sample-seed 3 -q >/dev/null 2>"$T/bad.err"
 check "--sample-seed without --sample refused" [ $? != 0 ]
-"$MR" replay "$T/z.db" --policy lru --memory 16M,16400K --sample 1/16 -q >/dev/null 2>"$T/bad.err"
+for bad in 0 12K 4M x; do
+	"$MR" replay "$T/z.db" --policy lru --memory 64M --sample 1/16 --sample-unit "$bad" -q >/dev/null 2>"$T/bad.err"
+	rc=$?
+	check "--sample-unit $bad refused" [ $rc != 0 ]
+	check "--sample-unit $bad: the message says what to give" grep -q "give a power of two from 4K" "$T/bad.err"
+done
+"$MR" replay "$T/z.db" --policy lru --memory 64M --sample-unit 2M -q >/dev/null 2>"$T/bad.err"
+check "--sample-unit without --sample refused" [ $? != 0 ]
+"$MR" replay "$T/z.db" --policy lru --memory 16M,16400K --sample 1/16 --sample-unit 2M -q >/dev/null 2>"$T/bad.err"
 check "sizes that scale to one refused" grep -q "both scale to" "$T/bad.err"
-"$MR" replay "$T/z.db" --policy lru --memory 64M --sample 1/65536 -q >/dev/null 2>"$T/bad.err"
+"$MR" replay "$T/z.db" --policy lru --memory 64M --sample 1/65536 --sample-unit 2M -q >/dev/null 2>"$T/bad.err"
 check "a rate that keeps no page refused" grep -q "keeps none of the" "$T/bad.err"
 
 [ $fail = 0 ] && echo "all ok"

@@ -65,6 +65,7 @@ static struct mr_replay *run(const char *trace, uint32_t den, uint64_t seed, str
 	struct mr_replay_opts o = {
 		.trace = trace, .policies = pol, .npolicies = 2, .memory_pages = 4096,
 		.threads = 0, .tmpdir = path_in(""), .sample_den = den, .sample_seed = seed,
+		.sample_unit = 512, /* whole 2 MiB regions: a range crosses two */
 		.check = 1,
 	};
 	struct mr_replay *r = NULL;
