@@ -9,12 +9,14 @@
  *   - in full, all 48 runs in one pass;
  *   - in full at one size (the middle one): "one full replay", the time the issue holds
  *     a sampled curve to;
- *   - sampled at 1/N (default 1/16), the 48 runs in one pass;
+ *   - sampled at 1/N (default 1/16), the 48 runs in one pass, once per seed (--seeds K:
+ *     seeds 0 .. K - 1; one seed's error says little on a trace of few units);
  * each on one thread (threads = 0), next-use times from a cache primed before the timed
  * runs. The error per policy is over the 16 sizes: |sampled - full| miss ratio in
  * percentage points, as `memreplay curve` prints both (mr_results_curve() on the results
- * files the replays write), its mean and its maximum, and the mean of the raw ratio
- * (misses / the sampled machine's own references) beside it.
+ * files the replays write), its mean over sizes and seeds, the worst seed's mean and the
+ * largest at any size, and the mean of the raw ratio (misses / the sampled machine's own
+ * references) beside it.
  *
  * Figures, not assertions. Times are wall times of create + run, not of the results'
  * writing.
@@ -23,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench_int.h"
 #include "mr_replay.h"
@@ -50,13 +53,15 @@ static int trace_pages(const char *trace, const char *dir, uint64_t *pages, stru
 /* One replay of the policies at sizes[0..nsizes), sampled 1/den (0 = in full), its
  * results to out (NULL = none); *secs = create + run. */
 static int replay_once(const char *trace, const char *dir, const char *nucache,
-		       const uint64_t *sizes, size_t nsizes, uint32_t den, const char *out,
-		       double *secs, uint64_t *events, struct mr_error *err)
+		       const uint64_t *sizes, size_t nsizes, uint32_t den, uint64_t seed,
+		       uint32_t unit, const char *out, double *secs, uint64_t *events,
+		       struct mr_error *err)
 {
 	struct mr_replay_opts ro = {
 		.trace = trace, .policies = policies, .npolicies = NPOL,
 		.memory_sizes = sizes, .nmemory = nsizes, .threads = 0, .tmpdir = dir,
-		.nextuse_cache = nucache, .sample_den = den,
+		.nextuse_cache = nucache, .sample_den = den, .sample_seed = seed,
+		.sample_unit = unit,
 	};
 	struct mr_replay *r = NULL;
 	double t0 = mr_clock_s();
@@ -87,11 +92,10 @@ static int read_curve(const char *path, struct mr_results **res, struct mr_curve
 	return rc;
 }
 
-/* The error rows of one trace: per policy, sampled against full over the sizes. */
-static int add_errors(const char *name, uint64_t pages, uint64_t events, uint32_t den,
-		      const char *full_db, const char *sampled_db, double full_s, double full1_s,
-		      double sampled_s, struct mr_bench_sample_case *out, size_t cap, size_t *n,
-		      struct mr_error *err)
+/* One seed's errors, added into the trace's NPOL rows at out[0..NPOL): per policy,
+ * sampled against full over the sizes (the caller divides the sums by the seeds). */
+static int add_errors(const char *full_db, const char *sampled_db,
+		      struct mr_bench_sample_case *out, struct mr_error *err)
 {
 	struct mr_results *rf = NULL, *rs = NULL;
 	struct mr_curve *cf = NULL, *cs = NULL;
@@ -99,19 +103,11 @@ static int add_errors(const char *name, uint64_t pages, uint64_t events, uint32_
 
 	if (!rc)
 		rc = read_curve(sampled_db, &rs, &cs, err);
-	for (size_t p = 0; !rc && p < NPOL && *n < cap; p++) {
-		struct mr_bench_sample_case *k = &out[*n];
+	for (size_t p = 0; !rc && p < NPOL; p++) {
+		struct mr_bench_sample_case *k = &out[p];
+		double mae = 0, raw_mae = 0;
 		size_t m = 0;
 
-		memset(k, 0, sizeof(*k));
-		snprintf(k->trace, sizeof(k->trace), "%s", name);
-		snprintf(k->policy, sizeof(k->policy), "%s", policies[p]);
-		k->pages = pages;
-		k->events = events;
-		k->den = den;
-		k->full_s = full_s;
-		k->full1_s = full1_s;
-		k->sampled_s = sampled_s;
 		for (size_t i = 0; i < cf->n; i++) {
 			const struct mr_curve_row *f = &cf->rows[i];
 
@@ -126,8 +122,8 @@ static int add_errors(const char *name, uint64_t pages, uint64_t events, uint32_
 					continue;
 				e = 100.0 * fabs(s->miss_ratio - f->miss_ratio);
 				raw = 100.0 * fabs(s->miss_ratio_raw - f->miss_ratio);
-				k->mae_pp += e;
-				k->mae_raw_pp += raw;
+				mae += e;
+				raw_mae += raw;
 				if (e > k->max_pp)
 					k->max_pp = e;
 				m++;
@@ -135,10 +131,13 @@ static int add_errors(const char *name, uint64_t pages, uint64_t events, uint32_
 		}
 		k->nsizes = m;
 		if (m) {
-			k->mae_pp /= (double)m;
-			k->mae_raw_pp /= (double)m;
+			mae /= (double)m;
+			raw_mae /= (double)m;
 		}
-		(*n)++;
+		k->mae_pp += mae;
+		k->mae_raw_pp += raw_mae;
+		if (mae > k->worst_seed_pp)
+			k->worst_seed_pp = mae;
 	}
 	mr_curve_free(cf);
 	mr_curve_free(cs);
@@ -155,6 +154,7 @@ static int bench_trace(const struct mr_bench_sample_opts *o, const char *trace, 
 	char nucache[1100], full_db[1100], sampled_db[1100];
 	uint64_t pages = 0, sizes[NSIZES], events = 0;
 	double full_s = 0, full1_s = 0, sampled_s = 0, prime_s = 0;
+	uint32_t seeds = o->seeds ? o->seeds : 1;
 	int rc;
 
 	snprintf(nucache, sizeof(nucache), "%s/nextuse-cache", dir);
@@ -171,27 +171,59 @@ static int bench_trace(const struct mr_bench_sample_opts *o, const char *trace, 
 		sizes[i] = (uint64_t)llround((double)pages / 32.0 * pow(32.0, (double)i / (NSIZES - 1)));
 	/* the next-use times into the cache first, so that no timed run computes them */
 	BENCH_NOTE(o, "%s: %llu pages; next-use times for opt ...", name, (unsigned long long)pages);
-	rc = replay_once(trace, dir, nucache, &sizes[NSIZES - 1], 1, 0, NULL, &prime_s, &events,
-			 err);
+	rc = replay_once(trace, dir, nucache, &sizes[NSIZES - 1], 1, 0, 0, 0, NULL, &prime_s,
+			 &events, err);
 	if (rc)
 		return rc;
 	BENCH_NOTE(o, "%s: in full, 3 policies x %d sizes in one pass ...", name, NSIZES);
-	rc = replay_once(trace, dir, nucache, sizes, NSIZES, 0, full_db, &full_s, NULL, err);
+	rc = replay_once(trace, dir, nucache, sizes, NSIZES, 0, 0, 0, full_db, &full_s, NULL, err);
 	if (rc)
 		return rc;
 	BENCH_NOTE(o, "%s: in full, 3 policies at one size ...", name);
-	rc = replay_once(trace, dir, nucache, &sizes[NSIZES / 2], 1, 0, NULL, &full1_s, NULL, err);
-	if (rc)
-		return rc;
-	BENCH_NOTE(o, "%s: sampled 1/%u, 3 policies x %d sizes in one pass ...", name, den, NSIZES);
-	rc = replay_once(trace, dir, nucache, sizes, NSIZES, den, sampled_db, &sampled_s, NULL,
+	rc = replay_once(trace, dir, nucache, &sizes[NSIZES / 2], 1, 0, 0, 0, NULL, &full1_s, NULL,
 			 err);
 	if (rc)
 		return rc;
-	BENCH_NOTE(o, "%s: full %.1f s, one size %.1f s, sampled %.1f s", name, full_s, full1_s,
-		   sampled_s);
-	return add_errors(name, pages, events, den, full_db, sampled_db, full_s, full1_s, sampled_s,
-			  out, cap, n, err);
+	if (*n + NPOL > cap)
+		return mr_error_set(err, MR_ERANGE, "bench sample: no room for more rows");
+	for (size_t p = 0; p < NPOL; p++) {
+		struct mr_bench_sample_case *k = &out[*n + p];
+
+		memset(k, 0, sizeof(*k));
+		snprintf(k->trace, sizeof(k->trace), "%s", name);
+		snprintf(k->policy, sizeof(k->policy), "%s", policies[p]);
+		k->pages = pages;
+		k->events = events;
+		k->den = den;
+		k->unit = o->unit ? o->unit : MR_REPLAY_SAMPLE_UNIT;
+		k->seeds = seeds;
+		k->full_s = full_s;
+		k->full1_s = full1_s;
+	}
+	for (uint32_t seed = 0; seed < seeds; seed++) {
+		double t = 0;
+
+		BENCH_NOTE(o, "%s: sampled 1/%u (seed %u), 3 policies x %d sizes in one pass ...",
+			   name, den, seed, NSIZES);
+		unlink(sampled_db);
+		rc = replay_once(trace, dir, nucache, sizes, NSIZES, den, seed, o->unit, sampled_db,
+				 &t, NULL, err);
+		if (!rc)
+			rc = add_errors(full_db, sampled_db, &out[*n], err);
+		if (rc)
+			return rc;
+		sampled_s += t;
+	}
+	sampled_s /= seeds;
+	for (size_t p = 0; p < NPOL; p++) {
+		out[*n + p].mae_pp /= seeds;
+		out[*n + p].mae_raw_pp /= seeds;
+		out[*n + p].sampled_s = sampled_s;
+	}
+	*n += NPOL;
+	BENCH_NOTE(o, "%s: full %.1f s, one size %.1f s, sampled %.1f s (mean of %u seeds)", name,
+		   full_s, full1_s, sampled_s, seeds);
+	return 0;
 }
 
 int mr_bench_sample(const struct mr_bench_sample_opts *o, struct mr_bench_sample_case *out,
@@ -250,16 +282,18 @@ int mr_bench_sample_format(const struct mr_bench_sample_case *c, size_t n, char 
 		return MR_EINVAL;
 	if (cap)
 		buf[0] = '\0';
-	mr_strbuf_printf(&sb, "%-28s %-6s %8s %10s %5s %9s %9s %9s %8s %8s %9s %7s %7s\n", "trace",
-			 "policy", "pages", "events", "rate", "MAE pp", "max pp", "raw MAE", "full s",
-			 "1-size s", "sampled s", "/full", "/1-size");
+	mr_strbuf_printf(&sb, "%-28s %-6s %8s %10s %5s %5s %5s %9s %9s %9s %9s %8s %8s %9s %7s %7s\n",
+			 "trace", "policy", "pages", "events", "rate", "unit", "seeds", "MAE pp",
+			 "worst pp", "max pp", "raw MAE", "full s", "1-size s", "sampled s", "/full",
+			 "/1-size");
 	for (size_t i = 0; i < n; i++) {
 		const struct mr_bench_sample_case *k = &c[i];
 
-		mr_strbuf_printf(&sb, "%-28.28s %-6s %8llu %10llu  1/%-2u %9.3f %9.3f %9.3f %8.1f %8.1f "
-				 "%9.1f %7.3f %7.3f\n", k->trace, k->policy,
+		mr_strbuf_printf(&sb, "%-28.28s %-6s %8llu %10llu  1/%-2u %4uK %5u %9.3f %9.3f %9.3f "
+				 "%9.3f %8.1f %8.1f %9.1f %7.3f %7.3f\n", k->trace, k->policy,
 				 (unsigned long long)k->pages, (unsigned long long)k->events, k->den,
-				 k->mae_pp, k->max_pp, k->mae_raw_pp, k->full_s, k->full1_s,
+				 k->unit * 4, k->seeds, k->mae_pp, k->worst_seed_pp, k->max_pp,
+				 k->mae_raw_pp, k->full_s, k->full1_s,
 				 k->sampled_s, k->full_s > 0 ? k->sampled_s / k->full_s : 0,
 				 k->full1_s > 0 ? k->sampled_s / k->full1_s : 0);
 		sum += k->mae_pp;
@@ -271,12 +305,13 @@ int mr_bench_sample_format(const struct mr_bench_sample_case *c, size_t n, char 
 				 worst);
 	mr_strbuf_printf(&sb,
 	       "lru, mglru and opt at 16 sizes from 1/32 of the trace's pages to all of them;\n"
-	       "MAE / max pp = mean / largest |sampled - full| miss ratio over the sizes, in\n"
-	       "percentage points, as `memreplay curve` prints them; raw MAE = the same for the\n"
-	       "sampled machine's misses over its own references (no adjustment);\n"
+	       "MAE pp = mean |sampled - full| miss ratio over the sizes and seeds, in percentage\n"
+	       "points, as `memreplay curve` prints them; worst pp = the worst seed's mean; max\n"
+	       "pp = the largest at any size and seed; raw MAE = the mean for the sampled\n"
+	       "machine's misses over its own references (no adjustment); unit = --sample-unit;\n"
 	       "full s = the 48 runs in full in one pass, 1-size s = the 3 policies in full at the\n"
-	       "middle size (one full replay), sampled s = the 48 runs sampled in one pass, each\n"
-	       "create + run on one thread with the next-use times cached; /full, /1-size =\n"
-	       "sampled s over those (docs/replay.md, \"Sampled replay\")\n");
+	       "middle size (one full replay), sampled s = the 48 runs sampled in one pass (the\n"
+	       "seeds' mean), each create + run on one thread with the next-use times cached;\n"
+	       "/full, /1-size = sampled s over those (docs/replay.md, \"Sampled replay\")\n");
 	return bench_report_end(&sb);
 }

@@ -124,6 +124,8 @@ struct mr_bench_sample_opts {
 	const char *const *traces;   /* more traces to measure */
 	size_t ntraces;
 	uint32_t den;                /* sampling 1/den (default 16) */
+	uint32_t seeds;              /* sampled with seeds 0 .. seeds - 1 (default 1) */
+	uint32_t unit;               /* --sample-unit in pages (0 = the replay's default) */
 	int keep;
 	void (*note)(void *arg, const char *line);
 	void *note_arg;
@@ -135,12 +137,16 @@ struct mr_bench_sample_case {
 	char policy[16];
 	uint64_t pages, events;
 	uint32_t den;
+	uint32_t unit;          /* pages a unit of the sample */
+	uint32_t seeds;         /* seeds 0 .. seeds - 1, each a sampled pass */
 	size_t nsizes;          /* sizes compared */
-	double mae_pp, max_pp;  /* |sampled - full| miss ratio, percentage points */
-	double mae_raw_pp;      /* the same with the sampled machine's raw ratio */
+	double mae_pp, max_pp;  /* |sampled - full| miss ratio, percentage points: the mean
+				 * over sizes and seeds, the largest at any size and seed */
+	double worst_seed_pp;   /* the largest of the seeds' means over the sizes */
+	double mae_raw_pp;      /* the mean with the sampled machine's raw ratio */
 	double full_s;          /* the 48 runs in full, one pass, one thread */
 	double full1_s;         /* the 3 policies in full at one size */
-	double sampled_s;       /* the 48 runs sampled, one pass, one thread */
+	double sampled_s;       /* the 48 runs sampled, one pass, one thread (mean of seeds) */
 };
 
 int mr_bench_sample(const struct mr_bench_sample_opts *o, struct mr_bench_sample_case *out,

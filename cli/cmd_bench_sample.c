@@ -26,12 +26,14 @@ static void print_note(void *arg, const char *line)
 
 int cmd_bench_sample(int argc, char **argv)
 {
-	enum { O_TRACE = 256, O_RATE, O_NO_ZIPF };
+	enum { O_TRACE = 256, O_RATE, O_NO_ZIPF, O_SEEDS, O_UNIT };
 	static const struct option opts[] = { { "events", required_argument, NULL, 'e' },
 					      { "pages", required_argument, NULL, 'p' },
 					      { "trace", required_argument, NULL, O_TRACE },
 					      { "rate", required_argument, NULL, O_RATE },
 					      { "no-zipf", no_argument, NULL, O_NO_ZIPF },
+					      { "seeds", required_argument, NULL, O_SEEDS },
+					      { "unit", required_argument, NULL, O_UNIT },
 					      { "dir", required_argument, NULL, 'd' },
 					      { "keep", no_argument, NULL, 'k' },
 					      { "help", no_argument, NULL, 'h' },
@@ -61,6 +63,28 @@ int cmd_bench_sample(int argc, char **argv)
 		}
 		if (c == O_NO_ZIPF) {
 			o.no_zipf = 1;
+			continue;
+		}
+		if (c == O_SEEDS) {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*end || end == optarg || v < 1 || v > 64)
+				return cli_usage_error("bench", "--seeds '%s': give a count from 1 to 64",
+						       optarg);
+			o.seeds = (uint32_t)v;
+			continue;
+		}
+		if (c == O_UNIT) {
+			uint64_t pg;
+			struct mr_error perr = { 0 };
+
+			if (mr_parse_pages(optarg, MR_PAGE_SIZE, 0, &pg, &perr) || !pg || pg > 512 ||
+			    (pg & (pg - 1)))
+				return cli_usage_error("bench", "--unit '%s': give a power of two from 4K "
+						       "(a page) to 2M, as replay --sample-unit takes",
+						       optarg);
+			o.unit = (uint32_t)pg;
 			continue;
 		}
 		rc = cli_bench_opt(c, optarg, &b);

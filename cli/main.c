@@ -270,7 +270,8 @@ static const struct mr_cmd commands[] = {
 	  "                              [--src DIR] [--workload PATH] [--dir DIR] [--keep]\n"
 	  "                              [--perf PATH | --no-perf] [--no-fixed] [--sort]\n"
 	  "       memreplay bench sample [--events N] [--pages SIZE] [--trace T.db ...]\n"
-	  "                              [--no-zipf] [--rate 1/N] [--dir DIR] [--keep]",
+	  "                              [--no-zipf] [--rate 1/N] [--seeds K] [--unit SIZE]\n"
+	  "                              [--dir DIR] [--keep]",
 	  "store: encode/decode and write/read speed and bytes per event of the trace store\n"
 	  "on generated traces. replay: events per second of each policy. record (root): what\n"
 	  "recording costs a fault-bound program and a build, against raw perf sampling,\n"
@@ -295,6 +296,9 @@ static const struct mr_cmd commands[] = {
 	  "  --trace T.db       a trace to measure too (sample; repeatable)\n"
 	  "  --no-zipf          only the --trace traces, no generated one (sample)\n"
 	  "  --rate 1/N         the sampling rate (sample; default 1/16)\n"
+	  "  --seeds K          sample with seeds 0..K-1, the error their mean and worst\n"
+	  "                     (sample; default 1)\n"
+	  "  --unit SIZE        the sample's unit, as replay --sample-unit (sample)\n"
 	  "  -d, --dir DIR      temporary files (default $TMPDIR, else /tmp)\n"
 	  "  -k, --keep         keep the temporary files\n"
 	  "  -h, --help         this help\n" },
