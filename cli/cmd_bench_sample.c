@@ -76,15 +76,8 @@ int cmd_bench_sample(int argc, char **argv)
 			continue;
 		}
 		if (c == O_UNIT) {
-			uint64_t pg;
-			struct mr_error perr = { 0 };
-
-			if (mr_parse_pages(optarg, MR_PAGE_SIZE, 0, &pg, &perr) || !pg || pg > 512 ||
-			    (pg & (pg - 1)))
-				return cli_usage_error("bench", "--unit '%s': give a power of two from 4K "
-						       "(a page) to 2M, as replay --sample-unit takes",
-						       optarg);
-			o.unit = (uint32_t)pg;
+			if (mr_replay_parse_sample_unit(optarg, &o.unit, &err))
+				return cli_fail("bench", &err);
 			continue;
 		}
 		rc = cli_bench_opt(c, optarg, &b);

@@ -464,20 +464,11 @@ int cmd_replay(int argc, char **argv)
 			sample_seed_set = 1;
 			break;
 		}
-		case O_SAMPLE_UNIT: {
-			uint64_t pg;
-			struct mr_error perr = { 0 };
-
-			/* what is sampled whole: a page up to one PTE table's 2 MiB */
-			if (mr_parse_pages(optarg, MR_PAGE_SIZE, 0, &pg, &perr) || !pg || pg > 512 ||
-			    (pg & (pg - 1)))
-				return cli_usage_error("replay", "--sample-unit '%s': give a power of two "
-						       "from 4K (a page) to 2M (one PTE table's pages)",
-						       optarg);
-			o.sample_unit = (uint32_t)pg;
+		case O_SAMPLE_UNIT:
+			if (mr_replay_parse_sample_unit(optarg, &o.sample_unit, &err))
+				return cli_fail("replay", &err);
 			sample_unit_set = 1;
 			break;
-		}
 		case O_FAULT_AROUND: {
 			uint64_t pg;
 			struct mr_error perr = { 0 };

@@ -393,6 +393,9 @@ uint64_t mr_replay_sample_hash(uint64_t seed, unsigned kind, uint64_t owner, uin
 /* Parse a sampling rate "1/N" (N from 1 to MR_REPLAY_MAX_SAMPLE_DEN) into *den.
  * MR_EINVAL quoting arg and saying what to give. */
 int mr_replay_parse_sample(const char *arg, uint32_t *den, struct mr_error *err);
+/* Parse a sampling unit (a size, a power of two from 4K to 2M: --sample-unit) into
+ * *pages. MR_EINVAL with a message naming the option's form otherwise. */
+int mr_replay_parse_sample_unit(const char *arg, uint32_t *pages, struct mr_error *err);
 /* After mr_replay_create(): the pages sampled, of those with page rows (all when not
  * sampling). */
 uint64_t mr_replay_sampled_pages(const struct mr_replay *r, uint64_t *of);

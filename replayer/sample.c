@@ -65,6 +65,20 @@ int mr_replay_parse_sample(const char *arg, uint32_t *den, struct mr_error *err)
 			    arg, MR_REPLAY_MAX_SAMPLE_DEN);
 }
 
+int mr_replay_parse_sample_unit(const char *arg, uint32_t *pages, struct mr_error *err)
+{
+	uint64_t pg;
+	struct mr_error perr = { 0 };
+
+	/* what is sampled whole: a page up to one PTE table's 2 MiB */
+	if (mr_parse_pages(arg, MR_PAGE_SIZE, 0, &pg, &perr) || !pg || pg > 512 || (pg & (pg - 1)))
+		return mr_error_set(err, MR_EINVAL,
+				    "--sample-unit '%s': give a power of two from 4K (a page) to 2M "
+				    "(one PTE table's pages)", arg);
+	*pages = (uint32_t)pg;
+	return 0;
+}
+
 int rp_sample_init(struct rp_sample *s, const struct rp_image *t, uint32_t den, uint64_t seed,
 		   struct mr_error *err)
 {
