@@ -12,6 +12,7 @@
 # points (1.02 / 0.04), and with --sample-unit 2M the note must warn of the few regions
 # sampled; on a recording whose machine counts references otherwise than the sampling
 # pass (kernel-lab's write.db: host REFAULT events) opt must be within 1.5 points.
+# bench sample --seeds / --unit must say its unit and seeds per row.
 MR=$1
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -124,6 +125,18 @@ points "$T/w-s.db" >"$T/ws.txt"
 mae "$T/wf.txt" "$T/ws.txt" >"$T/wmae.txt"
 cat "$T/wmae.txt"
 check "write.db: opt within 1.5 pp" awk '$1 == "opt" && $2 <= 1.5 { ok = 1 } END { exit !ok }' "$T/wmae.txt"
+
+# bench sample --seeds: one row per policy with the unit and the seeds, the worst seed's
+# mean at least the mean, the largest error at least the worst seed's mean
+"$MR" bench sample --no-zipf --seeds 2 --dir "$T" --trace "$W" >"$T/bench.txt" 2>/dev/null
+check "bench sample --seeds 2 exits 0" [ $? = 0 ]
+check "bench sample: three rows of write.db, 4K units, 2 seeds" \
+	[ "$(awk '$1 == "write.db" && $6 == "4K" && $7 == 2' "$T/bench.txt" | wc -l)" = 3 ]
+check "bench sample: worst seed >= mean, largest >= worst seed" \
+	awk '$1 == "write.db" { n++; if ($9 < $8 || $10 < $9) bad = 1 } END { exit bad || n != 3 }' "$T/bench.txt"
+"$MR" bench sample --no-zipf --unit 2M --dir "$T" --trace "$W" >"$T/bench2.txt" 2>/dev/null
+check "bench sample --unit 2M: its rows say 2048K" \
+	[ "$(awk '$1 == "write.db" && $6 == "2048K" && $7 == 1' "$T/bench2.txt" | wc -l)" = 3 ]
 
 # 1/1 keeps every page: the full replay's counters exactly (a smaller trace)
 "$MR" gen zipf -o "$T/small.db" --pages 16384 --events 200K --seed 2 >/dev/null 2>&1
