@@ -145,12 +145,14 @@
  *
  * ---- Sampled replay (sample_den = N) ----
  *
- * A page is sampled when its region is: a file page's region is (file, index >> 9), an
- * anon or shmem page's (mm, virtual page >> 9), the 2 MiB a PTE table covers, so page
- * tables, fault-around, readahead windows and mglru's look-around and Bloom filters see a
- * region whole or not at all. Which regions: a stratified sample (sample.c,
- * rp_sample_choose()): one pass over the events counts each region's references, the
- * regions are ranked by them (ties by pages, then mr_replay_sample_hash()), and of each
+ * A page is sampled when its unit is: one page by default, or sample_unit pages (a power
+ * of two up to 512): a file page's unit is (file, index >> log2 unit), an anon or shmem
+ * page's (mm, virtual page >> log2 unit); 512 is the 2 MiB a PTE table covers, so page
+ * tables, fault-around, readahead windows and mglru's look-around and Bloom filters see
+ * a region whole or not at all (docs/replay.md, "Why a page, and when a region", for why
+ * a page is the default). Which units: a stratified sample (sample.c,
+ * rp_sample_choose()): one pass over the events counts each unit's references, the
+ * units are ranked by them (ties by pages, then mr_replay_sample_hash()), and of each
  * run of N ranks the one at the rank mr_replay_sample_hash(seed, 2, N, run) mod N is
  * kept. The decoder drops, once for all machines, every per-page event
  * (ACCESS, FD_ACCESS, READAHEAD, PC_INSERT, PC_DELETE, FREE, FAULT, REFAULT, SWAP_*,
@@ -163,8 +165,9 @@
  * live at once, first reference to last), at least one page; the results keep
  * the sizes asked for (runs.memory_pages, memcgs.limit_pages) and the counters as the
  * sampled machines counted them, and say the rate and seed (meta sample_den and
- * sample_seed, a note of kind "sampled" per run with what was kept of regions, pages,
- * references and the live peak, and a warning below 64 sampled regions). Next-use times are the full trace's:
+ * sample_seed, sample_unit_pages, a note of kind "sampled" per run with what was kept of
+ * units, pages, references and the live peak, and a warning below 64 sampled units).
+ * Next-use times are the full trace's:
  * a page's references are all sampled or none, so their order is kept.
  *
  * ---- Determinism and threads ----
