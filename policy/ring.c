@@ -39,13 +39,11 @@ static void ring_repack(struct ring *r, struct ring_slots s, uint32_t new_cap)
 }
 
 /*
- * Room for one more entry: compact a full ring, or double it when half of it is live.
- * The reserve covers what init expected; past it the reserve itself grows.
+ * A full ring: compact it, or double it when half of it is live. The reserve covers
+ * what init expected; past it the reserve itself grows.
  */
-void ring_make_room(struct ring *r, struct ring_slots s)
+void ring_repack_full(struct ring *r, struct ring_slots s)
 {
-	if (r->n < r->cap)
-		return;
 	if (r->live >= r->cap / 2 && r->cap == r->max_cap && r->max_cap < (1u << 31)) {
 		uint32_t *ids = realloc(r->ids, 2 * (size_t)r->max_cap * sizeof(*ids));
 

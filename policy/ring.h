@@ -85,7 +85,14 @@ static inline uint32_t ring_below(const struct ring *r, uint32_t k)
 	return MR_NONE;
 }
 
-void ring_make_room(struct ring *r, struct ring_slots s);
+void ring_repack_full(struct ring *r, struct ring_slots s);
+
+/* Room for one more entry: a full ring is compacted or doubled (ring.c). */
+static inline void ring_make_room(struct ring *r, struct ring_slots s)
+{
+	if (__builtin_expect(r->n == r->cap, 0))
+		ring_repack_full(r, s);
+}
 
 /* list_add(): id at the head end. */
 static inline void ring_add_head(struct ring *r, struct ring_slots s, uint32_t id)
