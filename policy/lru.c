@@ -36,6 +36,7 @@
  */
 #include "mr_policy.h"
 #include "counters.h"
+#include "ring.h"
 #include "vmscan.h"
 
 #include <stddef.h>
@@ -71,35 +72,23 @@ enum lru_list {
 #define EVICTION_MASK ((UINT64_C(1) << EVICTION_BITS) - 1)
 
 /*
- * The lists. The kernel links folios into doubly linked lists; walked from the tail, such
- * a list is a chain of dependent loads into cold folios, one per page reclaim looks at.
- * Here each list is a deque of page ids in an array (a ring): lruvec_add_folio() appends
+ * The lists. Each is a ring of page ids with holes (ring.h): lruvec_add_folio() appends
  * at the head end, lruvec_add_folio_tail() prepends at the tail end, lruvec_del_folio()
- * leaves a hole (MR_NONE). The live entries, read from the tail, are exactly the
- * kernel's list, so every walk visits the same folios in the same order; but the next
- * folios to isolate are known in advance and are prefetched. Holes at either end are
- * trimmed at once, so both ends are always live entries. When a ring is full it is
- * compacted (holes squeezed out) or, when at least half of it is live, doubled; either
- * way each moved page's slot is rewritten (amortised O(1) per insertion). A ring reserves
- * its largest size (twice its lruvec's pages, rounded up to a power of two) at init as
- * zeroed memory it has not touched yet, so nothing is allocated after init and only what
- * is used is resident.
+ * leaves a hole; the live entries, read from the tail, are exactly the kernel's list, and
+ * the next folios to isolate are known in advance and are prefetched. A ring reserves
+ * its largest size (twice its lruvec's pages, rounded up to a power of two) at init.
  */
 
 /* Per page: where it is. on = lru + 1, 0 when on no list (zeroed = not on LRU). */
 struct lru_page {
-	uint32_t slot; /* index in its list's ring */
+	uint32_t slot; /* index in its list's ring; first, for struct ring_slots */
 	uint8_t on;
 	uint8_t pad[3];
 };
 
 struct lru_head {
-	uint32_t *ring;   /* [max_cap] reserved; [cap] in use */
-	uint32_t cap;     /* power of two; 0 for the unevictable list (counted, not listed) */
-	uint32_t max_cap;
-	uint32_t lo;      /* slot of the tail */
-	uint32_t n;       /* slots in use from lo (live entries and holes) */
-	uint64_t nr;      /* live pages (lruvec_lru_size) */
+	struct ring ring; /* cap 0 for the unevictable list (counted, not listed) */
+	uint64_t nr;      /* pages on the list (lruvec_lru_size) */
 };
 
 struct lru_lruvec {
@@ -225,9 +214,10 @@ static void update_lru_size(struct mr_policy *p, uint32_t lruvec, unsigned lru, 
 
 /* ---- lists (include/linux/list.h semantics on rings, see struct lru_head) ---- */
 
-static uint32_t ring_at(const struct lru_head *h, uint32_t k)
+/* Each ring entry's slot is the first field of its struct lru_page. */
+static struct ring_slots lru_slots(struct mr_policy *p)
 {
-	return h->ring[(h->lo + k) & (h->cap - 1)];
+	return (struct ring_slots){ p->pages, sizeof(struct lru_page) };
 }
 
 /* Isolation looks ahead along the list: the folios and list entries of the next
@@ -249,7 +239,7 @@ static int prefetch_pte(void *arg, const struct mr_vma *vma, struct mr_pte_table
 }
 
 /* Start loading the folio and list entry of the k-th entry from the tail. */
-static void prefetch_entry(struct mr_policy *p, const struct lru_head *h, uint32_t k)
+static void prefetch_entry(struct mr_policy *p, const struct ring *h, uint32_t k)
 {
 	uint32_t page = ring_at(h, k);
 
@@ -261,7 +251,7 @@ static void prefetch_entry(struct mr_policy *p, const struct lru_head *h, uint32
 }
 
 /* ... and its PTEs, once its folio is there. */
-static void prefetch_entry_ptes(struct mr_policy *p, const struct lru_head *h, uint32_t k)
+static void prefetch_entry_ptes(struct mr_policy *p, const struct ring *h, uint32_t k)
 {
 	uint32_t page = ring_at(h, k);
 
@@ -271,73 +261,6 @@ static void prefetch_entry_ptes(struct mr_policy *p, const struct lru_head *h, u
 		p->m->ops->prefetch_folio(p->m, page);
 	else if (p->m->folios[page].mapcount)
 		p->m->ops->rmap_walk(p->m, page, prefetch_pte, NULL);
-}
-
-/*
- * Move the live entries of h into a ring of new_cap slots, in order and without holes,
- * updating each one's slot. A ring of the same size is compacted in place (entries only
- * move towards the tail); a doubled one takes its entries in its upper half, which the
- * old ring never used, so reads and writes never overlap.
- */
-static void ring_repack(struct mr_policy *p, struct lru_head *h, uint32_t new_cap)
-{
-	uint32_t old_mask = h->cap - 1, new_mask = new_cap - 1;
-	uint32_t base = new_cap == h->cap ? h->lo : h->cap, w = 0;
-
-	for (uint32_t k = 0; k < h->n; k++) {
-		uint32_t page = h->ring[(h->lo + k) & old_mask], dst;
-
-		if (k + 8 < h->n) {
-			uint32_t ahead = h->ring[(h->lo + k + 8) & old_mask];
-
-			if (ahead != MR_NONE)
-				mr_prefetchw(lru_page(p, ahead));
-		}
-		if (page == MR_NONE)
-			continue;
-		dst = (base + w++) & new_mask;
-		h->ring[dst] = page;
-		lru_page(p, page)->slot = dst;
-	}
-	h->cap = new_cap;
-	h->lo = base & new_mask;
-	h->n = w;
-}
-
-/*
- * Room for one more entry: compact a full ring, or double it when half of it is live.
- * The reserve covers every folio init saw in the lruvec; a machine that assigns lruvecs
- * after init (a test harness) may need more: then the reserve itself grows.
- */
-static void ring_make_room(struct mr_policy *p, struct lru_head *h)
-{
-	if (h->n < h->cap)
-		return;
-	if (h->nr >= h->cap / 2 && h->cap == h->max_cap && h->max_cap < (1u << 31)) {
-		uint32_t *nr = realloc(h->ring, 2 * (size_t)h->max_cap * sizeof(*nr));
-
-		if (!MR_WARN_ON_ONCE(!nr)) {
-			h->ring = nr;
-			h->max_cap *= 2;
-		}
-	}
-	if (h->nr >= h->cap / 2 && h->cap < h->max_cap)
-		ring_repack(p, h, h->cap * 2);
-	else
-		ring_repack(p, h, h->cap);
-}
-
-/* Drop holes at both ends, so that both ends are live entries. */
-static void ring_trim(struct lru_head *h)
-{
-	uint32_t mask = h->cap - 1;
-
-	while (h->n && h->ring[h->lo] == MR_NONE) {
-		h->lo = (h->lo + 1) & mask;
-		h->n--;
-	}
-	while (h->n && h->ring[(h->lo + h->n - 1) & mask] == MR_NONE)
-		h->n--;
 }
 
 static void lruvec_del_folio(struct mr_policy *p, uint32_t page);
@@ -352,12 +275,8 @@ static void lruvec_add_folio(struct mr_policy *p, uint32_t page)
 	if (WARN_IF(lp->on))
 		lruvec_del_folio(p, page);
 	lp->on = (uint8_t)(lru + 1);
-	if (lru != LRU_UNEVICTABLE) { /* the unevictable list is counted, not listed */
-		ring_make_room(p, h);
-		lp->slot = (h->lo + h->n) & (h->cap - 1);
-		h->ring[lp->slot] = page;
-		h->n++;
-	}
+	if (lru != LRU_UNEVICTABLE) /* the unevictable list is counted, not listed */
+		ring_add_head(&h->ring, lru_slots(p), page);
 	update_lru_size(p, f->lruvec, lru, 1);
 }
 
@@ -370,13 +289,8 @@ static void lruvec_add_folio_tail(struct mr_policy *p, uint32_t page)
 
 	MR_WARN_ON_ONCE(lp->on || lru == LRU_UNEVICTABLE);
 	lp->on = (uint8_t)(lru + 1);
-	if (lru != LRU_UNEVICTABLE) {
-		ring_make_room(p, h);
-		h->lo = (h->lo - 1) & (h->cap - 1);
-		h->n++;
-		lp->slot = h->lo;
-		h->ring[h->lo] = page;
-	}
+	if (lru != LRU_UNEVICTABLE)
+		ring_add_tail(&h->ring, lru_slots(p), page);
 	update_lru_size(p, f->lruvec, lru, 1);
 }
 
@@ -393,11 +307,8 @@ static void lruvec_del_folio(struct mr_policy *p, uint32_t page)
 		return;
 	lru = lp->on - 1u;
 	h = &lruvec_of(p, f->lruvec)->lists[lru];
-	if (lru != LRU_UNEVICTABLE) {
-		MR_WARN_ON_ONCE(h->ring[lp->slot] != page);
-		h->ring[lp->slot] = MR_NONE;
-		ring_trim(h);
-	}
+	if (lru != LRU_UNEVICTABLE)
+		ring_del(&h->ring, lp->slot, page);
 	lp->on = 0;
 	update_lru_size(p, f->lruvec, lru, -1);
 }
@@ -648,7 +559,7 @@ static uint32_t isolate_lru_folios(struct mr_policy *p, uint64_t nr_to_scan, uin
 				   uint32_t *dst, uint64_t *nr_scanned,
 				   const struct mr_scan_control *sc, unsigned lru)
 {
-	struct lru_head *src = &lruvec_of(p, lruvec)->lists[lru];
+	struct ring *src = &lruvec_of(p, lruvec)->lists[lru].ring;
 	uint64_t scan = 0;
 	uint32_t nr_taken = 0;
 
@@ -1007,17 +918,6 @@ static void lru_shrink_lruvec(struct mr_policy *p, uint32_t lruvec, struct mr_sc
 
 /* ---- lifecycle, checks ---- */
 
-#define RING_MIN_CAP 64u
-
-static uint32_t pow2_at_least(uint64_t n)
-{
-	uint32_t c = RING_MIN_CAP;
-
-	while (c < n && c < (1u << 31))
-		c *= 2;
-	return c;
-}
-
 static void lru_fini(struct mr_policy *p);
 
 static int lru_init(struct mr_policy *p, struct mr_error *err)
@@ -1045,12 +945,7 @@ static int lru_init(struct mr_policy *p, struct mr_error *err)
 	 * fresh pages), RING_MIN_CAP slots in use at first. */
 	for (i = 0; i < pr->nr_lruvecs; i++) {
 		for (j = 0; j < NR_EVICTABLE_LRUS; j++) {
-			struct lru_head *h = &pr->lruvecs[i].lists[j];
-
-			h->max_cap = pow2_at_least(2 * pages_of[i] + 2);
-			h->cap = RING_MIN_CAP;
-			h->ring = calloc(h->max_cap, sizeof(*h->ring));
-			if (!h->ring)
+			if (ring_init(&pr->lruvecs[i].lists[j].ring, ring_reserve(pages_of[i])))
 				goto nomem;
 		}
 		pr->lruvecs[i].last_priority = -1;
@@ -1069,7 +964,7 @@ static void lru_fini(struct mr_policy *p)
 
 	for (uint32_t i = 0; pr->lruvecs && i < pr->nr_lruvecs; i++)
 		for (unsigned j = 0; j < NR_LRU_LISTS; j++)
-			free(pr->lruvecs[i].lists[j].ring);
+			ring_fini(&pr->lruvecs[i].lists[j].ring);
 	free(pr->lruvecs);
 	pr->lruvecs = NULL;
 }
@@ -1088,30 +983,21 @@ static unsigned lru_check(struct mr_policy *p)
 		unsigned lru;
 
 		for (lru = 0; lru < NR_EVICTABLE_LRUS; lru++) {
-			const struct lru_head *h = &pr->lruvecs[i].lists[lru];
+			const struct ring *h = &pr->lruvecs[i].lists[lru].ring;
 			uint64_t n = 0;
+			unsigned bad = ring_check(h, lru_slots(p), m->nr_pages);
 
-			problems += WARN_IF(h->n > h->cap || h->cap > h->max_cap ||
-					    (h->cap & (h->cap - 1)));
-			if (h->n) {
-				problems += WARN_IF(ring_at(h, 0) == MR_NONE);
-				problems += WARN_IF(ring_at(h, h->n - 1) == MR_NONE);
-			}
-			for (uint32_t k = 0; k < h->n && k <= h->cap; k++) {
+			problems += bad;
+			for (uint32_t k = 0; !bad && k < h->n; k++) {
 				const struct mr_folio *f;
 				const struct lru_page *lp;
 
 				page = ring_at(h, k);
 				if (page == MR_NONE)
 					continue;
-				if (WARN_IF(page >= m->nr_pages)) {
-					problems++;
-					continue;
-				}
 				f = &m->folios[page];
 				lp = lru_page(p, page);
 				problems += WARN_IF(lp->on != lru + 1);
-				problems += WARN_IF(lp->slot != ((h->lo + k) & (h->cap - 1)));
 				problems += WARN_IF(f->lruvec != i);
 				problems += WARN_IF(!(f->flags & MR_PG_LRU));
 				problems += WARN_IF(!!(f->flags & MR_PG_ACTIVE) !=
@@ -1120,7 +1006,7 @@ static unsigned lru_check(struct mr_policy *p)
 							    is_file_lru(lru));
 				n++;
 			}
-			problems += WARN_IF(n != h->nr);
+			problems += WARN_IF(!bad && n != pr->lruvecs[i].lists[lru].nr);
 			on_lists += n;
 		}
 		on_lists += pr->lruvecs[i].lists[LRU_UNEVICTABLE].nr;

@@ -97,32 +97,22 @@ static const struct mr_param_desc mglru_param_table[] = {
 	  "PG_reclaim, and isolate_folio() clears PG_reclaim)" },
 };
 
-/* ---- lists (include/linux/list.h over page ids) ---- */
+/* ---- lists (include/linux/list.h over page ids, on rings: ring.h) ---- */
 
 /* list_add() / list_add_tail() onto folios[gen][type][zone] of lv. */
 void lru_gen_list_add(struct mglru *mg, struct lruvec *lv, uint32_t page, unsigned gen,
 		      bool tail)
 {
 	const struct mr_folio *f = &mg->m->folios[page];
-	struct lru_gen_list *l = &lv->lrugen.folios[gen][folio_is_file_lru(f)][folio_zonenum(f)];
+	struct ring *l = &lv->lrugen.folios[gen][folio_is_file_lru(f)][folio_zonenum(f)];
 	struct lru_gen_page *pg = &mg->pages[page];
 
 	MR_WARN_ON_ONCE(pg->list);
 	pg->list = (uint8_t)(gen + 1);
-	if (l->head == MR_NONE) {
-		pg->prev = pg->next = MR_NONE;
-		l->head = l->tail = page;
-	} else if (tail) {
-		pg->prev = l->tail;
-		pg->next = MR_NONE;
-		mg->pages[l->tail].next = page;
-		l->tail = page;
-	} else {
-		pg->prev = MR_NONE;
-		pg->next = l->head;
-		mg->pages[l->head].prev = page;
-		l->head = page;
-	}
+	if (tail)
+		ring_add_tail(l, lru_gen_slots(mg), page);
+	else
+		ring_add_head(l, lru_gen_slots(mg), page);
 }
 
 /* list_del() from whichever gen list the folio is linked on. */
@@ -130,20 +120,11 @@ void lru_gen_list_del(struct mglru *mg, struct lruvec *lv, uint32_t page)
 {
 	const struct mr_folio *f = &mg->m->folios[page];
 	struct lru_gen_page *pg = &mg->pages[page];
-	struct lru_gen_list *l;
 
 	if (MR_WARN_ON_ONCE(!pg->list || pg->list > MAX_NR_GENS))
 		return;
-	l = &lv->lrugen.folios[pg->list - 1][folio_is_file_lru(f)][folio_zonenum(f)];
-	if (pg->prev == MR_NONE)
-		l->head = pg->next;
-	else
-		mg->pages[pg->prev].next = pg->next;
-	if (pg->next == MR_NONE)
-		l->tail = pg->prev;
-	else
-		mg->pages[pg->next].prev = pg->prev;
-	pg->prev = pg->next = MR_NONE;
+	ring_del(&lv->lrugen.folios[pg->list - 1][folio_is_file_lru(f)][folio_zonenum(f)],
+		 pg->slot, page);
 	pg->list = 0;
 }
 
@@ -720,11 +701,14 @@ void lru_gen_refault(struct mglru *mg, uint32_t page, uint64_t shadow, unsigned 
 
 /* ---- policy hooks ---- */
 
+static void mglru_fini(struct mr_policy *p);
+
 static int mglru_init(struct mr_policy *p, struct mr_error *err)
 {
 	struct mglru *mg = mglru_of(p);
 	struct mr_machine *m = p->m;
 	const struct mglru_params *prm = p->params;
+	uint64_t *pages_of;
 	size_t per_lv, i;
 
 	memset(mg, 0, sizeof(*mg));
@@ -801,6 +785,13 @@ static int mglru_init(struct mr_policy *p, struct mr_error *err)
 				    m->nr_lruvecs);
 	}
 
+	/* Rings: the largest a list of the lruvec can need, reserved untouched (ring.h). */
+	pages_of = calloc(m->nr_lruvecs, sizeof(*pages_of));
+	if (!pages_of)
+		goto nomem;
+	for (i = 0; i < m->nr_pages; i++)
+		if (m->folios[i].lruvec < m->nr_lruvecs)
+			pages_of[m->folios[i].lruvec]++;
 	/* mm/vmscan.c:lru_gen_init_lruvec() */
 	for (i = 0; i < m->nr_lruvecs; i++) {
 		struct lruvec *lv = &mg->lruvecs[i];
@@ -817,19 +808,31 @@ static int mglru_init(struct mr_policy *p, struct mr_error *err)
 		for (gen = 0; gen < MAX_NR_GENS; gen++)
 			for (type = 0; type < ANON_AND_FILE; type++)
 				for (zone = 0; zone < MAX_NR_ZONES; zone++)
-					lrugen->folios[gen][type][zone] =
-						(struct lru_gen_list){ MR_NONE, MR_NONE };
+					if (ring_init(&lrugen->folios[gen][type][zone],
+						      ring_reserve(pages_of[i])))
+						goto nomem;
 		lv->mm_state.seq = MIN_NR_GENS;
 		lv->mm_state.head = MM_LIST_FIFO;
 		lv->mm_state.walked = mg->arena + i * per_lv + NR_BLOOM_FILTERS * BLOOM_FILTER_WORDS;
 	}
+	free(pages_of);
 	return 0;
+nomem:
+	free(pages_of);
+	mglru_fini(p);
+	return mr_error_set(err, MR_ENOMEM, "mglru: out of memory for the lists of %u lruvecs",
+			    m->nr_lruvecs);
 }
 
 static void mglru_fini(struct mr_policy *p)
 {
 	struct mglru *mg = mglru_of(p);
 
+	for (uint32_t i = 0; mg->lruvecs && i < mg->m->nr_lruvecs; i++)
+		for (int gen = 0; gen < MAX_NR_GENS; gen++)
+			for (int type = 0; type < ANON_AND_FILE; type++)
+				for (int zone = 0; zone < MAX_NR_ZONES; zone++)
+					ring_fini(&mg->lruvecs[i].lrugen.folios[gen][type][zone]);
 	free(mg->lruvecs);
 	free(mg->arena);
 	free(mg->last_seen);
@@ -1074,23 +1077,22 @@ unsigned mglru_check(struct mr_policy *p)
 
 		for (gen = 0; gen < MAX_NR_GENS; gen++) {
 			for (type = 0; type < ANON_AND_FILE; type++) {
-				const struct lru_gen_list *l = &lrugen->folios[gen][type][0];
-				uint32_t prev = MR_NONE, n = 0;
+				const struct ring *l = &lrugen->folios[gen][type][0];
+				/* ends live, slots pointing back, ids in range */
+				unsigned bad = ring_check(l, lru_gen_slots(mg), m->nr_pages);
 
-				if (l->head != MR_NONE && !lv->inverted[type])
+				problems += bad;
+				if (l->n && !lv->inverted[type])
 					CHECK_LRU(gen_in_range(lv, type, gen));
-				for (page = l->head; page != MR_NONE; page = mg->pages[page].next) {
+				for (uint32_t k = l->n; !bad && k-- > 0;) { /* head to tail */
 					struct lru_gen_page *pg;
 					const struct mr_folio *f;
 
-					if (page >= m->nr_pages || n++ > m->nr_pages) {
-						CHECK_LRU(!"list runs off the page array or cycles");
-						prev = l->tail;
-						break;
-					}
+					page = ring_at(l, k);
+					if (page == MR_NONE)
+						continue;
 					pg = &mg->pages[page];
 					f = &m->folios[page];
-					CHECK_LRU(pg->prev == prev);
 					CHECK_LRU(pg->list == gen + 1);
 					CHECK_LRU(pg->pad == 0); /* on one list only */
 					pg->pad = 1;
@@ -1105,9 +1107,7 @@ unsigned mglru_check(struct mr_policy *p)
 						counted[pg->gen - 1][type]++;
 					}
 					CHECK_LRU(pg->refs <= LRU_REFS_MAX);
-					prev = page;
 				}
-				CHECK_LRU(l->tail == prev);
 			}
 		}
 		for (gen = 0; gen < MAX_NR_GENS; gen++) {
@@ -1192,4 +1192,5 @@ const struct mr_policy_ops mr_mglru_ops = {
 	.idle_params = mglru_idle_params,
 };
 
-_Static_assert(sizeof(struct lru_gen_page) == 12, "per-page state must stay 12 bytes");
+_Static_assert(sizeof(struct lru_gen_page) == 8, "per-page state must stay 8 bytes");
+_Static_assert(offsetof(struct lru_gen_page, slot) == 0, "ring_slots: the slot comes first");

@@ -852,34 +852,27 @@ void lru_gen_look_around(struct mr_policy *p, const struct mr_vma *vma,
 /*
  * Move the run of folios from the head of list src up to and including last to the tail
  * of list dst (list_cut_position() + list_splice_tail()): one list operation in the
- * kernel. The model also rewrites each moved folio's list field.
+ * kernel. On rings the run is moved entry by entry, head first, each becoming the new
+ * tail of dst, so it keeps its order below what dst held; the model also rewrites each
+ * moved folio's list field.
  */
-static void lru_gen_splice_head_to_tail(struct mglru *mg, struct lru_gen_list *src,
-					struct lru_gen_list *dst, unsigned dst_gen, uint32_t last)
+static void lru_gen_splice_head_to_tail(struct mglru *mg, struct ring *src, struct ring *dst,
+					unsigned dst_gen, uint32_t last)
 {
-	uint32_t first = src->head, next = mg->pages[last].next, page;
+	struct ring_slots slots = lru_gen_slots(mg);
+	uint32_t end = ring_pos(src, mg->pages[last].slot);
 
-	for (page = first;; page = mg->pages[page].next) {
+	MR_WARN_ON_ONCE(src == dst || ring_at(src, end) != last);
+	for (uint32_t k = src->n; k-- > end;) {
+		uint32_t page = ring_at(src, k);
+
+		if (page == MR_NONE)
+			continue;
+		ring_clear(src, (src->lo + k) & (src->cap - 1), page);
 		mg->pages[page].list = (uint8_t)(dst_gen + 1);
-		if (page == last)
-			break;
+		ring_add_tail(dst, slots, page);
 	}
-	/* cut */
-	src->head = next;
-	if (next == MR_NONE)
-		src->tail = MR_NONE;
-	else
-		mg->pages[next].prev = MR_NONE;
-	/* splice at the tail */
-	mg->pages[last].next = MR_NONE;
-	if (dst->tail == MR_NONE) {
-		mg->pages[first].prev = MR_NONE;
-		dst->head = first;
-	} else {
-		mg->pages[first].prev = dst->tail;
-		mg->pages[dst->tail].next = first;
-	}
-	dst->tail = last;
+	ring_trim(src); /* the run was the head end: src->n falls to end */
 	mg->stat.inc_min_seq_list_ops++;
 }
 
@@ -900,11 +893,13 @@ static bool inc_min_seq_v3(struct mglru *mg, struct lruvec *lv, int type, unsign
 	int zone;
 
 	for (zone = 0; zone < MAX_NR_ZONES; zone++) {
-		struct lru_gen_list *head = &lrugen->folios[old_gen][type][zone];
-		struct lru_gen_list *target = &lrugen->folios[new_gen][type][zone];
-		uint32_t pos = head->head, batch_end = MR_NONE;
+		struct ring *head = &lrugen->folios[old_gen][type][zone];
+		struct ring *target = &lrugen->folios[new_gen][type][zone];
+		uint32_t pos = ring_head(head), batch_end = MR_NONE;
 		int64_t delta = 0;
 
+		for (uint32_t k = head->n; k > 0 && k <= LRU_GEN_AHEAD; k--)
+			prefetchw_prev_lru_folio(mg, head, k - 1);
 		while (pos != MR_NONE) {
 			uint32_t page = pos;
 			const struct mr_folio *f = &mg->m->folios[page];
@@ -912,12 +907,14 @@ static bool inc_min_seq_v3(struct mglru *mg, struct lruvec *lv, int type, unsign
 			bool workingset = folio_test(f, MR_PG_WORKINGSET);
 			bool increased;
 			int gen;
+			/* the walk goes toward the tail; what it does to page and the run above
+			 * it leaves the folio below where it is (its slot may change, when a
+			 * move to the head of this list compacts the ring) */
+			uint32_t k = ring_pos(head, mg->pages[page].slot);
 
-			pos = mg->pages[page].next;
-			if (pos != MR_NONE) {
-				__builtin_prefetch(&mg->pages[pos], 1);
-				__builtin_prefetch(&mg->m->folios[pos], 1);
-			}
+			pos = ring_below(head, k);
+			if (k >= LRU_GEN_AHEAD)
+				prefetchw_prev_lru_folio(mg, head, k - LRU_GEN_AHEAD);
 
 			MR_WARN_ON_ONCE(folio_test(f, MR_PG_UNEVICTABLE));
 			MR_WARN_ON_ONCE(folio_test(f, MR_PG_ACTIVE));
@@ -1007,16 +1004,18 @@ bool inc_min_seq(struct mglru *mg, struct lruvec *lv, int type, int swappiness)
 
 	/* prevent cold/hot inversion if the type is evictable */
 	for (zone = 0; zone < MAX_NR_ZONES; zone++) {
-		struct lru_gen_list *head = &lrugen->folios[old_gen][type][zone];
+		struct ring *head = &lrugen->folios[old_gen][type][zone];
 
-		while (head->tail != MR_NONE) {
-			uint32_t page = head->tail;
+		for (uint32_t k = 1; k < LRU_GEN_AHEAD; k++)
+			prefetchw_prev_lru_folio(mg, head, k);
+		while (head->n) {
+			uint32_t page = ring_tail(head);
 			const struct mr_folio *f = &mg->m->folios[page];
 			int refs = folio_lru_refs(mg, page);
 			bool workingset = folio_test(f, MR_PG_WORKINGSET);
 			int new_gen;
 
-			prefetchw_prev_lru_folio(mg, page);
+			prefetchw_prev_lru_folio(mg, head, LRU_GEN_AHEAD);
 
 			MR_WARN_ON_ONCE(folio_test(f, MR_PG_UNEVICTABLE));
 			MR_WARN_ON_ONCE(folio_test(f, MR_PG_ACTIVE));
@@ -1065,7 +1064,7 @@ done:
 skip:
 	/* the oldest generation stays where it is and becomes max_seq + 1 */
 	for (zone = 0; zone < MAX_NR_ZONES; zone++) {
-		if (lrugen->folios[old_gen][type][zone].head != MR_NONE) {
+		if (lrugen->folios[old_gen][type][zone].n) {
 			lv->inverted[type] = true;
 			mg->stat.inc_min_seq_inversions++;
 			break;
@@ -1087,7 +1086,7 @@ static uint64_t oldest_populated_seq(const struct lru_gen_folio *lrugen, int typ
 		unsigned gen = lru_gen_from_seq(seq);
 
 		for (int zone = 0; zone < MAX_NR_ZONES; zone++)
-			if (lrugen->folios[gen][type][zone].head != MR_NONE)
+			if (lrugen->folios[gen][type][zone].n)
 				return seq;
 		seq++;
 	}

@@ -540,13 +540,15 @@ static uint64_t scan_folios(struct mglru *mg, uint64_t nr_to_scan, struct lruvec
 	for (i = MAX_NR_ZONES; i > 0; i--) {
 		uint64_t skipped_zone = 0;
 		int zone = (sc->reclaim_idx + i) % MAX_NR_ZONES;
-		struct lru_gen_list *head = &lrugen->folios[gen][type][zone];
+		struct ring *head = &lrugen->folios[gen][type][zone];
 
-		while (head->tail != MR_NONE) {
-			uint32_t page = head->tail; /* lru_to_folio() */
+		for (uint32_t k = 1; k < LRU_GEN_AHEAD; k++)
+			prefetchw_prev_lru_folio(mg, head, k);
+		while (head->n) {
+			uint32_t page = ring_tail(head); /* lru_to_folio() */
 			const struct mr_folio *f = &mg->m->folios[page];
 
-			prefetchw_prev2_lru_folio(mg, page);
+			prefetchw_prev_lru_folio(mg, head, LRU_GEN_AHEAD);
 
 			MR_WARN_ON_ONCE(folio_test(f, MR_PG_UNEVICTABLE));
 			MR_WARN_ON_ONCE(folio_test(f, MR_PG_ACTIVE));

@@ -65,7 +65,7 @@ static int mglru_set_seqs(struct mr_policy *p, uint32_t lruvec, uint64_t max_seq
 	lv = &mg->lruvecs[lruvec];
 	for (gen = 0; gen < MAX_NR_GENS; gen++)
 		for (type = 0; type < ANON_AND_FILE; type++)
-			if (lv->lrugen.folios[gen][type][0].head != MR_NONE ||
+			if (lv->lrugen.folios[gen][type][0].n ||
 			    lv->lrugen.nr_pages[gen][type][0])
 				return MR_EINVAL;
 	if (min_anon > max_seq || min_file > max_seq || max_seq - min_anon + 1 < MIN_NR_GENS ||
@@ -85,17 +85,20 @@ static unsigned mglru_list_pages(struct mr_policy *p, uint32_t lruvec, unsigned 
 				 int type, uint32_t *out, unsigned cap)
 {
 	struct mglru *mg = mglru_of(p);
+	const struct ring *l;
 	unsigned n = 0;
-	uint32_t page;
 
 	if (lruvec >= mg->m->nr_lruvecs || gen >= MAX_NR_GENS || type < 0 || type > 1)
 		return 0;
-	for (page = mg->lruvecs[lruvec].lrugen.folios[gen][type][0].head; page != MR_NONE;
-	     page = mg->pages[page].next) {
+	l = &mg->lruvecs[lruvec].lrugen.folios[gen][type][0];
+	for (uint32_t k = l->n; k-- > 0;) { /* the ring from its head end */
+		uint32_t page = ring_at(l, k);
+
+		if (page == MR_NONE)
+			continue;
 		if (n < cap)
 			out[n] = page;
-		if (++n > mg->m->nr_pages)
-			break;
+		n++;
 	}
 	return n;
 }
@@ -2427,7 +2430,7 @@ static void test_params_and_counters(void)
 	struct mr_error err = { 0 };
 	int n = 0;
 
-	CHECK_EQ_U64(mr_mglru_ops.page_priv_size, 12);
+	CHECK_EQ_U64(mr_mglru_ops.page_priv_size, 8);
 	env_open(&e, 1, 1);
 	CHECK_EQ_U64(mr_policy_set_param(e.p, "swappiness", 202), MR_ERANGE);
 	CHECK_EQ_U64(mr_policy_set_param(e.p, "enabled", 6), 0);
