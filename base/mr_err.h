@@ -69,4 +69,17 @@ void mr_warn_report(const char *file, int line, const char *cond);
 #define MR_WARN_ON_ONCE(cond) __extension__({ (void)sizeof(!!(cond)); 0; })
 #endif
 
+/*
+ * MR_CHECK_COUNT(n, cond): for a policy's check(), which the replay calls to count
+ * invariant violations (--check): when cond is false, count it in n and report it, in
+ * every build (the caller asked for the check).
+ */
+#define MR_CHECK_COUNT(n, cond)                                                 \
+	do {                                                                    \
+		if (!(cond)) {                                                  \
+			(n)++;                                                  \
+			mr_warn_report(__FILE__, __LINE__, #cond);              \
+		}                                                               \
+	} while (0)
+
 #endif /* MR_ERR_H */

@@ -1023,13 +1023,7 @@ static bool gen_in_range(const struct lruvec *lv, int type, unsigned gen)
 	return (int64_t)d < get_nr_gens(lv, type);
 }
 
-#define CHECK_LRU(cond)                                  \
-	do {                                             \
-		if (!(cond)) {                           \
-			problems++;                      \
-			mr_warn_report(__FILE__, __LINE__, #cond); \
-		}                                        \
-	} while (0)
+#define CHECK_LRU(cond) MR_CHECK_COUNT(problems, cond)
 
 /*
  * The invariants of the lists and their accounting, checked from scratch: every folio

@@ -92,14 +92,8 @@ void ring_fini(struct ring *r)
 	*r = (struct ring){ 0 };
 }
 
-/* Counted in every build, reported in checking builds and to the checker's caller. */
-#define RING_CHECK(cond)                                           \
-	do {                                                       \
-		if (!(cond)) {                                     \
-			problems++;                                \
-			mr_warn_report(__FILE__, __LINE__, #cond); \
-		}                                                  \
-	} while (0)
+/* Counted and reported in every build: the checker was asked for (MR_CHECK_COUNT()). */
+#define RING_CHECK(cond) MR_CHECK_COUNT(problems, cond)
 
 unsigned ring_check(const struct ring *r, struct ring_slots s, uint32_t nr_ids)
 {
