@@ -119,6 +119,23 @@ void rp_wb_complete_all(struct rp_machine *mach)
 	mach->wbb_head = mach->wbb_tail;
 }
 
+/*
+ * The ring's capacity doubles within its reservation (wb_max entries, allocated
+ * untouched, a power of two times the first capacity, so that it is reached by
+ * doubling): the entries in flight are usually a few reclaim batches, and a ring that
+ * wrapped through all of a machine's pages would touch 4 bytes per page of the trace. Entry i moves from i % cap to i % (2 cap), which is i % cap or that plus cap:
+ * the moves go into the half not used before, so they do not overlap.
+ */
+static void wb_grow(struct rp_machine *mach)
+{
+	uint64_t cap = mach->wb_cap, ncap = cap * 2;
+
+	for (uint64_t i = mach->wb_head; i < mach->wb_tail; i++)
+		if (i % ncap != i % cap)
+			mach->wb_ring[i % ncap] = mach->wb_ring[i % cap];
+	mach->wb_cap = ncap;
+}
+
 static void start_writeback(struct mr_machine *m, uint32_t frame)
 {
 	struct rp_machine *mach = to_rp(m);
@@ -143,8 +160,12 @@ static void start_writeback(struct mr_machine *m, uint32_t frame)
 	f->flags &= ~MR_PG_DIRTY;
 	f->flags |= MR_PG_WRITEBACK;
 	mach->c[C_WRITEBACKS]++;
-	if (mach->wb_tail - mach->wb_head == mach->wb_cap)
-		wb_complete_one(mach); /* ring full (stale entries): end the oldest now */
+	if (mach->wb_tail - mach->wb_head == mach->wb_cap) {
+		if (mach->wb_cap < mach->wb_max)
+			wb_grow(mach);
+		else
+			wb_complete_one(mach); /* ring full (stale entries): end the oldest now */
+	}
 	mach->wb_ring[mach->wb_tail % mach->wb_cap] = page;
 	mach->wb_tail++;
 	b = mach->wbb_tail > mach->wbb_head ? &mach->wbb[(mach->wbb_tail - 1) % WB_BATCHES] : NULL;
@@ -1106,8 +1127,11 @@ int rp_machine_create(const struct rp_image *t, const struct rp_machine_opts *o,
 	mach->imap = calloc(t->nr_files ? t->nr_files : 1, sizeof(*mach->imap));
 	mach->task_exited = calloc(t->nr_tasks ? t->nr_tasks : 1, 1);
 	mach->memcg = calloc(nm, sizeof(*mach->memcg));
-	mach->wb_cap = (uint64_t)np + 64;
-	mach->wb_ring = malloc(mach->wb_cap * sizeof(uint32_t));
+	/* a page is under writeback once at a time, plus stale entries of freed ones */
+	mach->wb_cap = 4096;
+	for (mach->wb_max = mach->wb_cap; mach->wb_max < (uint64_t)np + 64;)
+		mach->wb_max *= 2;
+	mach->wb_ring = malloc(mach->wb_max * sizeof(uint32_t));
 	/* each file folio at most once while live, plus stale entries of freed ones */
 	mach->flushq_cap = 2 * (uint64_t)t->nr_file + 64;
 	mach->flushq = malloc(mach->flushq_cap * sizeof(uint32_t));

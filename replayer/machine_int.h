@@ -250,7 +250,9 @@ struct rp_machine {
 
 	/* writeback */
 	uint32_t *wb_ring;
-	uint64_t wb_cap, wb_head, wb_tail;
+	/* pages under writeback, oldest first, at wb_ring[i % wb_cap] for i in [wb_head,
+	 * wb_tail); wb_cap doubles up to wb_max inside the reservation (machine.c) */
+	uint64_t wb_cap, wb_max, wb_head, wb_tail;
 	struct wb_batch wbb[WB_BATCHES];
 	uint64_t wbb_head, wbb_tail;
 	uint64_t wb_delay;
