@@ -1129,6 +1129,10 @@ int rp_machine_create(const struct rp_image *t, const struct rp_machine_opts *o,
 	mach->memcg = calloc(nm, sizeof(*mach->memcg));
 	/* a page is under writeback once at a time, plus stale entries of freed ones */
 	mach->wb_cap = 4096;
+#ifdef MR_DEBUG_CHECKS
+	mach->wb_cap = 1; /* debug and sanitizer builds grow it from one entry: the goldens
+			   * they replay then check wb_grow() on every writeback burst */
+#endif
 	for (mach->wb_max = mach->wb_cap; mach->wb_max < (uint64_t)np + 64;)
 		mach->wb_max *= 2;
 	mach->wb_ring = malloc(mach->wb_max * sizeof(uint32_t));
