@@ -120,20 +120,32 @@ void rp_wb_complete_all(struct rp_machine *mach)
 }
 
 /*
- * The ring's capacity doubles within its reservation (wb_max entries, allocated
- * untouched, a power of two times the first capacity, so that it is reached by
- * doubling): the entries in flight are usually a few reclaim batches, and a ring that
- * wrapped through all of a machine's pages would touch 4 bytes per page of the trace. Entry i moves from i % cap to i % (2 cap), which is i % cap or that plus cap:
- * the moves go into the half not used before, so they do not overlap.
+ * The writeback ring and the flusher's queue are FIFOs over absolute positions
+ * [head, tail), entry i at a[i % cap]. Their capacity doubles within a reservation
+ * allocated untouched (a power of two times the first capacity, so it is reached by
+ * doubling): the entries in flight are usually a few reclaim batches or the dirty
+ * folios of the moment, and a ring that wrapped through a slot per page of the trace
+ * would touch all of its reservation on a long replay. Entry i moves from i % cap to
+ * i % (2 cap), which is i % cap or that plus cap: the moves go into the half not used
+ * before, so they do not overlap.
  */
-static void wb_grow(struct rp_machine *mach)
+static void fifo_grow(void *a, size_t size, uint64_t head, uint64_t tail, uint64_t cap)
 {
-	uint64_t cap = mach->wb_cap, ncap = cap * 2;
+	for (uint64_t i = head; i < tail; i++)
+		if (i % (2 * cap) != i % cap)
+			memcpy((char *)a + i % (2 * cap) * size, (char *)a + i % cap * size, size);
+}
 
-	for (uint64_t i = mach->wb_head; i < mach->wb_tail; i++)
-		if (i % ncap != i % cap)
-			mach->wb_ring[i % ncap] = mach->wb_ring[i % cap];
-	mach->wb_cap = ncap;
+/* the first capacity of the FIFOs and their reservation for at most n entries */
+static void fifo_size(uint64_t n, uint64_t *cap, uint64_t *max)
+{
+	*cap = 4096;
+#ifdef MR_DEBUG_CHECKS
+	*cap = 1; /* debug and sanitizer builds grow them from one entry: the goldens they
+		   * replay then check fifo_grow() on every burst */
+#endif
+	for (*max = *cap; *max < n;)
+		*max *= 2;
 }
 
 static void start_writeback(struct mr_machine *m, uint32_t frame)
@@ -161,9 +173,10 @@ static void start_writeback(struct mr_machine *m, uint32_t frame)
 	f->flags |= MR_PG_WRITEBACK;
 	mach->c[C_WRITEBACKS]++;
 	if (mach->wb_tail - mach->wb_head == mach->wb_cap) {
-		if (mach->wb_cap < mach->wb_max)
-			wb_grow(mach);
-		else
+		if (mach->wb_cap < mach->wb_max) {
+			fifo_grow(mach->wb_ring, sizeof(*mach->wb_ring), mach->wb_head, mach->wb_tail, mach->wb_cap);
+			mach->wb_cap *= 2;
+		} else
 			wb_complete_one(mach); /* ring full (stale entries): end the oldest now */
 	}
 	mach->wb_ring[mach->wb_tail % mach->wb_cap] = page;
@@ -232,7 +245,7 @@ static void flusher_write(struct rp_machine *mach, uint32_t page)
  * written back now (a folio under writeback, isolated or clean meanwhile is dropped). */
 static int flusher_pop(struct rp_machine *mach)
 {
-	uint32_t page = mach->flushq[mach->flushq_head++ % mach->flushq_cap];
+	uint32_t page = mach->flushq[mach->flushq_head++ % mach->flushq_cap].page;
 	struct mr_folio *f;
 
 	if (!rp_resident(mach, page))
@@ -263,12 +276,19 @@ static void flusher_queue(struct rp_machine *mach, uint32_t page)
 
 	if (f->flags & E_FLUSHQ)
 		return;
-	if (mach->flushq_tail - mach->flushq_head == mach->flushq_cap)
-		flusher_all(mach); /* full of stale entries: write everything now */
+	if (mach->flushq_tail - mach->flushq_head == mach->flushq_cap) {
+		if (mach->flushq_cap < mach->flushq_max) {
+			fifo_grow(mach->flushq, sizeof(*mach->flushq), mach->flushq_head, mach->flushq_tail,
+				  mach->flushq_cap);
+			mach->flushq_cap *= 2;
+		} else {
+			flusher_all(mach); /* full of stale entries: write everything now */
+		}
+	}
 	f->flags |= E_FLUSHQ;
 	mach->memcg[f->lruvec / mach->m.nr_nodes].dirty++;
-	mach->flushq_ms[mach->flushq_tail % mach->flushq_cap] = ms_of(mach->m.now_ns);
-	mach->flushq[mach->flushq_tail++ % mach->flushq_cap] = page;
+	mach->flushq[mach->flushq_tail++ % mach->flushq_cap] =
+		(struct rp_flushq_ent){ .page = page, .ms = ms_of(mach->m.now_ns) };
 }
 
 /* mr_machine_ops.queue_flusher: reclaim met a dirty file folio it leaves to the flushers */
@@ -333,7 +353,7 @@ void rp_flusher_periodic(struct rp_machine *mach, uint64_t now)
 
 	mach->next_kupdate = now + DIRTY_WRITEBACK_NS;
 	while (mach->flushq_head < mach->flushq_tail &&
-	       mach->flushq_ms[mach->flushq_head % mach->flushq_cap] <= old && old)
+	       mach->flushq[mach->flushq_head % mach->flushq_cap].ms <= old && old)
 		mach->c[C_FLUSHER_PERIODIC] += (uint64_t)flusher_pop(mach);
 }
 
@@ -1035,7 +1055,6 @@ void rp_machine_destroy(struct rp_machine *mach)
 	free(mach->node);
 	free(mach->wb_ring);
 	free(mach->flushq);
-	free(mach->flushq_ms);
 	free(mach->ts_names);
 	free(mach->ts_memcg_names);
 	free(mach->ts_t);
@@ -1128,18 +1147,11 @@ int rp_machine_create(const struct rp_image *t, const struct rp_machine_opts *o,
 	mach->task_exited = calloc(t->nr_tasks ? t->nr_tasks : 1, 1);
 	mach->memcg = calloc(nm, sizeof(*mach->memcg));
 	/* a page is under writeback once at a time, plus stale entries of freed ones */
-	mach->wb_cap = 4096;
-#ifdef MR_DEBUG_CHECKS
-	mach->wb_cap = 1; /* debug and sanitizer builds grow it from one entry: the goldens
-			   * they replay then check wb_grow() on every writeback burst */
-#endif
-	for (mach->wb_max = mach->wb_cap; mach->wb_max < (uint64_t)np + 64;)
-		mach->wb_max *= 2;
+	fifo_size((uint64_t)np + 64, &mach->wb_cap, &mach->wb_max);
 	mach->wb_ring = malloc(mach->wb_max * sizeof(uint32_t));
 	/* each file folio at most once while live, plus stale entries of freed ones */
-	mach->flushq_cap = 2 * (uint64_t)t->nr_file + 64;
-	mach->flushq = malloc(mach->flushq_cap * sizeof(uint32_t));
-	mach->flushq_ms = malloc(mach->flushq_cap * sizeof(uint32_t));
+	fifo_size(2 * (uint64_t)t->nr_file + 64, &mach->flushq_cap, &mach->flushq_max);
+	mach->flushq = malloc(mach->flushq_max * sizeof(*mach->flushq));
 	mach->next_kupdate = DIRTY_WRITEBACK_NS;
 	arena_n = 2 * (uint64_t)t->nr_vmas + 1;
 	mach->arena = malloc(arena_n * sizeof(uint32_t));
@@ -1147,7 +1159,7 @@ int rp_machine_create(const struct rp_image *t, const struct rp_machine_opts *o,
 	    !mach->frame_page || !mach->free_frames ||
 	    !mach->fa_resident ||
 	    !mach->mmx || !mach->imap || !mach->task_exited || !mach->memcg || !mach->wb_ring || !mach->arena ||
-	    !mach->flushq || !mach->flushq_ms) {
+	    !mach->flushq) {
 		rc = mr_error_set(err, MR_ENOMEM, "out of memory sizing the machine for %s (%u pages)",
 				  o->canon, np);
 		goto fail;

@@ -251,7 +251,7 @@ struct rp_machine {
 	/* writeback */
 	uint32_t *wb_ring;
 	/* pages under writeback, oldest first, at wb_ring[i % wb_cap] for i in [wb_head,
-	 * wb_tail); wb_cap doubles up to wb_max inside the reservation (machine.c) */
+	 * wb_tail); wb_cap doubles up to wb_max inside the reservation (fifo_grow()) */
 	uint64_t wb_cap, wb_max, wb_head, wb_tail;
 	struct wb_batch wbb[WB_BATCHES];
 	uint64_t wbb_head, wbb_tail;
@@ -259,9 +259,11 @@ struct rp_machine {
 	int in_reclaim;
 	/* the flusher (machine.c, "the flusher"): dirty file folios in the order they were
 	 * dirtied, each once while E_FLUSHQ (entries of folios freed meanwhile stay, stale);
-	 * a ring of flushq_cap entries, the time each was queued (ms of trace time) */
-	uint32_t *flushq, *flushq_ms;
-	uint64_t flushq_head, flushq_tail, flushq_cap;
+	 * a ring of flushq_cap entries with the time each was queued (ms of trace time) */
+	struct rp_flushq_ent {
+		uint32_t page, ms;
+	} *flushq;
+	uint64_t flushq_head, flushq_tail, flushq_cap, flushq_max; /* as wb_ring's */
 	int flush_wake;          /* reclaim met a dirty file folio: wake the flusher at its end */
 	uint64_t next_kupdate;   /* the next periodic writeback (wb_workfn's kupdate), ns */
 
