@@ -65,7 +65,7 @@
 #endif
 
 #define VARINT_MAX 10
-#define DEC_BLOCK 256 /* events per decode block: 8 KiB of struct mr_event */
+#define DEC_BLOCK 512 /* events per decode block: 16 KiB of struct mr_event, half an L1d */
 #define COL_HDR_MAX 6 /* enc byte + byte_len varint (< 2^32, so <= 5 bytes) */
 #define RUN_FILL 8     /* runs up to this long are stored without a loop */
 #define PAYLOAD_SLACK 8 /* encode: room for a whole-word store past the payload */
