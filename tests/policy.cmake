@@ -24,3 +24,6 @@ add_test(NAME test_exports
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_exports.sh $<TARGET_FILE:memreplay>
                  ${PROJECT_SOURCE_DIR}/policy/plugin-api.sym)
 set_tests_properties(test_exports PROPERTIES SKIP_RETURN_CODE 77 LABELS quick)
+# policy/ring.[ch], the lists of lru and mglru: a model test and the edge cases.
+mr_add_test_exe(test_ring SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_ring.c
+  LIBS mr_policy LABELS quick CASES ring)
