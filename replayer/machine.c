@@ -127,13 +127,19 @@ void rp_wb_complete_all(struct rp_machine *mach)
  * folios of the moment, and a ring that wrapped through a slot per page of the trace
  * would touch all of its reservation on a long replay. Entry i moves from i % cap to
  * i % (2 cap), which is i % cap or that plus cap: the moves go into the half not used
- * before, so they do not overlap.
+ * before, so they do not overlap. Returns 0, moving nothing, at the reservation's end.
  */
-static void fifo_grow(void *a, size_t size, uint64_t head, uint64_t tail, uint64_t cap)
+static int fifo_grow(void *a, size_t size, uint64_t head, uint64_t tail, uint64_t *cap, uint64_t max)
 {
+	uint64_t c = *cap;
+
+	if (c >= max)
+		return 0;
 	for (uint64_t i = head; i < tail; i++)
-		if (i % (2 * cap) != i % cap)
-			memcpy((char *)a + i % (2 * cap) * size, (char *)a + i % cap * size, size);
+		if (i % (2 * c) != i % c)
+			memcpy((char *)a + i % (2 * c) * size, (char *)a + i % c * size, size);
+	*cap = 2 * c;
+	return 1;
 }
 
 /* the first capacity of the FIFOs and their reservation for at most n entries */
@@ -172,13 +178,10 @@ static void start_writeback(struct mr_machine *m, uint32_t frame)
 	f->flags &= ~MR_PG_DIRTY;
 	f->flags |= MR_PG_WRITEBACK;
 	mach->c[C_WRITEBACKS]++;
-	if (mach->wb_tail - mach->wb_head == mach->wb_cap) {
-		if (mach->wb_cap < mach->wb_max) {
-			fifo_grow(mach->wb_ring, sizeof(*mach->wb_ring), mach->wb_head, mach->wb_tail, mach->wb_cap);
-			mach->wb_cap *= 2;
-		} else
-			wb_complete_one(mach); /* ring full (stale entries): end the oldest now */
-	}
+	if (mach->wb_tail - mach->wb_head == mach->wb_cap &&
+	    !fifo_grow(mach->wb_ring, sizeof(*mach->wb_ring), mach->wb_head, mach->wb_tail, &mach->wb_cap,
+		       mach->wb_max))
+		wb_complete_one(mach); /* ring full (stale entries): end the oldest now */
 	mach->wb_ring[mach->wb_tail % mach->wb_cap] = page;
 	mach->wb_tail++;
 	b = mach->wbb_tail > mach->wbb_head ? &mach->wbb[(mach->wbb_tail - 1) % WB_BATCHES] : NULL;
@@ -276,15 +279,10 @@ static void flusher_queue(struct rp_machine *mach, uint32_t page)
 
 	if (f->flags & E_FLUSHQ)
 		return;
-	if (mach->flushq_tail - mach->flushq_head == mach->flushq_cap) {
-		if (mach->flushq_cap < mach->flushq_max) {
-			fifo_grow(mach->flushq, sizeof(*mach->flushq), mach->flushq_head, mach->flushq_tail,
-				  mach->flushq_cap);
-			mach->flushq_cap *= 2;
-		} else {
-			flusher_all(mach); /* full of stale entries: write everything now */
-		}
-	}
+	if (mach->flushq_tail - mach->flushq_head == mach->flushq_cap &&
+	    !fifo_grow(mach->flushq, sizeof(*mach->flushq), mach->flushq_head, mach->flushq_tail,
+		       &mach->flushq_cap, mach->flushq_max))
+		flusher_all(mach); /* full of stale entries: write everything now */
 	f->flags |= E_FLUSHQ;
 	mach->memcg[f->lruvec / mach->m.nr_nodes].dirty++;
 	mach->flushq[mach->flushq_tail++ % mach->flushq_cap] =
@@ -1148,7 +1146,7 @@ int rp_machine_create(const struct rp_image *t, const struct rp_machine_opts *o,
 	mach->memcg = calloc(nm, sizeof(*mach->memcg));
 	/* a page is under writeback once at a time, plus stale entries of freed ones */
 	fifo_size((uint64_t)np + 64, &mach->wb_cap, &mach->wb_max);
-	mach->wb_ring = malloc(mach->wb_max * sizeof(uint32_t));
+	mach->wb_ring = malloc(mach->wb_max * sizeof(*mach->wb_ring));
 	/* each file folio at most once while live, plus stale entries of freed ones */
 	fifo_size(2 * (uint64_t)t->nr_file + 64, &mach->flushq_cap, &mach->flushq_max);
 	mach->flushq = malloc(mach->flushq_max * sizeof(*mach->flushq));
