@@ -29,12 +29,18 @@
  *              For jittery timestamps: about log2(jitter) bits per event, where
  *              varints take whole bytes. Version 2 of the trace format.
  *
+ *   JOINT      (version 3) several of kind, task, cpu, flags, size as one column: their
+ *              distinct tuples (at most 256) and an index per event, packed or as runs
+ *              (layout in mr_codec.h); each other member's slot is JOINED, empty.
+ *
  * Encoding: one pass over the events finds the columns that hold a single value (CONST,
  * nothing more to do); each other column is copied into a u64 array in the scratch
  * buffer, the five byte-oriented encodings are measured exactly in one branch-free
  * pass and NZDELTA and DBITS in two more, and the smallest is written (DBITS only for
  * the time column, and only when it saves a quarter: its bits are already dense,
- * where LZ4 still shrinks varints). The payload is checksummed and LZ4-compressed behind the header.
+ * where LZ4 still shrinks varints). Then the varying small columns are tried as one
+ * JOINT column (joint_choose()), taken where it is no larger than their own encodings.
+ * The payload is checksummed and LZ4-compressed behind the header.
  *
  * Decoding never goes through u64 arrays: each column has a small state machine
  * (struct col_dec) and a decoder per field and encoding that writes straight into its
@@ -1424,14 +1430,15 @@ size_t mr_chunk_bound(size_t n_events)
 
 /*
  * Encode: 8-byte alignment slack, one u64 column (n values), the column payload and
- * PAYLOAD_SLACK bytes for whole-word varint stores. Decode: the payload at the start.
+ * PAYLOAD_SLACK bytes for whole-word varint stores, then a byte per event for the JOINT
+ * column's indices. Decode: the payload at the start.
  */
 size_t mr_chunk_scratch_size(size_t n_events)
 {
 	if (n_events > MR_CHUNK_MAX_EVENTS)
 		n_events = MR_CHUNK_MAX_EVENTS;
 	return sizeof(uint64_t) + n_events * sizeof(uint64_t) + payload_max(n_events) +
-	       PAYLOAD_SLACK;
+	       PAYLOAD_SLACK + n_events; /* the joint column's indices */
 }
 
 /* Copy column c of ev into vals. */
@@ -1495,6 +1502,229 @@ static unsigned col_varying(const struct mr_event *ev, size_t n, unsigned *kind_
 }
 
 /*
+ * ---- JOINT: the small columns as one (format version 3) ----
+ *
+ * kind, task, cpu, flags and size often vary together and little: a trace of accesses
+ * and fd accesses alternates (kind, flags, size) between a handful of tuples, each
+ * column in runs of one or two events, so four run decoders each pay per run for what
+ * one index per event into a table of tuples carries. Fields size, cpu, kind and flags
+ * are the last 8 bytes of struct mr_event ("tail"); the decoder merges a tuple's tail
+ * into an event with one masked store, and task with one more when it is a member.
+ */
+#define JOINT_COLS                                                                       \
+	(1u << MR_COL_KIND | 1u << MR_COL_TASK | 1u << MR_COL_CPU | 1u << MR_COL_FLAGS | \
+	 1u << MR_COL_SIZE)
+#define JOINT_MAX 256u
+#define JOINT_HASH_BITS 10
+#define TAIL_OFF offsetof(struct mr_event, size)
+
+_Static_assert(offsetof(struct mr_event, size) == 24 && offsetof(struct mr_event, cpu) == 28 &&
+		       offsetof(struct mr_event, kind) == 30 &&
+		       offsetof(struct mr_event, flags) == 31 && sizeof(struct mr_event) == 32,
+	       "the joint columns' fields must be the last 8 bytes of struct mr_event");
+
+static inline uint64_t tail_load(const struct mr_event *e)
+{
+	uint64_t t;
+
+	memcpy(&t, (const uint8_t *)e + TAIL_OFF, 8);
+	return t;
+}
+
+static inline void tail_store(struct mr_event *e, uint64_t t)
+{
+	memcpy((uint8_t *)e + TAIL_OFF, &t, 8);
+}
+
+/* The bytes of the tail the member columns of mask own, in memory order. */
+static uint64_t tail_mask(unsigned mask)
+{
+	struct mr_event m;
+
+	memset(&m, 0, sizeof(m));
+	if (mask & 1u << MR_COL_SIZE)
+		m.size = UINT32_MAX;
+	if (mask & 1u << MR_COL_CPU)
+		m.cpu = UINT16_MAX;
+	if (mask & 1u << MR_COL_KIND)
+		m.kind = UINT8_MAX;
+	if (mask & 1u << MR_COL_FLAGS)
+		m.flags = UINT8_MAX;
+	return tail_load(&m);
+}
+
+static uint64_t col_value(const struct mr_event *e, int c)
+{
+	switch (c) {
+	case MR_COL_TIME:
+		return e->time;
+	case MR_COL_KIND:
+		return e->kind;
+	case MR_COL_PAGE:
+		return e->page;
+	case MR_COL_TASK:
+		return e->task;
+	case MR_COL_CPU:
+		return e->cpu;
+	case MR_COL_FLAGS:
+		return e->flags;
+	case MR_COL_SIZE:
+		return e->size;
+	default:
+		return e->arg;
+	}
+}
+
+/* The encoder's plan for one joint column. */
+struct joint_plan {
+	unsigned mask;
+	uint32_t d;    /* tuples */
+	unsigned w;    /* index bits when packed; 0 = (index, run) pairs */
+	size_t body;   /* bytes of the column */
+	uint8_t *idx;  /* n indices (the scratch's) */
+	struct mr_event ent[JOINT_MAX]; /* a representative event of each tuple */
+};
+
+/* Index each event's tuple of the members of jp->mask; -1 when there are more than
+ * JOINT_MAX tuples. Otherwise sizes the column (jp->w, jp->body). */
+static int joint_build(const struct mr_event *ev, size_t n, struct joint_plan *jp)
+{
+	struct slot {
+		uint64_t tail;
+		uint32_t task;
+		uint32_t idx1; /* index + 1, 0 = free */
+	} tab[1u << JOINT_HASH_BITS];
+	uint64_t tm = tail_mask(jp->mask), last_t = 0;
+	uint32_t km = jp->mask & 1u << MR_COL_TASK ? UINT32_MAX : 0, last_k = 0;
+	uint8_t last_i = 0;
+	size_t dict = 2, runs = 0, run = 0; /* mask and mode bytes */
+	uint32_t d = 0;
+
+	memset(tab, 0, sizeof(tab));
+	for (size_t i = 0; i < n; i++) {
+		uint64_t t = tail_load(&ev[i]) & tm;
+		uint32_t k = ev[i].task & km;
+
+		if (i && t == last_t && k == last_k) {
+			jp->idx[i] = last_i;
+			run++;
+			continue;
+		}
+		uint64_t h = (t ^ ((uint64_t)k << 29)) * 0x9e3779b97f4a7c15ull;
+		size_t s = (size_t)(h >> (64 - JOINT_HASH_BITS));
+
+		while (tab[s].idx1 && (tab[s].tail != t || tab[s].task != k))
+			s = (s + 1) & ((1u << JOINT_HASH_BITS) - 1);
+		if (!tab[s].idx1) {
+			if (d == JOINT_MAX)
+				return -1;
+			tab[s] = (struct slot){ t, k, ++d };
+			jp->ent[d - 1] = ev[i];
+			for (int c = 0; c < MR_COL_NR; c++)
+				if (jp->mask & 1u << c)
+					dict += varint_len(col_value(&ev[i], c));
+		}
+		if (i)
+			runs += varint_len(last_i) + varint_len(run);
+		last_t = t;
+		last_k = k;
+		last_i = (uint8_t)(tab[s].idx1 - 1);
+		jp->idx[i] = last_i;
+		run = 1;
+	}
+	runs += varint_len(last_i) + varint_len(run);
+	jp->d = d;
+	dict += varint_len(d);
+	jp->w = d <= 2 ? 1 : d <= 4 ? 2 : d <= 16 ? 4 : 8;
+	if (runs < (n * jp->w + 7) / 8) {
+		jp->w = 0;
+		jp->body = dict + runs;
+	} else {
+		jp->body = dict + (n * jp->w + 7) / 8;
+	}
+	return 0;
+}
+
+static size_t col_slot_size(size_t body)
+{
+	return 1 + varint_len(body) + body;
+}
+
+/*
+ * Which of the varying small columns go into one JOINT column, given their own sizes
+ * sz[c]: the largest set whose tuples fit in JOINT_MAX and whose column is no larger
+ * than the members' own (task and size, the columns with many values in recordings,
+ * are dropped first). 0 = none, jp->mask = 0.
+ */
+static unsigned joint_choose(const struct mr_event *ev, size_t n, unsigned varying,
+			     const size_t sz[MR_COL_NR], struct joint_plan *jp)
+{
+	static const unsigned drop[] = {
+		0,
+		1u << MR_COL_TASK,
+		1u << MR_COL_SIZE,
+		1u << MR_COL_TASK | 1u << MR_COL_SIZE,
+		1u << MR_COL_TASK | 1u << MR_COL_SIZE | 1u << MR_COL_CPU,
+	};
+	unsigned cand = varying & JOINT_COLS, tried[5];
+
+	jp->mask = 0;
+	for (size_t a = 0; a < sizeof(drop) / sizeof(drop[0]); a++) {
+		unsigned m = cand & ~drop[a];
+		size_t own = 0, joint;
+		int dup = 0;
+
+		tried[a] = m;
+		for (size_t b = 0; b < a; b++)
+			dup |= tried[b] == m;
+		if (dup || __builtin_popcount(m) < 2)
+			continue;
+		jp->mask = m;
+		if (joint_build(ev, n, jp))
+			continue;
+		for (int c = 0; c < MR_COL_NR; c++)
+			if (m & 1u << c)
+				own += col_slot_size(sz[c]);
+		/* the other members' slots: an enc byte and a zero length each */
+		joint = col_slot_size(jp->body) + 2 * ((size_t)__builtin_popcount(m) - 1);
+		if (joint <= own)
+			return m;
+	}
+	jp->mask = 0;
+	return 0;
+}
+
+/* Write the JOINT column's bytes (jp->body of them) at p. */
+static uint8_t *joint_write(const struct joint_plan *jp, size_t n, uint8_t *p)
+{
+	*p++ = (uint8_t)jp->mask;
+	p = put_varint(p, jp->d);
+	for (uint32_t e = 0; e < jp->d; e++)
+		for (int c = 0; c < MR_COL_NR; c++)
+			if (jp->mask & 1u << c)
+				p = put_varint(p, col_value(&jp->ent[e], c));
+	*p++ = (uint8_t)jp->w;
+	if (jp->w) {
+		size_t bytes = (n * jp->w + 7) / 8;
+
+		memset(p, 0, bytes);
+		for (size_t i = 0; i < n; i++)
+			p[i * jp->w / 8] |= (uint8_t)(jp->idx[i] << (i * jp->w % 8));
+		return p + bytes;
+	}
+	for (size_t i = 0; i < n;) {
+		size_t j = i + 1;
+
+		while (j < n && jp->idx[j] == jp->idx[i])
+			j++;
+		p = put_varint(p, jp->idx[i]);
+		p = put_varint(p, j - i);
+		i = j;
+	}
+	return p;
+}
+
+/*
  * The chunk checksum: header bytes 4..11 (n_events, payload_len) and then the payload.
  * n_events must be covered: a chunk whose columns are all CONST holds no count of its
  * own, so a damaged n_events would otherwise decode into a different number of events.
@@ -1509,8 +1739,10 @@ int mr_chunk_encode(const struct mr_event *ev, size_t n, void *scratch, size_t s
 {
 	uint64_t *vals;
 	uint8_t *payload, *p;
-	size_t plen, payload_cap;
-	unsigned varying, kind_max;
+	size_t plen, payload_cap, sz[MR_COL_NR];
+	enum mr_col_enc enc[MR_COL_NR];
+	struct joint_plan plan, *jp = &plan;
+	unsigned varying, kind_max, joint;
 	int clen;
 
 	if (!ev || !out_len || n < 1 || n > MR_CHUNK_MAX_EVENTS)
@@ -1536,11 +1768,8 @@ int mr_chunk_encode(const struct mr_event *ev, size_t n, void *scratch, size_t s
 				    i, ev[i].kind, MR_EV_NR_KINDS - 1);
 	}
 
+	/* each column's own encoding and size */
 	for (int c = 0; c < MR_COL_NR; c++) {
-		enum mr_col_enc enc = MR_ENC_CONST;
-		size_t sz;
-		uint8_t *q;
-
 		if (varying & 1u << c) {
 			size_t all[MR_ENC_NR];
 
@@ -1551,16 +1780,38 @@ int mr_chunk_encode(const struct mr_event *ev, size_t n, void *scratch, size_t s
 			 * below their size before it, which is what the sizes compare;
 			 * packed bits it cannot shrink. Not even measured for them.
 			 */
-			enc = col_measure(vals, n, all, c == MR_COL_TIME);
-			sz = all[enc];
+			enc[c] = col_measure(vals, n, all, c == MR_COL_TIME);
+			sz[c] = all[enc[c]];
 		} else {
-			col_extract(ev, 1, c, vals);
-			sz = varint_len(vals[0]);
+			enc[c] = MR_ENC_CONST;
+			sz[c] = varint_len(col_value(ev, c));
 		}
-		*p++ = (uint8_t)enc;
-		p = put_varint(p, sz);
-		q = col_write(vals, n, enc, p, payload + payload_cap);
-		if (MR_WARN_ON_ONCE((size_t)(q - p) != sz))
+	}
+	/* the small columns as one, where that is no larger */
+	jp->idx = (uint8_t *)(payload + payload_cap);
+	joint = joint_choose(ev, n, varying, sz, jp);
+
+	for (int c = 0; c < MR_COL_NR; c++) {
+		uint8_t *q;
+
+		if (joint & 1u << c) {
+			int first = !(joint & ((1u << c) - 1));
+
+			*p++ = first ? MR_ENC_JOINT : MR_ENC_JOINED;
+			p = put_varint(p, first ? jp->body : 0);
+			if (!first)
+				continue;
+			q = joint_write(jp, n, p);
+			if (MR_WARN_ON_ONCE((size_t)(q - p) != jp->body))
+				return mr_error_set(err, MR_EINVAL, "chunk encode: joint size mismatch");
+			p = q;
+			continue;
+		}
+		col_extract(ev, enc[c] == MR_ENC_CONST ? 1 : n, c, vals);
+		*p++ = (uint8_t)enc[c];
+		p = put_varint(p, sz[c]);
+		q = col_write(vals, n, enc[c], p, payload + payload_cap);
+		if (MR_WARN_ON_ONCE((size_t)(q - p) != sz[c]))
 			return mr_error_set(err, MR_EINVAL, "chunk encode: column size mismatch");
 		p = q;
 	}
@@ -1620,6 +1871,265 @@ int mr_chunk_peek(const uint8_t *in, size_t in_len, struct mr_chunk_info *info,
 	return MR_OK;
 }
 
+/* ---- JOINT decoding ---- */
+
+/* Where the chunk's joint column stands; lives across blocks of events. */
+struct joint_dec {
+	const uint8_t *p, *end; /* packed: the indices; runs: the pairs not yet read */
+	const uint8_t *bits;    /* packed: the first byte of the indices */
+	size_t next;            /* index of the next event */
+	uint64_t tmask;         /* the tail bytes the members own */
+	uint32_t d, left, cur;  /* tuples; runs: events left in the run, its index */
+	unsigned w, task;       /* index bits (0 = runs); task is a member */
+	unsigned plain;         /* tail[] holds every tail byte an event needs before the
+				 * later columns write theirs: stored, not merged */
+	const char *why;
+	uint64_t tail[JOINT_MAX]; /* each tuple's tail bytes (outside tmask: 0) */
+	uint32_t taskv[JOINT_MAX];
+};
+
+static int joint_fail(struct joint_dec *j, const char *why)
+{
+	j->why = why;
+	return -1;
+}
+
+/* Read the joint column of slot c: len bytes at in, n events. */
+static int joint_start(struct joint_dec *j, int c, const uint8_t *in, size_t len, size_t n)
+{
+	const uint8_t *p = in, *end = in + len;
+	struct vres r;
+	unsigned mask;
+
+	memset(j, 0, offsetof(struct joint_dec, tail));
+	memset(j->tail, 0, sizeof(j->tail));
+	memset(j->taskv, 0, sizeof(j->taskv));
+	if (p == end)
+		return joint_fail(j, "joint column: no member mask");
+	mask = *p++;
+	if ((mask & ~JOINT_COLS) || !(mask & 1u << c) || (mask & ((1u << c) - 1)) ||
+	    __builtin_popcount(mask) < 2)
+		return joint_fail(j, "joint column: its member mask is not one the format allows");
+	r = varint_get(p, end);
+	if (!r.p)
+		return joint_fail(j, varint_why(p, end));
+	if (r.v < 1 || r.v > JOINT_MAX)
+		return joint_fail(j, "joint column: not 1 to 256 tuples");
+	p = r.p;
+	j->d = (uint32_t)r.v;
+	j->tmask = tail_mask(mask);
+	j->task = !!(mask & 1u << MR_COL_TASK);
+	for (uint32_t e = 0; e < j->d; e++) {
+		struct mr_event t;
+
+		memset(&t, 0, sizeof(t));
+		for (int m = 0; m < MR_COL_NR; m++) {
+			if (!(mask & 1u << m))
+				continue;
+			r = varint_get(p, end);
+			if (!r.p)
+				return joint_fail(j, varint_why(p, end));
+			if (r.v > col_max[m])
+				return joint_fail(j, "joint column: a tuple's value is too large for its field");
+			p = r.p;
+			switch (m) {
+			case MR_COL_KIND:
+				t.kind = (uint8_t)r.v;
+				break;
+			case MR_COL_TASK:
+				t.task = (uint32_t)r.v;
+				break;
+			case MR_COL_CPU:
+				t.cpu = (uint16_t)r.v;
+				break;
+			case MR_COL_FLAGS:
+				t.flags = (uint8_t)r.v;
+				break;
+			default:
+				t.size = (uint32_t)r.v;
+				break;
+			}
+		}
+		j->tail[e] = tail_load(&t);
+		j->taskv[e] = t.task;
+	}
+	if (p == end)
+		return joint_fail(j, "joint column: no index mode");
+	j->w = *p++;
+	if (j->w) {
+		size_t bytes;
+
+		if (j->w != 1 && j->w != 2 && j->w != 4 && j->w != 8)
+			return joint_fail(j, "joint column: index width not 1, 2, 4 or 8 bits");
+		if (j->w < 8 && j->d > 1u << j->w)
+			return joint_fail(j, "joint column: more tuples than its index width reaches");
+		bytes = (n * j->w + 7) / 8;
+		if ((size_t)(end - p) != bytes)
+			return joint_fail(j, "joint column: not one packed index per event");
+		if ((n * j->w) % 8 && (p[bytes - 1] >> ((n * j->w) % 8)))
+			return joint_fail(j, "joint column: padding bits after the last index");
+		j->bits = p;
+		p = end;
+	}
+	j->p = p;
+	j->end = end;
+	return 0;
+}
+
+/*
+ * After the column headers: the CONST columns' values go into every tuple's tail, so
+ * that a tuple's 8 bytes can be stored as they are, without a load, unless a varying
+ * column outside the tuple is decoded before the joint one (kind, when the joint column
+ * is task's or a later one's) and must be kept: then the tuple is merged under tmask.
+ */
+static void joint_fold(struct joint_dec *j, int jcol, const uint8_t enc[MR_COL_NR],
+		       const struct mr_event *tmpl)
+{
+	uint64_t cmask = 0;
+
+	for (int c = MR_COL_KIND; c < MR_COL_NR; c++) {
+		uint64_t m = tail_mask(1u << c);
+
+		if (!m || (j->tmask & m))
+			continue;
+		if (enc[c] == MR_ENC_CONST)
+			cmask |= m;
+		else if (c < jcol)
+			return; /* merged: plain stays 0 */
+	}
+	for (uint32_t e = 0; e < JOINT_MAX; e++)
+		j->tail[e] |= tail_load(tmpl) & cmask;
+	j->plain = 1;
+}
+
+/* One event's tuple stored, or merged in. */
+#define JOINT_APPLY(e, ix, with_task, plain)                                   \
+	do {                                                                   \
+		if (plain)                                                     \
+			tail_store((e), j->tail[(ix)]);                        \
+		else                                                           \
+			tail_store((e), (tail_load(e) & ~tm) | j->tail[(ix)]); \
+		if (with_task)                                                 \
+			(e)->task = j->taskv[(ix)];                            \
+	} while (0)
+
+/* Packed indices of w bits (a constant in each caller): cnt events of the block. */
+static inline __attribute__((always_inline)) int joint_packed(struct joint_dec *j,
+							       struct mr_event *ev, size_t cnt,
+							       unsigned w, int with_task, int plain)
+{
+	const uint8_t *bits = j->bits;
+	uint64_t tm = j->tmask;
+	unsigned bad = 0, lim = j->d, m = (1u << w) - 1;
+	size_t x = j->next;
+
+	for (size_t i = 0; i < cnt; i++, x++) {
+		unsigned ix = (bits[x * w / 8] >> (x * w % 8)) & m;
+
+		bad |= ix >= lim;
+		JOINT_APPLY(&ev[i], ix, with_task, plain);
+	}
+	j->next = x;
+	return bad ? joint_fail(j, "joint column: an index beyond its tuples") : 0;
+}
+
+static inline __attribute__((always_inline)) int joint_runs(struct joint_dec *j,
+							     struct mr_event *ev, size_t cnt,
+							     int with_task, int plain)
+{
+	const uint8_t *p = j->p, *end = j->end;
+	uint64_t tm = j->tmask;
+	uint32_t cur = j->cur, left = j->left;
+	size_t i = 0;
+
+	while (i < cnt) {
+		if (!left) {
+			uint64_t ix, run;
+
+			if (__builtin_expect(end - p >= 2 && (p[0] | p[1]) < 0x80, 1)) {
+				/* the usual pair: index and run of one byte each */
+				ix = p[0];
+				run = p[1];
+				p += 2;
+			} else {
+				struct vres r;
+
+				if (p == end)
+					return joint_fail(j, "joint column: runs add up to fewer events than the chunk holds");
+				r = varint_get(p, end);
+				if (!r.p)
+					return joint_fail(j, varint_why(p, end));
+				ix = r.v;
+				p = r.p;
+				r = varint_get(p, end);
+				if (!r.p)
+					return joint_fail(j, varint_why(p, end));
+				run = r.v;
+				p = r.p;
+			}
+			if (ix >= j->d)
+				return joint_fail(j, "joint column: an index beyond its tuples");
+			if (!run || run > MR_CHUNK_MAX_EVENTS)
+				return joint_fail(j, "joint column: a run of 0 or more events than a chunk holds");
+			cur = (uint32_t)ix;
+			left = (uint32_t)run;
+		}
+		if (cnt - i >= RUN_FILL) {
+			/* as dec_runs(): RUN_FILL events whatever the run's length, no branch
+			 * on it; the runs after it rewrite the events past it */
+			size_t take = left < RUN_FILL ? left : RUN_FILL;
+
+#pragma GCC unroll 8
+			for (size_t e = 0; e < RUN_FILL; e++)
+				JOINT_APPLY(&ev[i + e], cur, with_task, plain);
+			i += take;
+			left -= (uint32_t)take;
+			continue;
+		}
+		size_t k = left < cnt - i ? left : cnt - i;
+
+		for (size_t e = 0; e < k; e++)
+			JOINT_APPLY(&ev[i + e], cur, with_task, plain);
+		i += k;
+		left -= (uint32_t)k;
+	}
+	j->p = p;
+	j->cur = cur;
+	j->left = left;
+	j->next += cnt;
+	return 0;
+}
+
+static int joint_block(struct joint_dec *j, struct mr_event *ev, size_t cnt)
+{
+#define JOINT_TP(call, ...)                                                          \
+	(j->task ? (j->plain ? call(__VA_ARGS__, 1, 1) : call(__VA_ARGS__, 1, 0)) :   \
+		   (j->plain ? call(__VA_ARGS__, 0, 1) : call(__VA_ARGS__, 0, 0)))
+#define JOINT_W(w) \
+	case w:    \
+		return JOINT_TP(joint_packed, j, ev, cnt, w)
+
+	switch (j->w) {
+		JOINT_W(1);
+		JOINT_W(2);
+		JOINT_W(4);
+		JOINT_W(8);
+	default:
+		return JOINT_TP(joint_runs, j, ev, cnt);
+	}
+#undef JOINT_W
+#undef JOINT_TP
+}
+
+static int joint_finish(struct joint_dec *j)
+{
+	if (j->left)
+		return joint_fail(j, "joint column: runs add up to more events than the chunk holds");
+	if (j->p != j->end)
+		return joint_fail(j, "joint column: bytes left after its last index");
+	return 0;
+}
+
 static int corrupt_col(struct mr_error *err, int c, const char *why)
 {
 	return mr_error_set(err, MR_ECORRUPT, "corrupt chunk: column %s: %s", col_name[c], why);
@@ -1631,11 +2141,13 @@ int mr_chunk_decode(const uint8_t *in, size_t in_len, void *scratch, size_t scra
 {
 	struct mr_chunk_info hdr;
 	struct col_dec dec[MR_COL_NR];
+	struct joint_dec jd;
 	col_dec_fn fn[MR_COL_NR];
 	struct mr_event tmpl;
 	uint8_t *payload = scratch;
 	const uint8_t *p, *end;
-	int active[MR_COL_NR], n_active = 0, n_const = 0, got, rc, too_many;
+	int active[MR_COL_NR], n_active = 0, n_const = 0, got, rc, too_many, jcol = -1;
+	unsigned joined = 0; /* the members of the joint column */
 	size_t n;
 
 	if (n_out)
@@ -1685,17 +2197,37 @@ int mr_chunk_decode(const uint8_t *in, size_t in_len, void *scratch, size_t scra
 		if (p == end)
 			return corrupt_col(err, c, "missing");
 		enc = *p++;
-		if (enc >= MR_ENC_NR)
+		if (enc >= MR_CHUNK_ENC_NR)
 			return corrupt_col(err, c, "unknown encoding");
 		r = varint_get(p, end);
 		if (!r.p)
 			return corrupt_col(err, c, varint_why(p, end));
 		if (r.v > (uint64_t)(end - r.p))
 			return corrupt_col(err, c, "longer than the payload");
+		hdr.enc[c] = (uint8_t)enc;
+		if ((enc == MR_ENC_JOINED) != !!(joined & 1u << c))
+			return corrupt_col(err, c, enc == MR_ENC_JOINED ?
+						   "joined to no joint column before it" :
+						   "a member of the joint column, but not joined to it");
+		if (enc == MR_ENC_JOINED) {
+			if (r.v)
+				return corrupt_col(err, c, "a joined column holds bytes");
+			p = r.p;
+			continue;
+		}
+		if (enc == MR_ENC_JOINT) {
+			if (jcol >= 0)
+				return corrupt_col(err, c, "a second joint column");
+			if (joint_start(&jd, c, r.p, (size_t)r.v, n))
+				return corrupt_col(err, c, jd.why);
+			jcol = c;
+			joined = (unsigned)r.p[0] & ~(1u << c);
+			p = r.p + r.v;
+			continue;
+		}
 		if (col_start(&dec[c], r.p, (size_t)r.v, enc, n, col_max[c]))
 			return corrupt_col(err, c, dec[c].why);
 		p = r.p + r.v;
-		hdr.enc[c] = (uint8_t)enc;
 		fn[c] = field_dec[c][enc];
 		if (enc == MR_ENC_CONST) {
 			/* the template takes it; fn fills it if there is no template */
@@ -1707,8 +2239,10 @@ int mr_chunk_decode(const uint8_t *in, size_t in_len, void *scratch, size_t scra
 		return mr_error_set(err, MR_ECORRUPT,
 				    "corrupt chunk: %zu bytes after the last column",
 				    (size_t)(end - p));
+	if (jcol >= 0)
+		joint_fold(&jd, jcol, hdr.enc, &tmpl);
 	for (int c = 0; c < MR_COL_NR; c++)
-		if (hdr.enc[c] != MR_ENC_CONST || n_const < 2)
+		if (hdr.enc[c] != MR_ENC_JOINED && (hdr.enc[c] != MR_ENC_CONST || n_const < 2))
 			active[n_active++] = c;
 
 	/* Block by block, so the events stay in L1 while every column visits them. */
@@ -1722,13 +2256,19 @@ int mr_chunk_decode(const uint8_t *in, size_t in_len, void *scratch, size_t scra
 		for (int a = 0; a < n_active; a++) {
 			int c = active[a];
 
-			if (fn[c](&dec[c], blk, cnt))
+			if (c == jcol) {
+				if (joint_block(&jd, blk, cnt))
+					return corrupt_col(err, c, jd.why);
+			} else if (fn[c](&dec[c], blk, cnt)) {
 				return corrupt_col(err, c, dec[c].why);
+			}
 		}
 	}
-	for (int c = 0; c < MR_COL_NR; c++)
-		if (col_finish(&dec[c]))
-			return corrupt_col(err, c, dec[c].why);
+	for (int c = 0; c < MR_COL_NR; c++) {
+		if (c == jcol ? joint_finish(&jd) :
+				hdr.enc[c] != MR_ENC_JOINED && col_finish(&dec[c]))
+			return corrupt_col(err, c, c == jcol ? jd.why : dec[c].why);
+	}
 
 	*n_out = n;
 	if (info)

@@ -25,7 +25,22 @@
  *   | enc 1 | byte_len (varint)  | byte_len encoded bytes |
  *   +-------+--------------------+------------------------+
  *
- * where enc is an enum mr_col_enc chosen per column per chunk as the smallest that fits.
+ * where enc is an enum mr_col_enc chosen per column per chunk as the smallest that fits,
+ * or (trace format version 3) MR_ENC_JOINT: the small columns kind, task, cpu, flags and
+ * size that vary together, stored once as one column of tuple indices in the slot of the
+ * first of them, each other member's slot holding MR_ENC_JOINED and no bytes:
+ *
+ *   JOINT bytes: mask (1 byte: bit c for each member column c, the slot's own the
+ *                lowest, at least two, all of them among kind/task/cpu/flags/size)
+ *                d (varint, 1..256: the tuples), then d tuples, each the members'
+ *                values as varints in column order, then a mode byte:
+ *                  w = 1, 2, 4 or 8: the n indices packed w bits each, LSB first,
+ *                                    exactly ceil(n w / 8) bytes, padding bits 0
+ *                  0:                (index, run) varint pairs, runs >= 1 summing to n
+ *
+ * The encoder takes it where it is no larger than the members' own encodings; it
+ * decodes with one table look-up per event where the members' runs took one state
+ * machine each (docs/store-format.md).
  */
 #ifndef MR_CODEC_H
 #define MR_CODEC_H
@@ -67,6 +82,12 @@ enum mr_col_enc {
 			      * frame of reference and bit-packed, outliers as varints */
 	MR_ENC_NR
 };
+
+/* Chunk-level encodings of several columns together (trace format version 3); never
+ * the encoding of one column alone (mr_col_*() refuse them). */
+#define MR_ENC_JOINT 7  /* the tuples of the member columns and an index per event */
+#define MR_ENC_JOINED 8 /* this column is a member of an earlier JOINT column: no bytes */
+#define MR_CHUNK_ENC_NR 9
 
 /* Worst-case blob size for n events (LZ4 bound of the worst payload + header). */
 size_t mr_chunk_bound(size_t n_events);

@@ -40,7 +40,7 @@
 #include "mr_event.h"
 
 #define MR_STORE_APP_ID 0x4d52504cu /* "MRPL" */
-#define MR_STORE_VERSION 2 /* 2: chunk encodings NZDELTA and DBITS (same schema) */
+#define MR_STORE_VERSION 3 /* 2: chunk encodings NZDELTA and DBITS; 3: JOINT (same schema) */
 
 struct mr_store;
 struct mr_writer;

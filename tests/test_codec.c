@@ -476,6 +476,8 @@ static void gen_events(struct mr_event *ev, size_t n, const int shapes[MR_COL_NR
 }
 
 /* Encode, decode, compare; and the encodings reported are what mr_col_choose picks. */
+static size_t joint_cols; /* columns chunk_roundtrip() saw in a JOINT column */
+
 static int chunk_roundtrip(struct bufs *b, const struct mr_event *ev, size_t n, const char *what)
 {
 	struct mr_error err = { 0 };
@@ -517,6 +519,14 @@ static int chunk_roundtrip(struct bufs *b, const struct mr_event *ev, size_t n, 
 			for (int e = 1; e < MR_ENC_DBITS; e++)
 				if (sz[e] < sz[want])
 					want = (enum mr_col_enc)e;
+		}
+		if (info.enc[c] == MR_ENC_JOINT || info.enc[c] == MR_ENC_JOINED) {
+			/* one of the small columns, varying, taken into the joint column
+			 * (test_joint checks when) */
+			joint_cols++;
+			if (want != MR_ENC_CONST && c != MR_COL_TIME && c != MR_COL_PAGE &&
+			    c != MR_COL_ARG)
+				continue;
 		}
 		if (info.enc[c] != want) {
 			fprintf(stderr, "%s: column %d encoded %u, expected %d\n", what, c,
@@ -583,6 +593,7 @@ static void test_chunk_roundtrip(void)
 		}
 		chunk_roundtrip(&b, ev, 16384, "access stream");
 	}
+	CHECK(joint_cols > 0); /* some shapes were joined */
 	free(ev);
 	free(tmp);
 	bufs_free(&b);
@@ -1387,6 +1398,285 @@ static void test_dbits_groups(void)
 	mr_test_checks++;
 }
 
+/*
+ * JOINT (format version 3): the small columns kind, task, cpu, flags and size as one
+ * column of tuple indices. Which index layout is used, when the encoder takes it or
+ * leaves it, and every malformed form the decoder must refuse.
+ */
+static int chunk_encs(struct bufs *b, const struct mr_event *ev, size_t n, uint8_t enc[MR_COL_NR])
+{
+	struct mr_error err = { 0 };
+	struct mr_chunk_info info;
+	size_t len = 0, got = 0;
+
+	if (mr_chunk_encode(ev, n, b->scratch, b->scratch_cap, b->blob, b->blob_cap, &len, &err) ||
+	    mr_chunk_decode(b->blob, len, b->scratch, b->scratch_cap, b->out, b->cap, &got, &info,
+			    &err) ||
+	    got != n || memcmp(b->out, ev, n * sizeof(*ev))) {
+		fprintf(stderr, "joint round trip failed: %s\n", err.msg);
+		CHECK(!"joint round trip");
+		return -1;
+	}
+	memcpy(enc, info.enc, MR_COL_NR);
+	return 0;
+}
+
+/* n events cycling through t tuples of (kind, flags, size) in runs of run events, with
+ * task and cpu constant unless vary_task; pages and times vary. */
+static void joint_events(struct mr_event *ev, size_t n, unsigned t, size_t run, int vary_task)
+{
+	memset(ev, 0, n * sizeof(*ev));
+	for (size_t i = 0; i < n; i++) {
+		unsigned k = (unsigned)((i / run) % t);
+
+		ev[i].time = 1000 + i * 7;
+		ev[i].page = (uint32_t)(rnd() % 100000);
+		ev[i].kind = (uint8_t)(k % 2 ? MR_EV_FD_ACCESS : MR_EV_ACCESS);
+		ev[i].flags = (uint8_t)(k % 7);
+		ev[i].size = k;
+		ev[i].task = vary_task ? 1 + (uint32_t)(k % 3) : 1;
+		ev[i].cpu = 3;
+	}
+}
+
+static void test_joint(void)
+{
+	struct bufs b;
+	struct mr_event *ev = xmalloc(MR_CHUNK_MAX_EVENTS * sizeof(*ev));
+	uint8_t enc[MR_COL_NR];
+	struct pay p, d;
+	struct mr_error err;
+
+	bufs_init(&b, MR_CHUNK_MAX_EVENTS);
+	/* every index width, from 2 tuples (1 bit) to 256 (8 bits), in chunks that do and do
+	 * not fill their last byte; each round-trips with kind and flags joined (size, a
+	 * count up the tuples, is smaller in its own DELTA_RLE at some widths) */
+	{
+		static const unsigned tuples[] = { 2, 3, 4, 5, 16, 17, 200, 256 };
+		static const size_t lens[] = { 7, 512, 513, 16384, 65536 };
+
+		for (size_t a = 0; a < sizeof(tuples) / sizeof(tuples[0]); a++)
+			for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); l++) {
+				size_t n = lens[l];
+
+				joint_events(ev, n, tuples[a], 1, a % 2);
+				if (chunk_encs(&b, ev, n, enc))
+					continue;
+				if (n < 100)
+					continue; /* a short chunk may keep its own columns */
+				CHECK_EQ_U64(enc[MR_COL_KIND], MR_ENC_JOINT);
+				CHECK_EQ_U64(enc[MR_COL_FLAGS], MR_ENC_JOINED);
+				CHECK_EQ_U64(enc[MR_COL_CPU], MR_ENC_CONST);
+				CHECK_EQ_U64(enc[MR_COL_PAGE] == MR_ENC_JOINED, 0);
+			}
+	}
+	/* more than 256 tuples of all five: task and size leave the joint column */
+	joint_events(ev, 16384, 256, 1, 0);
+	for (size_t i = 0; i < 16384; i++)
+		ev[i].task = 1 + (uint32_t)(i % 300);
+	if (!chunk_encs(&b, ev, 16384, enc)) {
+		CHECK_EQ_U64(enc[MR_COL_TASK] == MR_ENC_JOINT || enc[MR_COL_TASK] == MR_ENC_JOINED, 0);
+		CHECK_EQ_U64(enc[MR_COL_KIND], MR_ENC_JOINT);
+	}
+	/* long runs: runs of indices, or the members' own runs, whichever is smaller; both
+	 * decode to the same events */
+	joint_events(ev, 16384, 5, 1000, 1);
+	chunk_encs(&b, ev, 16384, enc);
+	/* one varying small column alone is never joined */
+	joint_events(ev, 16384, 1, 1, 0);
+	for (size_t i = 0; i < 16384; i++)
+		ev[i].flags = (uint8_t)(i % 3);
+	if (!chunk_encs(&b, ev, 16384, enc))
+		for (int c = 0; c < MR_COL_NR; c++)
+			CHECK_EQ_U64(enc[c] >= MR_ENC_NR, 0);
+
+	/*
+	 * Crafted: n = 10 events, time CONST 1000, kind (member) + flags (member) joined,
+	 * the rest CONST; tuples (access, 1) and (fd_access, 2), indices 0101010101.
+	 */
+#define JOINT_BUILD(body_stmts, flags_enc, flags_len)                                  \
+	do {                                                                           \
+		p.len = 0;                                                             \
+		pay_const(&p, 1000);                                                   \
+		d.len = 0;                                                             \
+		body_stmts;                                                            \
+		pay_col(&p, MR_ENC_JOINT, &d);                                         \
+		pay_const(&p, 5);                                                      \
+		pay_const(&p, 1);                                                      \
+		pay_const(&p, 0);                                                      \
+		pay_byte(&p, flags_enc);                                               \
+		pay_varint(&p, flags_len);                                             \
+		for (int z_ = 0; z_ < (flags_len); z_++)                               \
+			pay_byte(&p, 0);                                               \
+		pay_const(&p, 0);                                                      \
+		pay_const(&p, 0);                                                      \
+	} while (0)
+#define JOINT_GOOD_HEAD()                                                               \
+	pay_byte(&d, 1u << MR_COL_KIND | 1u << MR_COL_FLAGS);                          \
+	pay_varint(&d, 2);                                                             \
+	pay_varint(&d, MR_EV_ACCESS);                                                  \
+	pay_varint(&d, 1);                                                             \
+	pay_varint(&d, MR_EV_FD_ACCESS);                                               \
+	pay_varint(&d, 2)
+
+	JOINT_BUILD(JOINT_GOOD_HEAD(); pay_byte(&d, 1); pay_byte(&d, 0xaa); pay_byte(&d, 0x02),
+		    MR_ENC_JOINED, 0);
+	CHECK_EQ_U64(decode_crafted(&b, &p, 10, &err), 0);
+	for (int i = 0; i < 10; i++) {
+		CHECK_EQ_U64(b.out[i].kind, i % 2 ? MR_EV_FD_ACCESS : MR_EV_ACCESS);
+		CHECK_EQ_U64(b.out[i].flags, i % 2 ? 2 : 1);
+		CHECK_EQ_U64(b.out[i].page, 5);
+		CHECK_EQ_U64(b.out[i].task, 1);
+		CHECK_EQ_U64(b.out[i].time, 1000);
+	}
+	/* the same as runs: (0, 3) (1, 7) */
+	JOINT_BUILD(JOINT_GOOD_HEAD(); pay_byte(&d, 0); pay_varint(&d, 0); pay_varint(&d, 3);
+		    pay_varint(&d, 1); pay_varint(&d, 7), MR_ENC_JOINED, 0);
+	CHECK_EQ_U64(decode_crafted(&b, &p, 10, &err), 0);
+	CHECK_EQ_U64(b.out[2].kind, MR_EV_ACCESS);
+	CHECK_EQ_U64(b.out[3].kind, MR_EV_FD_ACCESS);
+	CHECK_EQ_U64(b.out[9].flags, 2);
+
+	/* refused, each naming the column */
+	{
+		static const char *const bad_why[] = {
+			"member mask", "member mask", "member mask", "tuples", "tuples",
+			"too large", "width", "index width reaches", "packed index",
+			"padding", "beyond its tuples", "more events", "run of 0",
+			"beyond its tuples", "fewer events", "not joined", "holds bytes",
+			"no joint column",
+		};
+		for (int k = 0; k < (int)(sizeof(bad_why) / sizeof(bad_why[0])); k++) {
+			uint8_t fenc = MR_ENC_JOINED;
+			int flen = 0;
+
+#define HEAD_MASK(m)                                                                   \
+	pay_byte(&d, m);                                                               \
+	pay_varint(&d, 2);                                                             \
+	pay_varint(&d, 0);                                                             \
+	pay_varint(&d, 1);                                                             \
+	pay_varint(&d, 1);                                                             \
+	pay_varint(&d, 2)
+			switch (k) {
+			case 0: /* the page column is no member */
+				JOINT_BUILD(HEAD_MASK(1u << MR_COL_KIND | 1u << MR_COL_PAGE);
+					    pay_byte(&d, 1); pay_byte(&d, 0xaa); pay_byte(&d, 2),
+					    fenc, flen);
+				break;
+			case 1: /* one member only */
+				JOINT_BUILD(pay_byte(&d, 1u << MR_COL_KIND); pay_varint(&d, 1);
+					    pay_varint(&d, 0); pay_byte(&d, 1); pay_byte(&d, 0);
+					    pay_byte(&d, 0), fenc, flen);
+				break;
+			case 2: /* its own column not the lowest member */
+				JOINT_BUILD(HEAD_MASK(1u << MR_COL_FLAGS | 1u << MR_COL_SIZE);
+					    pay_byte(&d, 1); pay_byte(&d, 0xaa); pay_byte(&d, 2),
+					    fenc, flen);
+				break;
+			case 3: /* no tuple */
+				JOINT_BUILD(pay_byte(&d, 1u << MR_COL_KIND | 1u << MR_COL_FLAGS);
+					    pay_varint(&d, 0); pay_byte(&d, 0), fenc, flen);
+				break;
+			case 4: /* 257 tuples */
+				JOINT_BUILD(pay_byte(&d, 1u << MR_COL_KIND | 1u << MR_COL_FLAGS);
+					    pay_varint(&d, 257); for (int e = 0; e < 20; e++) {
+						    pay_varint(&d, 0);
+						    pay_varint(&d, e);
+					    } pay_byte(&d, 8);
+					    for (int e = 0; e < 10; e++) pay_byte(&d, 0), fenc, flen);
+				break;
+			case 5: /* a kind no event has */
+				JOINT_BUILD(pay_byte(&d, 1u << MR_COL_KIND | 1u << MR_COL_FLAGS);
+					    pay_varint(&d, 2); pay_varint(&d, 0); pay_varint(&d, 1);
+					    pay_varint(&d, 200); pay_varint(&d, 2); pay_byte(&d, 1);
+					    pay_byte(&d, 0xaa); pay_byte(&d, 2), fenc, flen);
+				break;
+			case 6: /* 3-bit indices */
+				JOINT_BUILD(JOINT_GOOD_HEAD(); pay_byte(&d, 3);
+					    for (int e = 0; e < 4; e++) pay_byte(&d, 0), fenc, flen);
+				break;
+			case 7: /* 2 tuples... claimed, 3 reached by 1-bit indices: d > 2^w */
+				JOINT_BUILD(pay_byte(&d, 1u << MR_COL_KIND | 1u << MR_COL_FLAGS);
+					    pay_varint(&d, 3);
+					    for (int e = 0; e < 6; e++) pay_varint(&d, e % 2);
+					    pay_byte(&d, 1); pay_byte(&d, 0xaa); pay_byte(&d, 2),
+					    fenc, flen);
+				break;
+			case 8: /* one byte short of ten 1-bit indices */
+				JOINT_BUILD(JOINT_GOOD_HEAD(); pay_byte(&d, 1); pay_byte(&d, 0xaa),
+					    fenc, flen);
+				break;
+			case 9: /* padding bits after the tenth index */
+				JOINT_BUILD(JOINT_GOOD_HEAD(); pay_byte(&d, 1); pay_byte(&d, 0xaa);
+					    pay_byte(&d, 0x06), fenc, flen);
+				break;
+			case 10: /* 2-bit index 3 of 2 tuples */
+				JOINT_BUILD(JOINT_GOOD_HEAD(); pay_byte(&d, 2); pay_byte(&d, 0x0c);
+					    pay_byte(&d, 0); pay_byte(&d, 0), fenc, flen);
+				break;
+			case 11: /* runs over the chunk */
+				JOINT_BUILD(JOINT_GOOD_HEAD(); pay_byte(&d, 0); pay_varint(&d, 0);
+					    pay_varint(&d, 11), fenc, flen);
+				break;
+			case 12: /* a run of 0 */
+				JOINT_BUILD(JOINT_GOOD_HEAD(); pay_byte(&d, 0); pay_varint(&d, 0);
+					    pay_varint(&d, 0); pay_varint(&d, 1); pay_varint(&d, 10),
+					    fenc, flen);
+				break;
+			case 13: /* a run's index beyond the tuples */
+				JOINT_BUILD(JOINT_GOOD_HEAD(); pay_byte(&d, 0); pay_varint(&d, 2);
+					    pay_varint(&d, 10), fenc, flen);
+				break;
+			case 14: /* runs that stop short */
+				JOINT_BUILD(JOINT_GOOD_HEAD(); pay_byte(&d, 0); pay_varint(&d, 1);
+					    pay_varint(&d, 9), fenc, flen);
+				break;
+			case 15: /* the flags member in its own encoding */
+				JOINT_BUILD(JOINT_GOOD_HEAD(); pay_byte(&d, 1); pay_byte(&d, 0xaa);
+					    pay_byte(&d, 2), MR_ENC_CONST, 1);
+				break;
+			case 16: /* a joined column with bytes */
+				JOINT_BUILD(JOINT_GOOD_HEAD(); pay_byte(&d, 1); pay_byte(&d, 0xaa);
+					    pay_byte(&d, 2), MR_ENC_JOINED, 1);
+				break;
+			default: /* joined with no joint column: kind in its own encoding */
+				p.len = 0;
+				pay_const(&p, 1000);
+				pay_const(&p, MR_EV_ACCESS);
+				for (int c = MR_COL_PAGE; c < MR_COL_NR; c++) {
+					if (c == MR_COL_FLAGS) {
+						pay_byte(&p, MR_ENC_JOINED);
+						pay_varint(&p, 0);
+					} else {
+						pay_const(&p, 1);
+					}
+				}
+				break;
+			}
+#undef HEAD_MASK
+			CHECK_EQ_U64(decode_crafted(&b, &p, 10, &err), MR_ECORRUPT);
+			if (!strstr(err.msg, bad_why[k])) {
+				fprintf(stderr, "joint case %d: \"%s\" does not say \"%s\"\n", k,
+					err.msg, bad_why[k]);
+				CHECK(!"joint refusal names its reason");
+			}
+		}
+	}
+#undef JOINT_BUILD
+#undef JOINT_GOOD_HEAD
+	/* the column level has no joint encoding */
+	{
+		uint64_t v[2] = { 1, 2 }, out[2];
+		uint8_t buf[64];
+		size_t len;
+
+		CHECK_EQ_U64(mr_col_encode(v, 2, MR_ENC_JOINT, buf, sizeof(buf), &len), MR_EINVAL);
+		CHECK_EQ_U64(mr_col_decode(buf, 2, MR_ENC_JOINT, out, 2), MR_ECORRUPT);
+	}
+	free(ev);
+	bufs_free(&b);
+}
+
 static const struct mr_test_case cases[] = {
 	MR_CASE(test_crc32c),
 	MR_CASE(test_col_edges),
@@ -1397,6 +1687,7 @@ static const struct mr_test_case cases[] = {
 	MR_CASE(test_chunk_roundtrip),
 	MR_CASE(test_chunk_damage),
 	MR_CASE(test_crafted),
+	MR_CASE(test_joint),
 };
 
 int main(int argc, char **argv)
