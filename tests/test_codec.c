@@ -1537,6 +1537,42 @@ static void test_joint(void)
 	CHECK_EQ_U64(b.out[3].kind, MR_EV_FD_ACCESS);
 	CHECK_EQ_U64(b.out[9].flags, 2);
 
+	/* a varying column decoded before the joint one (kind, in runs) is kept: the joint
+	 * column of flags and size merges its tuples under their bytes only */
+	p.len = 0;
+	pay_const(&p, 1000);
+	d.len = 0;
+	pay_varint(&d, MR_EV_ACCESS);
+	pay_varint(&d, 5);
+	pay_varint(&d, MR_EV_FD_ACCESS);
+	pay_varint(&d, 5);
+	pay_col(&p, MR_ENC_RLE, &d);
+	pay_const(&p, 5);
+	pay_const(&p, 1);
+	pay_const(&p, 0);
+	d.len = 0;
+	pay_byte(&d, 1u << MR_COL_FLAGS | 1u << MR_COL_SIZE);
+	pay_varint(&d, 2);
+	pay_varint(&d, 1);
+	pay_varint(&d, 7);
+	pay_varint(&d, 2);
+	pay_varint(&d, 9);
+	pay_byte(&d, 1);
+	pay_byte(&d, 0xaa);
+	pay_byte(&d, 0x02);
+	pay_col(&p, MR_ENC_JOINT, &d);
+	pay_byte(&p, MR_ENC_JOINED);
+	pay_varint(&p, 0);
+	pay_const(&p, 0);
+	CHECK_EQ_U64(decode_crafted(&b, &p, 10, &err), 0);
+	for (int i = 0; i < 10; i++) {
+		CHECK_EQ_U64(b.out[i].kind, i < 5 ? MR_EV_ACCESS : MR_EV_FD_ACCESS);
+		CHECK_EQ_U64(b.out[i].flags, i % 2 ? 2 : 1);
+		CHECK_EQ_U64(b.out[i].size, i % 2 ? 9 : 7);
+		CHECK_EQ_U64(b.out[i].cpu, 0);
+		CHECK_EQ_U64(b.out[i].task, 1);
+	}
+
 	/* refused, each naming the column */
 	{
 		static const char *const bad_why[] = {
