@@ -1501,6 +1501,22 @@ static unsigned col_varying(const struct mr_event *ev, size_t n, unsigned *kind_
 	return mask;
 }
 
+/* Extract varying column c into vals and measure it: its encoding and size. */
+static void col_plan(const struct mr_event *ev, size_t n, int c, uint64_t *vals,
+		     enum mr_col_enc *enc, size_t *sz)
+{
+	size_t all[MR_ENC_NR];
+
+	col_extract(ev, n, c, vals);
+	/*
+	 * DBITS is for timestamps. The other columns are small integers (kind, flags) or
+	 * ids whose runs and repeats LZ4 shrinks well below their size before it, which is
+	 * what the sizes compare; packed bits it cannot shrink. Not even measured for them.
+	 */
+	*enc = col_measure(vals, n, all, c == MR_COL_TIME);
+	*sz = all[*enc];
+}
+
 /*
  * ---- JOINT: the small columns as one (format version 3) ----
  *
@@ -1742,7 +1758,7 @@ int mr_chunk_encode(const struct mr_event *ev, size_t n, void *scratch, size_t s
 	size_t plen, payload_cap, sz[MR_COL_NR];
 	enum mr_col_enc enc[MR_COL_NR];
 	struct joint_plan plan, *jp = &plan;
-	unsigned varying, kind_max, joint;
+	unsigned varying, kind_max, joint, measured;
 	int clen;
 
 	if (!ev || !out_len || n < 1 || n > MR_CHUNK_MAX_EVENTS)
@@ -1768,28 +1784,20 @@ int mr_chunk_encode(const struct mr_event *ev, size_t n, void *scratch, size_t s
 				    i, ev[i].kind, MR_EV_NR_KINDS - 1);
 	}
 
-	/* each column's own encoding and size */
-	for (int c = 0; c < MR_COL_NR; c++) {
-		if (varying & 1u << c) {
-			size_t all[MR_ENC_NR];
-
-			col_extract(ev, n, c, vals);
-			/*
-			 * DBITS is for timestamps. The other columns are small integers
-			 * (kind, flags) or ids whose runs and repeats LZ4 shrinks well
-			 * below their size before it, which is what the sizes compare;
-			 * packed bits it cannot shrink. Not even measured for them.
-			 */
-			enc[c] = col_measure(vals, n, all, c == MR_COL_TIME);
-			sz[c] = all[enc[c]];
-		} else {
-			enc[c] = MR_ENC_CONST;
-			sz[c] = varint_len(col_value(ev, c));
-		}
+	/*
+	 * The small columns as one, where that is no larger than their own encodings,
+	 * which are measured first; the other columns are extracted once, below.
+	 */
+	joint = 0;
+	measured = 0;
+	if (__builtin_popcount(varying & JOINT_COLS) >= 2) {
+		measured = varying & JOINT_COLS;
+		for (int c = 0; c < MR_COL_NR; c++)
+			if (measured & 1u << c)
+				col_plan(ev, n, c, vals, &enc[c], &sz[c]);
+		jp->idx = (uint8_t *)(payload + payload_cap);
+		joint = joint_choose(ev, n, varying, sz, jp);
 	}
-	/* the small columns as one, where that is no larger */
-	jp->idx = (uint8_t *)(payload + payload_cap);
-	joint = joint_choose(ev, n, varying, sz, jp);
 
 	for (int c = 0; c < MR_COL_NR; c++) {
 		uint8_t *q;
@@ -1807,7 +1815,15 @@ int mr_chunk_encode(const struct mr_event *ev, size_t n, void *scratch, size_t s
 			p = q;
 			continue;
 		}
-		col_extract(ev, enc[c] == MR_ENC_CONST ? 1 : n, c, vals);
+		if (!(varying & 1u << c)) {
+			enc[c] = MR_ENC_CONST;
+			sz[c] = varint_len(col_value(ev, c));
+			col_extract(ev, 1, c, vals);
+		} else if (measured & 1u << c) {
+			col_extract(ev, n, c, vals); /* measured above, not joined */
+		} else {
+			col_plan(ev, n, c, vals, &enc[c], &sz[c]);
+		}
 		*p++ = (uint8_t)enc[c];
 		p = put_varint(p, sz[c]);
 		q = col_write(vals, n, enc[c], p, payload + payload_cap);
@@ -1985,7 +2001,7 @@ static int joint_start(struct joint_dec *j, int c, const uint8_t *in, size_t len
 static void joint_fold(struct joint_dec *j, int jcol, const uint8_t enc[MR_COL_NR],
 		       const struct mr_event *tmpl)
 {
-	uint64_t cmask = 0;
+	uint64_t cmask = 0, cval;
 
 	for (int c = MR_COL_KIND; c < MR_COL_NR; c++) {
 		uint64_t m = tail_mask(1u << c);
@@ -1997,21 +2013,22 @@ static void joint_fold(struct joint_dec *j, int jcol, const uint8_t enc[MR_COL_N
 		else if (c < jcol)
 			return; /* merged: plain stays 0 */
 	}
-	for (uint32_t e = 0; e < JOINT_MAX; e++)
-		j->tail[e] |= tail_load(tmpl) & cmask;
+	cval = tail_load(tmpl) & cmask;
+	for (uint32_t e = 0; e < j->d; e++)
+		j->tail[e] |= cval;
 	j->plain = 1;
 }
 
-/* One event's tuple stored, or merged in. */
-#define JOINT_APPLY(e, ix, with_task, plain)                                   \
-	do {                                                                   \
-		if (plain)                                                     \
-			tail_store((e), j->tail[(ix)]);                        \
-		else                                                           \
-			tail_store((e), (tail_load(e) & ~tm) | j->tail[(ix)]); \
-		if (with_task)                                                 \
-			(e)->task = j->taskv[(ix)];                            \
-	} while (0)
+/* One event's tuple stored, or merged under tm (with_task, plain: constants). */
+static inline __attribute__((always_inline)) void joint_apply(const struct joint_dec *j,
+							       struct mr_event *e, unsigned ix,
+							       uint64_t tm, int with_task,
+							       int plain)
+{
+	tail_store(e, plain ? j->tail[ix] : (tail_load(e) & ~tm) | j->tail[ix]);
+	if (with_task)
+		e->task = j->taskv[ix];
+}
 
 /* Packed indices of w bits (a constant in each caller): cnt events of the block. */
 static inline __attribute__((always_inline)) int joint_packed(struct joint_dec *j,
@@ -2027,7 +2044,7 @@ static inline __attribute__((always_inline)) int joint_packed(struct joint_dec *
 		unsigned ix = (bits[x * w / 8] >> (x * w % 8)) & m;
 
 		bad |= ix >= lim;
-		JOINT_APPLY(&ev[i], ix, with_task, plain);
+		joint_apply(j, &ev[i], ix, tm, with_task, plain);
 	}
 	j->next = x;
 	return bad ? joint_fail(j, "joint column: an index beyond its tuples") : 0;
@@ -2081,7 +2098,7 @@ static inline __attribute__((always_inline)) int joint_runs(struct joint_dec *j,
 
 #pragma GCC unroll 8
 			for (size_t e = 0; e < RUN_FILL; e++)
-				JOINT_APPLY(&ev[i + e], cur, with_task, plain);
+				joint_apply(j, &ev[i + e], cur, tm, with_task, plain);
 			i += take;
 			left -= (uint32_t)take;
 			continue;
@@ -2089,7 +2106,7 @@ static inline __attribute__((always_inline)) int joint_runs(struct joint_dec *j,
 		size_t k = left < cnt - i ? left : cnt - i;
 
 		for (size_t e = 0; e < k; e++)
-			JOINT_APPLY(&ev[i + e], cur, with_task, plain);
+			joint_apply(j, &ev[i + e], cur, tm, with_task, plain);
 		i += k;
 		left -= (uint32_t)k;
 	}
