@@ -599,6 +599,43 @@ static int index_mapped_files(struct load *l)
 	return 0;
 }
 
+/*
+ * Once the page tables are sized, the index of a file whose pages fmap maps directly is
+ * not read again: keep file_index and file_key for the sparse files alone, the ones
+ * fault-around searches (mm.c). A dense mapped file's page then costs its fmap slot (4
+ * bytes) instead of 16 (docs/replay.md, "Speed": memory per page).
+ */
+static int compact_file_index(struct load *l)
+{
+	struct rp_image *t = l->t;
+	uint32_t n = 0;
+
+	for (uint32_t f = 0; f < t->nr_files; f++) {
+		uint32_t a = t->file_page_off[f], b = t->file_page_off[f + 1];
+
+		t->file_page_off[f] = n;
+		if (t->fmap_base[f] != UINT64_MAX)
+			continue;
+		for (uint32_t i = a; i < b; i++, n++) {
+			t->file_index[n] = t->file_index[i];
+			t->file_key[n] = t->file_key[i];
+		}
+	}
+	t->file_page_off[t->nr_files] = n;
+	if (n < t->nr_file_index) {
+		uint32_t *fi = realloc(t->file_index, ((size_t)n + 1) * sizeof(*fi));
+		uint64_t *fk;
+
+		if (fi)
+			t->file_index = fi;
+		fk = realloc(t->file_key, ((size_t)n + 1) * sizeof(*fk));
+		if (fk)
+			t->file_key = fk;
+		t->nr_file_index = n;
+	}
+	return 0;
+}
+
 /* ---- table sizing ---- */
 
 struct sweep_ev {
@@ -1091,6 +1128,9 @@ static int load_all(struct load *l)
 		return rc;
 
 	rc = size_tables(l);
+	if (rc)
+		return rc;
+	rc = compact_file_index(l);
 	if (rc)
 		return rc;
 	{
