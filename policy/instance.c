@@ -4,6 +4,7 @@
  * policy's parameters, private state and per-page state (mr_policy.h), for the replay
  * engine and the tests alike.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,9 +12,11 @@
 #include "mr_policy.h"
 #include "mr_util.h"
 
+_Static_assert(sizeof(struct mr_folio) == 32, "a frame record is half a cache line");
+
 struct instance {
 	struct mr_policy p; /* first: the instance is handed out as &p */
-	size_t page_bytes;  /* size of p.pages, for mr_big_free() */
+	size_t page_bytes;  /* size of p.pages, for mr_big_free(); 0 when in the folios */
 	int started;        /* ops->init succeeded: fini is owed */
 };
 
@@ -32,8 +35,16 @@ int mr_policy_create(const struct mr_policy_ops *ops, struct mr_machine *m, cons
 	snprintf(in->p.spec, sizeof(in->p.spec), "%s", spec);
 	in->p.params = calloc(1, ops->params_size ? ops->params_size : 1);
 	in->p.priv = calloc(1, ops->priv_size ? ops->priv_size : 1);
-	in->page_bytes = (size_t)m->nr_pages * (ops->page_priv_size ? ops->page_priv_size : 1);
-	in->p.pages = mr_big_alloc(in->page_bytes);
+	if (ops->page_priv_size <= MR_FOLIO_PRIV && m->folios) {
+		/* in each frame's record: a victim's state comes with its folio's line. The
+		 * machine's frames are fresh (zero) when its one policy is created. */
+		in->p.pages = (uint8_t *)m->folios + offsetof(struct mr_folio, priv);
+		in->p.page_stride = sizeof(struct mr_folio);
+	} else {
+		in->page_bytes = (size_t)m->nr_pages * (ops->page_priv_size ? ops->page_priv_size : 1);
+		in->p.pages = mr_big_alloc(in->page_bytes);
+		in->p.page_stride = ops->page_priv_size;
+	}
 	if (!in->p.params || !in->p.priv || !in->p.pages)
 		goto nomem;
 	for (size_t i = 0; i < ops->nparams; i++)
@@ -89,6 +100,7 @@ void mr_policy_destroy(struct mr_policy *p)
 		p->ops->fini(p);
 	free(p->params);
 	free(p->priv);
-	mr_big_free(p->pages, in->page_bytes);
+	if (in->page_bytes) /* else the state lives in the machine's frame records */
+		mr_big_free(p->pages, in->page_bytes);
 	free(in);
 }

@@ -217,7 +217,7 @@ static void update_lru_size(struct mr_policy *p, uint32_t lruvec, unsigned lru, 
 /* Each ring entry's slot is the first field of its struct lru_page. */
 static struct ring_slots lru_slots(struct mr_policy *p)
 {
-	return (struct ring_slots){ p->pages, sizeof(struct lru_page) };
+	return (struct ring_slots){ p->pages, p->page_stride };
 }
 
 /* Isolation looks ahead along the list: the folios and list entries of the next
@@ -244,9 +244,9 @@ static void prefetch_entry(struct mr_policy *p, const struct ring *h, uint32_t k
 	uint32_t page = ring_at(h, k);
 
 	if (page != MR_NONE) {
-		mr_prefetchw(&p->m->folios[page]);
-		mr_prefetchw(lru_page(p, page));
-		mr_prefetch_frame_page(p->m, page);
+		mr_prefetchw(&p->m->folios[page]); /* with its page and list slot */
+		if (p->page_stride != sizeof(struct mr_folio))
+			mr_prefetchw(lru_page(p, page));
 	}
 }
 
@@ -938,9 +938,7 @@ static int lru_init(struct mr_policy *p, struct mr_error *err)
 	pages_of = calloc(pr->nr_lruvecs ? pr->nr_lruvecs : 1, sizeof(*pages_of));
 	if (!pr->lruvecs || !pages_of)
 		goto nomem;
-	for (i = 0; i < m->nr_pages; i++)
-		if (m->folios[i].lruvec < pr->nr_lruvecs)
-			pages_of[m->folios[i].lruvec]++;
+	mr_lruvec_pages(m, pages_of);
 	/* Rings: the largest a list of the lruvec can need, reserved untouched (calloc of
 	 * fresh pages), RING_MIN_CAP slots in use at first. */
 	for (i = 0; i < pr->nr_lruvecs; i++) {

@@ -105,7 +105,7 @@ void lru_gen_list_add(struct mglru *mg, struct lruvec *lv, uint32_t page, unsign
 {
 	const struct mr_folio *f = &mg->m->folios[page];
 	struct ring *l = &lv->lrugen.folios[gen][folio_is_file_lru(f)][folio_zonenum(f)];
-	struct lru_gen_page *pg = &mg->pages[page];
+	struct lru_gen_page *pg = lgp(mg, page);
 
 	MR_WARN_ON_ONCE(pg->list);
 	pg->list = (uint8_t)(gen + 1);
@@ -119,7 +119,7 @@ void lru_gen_list_add(struct mglru *mg, struct lruvec *lv, uint32_t page, unsign
 void lru_gen_list_del(struct mglru *mg, struct lruvec *lv, uint32_t page)
 {
 	const struct mr_folio *f = &mg->m->folios[page];
-	struct lru_gen_page *pg = &mg->pages[page];
+	struct lru_gen_page *pg = lgp(mg, page);
 
 	if (MR_WARN_ON_ONCE(!pg->list || pg->list > MAX_NR_GENS))
 		return;
@@ -266,7 +266,7 @@ bool lru_gen_add_folio(struct mglru *mg, struct lruvec *lv, uint32_t page, bool 
 	if (folio_test(f, MR_PG_ACTIVE) && !mg->in_lru_fault && !lru_gen_is_active(lv, gen))
 		mg->stat.ra_active_inactive++;
 	/* see the comment on MIN_NR_GENS about PG_active */
-	mg->pages[page].gen = (uint8_t)(gen + 1);
+	lgp(mg, page)->gen = (uint8_t)(gen + 1);
 	/* [6.12] mm_inline.h:263-272 (6.12.117): an active folio also loses LRU_REFS_MASK
 	 * and PG_referenced (PG_workingset stays, for PSI): "mm/mglru: reset page lru tier
 	 * bits when activating", in 6.12.y from 6.12.114 on. [6.12.95] clears only
@@ -297,7 +297,7 @@ bool lru_gen_del_folio(struct mglru *mg, struct lruvec *lv, uint32_t page, bool 
 	/* for folio_migrate_flags() */
 	if (!reclaiming && lru_gen_is_active(lv, (unsigned)gen))
 		f->flags |= MR_PG_ACTIVE;
-	mg->pages[page].gen = 0;
+	lgp(mg, page)->gen = 0;
 
 	lru_gen_update_size(mg, lv, page, gen, -1);
 	lru_gen_list_del(mg, lv, page);
@@ -307,7 +307,7 @@ bool lru_gen_del_folio(struct mglru *mg, struct lruvec *lv, uint32_t page, bool 
 /* The unevictable list of include/linux/mm_inline.h:lruvec_add_folio(). */
 static void add_unevictable(struct mglru *mg, struct lruvec *lv, uint32_t page)
 {
-	mg->pages[page].list = LRU_GEN_LIST_UNEVICTABLE;
+	lgp(mg, page)->list = LRU_GEN_LIST_UNEVICTABLE;
 	mglru_count(mg, lv, MR_VM_NR_UNEVICTABLE, 1);
 }
 
@@ -332,8 +332,8 @@ void lruvec_del_folio(struct mglru *mg, struct lruvec *lv, uint32_t page)
 {
 	if (lru_gen_del_folio(mg, lv, page, false))
 		return;
-	if (mg->pages[page].list == LRU_GEN_LIST_UNEVICTABLE) {
-		mg->pages[page].list = 0;
+	if (lgp(mg, page)->list == LRU_GEN_LIST_UNEVICTABLE) {
+		lgp(mg, page)->list = 0;
 		mglru_count(mg, lv, MR_VM_NR_UNEVICTABLE, -1);
 	}
 }
@@ -347,7 +347,7 @@ void folio_set_lru_refs_flags(struct mglru *mg, uint32_t page, bool referenced, 
 		f->flags |= MR_PG_REFERENCED;
 	else
 		f->flags &= ~MR_PG_REFERENCED;
-	mg->pages[page].refs = (uint8_t)refs;
+	lgp(mg, page)->refs = (uint8_t)refs;
 }
 
 /* ---- mm/swap.c ---- */
@@ -359,7 +359,7 @@ void folio_set_lru_refs_flags(struct mglru *mg, uint32_t page, bool referenced, 
 void lru_gen_inc_refs(struct mglru *mg, uint32_t page)
 {
 	struct mr_folio *f = &mg->m->folios[page];
-	struct lru_gen_page *pg = &mg->pages[page];
+	struct lru_gen_page *pg = lgp(mg, page);
 
 	if (folio_test(f, MR_PG_UNEVICTABLE))
 		return;
@@ -666,7 +666,7 @@ void lru_gen_refault(struct mglru *mg, uint32_t page, uint64_t shadow, unsigned 
 		 * and a full counter. (No S002 cache-line model on this path.) */
 		mglru_count(mg, lv, MR_VM_WORKINGSET_ACTIVATE_ANON + type, 1);
 		if ((ctx & MR_ADD_IN_FAULT) || refs >= (int)LRU_REFS_MAX) {
-			mg->pages[page].refs = LRU_REFS_MAX;
+			lgp(mg, page)->refs = LRU_REFS_MAX;
 			f->flags |= MR_PG_WORKINGSET;
 			mglru_count(mg, lv, MR_VM_WORKINGSET_RESTORE_ANON + type, 1);
 		}
@@ -695,7 +695,7 @@ void lru_gen_refault(struct mglru *mg, uint32_t page, uint64_t shadow, unsigned 
 		mglru_count(mg, lv, MR_VM_WORKINGSET_RESTORE_ANON + type, 1);
 	} else {
 		/* without PG_referenced the counter is ignored by folio_lru_refs() */
-		mg->pages[page].refs = (uint8_t)(refs - 1);
+		lgp(mg, page)->refs = (uint8_t)(refs - 1);
 	}
 }
 
@@ -714,7 +714,8 @@ static int mglru_init(struct mr_policy *p, struct mr_error *err)
 	memset(mg, 0, sizeof(*mg));
 	mg->p = p;
 	mg->m = m;
-	mg->pages = (struct lru_gen_page *)p->pages;
+	mg->pages = p->pages;
+	mg->page_stride = p->page_stride;
 
 	if (!(prm->enabled & (1 << LRU_GEN_CORE)))
 		return mr_error_set(err, MR_EINVAL,
@@ -789,9 +790,7 @@ static int mglru_init(struct mr_policy *p, struct mr_error *err)
 	pages_of = calloc(m->nr_lruvecs, sizeof(*pages_of));
 	if (!pages_of)
 		goto nomem;
-	for (i = 0; i < m->nr_pages; i++)
-		if (m->folios[i].lruvec < m->nr_lruvecs)
-			pages_of[m->folios[i].lruvec]++;
+	mr_lruvec_pages(m, pages_of);
 	/* mm/vmscan.c:lru_gen_init_lruvec() */
 	for (i = 0; i < m->nr_lruvecs; i++) {
 		struct lruvec *lv = &mg->lruvecs[i];
@@ -868,7 +867,7 @@ static void mglru_folio_del(struct mr_policy *p, uint32_t page)
 		lruvec_del_folio(mg, folio_lruvec(mg, page), page);
 	}
 	f->flags &= ~(MR_PG_ACTIVE | MR_PG_REFERENCED | MR_PG_WORKINGSET | MR_PG_RECLAIM);
-	mg->pages[page].refs = 0;
+	lgp(mg, page)->refs = 0;
 }
 
 static void mglru_refault(struct mr_policy *p, uint32_t page, uint64_t shadow, unsigned ctx)
@@ -1085,7 +1084,7 @@ unsigned mglru_check(struct mr_policy *p)
 					page = ring_at(l, k);
 					if (page == MR_NONE)
 						continue;
-					pg = &mg->pages[page];
+					pg = lgp(mg, page);
 					f = &m->folios[page];
 					CHECK_LRU(pg->list == gen + 1);
 					CHECK_LRU(pg->pad == 0); /* on one list only */
@@ -1128,11 +1127,12 @@ unsigned mglru_check(struct mr_policy *p)
 		uint64_t *unevictable = calloc(m->nr_lruvecs, sizeof(uint64_t));
 
 		for (page = 0; page < m->nr_pages; page++) {
-			struct lru_gen_page *pg = &mg->pages[page];
+			struct lru_gen_page *pg = lgp(mg, page);
 			const struct mr_folio *f = &m->folios[page];
 			bool on_gen_list = pg->pad;
 
-			pg->pad = 0;
+			if (on_gen_list) /* a frame never used is not written: it stays unbacked */
+				pg->pad = 0;
 			if (pg->list == LRU_GEN_LIST_UNEVICTABLE) {
 				CHECK_LRU(folio_test(f, MR_PG_LRU));
 				CHECK_LRU(pg->gen == 0);

@@ -529,7 +529,8 @@ struct mglru_counters {
 struct mglru {
 	struct mr_policy *p;
 	struct mr_machine *m;
-	struct lru_gen_page *pages; /* p->pages */
+	uint8_t *pages;             /* p->pages: frame i's struct lru_gen_page at */
+	size_t page_stride;         /* pages + i * page_stride (lgp()) */
 	struct lruvec *lruvecs;     /* [m->nr_lruvecs] */
 	uint64_t *arena;            /* Bloom filters and walked[] bitmaps of all lruvecs */
 	uint32_t mm_words;          /* words of each walked[] bitmap */
@@ -563,6 +564,12 @@ struct mglru {
 	uint32_t clean_pages[MIN_LRU_BATCH];
 	struct mglru_counters stat;
 };
+
+/* Frame page's generation state: in its struct mr_folio's record (mr_policy.h). */
+static inline struct lru_gen_page *lgp(const struct mglru *mg, uint32_t page)
+{
+	return (struct lru_gen_page *)(void *)(mg->pages + (size_t)page * mg->page_stride);
+}
 
 extern const struct mr_policy_ops mr_mglru_ops;
 
@@ -615,7 +622,7 @@ static inline bool folio_evictable(const struct mr_folio *f)
 /* folio_lru_gen(): the generation of a folio on a gen list, -1 otherwise. */
 static inline int folio_lru_gen(const struct mglru *mg, uint32_t page)
 {
-	return (int)mg->pages[page].gen - 1;
+	return (int)lgp(mg, page)->gen - 1;
 }
 
 /*
@@ -629,10 +636,10 @@ static inline int folio_lru_refs(const struct mglru *mg, uint32_t page)
 	const struct mr_folio *f = &mg->m->folios[page];
 
 	if (mg->caps.tier_refs_workingset)
-		return mg->pages[page].refs + folio_test(f, MR_PG_WORKINGSET);
+		return lgp(mg, page)->refs + folio_test(f, MR_PG_WORKINGSET);
 	if (!folio_test(f, MR_PG_REFERENCED))
 		return 0;
-	return mg->pages[page].refs + 1;
+	return lgp(mg, page)->refs + 1;
 }
 
 /* order_base_2() for 0..4 */
@@ -677,7 +684,7 @@ static inline void folio_clear_lru_refs(struct mglru *mg, uint32_t page)
 {
 	struct mr_folio *f = &mg->m->folios[page];
 
-	mg->pages[page].refs = 0;
+	lgp(mg, page)->refs = 0;
 	f->flags &= ~MR_PG_REFERENCED;
 	if (mg->caps.refs_flags_workingset)
 		f->flags &= ~MR_PG_WORKINGSET;
@@ -729,7 +736,7 @@ static inline uint64_t evictable_min_seq(const uint64_t *min_seq, int swappiness
 /* The slot of each folio in its list's ring: the first field of its lru_gen_page. */
 static inline struct ring_slots lru_gen_slots(const struct mglru *mg)
 {
-	return (struct ring_slots){ (uint8_t *)mg->pages, sizeof(struct lru_gen_page) };
+	return (struct ring_slots){ mg->pages, mg->page_stride };
 }
 
 /* How far ahead of the folio they are at the tail walks start loading folios: 8, 16,
@@ -754,9 +761,9 @@ static inline void prefetchw_prev_lru_folio(const struct mglru *mg, const struct
 		return;
 	page = ring_at(r, k);
 	if (page != MR_NONE) {
-		mr_prefetchw(&mg->pages[page]);
-		mr_prefetchw(&mg->m->folios[page]);
-		mr_prefetch_frame_page(mg->m, page);
+		mr_prefetchw(&mg->m->folios[page]); /* with its page and generation state */
+		if (mg->page_stride != sizeof(struct mr_folio))
+			mr_prefetchw(lgp(mg, page));
 	}
 }
 

@@ -272,7 +272,7 @@ static bool iterate_mm_list_nowalk(struct mglru *mg, struct lruvec *lv, uint64_t
 int folio_update_gen(struct mglru *mg, uint32_t page, unsigned gen, uint32_t vm_flags)
 {
 	struct mr_folio *f = &mg->m->folios[page];
-	struct lru_gen_page *pg = &mg->pages[page];
+	struct lru_gen_page *pg = lgp(mg, page);
 	int old_gen;
 
 	MR_WARN_ON_ONCE(gen >= MAX_NR_GENS);
@@ -317,7 +317,7 @@ promote:
  */
 static int __folio_inc_gen(struct mglru *mg, uint32_t page, int old_gen, bool *increased)
 {
-	struct lru_gen_page *pg = &mg->pages[page];
+	struct lru_gen_page *pg = lgp(mg, page);
 	int new_gen = (int)pg->gen - 1;
 
 	MR_WARN_ON_ONCE(!pg->gen);
@@ -801,7 +801,7 @@ void lru_gen_look_around(struct mr_policy *p, const struct mr_vma *vma,
 			if (page == MR_NONE || !(pt->bits[s0 + k] & MR_PTE_YOUNG))
 				continue;
 			__builtin_prefetch(&mg->m->folios[page], 0);
-			__builtin_prefetch(&mg->pages[page], 1);
+			__builtin_prefetch(lgp(mg, page), 1);
 			cand[ncand++] = (uint8_t)k;
 		}
 	}
@@ -860,7 +860,7 @@ static void lru_gen_splice_head_to_tail(struct mglru *mg, struct ring *src, stru
 					unsigned dst_gen, uint32_t last)
 {
 	struct ring_slots slots = lru_gen_slots(mg);
-	uint32_t end = ring_pos(src, mg->pages[last].slot);
+	uint32_t end = ring_pos(src, lgp(mg, last)->slot);
 
 	MR_WARN_ON_ONCE(src == dst || ring_at(src, end) != last);
 	for (uint32_t k = src->n; k-- > end;) {
@@ -869,7 +869,7 @@ static void lru_gen_splice_head_to_tail(struct mglru *mg, struct ring *src, stru
 		if (page == MR_NONE)
 			continue;
 		ring_clear(src, (src->lo + k) & (src->cap - 1), page);
-		mg->pages[page].list = (uint8_t)(dst_gen + 1);
+		lgp(mg, page)->list = (uint8_t)(dst_gen + 1);
 		ring_add_tail(dst, slots, page);
 	}
 	ring_trim(src); /* the run was the head end: src->n falls to end */
@@ -910,7 +910,7 @@ static bool inc_min_seq_v3(struct mglru *mg, struct lruvec *lv, int type, unsign
 			/* the walk goes toward the tail; what it does to page and the run above
 			 * it leaves the folio below where it is (its slot may change, when a
 			 * move to the head of this list compacts the ring) */
-			uint32_t k = ring_pos(head, mg->pages[page].slot);
+			uint32_t k = ring_pos(head, lgp(mg, page)->slot);
 
 			pos = ring_below(head, k);
 			if (k >= LRU_GEN_AHEAD)

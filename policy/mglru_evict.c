@@ -296,7 +296,7 @@ static uint64_t mglru_eviction_shadow(struct mr_policy *p, uint32_t page)
  * with those lru_gen_refault() gives it from its shadow, as after folio_del. */
 static void mglru_folio_freed(struct mr_policy *p, uint32_t page)
 {
-	mglru_of(p)->pages[page].refs = 0;
+	lgp(mglru_of(p), page)->refs = 0;
 }
 
 /*

@@ -91,6 +91,14 @@ enum mr_pg {
 };
 
 /* One per page frame (struct mr_machine.folios); 16 bytes. */
+/*
+ * One simulated page frame's record: the folio, the trace's page in it and the policy's
+ * per-frame state, 32 bytes, so that what reclaim reads of a victim (its flags, its
+ * page, its list slot) is one cache line, as the kernel's struct folio holds its flags,
+ * mapping, index and LRU links together.
+ */
+#define MR_FOLIO_PRIV 12 /* bytes of policy state kept in the record (page_priv_size) */
+
 struct mr_folio {
 	uint32_t flags;    /* enum mr_pg */
 	uint16_t mapcount; /* PTEs mapping it (folio_mapped() iff > 0) */
@@ -99,6 +107,11 @@ struct mr_folio {
 	uint16_t lruvec;   /* index of the (memcg, node) lruvec it is charged to */
 	uint16_t node;
 	uint32_t pte;      /* engine: where a PTE mapping it lives (rmap hint); not for policies */
+	uint32_t page;     /* engine: the trace's page in this frame while in use (what the
+			    * kernel's folio->mapping and ->index say, as one number); read
+			    * it with mr_frame_page() */
+	uint8_t priv[MR_FOLIO_PRIV]; /* the policy's per-frame state when page_priv_size
+				      * fits: reach it through mr_policy_page() only */
 };
 
 /* folio_is_file_lru(): file LRU iff not swap-backed. LRU_GEN_ANON = 0, LRU_GEN_FILE = 1. */
@@ -307,18 +320,30 @@ struct mr_machine {
 	 * worth aging at all (can_age_anon_pages), where swap_free is whether it can be
 	 * reclaimed now. */
 	uint64_t swap_total;
-	/* [nr_pages]: the trace's page id of the folio in each frame in use (what the
-	 * kernel's folio->mapping and ->index say of it, as one number), for policies and
-	 * tests that name pages across their frames. Appended: NULL from older engines. */
-	const uint32_t *frame_page;
+	/* [nr_lruvecs]: the most folios each lruvec can hold at once (the trace's pages of
+	 * its memcg), for sizing its lists without reading every frame; NULL: count the
+	 * frames' folios instead (machines whose folios are set up before the policy) */
+	const uint32_t *lruvec_pages;
 };
 
-/* Ahead of reclaiming the folio in frame: its page id, which the machine's reclaim
- * (rmap_walk, remove_mapping, prefetch_folio) reads first. A hint; nothing changes. */
-static inline void mr_prefetch_frame_page(const struct mr_machine *m, uint32_t frame)
+/* Per lruvec, the most folios its lists can hold: m->lruvec_pages, or the folios of the
+ * frames as they are now. */
+static inline void mr_lruvec_pages(const struct mr_machine *m, uint64_t *out)
 {
-	if (m->frame_page)
-		mr_prefetch(&m->frame_page[frame]);
+	for (uint32_t i = 0; i < m->nr_lruvecs; i++)
+		out[i] = m->lruvec_pages ? m->lruvec_pages[i] : 0;
+	if (m->lruvec_pages)
+		return;
+	for (uint32_t i = 0; i < m->nr_pages; i++)
+		if (m->folios[i].lruvec < m->nr_lruvecs)
+			out[m->folios[i].lruvec]++;
+}
+
+/* The trace's page id of the folio in frame (in use), for policies and tests that name
+ * pages across their frames. */
+static inline uint32_t mr_frame_page(const struct mr_machine *m, uint32_t frame)
+{
+	return m->folios[frame].page;
 }
 
 static inline void mr_count(struct mr_machine *m, uint32_t lruvec, unsigned item, uint64_t n)
@@ -357,7 +382,8 @@ struct mr_policy;
  * any change a plugin built before would misread; mr_policy_register() refuses ops whose
  * abi differs (MR_EVERSION), so a stale plugin is named instead of crashing a replay.
  */
-#define MR_POLICY_ABI 3u /* 2: idle_params; 3: a page is a frame, m->frame_page */
+#define MR_POLICY_ABI 4u /* 2: idle_params; 3: a page is a frame; 4: frame records of 32
+			  * bytes with the page and the policy state, mr_policy.page_stride */
 
 struct mr_policy_ops {
 	uint32_t abi;          /* MR_POLICY_ABI this table was compiled against; first, so
@@ -415,13 +441,17 @@ struct mr_policy {
 	struct mr_machine *m;
 	void *params;    /* params_size bytes, parsed */
 	void *priv;      /* priv_size bytes */
-	uint8_t *pages;  /* nr_pages * page_priv_size bytes */
+	/* per-frame state: frame i's at pages + i * page_stride; inside its struct
+	 * mr_folio (priv, page_stride = 32) when page_priv_size <= MR_FOLIO_PRIV, else an
+	 * array of its own (page_stride = page_priv_size) */
+	uint8_t *pages;
+	size_t page_stride;
 	char spec[256];  /* "mglru:swappiness=100" as given, canonicalised */
 };
 
 static inline void *mr_policy_page(const struct mr_policy *p, uint32_t page)
 {
-	return p->pages + (size_t)page * p->ops->page_priv_size;
+	return p->pages + (size_t)page * p->page_stride;
 }
 
 /* ---- instances (policy/instance.c) ---- */

@@ -642,7 +642,7 @@ static void buckets_trim(struct mr_policy *p, struct opt_lruvec *lv)
 
 static uint32_t folio_id(const struct mr_machine *m, uint32_t page)
 {
-	return m->frame_page ? m->frame_page[page] : page;
+	return mr_frame_page(m, page);
 }
 
 static uint64_t never_ent(const struct mr_machine *m, uint32_t page)

@@ -47,7 +47,7 @@ static void mglru_where(const struct mr_policy *p, uint32_t page, struct mr_foli
 	w->max_seq = lv->lrugen.max_seq;
 	w->min_seq = lv->lrugen.min_seq[type];
 	if (gen < 0) {
-		if (mg->pages[page].list == LRU_GEN_LIST_UNEVICTABLE)
+		if (lgp(mg, page)->list == LRU_GEN_LIST_UNEVICTABLE)
 			set_list(w, "unevictable");
 		return;
 	}

@@ -364,7 +364,7 @@ static uint32_t frame_take(struct rp_machine *mach, uint32_t page)
 	uint32_t fr = mach->nfree_frames ? mach->free_frames[--mach->nfree_frames]
 					 : mach->frames_used++;
 
-	mach->frame_page[fr] = page;
+	mach->m.folios[fr].page = page;
 	return fr;
 }
 
@@ -839,11 +839,15 @@ void rp_insert_page(struct rp_machine *mach, uint32_t page, unsigned ctx, int wr
 	/* the frame after the charge: its reclaim may have freed the one taken */
 	fr = frame_take(mach, page);
 	f = &mach->m.folios[fr];
-	*f = (struct mr_folio){
-		.flags = MR_PG_RESIDENT | (type != RP_FILE ? MR_PG_SWAPBACKED : 0) |
-			 (est & (MR_PG_EXEC | E_SWAP | E_SWAPVALID)),
-		.type = (uint8_t)type, .lruvec = lruvec, .node = rp->node, .pte = g->pte,
-	};
+	/* the policy's state in the record stays as the frame's last folio left it */
+	f->flags = MR_PG_RESIDENT | (type != RP_FILE ? MR_PG_SWAPBACKED : 0) |
+		   (est & (MR_PG_EXEC | E_SWAP | E_SWAPVALID));
+	f->mapcount = 0;
+	f->type = (uint8_t)type;
+	f->zone = 0;
+	f->lruvec = lruvec;
+	f->node = rp->node;
+	f->pte = g->pte;
 	g->frame = fr;
 	g->flags = (g->flags & PG_TYPE_MASK) | MR_PG_RESIDENT;
 	mach->c[C_RESIDENT]++;
@@ -1029,7 +1033,6 @@ void rp_machine_destroy(struct rp_machine *mach)
 	free(mach->m.mms);
 	free(mach->lruvec_stat);
 	mr_big_free(mach->pg, (size_t)mach->m.nr_pages * sizeof(struct rp_pg));
-	mr_big_free(mach->frame_page, (size_t)mach->m.nr_pages * sizeof(uint32_t));
 	mr_big_free(mach->free_frames, (size_t)mach->m.nr_pages * sizeof(uint32_t));
 	free(mach->fa_resident);
 	free(mach->vmas);
@@ -1050,6 +1053,7 @@ void rp_machine_destroy(struct rp_machine *mach)
 	free(mach->pmdy);
 	free(mach->freelist);
 	free(mach->memcg);
+	free(mach->lruvec_pages);
 	free(mach->node);
 	free(mach->wb_ring);
 	free(mach->flushq);
@@ -1132,9 +1136,7 @@ int rp_machine_create(const struct rp_image *t, const struct rp_machine_opts *o,
 	 * over its limit at OOM); mr_big_alloc() maps them lazily, so only the frames a
 	 * replay uses are ever backed by memory. */
 	mach->m.folios = mr_big_alloc((size_t)np * sizeof(struct mr_folio));
-	mach->frame_page = mr_big_alloc((size_t)np * sizeof(uint32_t));
 	mach->free_frames = mr_big_alloc((size_t)np * sizeof(uint32_t));
-	mach->m.frame_page = mach->frame_page;
 	mach->m.mms = calloc(t->nr_mms, sizeof(struct mr_mm));
 	mach->lruvec_stat = calloc((size_t)nn * nm * MR_NR_VMSTAT, sizeof(uint64_t));
 	mach->pg = mr_big_alloc((size_t)np * sizeof(struct rp_pg));
@@ -1144,6 +1146,18 @@ int rp_machine_create(const struct rp_image *t, const struct rp_machine_opts *o,
 	mach->imap = calloc(t->nr_files ? t->nr_files : 1, sizeof(*mach->imap));
 	mach->task_exited = calloc(t->nr_tasks ? t->nr_tasks : 1, 1);
 	mach->memcg = calloc(nm, sizeof(*mach->memcg));
+	mach->lruvec_pages = calloc((size_t)nn * nm, sizeof(uint32_t));
+	if (mach->lruvec_pages) {
+		/* a page's lruvec is its memcg's on the node it is allocated from, which
+		 * may fall back from its own: each node's lruvec may hold all the memcg's */
+		for (uint32_t i = 0; i < np; i++)
+			if (t->pages[i].memcg < nm)
+				mach->lruvec_pages[(size_t)t->pages[i].memcg * nn]++;
+		for (uint32_t mi = 0; mi < nm; mi++)
+			for (uint32_t nd = 1; nd < nn; nd++)
+				mach->lruvec_pages[(size_t)mi * nn + nd] = mach->lruvec_pages[(size_t)mi * nn];
+		mach->m.lruvec_pages = mach->lruvec_pages;
+	}
 	/* a page is under writeback once at a time, plus stale entries of freed ones */
 	fifo_size((uint64_t)np + 64, &mach->wb_cap, &mach->wb_max);
 	mach->wb_ring = malloc(mach->wb_max * sizeof(*mach->wb_ring));
@@ -1154,7 +1168,7 @@ int rp_machine_create(const struct rp_image *t, const struct rp_machine_opts *o,
 	arena_n = 2 * (uint64_t)t->nr_vmas + 1;
 	mach->arena = malloc(arena_n * sizeof(uint32_t));
 	if (!mach->m.folios || !mach->m.mms || !mach->lruvec_stat || !mach->pg || !mach->vmas ||
-	    !mach->frame_page || !mach->free_frames ||
+	    !mach->free_frames || !mach->lruvec_pages ||
 	    !mach->fa_resident ||
 	    !mach->mmx || !mach->imap || !mach->task_exited || !mach->memcg || !mach->wb_ring || !mach->arena ||
 	    !mach->flushq) {

@@ -10,13 +10,13 @@
  *   events.c   what each trace event means, and time-driven work (samples, snapshots,
  *              script commands, writeback completion); rp_machine_run/finish
  *
- * State sits where the kernel keeps it (docs/replay.md, "Where the state is"). Per page
+ * State sits where the kernel keeps it (docs/replay.md, "Speed": state per frame). Per page
  * id of the trace, whether in memory or not, struct rp_pg (16 B): the shadow entry (the
  * page-cache slot's value entry) or its frame while resident, the PTE hint, and the flags
  * a page keeps out of memory. Per page frame, only while the page is
- * resident: struct mr_folio (16 B, whose flags' high bits hold engine state, E_*, and
- * whose `pte` is a copy of the page's hint for reclaim's rmap walks), the frame's page id
- * and the policy's page_priv_size. Policies
+ * resident: one 32-byte struct mr_folio record (flags whose high bits hold engine
+ * state, E_*; `pte`, a copy of the page's hint for reclaim's rmap walks; the frame's
+ * page id; the policy's per-frame state), so a victim is one cache line. Policies
  * and PTEs name frames (as a PTE names a pfn); the engine's own functions take page ids.
  * Frames are taken from a stack of free ones, so the frames in use are the low ones and
  * the memory touched grows with the pages resident at once, not with the trace.
@@ -213,7 +213,6 @@ struct rp_machine {
 	int failed;
 
 	struct rp_pg *pg;        /* [nr_pages of the trace] */
-	uint32_t *frame_page;    /* [frames]: the page id in each frame in use */
 	uint32_t *free_frames;   /* stack of freed frames, taken first */
 	uint32_t nfree_frames;
 	uint32_t frames_used;    /* frames [0, frames_used) have been used */
@@ -272,6 +271,7 @@ struct rp_machine {
 	uint32_t fault_around;     /* pages of do_fault_around()'s window, <= 1 = off */
 	/* which slots of the direct maps of files (rp_image.fmap) hold a page in the
 	 * page cache: a fault-around window's neighbours are neighbouring bits */
+	uint32_t *lruvec_pages;  /* [nr_lruvecs]: mr_machine.lruvec_pages */
 	uint64_t *fa_resident;
 	struct rp_shadow *shadow;  /* RP_SHADOW_KERNEL: the xarray nodes */
 
@@ -378,7 +378,7 @@ static inline struct mr_folio *rp_folio(const struct rp_machine *mach, uint32_t 
 /* The page id in a frame in use (a policy's folio, a PTE's entry). */
 static inline uint32_t rp_page(const struct rp_machine *mach, uint32_t frame)
 {
-	return mach->frame_page[frame];
+	return mach->m.folios[frame].page;
 }
 
 /* The flags of a page in memory or not: the folio's, or what rp_pg keeps. */

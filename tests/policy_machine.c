@@ -4,6 +4,7 @@
  */
 #include "policy_machine.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -200,6 +201,8 @@ struct pm_machine *pm_create(const struct pm_config *cfg)
 	pm->max_vmas = cfg->max_vmas ? cfg->max_vmas : 16;
 
 	m->folios = calloc(m->nr_pages ? m->nr_pages : 1, sizeof(*m->folios));
+	for (uint32_t fr = 0; m->folios && fr < m->nr_pages; fr++)
+		m->folios[fr].page = fr;
 	m->mms = calloc(m->nr_mms, sizeof(*m->mms));
 	m->vmstat = calloc(MR_NR_VMSTAT, sizeof(uint64_t));
 	m->lruvec_stat = calloc((size_t)m->nr_lruvecs * MR_NR_VMSTAT, sizeof(uint64_t));
@@ -245,7 +248,9 @@ struct mr_folio *pm_folio(struct pm_machine *pm, uint32_t page, enum pm_kind kin
 {
 	struct mr_folio *f = &pm->m.folios[page];
 
-	memset(f, 0, sizeof(*f));
+	/* a new folio in the frame; the policy's state in its record stays (mr_policy.h) */
+	memset(f, 0, offsetof(struct mr_folio, priv));
+	f->page = page; /* frames are pages here */
 	f->flags = MR_PG_RESIDENT;
 	switch (kind) {
 	case PM_FILE:

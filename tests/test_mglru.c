@@ -44,7 +44,7 @@ static int mglru_place_folio(struct mr_policy *p, uint32_t page, uint64_t seq, b
 	if (seq < lv->lrugen.min_seq[type] || seq > lv->lrugen.max_seq)
 		return MR_ERANGE;
 	gen = lru_gen_from_seq(seq);
-	mg->pages[page].gen = (uint8_t)(gen + 1);
+	lgp(mg, page)->gen = (uint8_t)(gen + 1);
 	f->flags &= ~MR_PG_ACTIVE;
 	f->flags |= MR_PG_LRU;
 	lru_gen_update_size(mg, lv, page, -1, (int)gen);
@@ -114,7 +114,7 @@ static struct lruvec *mglru_lruvec(struct mr_policy *p, uint32_t lruvec)
 /* The LRU_REFS_MASK counter of a folio. */
 static unsigned mglru_folio_refs(struct mr_policy *p, uint32_t page)
 {
-	return mglru_of(p)->pages[page].refs;
+	return lgp(mglru_of(p), page)->refs;
 }
 
 /* Lazily promote an on-list folio to gen(max_seq) as folio_update_gen() does for a
@@ -1083,7 +1083,7 @@ static void test_kernel_612_tiers(void)
 	place(&e, F, PM_FILE, 0);
 	place(&e, Z, PM_FILE, 0); /* tail: scanned first */
 	folio(&e, F)->flags |= MR_PG_REFERENCED | MR_PG_WORKINGSET;
-	e.mg->pages[F].refs = LRU_REFS_MAX;
+	lgp(e.mg, F)->refs = LRU_REFS_MAX;
 	CHECK_EQ_U64(folio_lru_refs(e.mg, F), 4);
 	CHECK_EQ_U64(lru_tier_from_refs(e.mg, 4, false), 3);
 	CHECK_EQ_U64(lru_tier_from_refs(e.mg, 3, false), 2);
@@ -1123,7 +1123,7 @@ static void test_evicted_refs_cleared(void)
 	place(&e, W, PM_FILE, 1);
 	place(&e, Z, PM_FILE, 0);
 	folio(&e, Z)->flags |= MR_PG_REFERENCED; /* isolate_folio() keeps the count */
-	e.mg->pages[Z].refs = 1;
+	lgp(e.mg, Z)->refs = 1;
 	evict_once(&e, 64, 0);
 	CHECK(!has(&e, Z, MR_PG_RESIDENT));
 	CHECK_EQ_U64(mglru_folio_refs(e.p, Z), 0);
@@ -1148,7 +1148,7 @@ static void test_kernel_612_active_add_keeps_refs(void)
 		pm_folio(e.pm, F, PM_ANON, 0, 0);
 		folio(&e, F)->flags &= ~MR_PG_LRU;
 		folio(&e, F)->flags |= MR_PG_WORKINGSET;
-		e.mg->pages[F].refs = LRU_REFS_MAX;
+		lgp(e.mg, F)->refs = LRU_REFS_MAX;
 		folio_add_lru(e.mg, F, MR_ADD_IN_FAULT);
 		CHECK_EQ_U64(folio_lru_gen(e.mg, F), lru_gen_from_seq(e.lv->lrugen.max_seq));
 		CHECK(!has(&e, F, MR_PG_ACTIVE));
@@ -1208,7 +1208,7 @@ static void test_kernel_61295_unevictable_culled(void)
 		evict_once(&e, 64, 0);
 		CHECK(!has(&e, Z, MR_PG_RESIDENT));
 		CHECK_EQ_U64(folio_lru_gen(e.mg, F), (uint64_t)-1);
-		CHECK_EQ_U64(e.mg->pages[F].list, LRU_GEN_LIST_UNEVICTABLE);
+		CHECK_EQ_U64(lgp(e.mg, F)->list, LRU_GEN_LIST_UNEVICTABLE);
 		CHECK(has(&e, F, MR_PG_LRU));
 		CHECK(!has(&e, F, MR_PG_ACTIVE));
 		CHECK_EQ_U64(stat0(&e, MR_VM_NR_UNEVICTABLE), 1);
@@ -1243,7 +1243,7 @@ static void test_kernel_61295_writeback_sorted(void)
 		place(&e, W, PM_FILE, 0);
 		place(&e, Z, PM_FILE, 0);
 		folio(&e, D)->flags |= MR_PG_DIRTY | MR_PG_REFERENCED;
-		e.mg->pages[D].refs = 1;
+		lgp(e.mg, D)->refs = 1;
 		folio(&e, W)->flags |= MR_PG_WRITEBACK;
 		CHECK_LIST(&e, 0, FILE_T, D, W, Z);
 		evict_once(&e, 64, 0);

@@ -175,7 +175,7 @@ static void fifo_refault(struct mr_policy *p, uint32_t page, uint64_t shadow, un
 {
 	(void)ctx;
 	fpriv(p)->st->refaults++;
-	if (shadow != (uint64_t)p->m->frame_page[page] * 2 + 1)
+	if (shadow != (uint64_t)mr_frame_page(p->m, page) * 2 + 1)
 		fpriv(p)->st->bad_shadow++;
 }
 
@@ -228,7 +228,7 @@ static void fifo_shrink(struct mr_policy *p, uint32_t lruvec, struct mr_scan_con
 			fifo_link(p, page, 1);
 			continue;
 		}
-		rc = m->ops->remove_mapping(m, page, (uint64_t)m->frame_page[page] * 2 + 1);
+		rc = m->ops->remove_mapping(m, page, (uint64_t)mr_frame_page(m, page) * 2 + 1);
 		if (rc == MR_REMOVED) {
 			sc->nr_reclaimed++;
 			continue;
@@ -248,7 +248,7 @@ static void fifo_access(struct mr_policy *p, uint32_t page, uint64_t next_use)
 	struct fifo_stats *st = fpriv(p)->st;
 
 	if (st->nacc < MAXLOG) {
-		st->acc_page[st->nacc] = p->m->frame_page[page];
+		st->acc_page[st->nacc] = mr_frame_page(p->m, page);
 		st->acc_nu[st->nacc] = next_use;
 	}
 	st->nacc++;
