@@ -13,6 +13,7 @@
 #include "mr_util.h"
 
 _Static_assert(sizeof(struct mr_folio) == 32, "a frame record is half a cache line");
+_Static_assert(offsetof(struct mr_folio, priv) % 8 == 0, "policy state aligned for 64-bit fields");
 
 struct instance {
 	struct mr_policy p; /* first: the instance is handed out as &p */

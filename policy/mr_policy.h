@@ -107,11 +107,12 @@ struct mr_folio {
 	uint16_t lruvec;   /* index of the (memcg, node) lruvec it is charged to */
 	uint16_t node;
 	uint32_t pte;      /* engine: where a PTE mapping it lives (rmap hint); not for policies */
+	/* the policy's per-frame state when page_priv_size fits, 8-byte aligned as a
+	 * struct of its own would be: reach it through mr_policy_page() only */
+	_Alignas(8) uint8_t priv[MR_FOLIO_PRIV];
 	uint32_t page;     /* engine: the trace's page in this frame while in use (what the
 			    * kernel's folio->mapping and ->index say, as one number); read
 			    * it with mr_frame_page() */
-	uint8_t priv[MR_FOLIO_PRIV]; /* the policy's per-frame state when page_priv_size
-				      * fits: reach it through mr_policy_page() only */
 };
 
 /* folio_is_file_lru(): file LRU iff not swap-backed. LRU_GEN_ANON = 0, LRU_GEN_FILE = 1. */
