@@ -873,7 +873,8 @@ static int bad_page_type(struct mr_store *s, struct mr_error *err)
 			    s->path, id);
 }
 
-int mr_store_summarize(struct mr_store *s, struct mr_store_summary *sum, struct mr_error *err)
+int mr_store_summarize_chunks(struct mr_store *s, struct mr_store_summary *sum,
+			      struct mr_error *err)
 {
 	sqlite3_stmt *st = NULL;
 	struct stat sb;
@@ -913,7 +914,20 @@ int mr_store_summarize(struct mr_store *s, struct mr_store_summary *sum, struct 
 		return mr_store_sqlerr(s, rc, "summarising chunks", err);
 	if (!sum->n_chunks)
 		sum->t_first = 0;
+	if (s->image_bytes)
+		sum->file_bytes = s->image_bytes;
+	else if (!stat(s->path, &sb))
+		sum->file_bytes = (uint64_t)sb.st_size;
+	return 0;
+}
 
+int mr_store_summarize(struct mr_store *s, struct mr_store_summary *sum, struct mr_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = mr_store_summarize_chunks(s, sum, err);
+
+	if (rc)
+		return rc;
 	rc = sqlite3_prepare_v2(s->db, "SELECT type, count(*) FROM pages GROUP BY type", -1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return mr_store_sqlerr(s, rc, "summarising pages", err);
@@ -940,46 +954,40 @@ int mr_store_summarize(struct mr_store *s, struct mr_store_summary *sum, struct 
 	    (rc = count_rows(s, "SELECT count(*) FROM cgroups", &sum->n_cgroups, err)) ||
 	    (rc = count_rows(s, "SELECT coalesce(sum(lost),0) FROM streams", &sum->lost, err)))
 		return rc;
-	if (s->image_bytes)
-		sum->file_bytes = s->image_bytes;
-	else if (!stat(s->path, &sb))
-		sum->file_bytes = (uint64_t)sb.st_size;
 	return 0;
 }
 
 /* One pages row against the format: which column breaks it, or NULL. Columns as selected
- * by mr_store_pages_foreach(); NULL is allowed where the writer leaves a column unset. */
-static const char *bad_page_column(sqlite3_stmt *st, const char **rule)
+ * by mr_store_pages_foreach(), each read once into type[] and v[]; NULL is allowed where
+ * the writer leaves a column unset. */
+#define PAGE_COLS 9
+static int bad_page_column(const int *type, const int64_t *v, const char **rule)
 {
 	static const struct {
-		const char *name;
 		int64_t lo, hi;
 		int null_ok;
 		const char *rule;
-	} cols[] = {
-		{ "id", 0, MR_PAGE_NONE - 1, 0, "a page id (0 .. 2^32-2)" },
-		{ "type", 0, MR_PAGE_NR_TYPES - 1, 0, "a page type (0 anon, 1 file, 2 shmem)" },
-		{ "mm", 0, UINT32_MAX, 1, "an address space id (0 .. 2^32-1)" },
-		{ "vpage", 0, INT64_MAX, 1, "a virtual page number (0 or more)" },
-		{ "file", 0, UINT32_MAX, 1, "a file id (0 .. 2^32-1)" },
-		{ "idx", 0, INT64_MAX, 1, "a page index in a file (0 or more)" },
-		{ "exec", 0, 1, 0, "a flag (0 or 1)" },
-		{ "node", -1, INT16_MAX, 1, "a NUMA node (-1 unknown, 0 .. 32767)" },
-		{ "cgroup", 0, UINT32_MAX, 1, "a cgroup id (0 .. 2^32-1)" },
+	} cols[PAGE_COLS] = {
+		{ 0, MR_PAGE_NONE - 1, 0, "a page id (0 .. 2^32-2)" },
+		{ 0, MR_PAGE_NR_TYPES - 1, 0, "a page type (0 anon, 1 file, 2 shmem)" },
+		{ 0, UINT32_MAX, 1, "an address space id (0 .. 2^32-1)" },
+		{ 0, INT64_MAX, 1, "a virtual page number (0 or more)" },
+		{ 0, UINT32_MAX, 1, "a file id (0 .. 2^32-1)" },
+		{ 0, INT64_MAX, 1, "a page index in a file (0 or more)" },
+		{ 0, 1, 0, "a flag (0 or 1)" },
+		{ -1, INT16_MAX, 1, "a NUMA node (-1 unknown, 0 .. 32767)" },
+		{ 0, UINT32_MAX, 1, "a cgroup id (0 .. 2^32-1)" },
 	};
 
-	for (int i = 0; i < (int)(sizeof(cols) / sizeof(cols[0])); i++) {
-		int t = sqlite3_column_type(st, i);
-		int64_t v = sqlite3_column_int64(st, i);
-
-		if (t == SQLITE_NULL && cols[i].null_ok)
+	for (int i = 0; i < PAGE_COLS; i++) {
+		if (type[i] == SQLITE_NULL && cols[i].null_ok)
 			continue;
-		if (t != SQLITE_INTEGER || v < cols[i].lo || v > cols[i].hi) {
+		if (type[i] != SQLITE_INTEGER || v[i] < cols[i].lo || v[i] > cols[i].hi) {
 			*rule = cols[i].rule;
-			return cols[i].name;
+			return i;
 		}
 	}
-	return NULL;
+	return -1;
 }
 
 int mr_store_pages_foreach(struct mr_store *s, int (*fn)(const struct mr_page *, void *),
@@ -994,39 +1002,45 @@ int mr_store_pages_foreach(struct mr_store *s, int (*fn)(const struct mr_page *,
 	if (rc != SQLITE_OK)
 		return mr_store_sqlerr(s, rc, "reading pages", err);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *rule, *col = bad_page_column(st, &rule);
+		/* each column read once: a million-row trace spent most of its load in these
+		 * calls when the check and the copy each read every column */
+		int type[PAGE_COLS], bad;
+		int64_t v[PAGE_COLS];
+		const char *rule;
 		struct mr_page p;
 		int r;
 
-		if (col) {
-			int i = 0;
-			char v[32];
+		for (int i = 0; i < PAGE_COLS; i++) {
+			type[i] = sqlite3_column_type(st, i);
+			v[i] = sqlite3_column_int64(st, i);
+		}
+		bad = bad_page_column(type, v, &rule);
+		if (bad >= 0) {
+			char val[32];
 
-			while (strcmp(col, sqlite3_column_name(st, i)))
-				i++;
-			if (sqlite3_column_type(st, i) == SQLITE_INTEGER)
-				snprintf(v, sizeof(v), "%lld", (long long)sqlite3_column_int64(st, i));
+			if (type[bad] == SQLITE_INTEGER)
+				snprintf(val, sizeof(val), "%lld", (long long)v[bad]);
 			else
-				snprintf(v, sizeof(v), "%s", sqlite3_column_type(st, i) == SQLITE_NULL ? "NULL" :
-					 sqlite3_column_type(st, i) == SQLITE_TEXT ? "a text value" :
-					 sqlite3_column_type(st, i) == SQLITE_FLOAT ? "a real number" : "a blob");
+				snprintf(val, sizeof(val), "%s", type[bad] == SQLITE_NULL ? "NULL" :
+					 type[bad] == SQLITE_TEXT ? "a text value" :
+					 type[bad] == SQLITE_FLOAT ? "a real number" : "a blob");
 			r = mr_error_set(err, MR_ECORRUPT, "%s: pages row %lld, column %s: %s is not %s; the file is damaged or was not written by memreplay: record or generate the trace again",
-					 s->path, (long long)sqlite3_column_int64(st, 0), col, v, rule);
+					 s->path, (long long)v[0], sqlite3_column_name(st, bad), val, rule);
 			sqlite3_finalize(st);
 			return r;
 		}
-		/* NULL where the writer left a column unset: mm/vpage of file pages, file/idx of
-		 * anon and shmem pages, an unknown node or cgroup */
+		/* NULL where the writer left a column unset (read as 0): mm/vpage of file
+		 * pages, file/idx of anon and shmem pages, an unknown node or cgroup */
 		p = (struct mr_page){
-			.id = (uint32_t)sqlite3_column_int64(st, 0),
-			.type = (uint8_t)sqlite3_column_int(st, 1),
-			.mm = (uint32_t)sqlite3_column_int64(st, 2),
-			.vpage = (uint64_t)sqlite3_column_int64(st, 3),
-			.file = (uint32_t)sqlite3_column_int64(st, 4),
-			.index = (uint64_t)sqlite3_column_int64(st, 5),
-			.exec = (uint8_t)sqlite3_column_int(st, 6),
-			.node = sqlite3_column_type(st, 7) == SQLITE_NULL ? -1 : (int16_t)sqlite3_column_int(st, 7),
-			.cgroup = (uint32_t)sqlite3_column_int64(st, 8),
+			.id = (uint32_t)v[0],
+			.type = (uint8_t)v[1],
+			.mm = (uint32_t)v[2],
+			.vpage = (uint64_t)v[3],
+			.file = (uint32_t)v[4],
+			.index = (uint64_t)v[5],
+			.exec = (uint8_t)v[6],
+			.node = type[7] == SQLITE_NULL ? -1 : (int16_t)v[7],
+			.cgroup = (uint32_t)v[8],
 		};
 		r = fn(&p, ctx);
 		if (r) {
