@@ -90,12 +90,12 @@ enum mr_pg {
 	MR_PG_EXEC = 1u << 12,       /* engine: some mapping of it is VM_EXEC (trace page row) */
 };
 
-/* One per page frame (struct mr_machine.folios); 16 bytes. */
 /*
- * One simulated page frame's record: the folio, the trace's page in it and the policy's
- * per-frame state, 32 bytes, so that what reclaim reads of a victim (its flags, its
- * page, its list slot) is one cache line, as the kernel's struct folio holds its flags,
- * mapping, index and LRU links together.
+ * One per page frame (struct mr_machine.folios), the simulated frame's record: the
+ * folio, the trace's page in it and the policy's per-frame state, 32 bytes, so that
+ * what reclaim reads of a victim (its flags, its page, its list slot) is one cache
+ * line, as the kernel's struct folio holds its flags, mapping, index and LRU links
+ * together.
  */
 #define MR_FOLIO_PRIV 12 /* bytes of policy state kept in the record (page_priv_size) */
 
