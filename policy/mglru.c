@@ -714,6 +714,7 @@ static int mglru_init(struct mr_policy *p, struct mr_error *err)
 	memset(mg, 0, sizeof(*mg));
 	mg->p = p;
 	mg->m = m;
+	m->pte_window = 1; /* look-around reads MIN_LRU_BATCH PTEs around a victim's */
 	mg->pages = p->pages;
 	mg->page_stride = p->page_stride;
 

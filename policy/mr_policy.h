@@ -325,6 +325,10 @@ struct mr_machine {
 	 * its memcg), for sizing its lists without reading every frame; NULL: count the
 	 * frames' folios instead (machines whose folios are set up before the policy) */
 	const uint32_t *lruvec_pages;
+	/* Set by a policy whose reclaim looks around a victim's young PTE (MGLRU's
+	 * lru_gen_look_around(): MIN_LRU_BATCH PTEs): the machine's prefetch_folio hint then
+	 * asks for that window's PTE lines too. A hint; nothing changes. */
+	uint8_t pte_window;
 };
 
 /* Per lruvec, the most folios its lists can hold: m->lruvec_pages, or the folios of the

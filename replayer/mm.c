@@ -550,6 +550,17 @@ void rp_prefetch_folio(struct mr_machine *m, uint32_t frame)
 		mr_prefetchw(&pt->page[s]);
 		mr_prefetchw(&pt->bits[s]);
 		mr_prefetchw(&pt->pmd_young);
+		if (m->pte_window) {
+			/* the look-around's window: up to pte_window * 64 / 2 PTEs each side,
+			 * within the table (mglru_aging.c, lru_gen_look_around()) */
+			unsigned w = m->pte_window * 32u, lo = s > w ? s - w : 0;
+			unsigned hi = s + w < 512 ? s + w : 512;
+
+			for (unsigned x = lo & ~15u; x < hi; x += 16)
+				mr_prefetch(&pt->page[x]);
+			mr_prefetch(&pt->bits[lo]);
+			mr_prefetch(&pt->bits[hi - 1]);
+		}
 	}
 }
 
