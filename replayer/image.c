@@ -561,17 +561,14 @@ static int sort_pages(const struct rp_page *pages, uint32_t *ids, uint64_t n)
 		qsort(e, n, sizeof(*e), cmp_ent);
 	} else {
 		for (unsigned pass = ascending ? 3 : 0; pass < 12; pass++) {
-			uint64_t sum = 0, first;
+			uint64_t sum = 0;
 			struct sort_ent *sw;
-			int skip;
 
 			memset(count, 0, RADIX_N * sizeof(*count));
 			for (uint64_t i = 0; i < n; i++)
 				count[ent_digit(&e[i], pass)]++;
-			first = count[ent_digit(&e[0], pass)];
-			skip = first == n; /* every entry has this digit */
-			if (skip)
-				continue;
+			if (count[ent_digit(&e[0], pass)] == n)
+				continue; /* every entry has this digit */
 			for (uint32_t d = 0; d < RADIX_N; d++) {
 				uint64_t c = count[d];
 
@@ -662,7 +659,7 @@ static int index_mapped_files(struct load *l)
  * fault-around searches (mm.c). A dense mapped file's page then costs its fmap slot (4
  * bytes) instead of 16 (docs/replay.md, "Speed": memory per page).
  */
-static int compact_file_index(struct load *l)
+static void compact_file_index(struct load *l)
 {
 	struct rp_image *t = l->t;
 	uint32_t n = 0;
@@ -690,7 +687,6 @@ static int compact_file_index(struct load *l)
 			t->file_key = fk;
 		t->nr_file_index = n;
 	}
-	return 0;
 }
 
 /* ---- table sizing ---- */
@@ -1187,9 +1183,7 @@ static int load_all(struct load *l)
 	rc = size_tables(l);
 	if (rc)
 		return rc;
-	rc = compact_file_index(l);
-	if (rc)
-		return rc;
+	compact_file_index(l);
 	{
 		uint8_t d[32];
 
