@@ -437,6 +437,22 @@ bool suitable_to_scan(int total, int young)
 }
 
 /*
+ * suitable_to_scan() on this machine: in a replay sampled page by page a table's slots
+ * hold 1 in pte_den of the trace's pages (mr_machine.pte_den), so without the factor
+ * no table or look-around window would ever be dense enough to enter a Bloom filter,
+ * and every walk after the first would skip all of them. Each young PTE found stands
+ * for pte_den; sure ones (the look-around's victim, which is why it looks) count once.
+ */
+static bool suitable_to_scan_m(const struct mglru *mg, int total, int young, int sure)
+{
+	uint32_t den = mg->m->pte_den;
+
+	if (den > 1 && young > sure)
+		young = sure + (young - sure) * (int)den;
+	return suitable_to_scan(total, young);
+}
+
+/*
  * mm/vmscan.c:walk_update_folio(): transfer the PTE dirty bit, then either promote
  * (aging walk or look-around with a walk context: folio_update_gen() batched) or, on
  * the rmap path without one, lru_gen_set_refs() and folio_activate().
@@ -541,7 +557,7 @@ static void finish_pte_table(struct mglru *mg)
 	struct lru_gen_mm_walk *walk = &mg->walk;
 
 	if (walk->cur_state == PTE_TABLE_SCANNING &&
-	    suitable_to_scan(walk->cur_total, walk->cur_young)) {
+	    suitable_to_scan_m(mg, walk->cur_total, walk->cur_young, 0)) {
 		walk->cur_pud_marked = true; /* S001 (c) */
 		walk->mm_stats[MM_NONLEAF_ADDED]++;
 		/* carry over to the next generation */
@@ -839,7 +855,7 @@ void lru_gen_look_around(struct mr_policy *p, const struct mr_vma *vma,
 	mg->stat.look_around_young += (uint64_t)(young - 1);
 
 	/* feedback from rmap walkers to page table walkers */
-	if (suitable_to_scan(i, young)) {
+	if (suitable_to_scan_m(mg, i, young, 1)) {
 		update_bloom_filter(&lv->mm_state, max_seq, pmd_item(pt->mm, pt->addr));
 		if (mg->pud_filter) /* S001 */
 			update_bloom_filter_pud(&lv->mm_state, max_seq, pud_item(pt->mm, pt->addr));

@@ -329,6 +329,13 @@ struct mr_machine {
 	 * lru_gen_look_around(): MIN_LRU_BATCH PTEs): the machine's prefetch_folio hint then
 	 * asks for that window's PTE lines too. A hint; nothing changes. */
 	uint8_t pte_window;
+	/* 1 in pte_den of the PTE slots around a page can hold a page in this machine: a
+	 * replay sampled page by page (--sample 1/N, docs/replay.md) has N; else 1 (0,
+	 * from a machine that does not set it, means 1 too). A
+	 * policy that judges how densely a PTE table or window is young (MGLRU's
+	 * suitable_to_scan()) counts its young PTEs pte_den times, so that a table holding
+	 * 1/N of the trace's pages can be as dense as the full replay's. */
+	uint32_t pte_den;
 };
 
 /* Per lruvec, the most folios its lists can hold: m->lruvec_pages, or the folios of the

@@ -427,6 +427,11 @@ static void step(struct rp_machine *mach, const struct mr_event *ev, const uint6
 	case MR_EV_LOST:
 		mach->c[C_H_LOST] += ev->arg;
 		break;
+	case RP_EV_FAULT_AROUND:
+		rp_fault_around_unsampled(mach, ev->task, ev->size, ev->arg);
+		if (mach->ra_n && mach->ra_task == ev->task)
+			mach->ra_n = 0;
+		break;
 	default:
 		break;
 	}

@@ -838,6 +838,18 @@ static int sample_pages(struct load *l)
 	for (uint32_t i = 0; i < t->nr_pages; i++) {
 		const struct rp_page *p = &t->pages[i];
 
+		if (!keep[i] && (p->info & RP_PAGE_VALID) && rp_page_type(p) == RP_FILE && p->owner) {
+			if (!t->sample_fpage) {
+				t->sample_fpage = calloc((size_t)t->nr_pages, sizeof(*t->sample_fpage));
+				if (!t->sample_fpage) {
+					free(keep);
+					return mr_error_set(l->err, MR_ENOMEM,
+							    "out of memory for the sampled pages");
+				}
+			}
+			t->sample_fpage[i].key = p->key;
+			t->sample_fpage[i].file = p->owner;
+		}
 		if (p->info & RP_PAGE_VALID) {
 			t->sample_valid++;
 			t->sample_kept += keep[i];
@@ -1247,6 +1259,8 @@ void rp_image_free(struct rp_image *t)
 	mr_big_free(t->pages, (size_t)(t->nr_pages_full ? t->nr_pages_full : t->nr_pages) *
 				      sizeof(*t->pages));
 	free(t->sample_map);
+	free(t->sample_fpage);
+
 	free(t->vmas);
 	free(t->vma_by_id);
 	free(t->mm_store_id);

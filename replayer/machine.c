@@ -1109,6 +1109,7 @@ int rp_machine_create(const struct rp_image *t, const struct rp_machine_opts *o,
 	mach->m.vmstat = mach->vmstat;
 	mach->m.non_leaf_young = 1;
 	mach->m.hw_young = 1;
+	mach->m.pte_den = o->pte_den ? o->pte_den : 1;
 	mach->m.memcg_id = o->memcg_ids;
 	mach->m.memcg_path = o->memcg_paths;
 	mach->all_nodes = nn >= 64 ? UINT64_MAX : (1ull << nn) - 1;

@@ -521,6 +521,7 @@ void rp_zap_pte(struct rp_machine *mach, const struct mr_vma *vma, struct mr_pte
 void rp_install_pte(struct rp_machine *mach, uint32_t page, uint32_t mm, uint64_t addr, int write);
 void rp_fault_around(struct rp_machine *mach, uint32_t vi, uint32_t mm, uint64_t addr, uint32_t page,
 		     uint32_t task);
+void rp_fault_around_unsampled(struct rp_machine *mach, uint32_t task, uint32_t file, uint64_t key);
 void rp_unmap_all(struct rp_machine *mach, uint32_t page);
 void rp_anon_range(const struct rp_image *t, uint32_t mm, uint64_t start, uint64_t end,
 		   uint64_t *lo_out, uint64_t *hi_out);

@@ -371,11 +371,10 @@ void rp_vma_activate(struct rp_machine *mach, uint32_t vi)
 }
 
 /* Among the VMAs idx[from..to) (or from..to themselves when idx is NULL) that cover the
- * page in mm, the one a trace without a MAP event most likely means at time now. */
+ * page rp in mm, the one a trace without a MAP event most likely means at time now. */
 static uint32_t pick_row(const struct rp_machine *mach, const uint32_t *idx, uint32_t from,
-			 uint32_t to, uint32_t mm, uint32_t page)
+			 uint32_t to, uint32_t mm, const struct rp_page *rp)
 {
-	const struct rp_page *rp = &mach->t->pages[page];
 	uint64_t now = mach->m.now_ns;
 	uint32_t best = MR_NONE;
 	int best_score = -1;
@@ -430,7 +429,7 @@ uint32_t rp_vma_for_page(struct rp_machine *mach, uint32_t page, uint32_t mm, ui
 			vi = rp_vma_at(mach, mm, *addr);
 		if (vi != MR_NONE)
 			return vi;
-		vi = pick_row(mach, NULL, t->mm_vma_off[mm], t->mm_vma_off[mm + 1], mm, page);
+		vi = pick_row(mach, NULL, t->mm_vma_off[mm], t->mm_vma_off[mm + 1], mm, rp);
 	} else {
 		const struct rp_flist *fl = &mach->imap[rp->owner];
 
@@ -443,7 +442,7 @@ uint32_t rp_vma_for_page(struct rp_machine *mach, uint32_t page, uint32_t mm, ui
 			}
 		}
 		vi = pick_row(mach, t->file_vmas, t->file_vma_off[rp->owner],
-			      t->file_vma_off[rp->owner + 1], mm, page);
+			      t->file_vma_off[rp->owner + 1], mm, rp);
 		if (vi != MR_NONE)
 			*addr = t->vmas[vi].start + ((rp->key - t->vmas[vi].pgoff) << 12);
 	}
@@ -709,7 +708,9 @@ void rp_fault_around(struct rp_machine *mach, uint32_t vi, uint32_t mm, uint64_t
 {
 	/* in a trace that names a fault's inserts before it, the task's noted in-fault
 	 * inserts are this fault's own when they hold its page; else an earlier fault's */
-	uint32_t own = !mach->t->inserts_after_fault && rp_ra_major(mach, page, task) ? task : MR_NONE;
+	uint32_t own = !mach->t->inserts_after_fault &&
+		       (page == MR_NONE ? mach->ra_task == task && mach->ra_n : rp_ra_major(mach, page, task))
+		       ? task : MR_NONE;
 	const struct rp_image *t = mach->t;
 	const struct mr_vma *v = &mach->vmas[vi].v;
 	uint64_t nr = mach->fault_around, pte_off = (addr >> 12) & 511;
@@ -778,6 +779,43 @@ void rp_fault_around(struct rp_machine *mach, uint32_t vi, uint32_t mm, uint64_t
 						 v->start + ((t->file_key[lo] - v->pgoff) << 12), &ti, &pt);
 		}
 	}
+}
+
+/*
+ * A sampled replay's read fault of an unsampled page, index key of file, through a
+ * mapping of task's mm (sample.c, RP_EV_FAULT_AROUND): the fault-around of its window
+ * over the sampled pages, as the full replay's fault would map them. Whether the full
+ * replay would find that page mapped already (no fault) cannot be known here: a
+ * recorded fault is taken as a fault. The VMA is found as rp_vma_for_page() finds it.
+ * Noted in-fault inserts of the task are taken as this fault's own (the page itself
+ * cannot be matched against them).
+ */
+void rp_fault_around_unsampled(struct rp_machine *mach, uint32_t task, uint32_t file, uint64_t key)
+{
+	const struct rp_image *t = mach->t;
+	const struct rp_flist *fl;
+	uint32_t mm = task_mm(mach, task), vi;
+	struct rp_page rp = { .key = key, .owner = file, .info = RP_FILE | RP_PAGE_VALID };
+
+	if (!mm || !file || file >= t->nr_files)
+		return;
+	/* rp_vma_for_page()'s search, for a page the image does not hold */
+	fl = &mach->imap[file];
+	for (uint32_t i = 0; i < fl->n; i++) {
+		const struct mr_vma *v = &mach->vmas[fl->live[i]].v;
+
+		if (v->mm == mm && key >= v->pgoff && key - v->pgoff < vma_pages(v)) {
+			rp_fault_around(mach, fl->live[i], mm, v->start + ((key - v->pgoff) << 12),
+					MR_NONE, task);
+			return;
+		}
+	}
+	vi = pick_row(mach, t->file_vmas, t->file_vma_off[file], t->file_vma_off[file + 1], mm, &rp);
+	if (vi == MR_NONE)
+		return;
+	rp_vma_activate(mach, vi);
+	rp_fault_around(mach, vi, mm, t->vmas[vi].start + ((key - t->vmas[vi].pgoff) << 12), MR_NONE,
+			task);
 }
 
 /* Install page's PTE at addr in mm: young, dirty for a write. */

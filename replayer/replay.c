@@ -803,6 +803,10 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 		if (r->sampled) {
 			mem = mem ? sample_scale(mem, &r->sample) : 0;
 			mo.seg_events = rp_sample_expected_events(&r->sample, r->t);
+			/* page by page (units below a look-around window), 1 in den of the
+			 * PTE slots around a page can hold one here */
+			if (r->t->sample_stat.unit < 64)
+				mo.pte_den = r->sample.den;
 		}
 		mo.global_limit = r->reclaim == MR_RECLAIM_NODE ? 0 : mem;
 		mo.swap_pages = r->sampled && r->swap_pages ? sample_scale(r->swap_pages, &r->sample)

@@ -115,6 +115,13 @@ struct rp_image {
 	 * or MR_PAGE_NONE (NULL when not sampled); sample_kept of sample_valid page rows. */
 	uint32_t nr_pages_full;
 	uint32_t *sample_map;
+	/* [nr_pages_full] or NULL: the file and index of each unsampled file page (file 0
+	 * for the others), for the fault-around of its faults (sample.c) */
+	struct rp_sample_fpage {
+		uint64_t key;
+		uint32_t file;
+	} __attribute__((packed)) *sample_fpage;
+
 	uint64_t sample_kept, sample_valid;
 	struct rp_sample_stat {
 		uint64_t regions, regions_kept; /* units with page rows, sampled */
@@ -254,12 +261,21 @@ void rp_nextuse_close(struct rp_nextuse *nu);
 #define RP_SAMPLE_STAGE 16384 /* events decoded at a time */
 #define RP_SAMPLE_LIVE_BUCKETS 4096 /* slices of the trace for the live-pages peak */
 #define RP_SAMPLE_FEW_REGIONS 64    /* fewer sampled regions: the note warns */
+/*
+ * An event of the sampled pass alone (sample.c -> events.c): a read fault of an
+ * unsampled file page through a mapping, kept for its fault-around. arg = the page's
+ * index in its file, size = the file, page = MR_PAGE_NONE; no reference. Outside
+ * enum mr_event_kind, so no trace holds one.
+ */
+#define RP_EV_FAULT_AROUND 0xf0u
+
 struct rp_sample {
 	uint32_t den;          /* 1 in den regions */
 	uint64_t seed;
 	uint32_t nr_pages;
 	uint64_t *keep;        /* bit per trace page id: sampled (pages without a row: set) */
 	const uint32_t *map;   /* trace page id -> the image's (rp_image.sample_map) */
+	const struct rp_sample_fpage *fpage; /* rp_image.sample_fpage */
 	uint64_t kept, valid;  /* sampled pages, of the page rows */
 	uint64_t scale_num, scale_den; /* sizes scale by num / den: the live-pages peak's
 					* share when known, else kept / valid */

@@ -34,6 +34,7 @@ struct rp_machine_opts {
 				       * around (0 = the kernel's default, 16; 1 = off) */
 	uint32_t vary_seed;           /* --vary: this run's seed, 0 = no variation */
 	double vary_p;                /* its switch-in probability after a walk */
+	uint32_t pte_den;             /* mr_machine.pte_den (0 = 1) */
 	uint64_t seg_events;          /* events the machine will see, for its segments'
 				       * bounds; 0 = the trace's (a sampled replay sees
 				       * fewer: replay.c estimates them) */

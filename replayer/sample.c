@@ -18,7 +18,13 @@
  * run need not be a folio's size). Where the batch fills in the middle of a range, the
  * rest of it waits in the stage for the next batch. The image holds only the sampled
  * pages, renumbered in order (image.c, sample_pages()), so page ids are renamed on the
- * way: a run of consecutive trace ids is one of image ids. Nothing here allocates per event:
+ * way: a run of consecutive trace ids is one of image ids. One event of an unsampled page
+ * is kept in another form: a read fault of a file page through a mapping becomes
+ * RP_EV_FAULT_AROUND, since its fault-around maps the sampled pages of its window
+ * (without it, a sampled page that the full replay maps by its neighbours' faults, as
+ * most pages of a file read through a mapping are, was never mapped: on a sequential
+ * mapped-file loop the sampled machines mapped 1/33 of what the full one did, times the
+ * rate). Nothing here allocates per event:
  * the stage is sized at init, the next-use buffers grow only when a batch needs more.
  */
 #include <stdlib.h>
@@ -90,6 +96,7 @@ int rp_sample_init(struct rp_sample *s, const struct rp_image *t, uint32_t den, 
 	/* the image chose the pages (image.c, sample_pages()); events name trace ids */
 	s->nr_pages = t->nr_pages_full;
 	s->map = t->sample_map;
+	s->fpage = t->sample_fpage;
 	s->kept = t->sample_kept;
 	s->valid = t->sample_valid;
 	s->scale_num = s->kept;
@@ -283,6 +290,16 @@ int rp_sample_fill(struct rp_sample *s, struct rp_source *src, struct rp_nextuse
 					out[k].page = s->map[e->page];
 				k++;
 			}
+		} else if (pages == 1 && e->kind == MR_EV_ACCESS && s->fpage &&
+			   s->fpage[e->page].file && !(e->flags & MR_ACC_WRITE) &&
+			   (MR_ACC_SRC(e->flags) == MR_SRC_FAULT || MR_ACC_SRC(e->flags) == MR_SRC_SYNTH)) {
+			/* a read fault of an unsampled file page: its fault-around maps the
+			 * sampled pages of its window (docs/replay.md, "Sampled replay") */
+			out[k] = (struct mr_event){ .time = e->time, .arg = s->fpage[e->page].key,
+						    .page = MR_PAGE_NONE, .task = e->task,
+						    .size = s->fpage[e->page].file, .cpu = e->cpu,
+						    .kind = RP_EV_FAULT_AROUND };
+			k++;
 		} else if (pages > 1) {
 			/* a range: its runs of sampled pages, from where the last batch left it */
 			int whole = 1, order = e->kind == MR_EV_PC_INSERT || e->kind == MR_EV_PC_DELETE;

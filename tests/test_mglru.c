@@ -1994,6 +1994,75 @@ static void test_s001_scenario_16(void)
 	env_close(&e);
 }
 
+/* ---- scenario 14 on a sampled machine (mr_machine.pte_den) ---- */
+
+/*
+ * A replay sampled 1 in 16 page by page holds one page in 16 slots: a table's 512 slots
+ * hold 32 pages, nyoung of them young. Each young PTE found stands for 16
+ * (suitable_to_scan(): one young PTE per cache line of 8 PTEs carries a table over).
+ */
+static void sampled_table(struct env *e, uint32_t den, unsigned nyoung)
+{
+	env_start(e, 32);
+	e->pm->m.pte_den = den;
+	CHECK(pm_add_vma(e->pm, 0, VA, VA + 512 * PG, MR_VMA_READ | MR_VMA_FILE, 1) != NULL);
+	for (uint32_t i = 0; i < 32; i++) {
+		place(e, i, PM_FILE, 1);
+		CHECK_EQ_U64(pm_map(e->pm, 0, VA + 16 * i * PG, i, i < nyoung ? MR_PTE_YOUNG : 0), 0);
+	}
+}
+
+static void test_scenario_14_sampled(void)
+{
+	struct env e;
+	struct lru_gen_mm_state *ms;
+	uint64_t item = pmd_item(0, VA);
+
+	/* the walk: 4 young of 32 stand for 64 of 512, carried over */
+	sampled_table(&e, 16, 4);
+	ms = &e.lv->mm_state;
+	CHECK_EQ_U64(age(&e, 60, 0), 0);
+	CHECK_EQ_U64(ms->stats[0][MM_LEAF_TOTAL], 512);
+	CHECK_EQ_U64(ms->stats[0][MM_LEAF_YOUNG], 4);
+	CHECK_EQ_U64(ms->stats[0][MM_NONLEAF_ADDED], 1);
+	CHECK(test_bloom_filter(ms, 4, item));
+	env_close(&e);
+	/* 3 stand for 48: not */
+	sampled_table(&e, 16, 3);
+	ms = &e.lv->mm_state;
+	CHECK_EQ_U64(age(&e, 60, 0), 0);
+	CHECK_EQ_U64(ms->stats[0][MM_NONLEAF_ADDED], 0);
+	CHECK(!test_bloom_filter(ms, 4, item));
+	env_close(&e);
+	/* a machine that is not sampled: 4 of 512 are 4 */
+	sampled_table(&e, 1, 4);
+	ms = &e.lv->mm_state;
+	CHECK_EQ_U64(age(&e, 60, 0), 0);
+	CHECK_EQ_U64(ms->stats[0][MM_NONLEAF_ADDED], 0);
+	env_close(&e);
+
+	/* the look-around: a window of 64 slots holds 4 pages; its target is young for
+	 * sure (that is why it looks) and counts once, a young neighbour counts 16 */
+	for (unsigned nb = 0; nb <= 1; nb++) {
+		sampled_table(&e, 16, 0);
+		ms = &e.lv->mm_state;
+		CHECK_EQ_U64(age(&e, 60, 0), 0); /* walk 1: nothing young, nothing carried */
+		CHECK(!test_bloom_filter(ms, 4, item));
+		/* the target: the oldest list's tail, page 31 (slot 496); its window is
+		 * the table's last 64 slots, pages 28-31 */
+		pm_touch(e.pm, 0, VA + 496 * PG, 0);
+		if (nb)
+			pm_touch(e.pm, 0, VA + 480 * PG, 0); /* page 30 */
+		CHECK_EQ_U64(evict_once(&e, 1, 0), 1);
+		CHECK_EQ_U64(folio_lru_gen(e.mg, 31) != 1, 1); /* kept: young */
+		CHECK_EQ_U64(e.mg->stat.look_around, 1);
+		CHECK_EQ_U64(e.mg->stat.look_around_young, nb);
+		CHECK_EQ_U64(e.mg->stat.look_around_bloom, nb);
+		CHECK(test_bloom_filter(ms, 4, item) == (nb == 1));
+		env_close(&e);
+	}
+}
+
 /* ---- scenario 14: the PMD Bloom filter ---- */
 
 static void test_scenario_14(void)
@@ -3023,6 +3092,7 @@ static const struct mr_test_case cases[] = {
 	MR_CASE(test_s001_scenario_15),
 	MR_CASE(test_s001_scenario_16),
 	MR_CASE(test_scenario_14),
+	MR_CASE(test_scenario_14_sampled),
 	MR_CASE(test_scenario_16),
 	MR_CASE(test_scenario_17),
 	MR_CASE(test_scenario_18),
