@@ -394,8 +394,9 @@ struct mr_policy;
  * any change a plugin built before would misread; mr_policy_register() refuses ops whose
  * abi differs (MR_EVERSION), so a stale plugin is named instead of crashing a replay.
  */
-#define MR_POLICY_ABI 4u /* 2: idle_params; 3: a page is a frame; 4: frame records of 32
-			  * bytes with the page and the policy state, mr_policy.page_stride */
+#define MR_POLICY_ABI 5u /* 2: idle_params; 3: a page is a frame; 4: frame records of 32
+			  * bytes with the page and the policy state, mr_policy.page_stride;
+			  * 5: mr_machine.pte_den */
 
 struct mr_policy_ops {
 	uint32_t abi;          /* MR_POLICY_ABI this table was compiled against; first, so

@@ -620,7 +620,11 @@ static int index_mapped_files(struct load *l)
 	/* The keys side by side (the search of a sparse file), and for a file whose pages
 	 * are dense in it (span <= 4 x pages + 64) a direct map from index to page: a
 	 * fault's window is then one run of slots, and a machine keeps their residency as
-	 * bits side by side, as the page cache's xarray holds them. */
+	 * bits side by side, as the page cache's xarray holds them. A sampled image holds
+	 * 1 in den of a file's pages, so dense there is span <= 4 x den x pages + 64: the
+	 * map costs what the full image's would, and the faults of unsampled pages
+	 * (sample.c) look up their windows in it instead of searching (on a randomly read
+	 * mapped file the search was half a sampled pass). */
 	t->file_key = malloc(((size_t)t->nr_file_index + 1) * sizeof(uint64_t));
 	t->fmap_base = malloc(((size_t)t->nr_files + 1) * sizeof(uint64_t));
 	t->fmap_kmin = calloc((size_t)t->nr_files + 1, sizeof(uint64_t));
@@ -635,7 +639,7 @@ static int index_mapped_files(struct load *l)
 		uint64_t span = a < b ? t->file_key[b - 1] - t->file_key[a] + 1 : 0;
 
 		t->fmap_base[f] = UINT64_MAX;
-		if (a == b || span > 4 * (uint64_t)(b - a) + 64)
+		if (a == b || span > 4 * (uint64_t)(l->sample_den ? l->sample_den : 1) * (b - a) + 64)
 			continue;
 		t->fmap_base[f] = t->nr_fmap;
 		t->fmap_kmin[f] = t->file_key[a];

@@ -728,6 +728,26 @@ void rp_fault_around(struct rp_machine *mach, uint32_t vi, uint32_t mm, uint64_t
 		to = 512;
 	if (to > pte_off + vma_pages(v) - vma_off)
 		to = pte_off + vma_pages(v) - vma_off;
+	/* the file indices of [from, to) */
+	i0 = v->pgoff + vma_off - (pte_off - from);
+	i1 = i0 + (to - from);
+	/* nothing to do when no other page of a directly mapped file's window is in
+	 * memory: its residency bits, before the table's line (a miss on a file read at
+	 * random, and the faults of a sampled replay's unsampled pages, sample.c, are
+	 * mostly such) */
+	if (t->fmap_base[f] != UINT64_MAX) {
+		uint64_t kmin = t->fmap_kmin[f], k = i0 > kmin ? i0 : kmin, any = 0;
+		uint64_t kend = i1 < kmin + t->fmap_span[f] ? i1 : kmin + t->fmap_span[f];
+		uint64_t self = page == MR_NONE ? UINT64_MAX : fa_slot(t, page);
+
+		for (; k < kend && !any; k++) {
+			uint64_t s = t->fmap_base[f] + k - kmin;
+
+			any = s != self && (mach->fa_resident[s >> 6] & (1ull << (s & 63)));
+		}
+		if (!any)
+			return;
+	}
 	/* nothing to do when the window is mapped already: one look at the table */
 	ti = table_find(mach, mm, addr >> 21);
 	if (ti != MR_NONE) {
@@ -739,9 +759,6 @@ void rp_fault_around(struct rp_machine *mach, uint32_t vi, uint32_t mm, uint64_t
 		if (s == to)
 			return;
 	}
-	/* the file indices of [from, to) */
-	i0 = v->pgoff + vma_off - (pte_off - from);
-	i1 = i0 + (to - from);
 	if (t->fmap_base[f] != UINT64_MAX) {
 		uint64_t kmin = t->fmap_kmin[f], k = i0 > kmin ? i0 : kmin;
 		uint64_t kend = i1 < kmin + t->fmap_span[f] ? i1 : kmin + t->fmap_span[f];

@@ -477,7 +477,7 @@ static int sample_setup(struct mr_replay *r, const struct mr_replay_opts *o,
 	uint32_t den = o->sample_den;
 	int rc;
 
-	rc = rp_sample_init(&r->sample, r->t, den, o->sample_seed, err);
+	rc = rp_sample_init(&r->sample, r->t, den, o->sample_seed, r->fault_around, err);
 	if (rc)
 		return rc;
 	r->sampled = 1;

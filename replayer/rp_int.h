@@ -276,6 +276,8 @@ struct rp_sample {
 	uint64_t *keep;        /* bit per trace page id: sampled (pages without a row: set) */
 	const uint32_t *map;   /* trace page id -> the image's (rp_image.sample_map) */
 	const struct rp_sample_fpage *fpage; /* rp_image.sample_fpage */
+	const struct rp_image *t;
+	uint32_t fault_around; /* the machines' window, pages (1 = off) */
 	uint64_t kept, valid;  /* sampled pages, of the page rows */
 	uint64_t scale_num, scale_den; /* sizes scale by num / den: the live-pages peak's
 					* share when known, else kept / valid */
@@ -298,7 +300,7 @@ uint64_t rp_sample_hash(uint64_t seed, unsigned kind, uint64_t owner, uint64_t r
 int rp_sample_choose(struct rp_image *t, uint32_t den, uint64_t seed, uint32_t unit,
 		     uint8_t *keep, struct mr_error *err);
 int rp_sample_init(struct rp_sample *s, const struct rp_image *t, uint32_t den, uint64_t seed,
-		   struct mr_error *err);
+		   uint32_t fault_around, struct mr_error *err);
 void rp_sample_free(struct rp_sample *s);
 /* Up to cap sampled events into out (*n = 0 at the end), with their next-use values in
  * *out_nu (grown as needed) when nu is given. Negative on a damaged store. */

@@ -86,9 +86,11 @@ int mr_replay_parse_sample_unit(const char *arg, uint32_t *pages, struct mr_erro
 }
 
 int rp_sample_init(struct rp_sample *s, const struct rp_image *t, uint32_t den, uint64_t seed,
-		   struct mr_error *err)
+		   uint32_t fault_around, struct mr_error *err)
 {
 	memset(s, 0, sizeof(*s));
+	s->t = t;
+	s->fault_around = fault_around;
 	s->den = den;
 	s->seed = seed;
 	if (!t->sample_map)
@@ -130,6 +132,44 @@ void rp_sample_free(struct rp_sample *s)
 static inline int kept(const struct rp_sample *s, uint32_t page)
 {
 	return (s->keep[page / 64] >> (page % 64)) & 1;
+}
+
+/*
+ * Could a fault at index key of file map a sampled page? Its window (mm.c,
+ * rp_fault_around()) is fault_around pages aligned in the address space, so within
+ * fault_around - 1 indices of key either way: is a sampled page of the file's mapped
+ * pages (the image's direct map or sorted index) there? Most faults of a randomly read
+ * file have none at 1/16, and without this test each machine looked for itself.
+ */
+static int window_sampled(const struct rp_sample *s, uint32_t file, uint64_t key)
+{
+	const struct rp_image *t = s->t;
+	uint64_t w = s->fault_around - 1, lo = key > w ? key - w : 0, hi = key + w;
+
+	if (!w || file >= t->nr_files)
+		return 0;
+	if (t->fmap_base[file] != UINT64_MAX) {
+		uint64_t kmin = t->fmap_kmin[file], kend = kmin + t->fmap_span[file];
+
+		if (lo < kmin)
+			lo = kmin;
+		for (uint64_t k = lo; k <= hi && k < kend; k++)
+			if (t->fmap[t->fmap_base[file] + k - kmin] != UINT32_MAX)
+				return 1;
+		return 0;
+	} else {
+		uint32_t a = t->file_page_off[file], b = t->file_page_off[file + 1];
+
+		while (a < b) {
+			uint32_t mid = a + (b - a) / 2;
+
+			if (t->file_key[mid] < lo)
+				a = mid + 1;
+			else
+				b = mid;
+		}
+		return a < t->file_page_off[file + 1] && t->file_key[a] <= hi;
+	}
 }
 
 /* The pages of a per-page event (0 = not one: it passes). */
@@ -292,7 +332,8 @@ int rp_sample_fill(struct rp_sample *s, struct rp_source *src, struct rp_nextuse
 			}
 		} else if (pages == 1 && e->kind == MR_EV_ACCESS && s->fpage &&
 			   s->fpage[e->page].file && !(e->flags & MR_ACC_WRITE) &&
-			   (MR_ACC_SRC(e->flags) == MR_SRC_FAULT || MR_ACC_SRC(e->flags) == MR_SRC_SYNTH)) {
+			   (MR_ACC_SRC(e->flags) == MR_SRC_FAULT || MR_ACC_SRC(e->flags) == MR_SRC_SYNTH) &&
+			   window_sampled(s, s->fpage[e->page].file, s->fpage[e->page].key)) {
 			/* a read fault of an unsampled file page: its fault-around maps the
 			 * sampled pages of its window (docs/replay.md, "Sampled replay") */
 			out[k] = (struct mr_event){ .time = e->time, .arg = s->fpage[e->page].key,
