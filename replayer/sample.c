@@ -331,11 +331,16 @@ int rp_sample_fill(struct rp_sample *s, struct rp_source *src, struct rp_nextuse
 				k++;
 			}
 		} else if (pages == 1 && e->kind == MR_EV_ACCESS && s->fpage &&
-			   s->fpage[e->page].file && !(e->flags & MR_ACC_WRITE) &&
-			   (MR_ACC_SRC(e->flags) == MR_SRC_FAULT || MR_ACC_SRC(e->flags) == MR_SRC_SYNTH) &&
+			   !(e->flags & MR_ACC_WRITE) && MR_ACC_SRC(e->flags) == MR_SRC_FAULT &&
+			   s->fpage[e->page].file &&
 			   window_sampled(s, s->fpage[e->page].file, s->fpage[e->page].key)) {
 			/* a read fault of an unsampled file page: its fault-around maps the
-			 * sampled pages of its window (docs/replay.md, "Sampled replay") */
+			 * sampled pages of its window (docs/replay.md, "Sampled replay"). A
+			 * recorded fault, or a generator's first touch, is a fault in the full
+			 * replay too; later accesses of a generated trace fault only when the
+			 * page left that machine, which depends on its size (and taking each
+			 * as one cost 11 % more time on the bench's Zipf trace for nothing).
+			 * The tests in order of cost: the page's entry in fpage is a miss. */
 			out[k] = (struct mr_event){ .time = e->time, .arg = s->fpage[e->page].key,
 						    .page = MR_PAGE_NONE, .task = e->task,
 						    .size = s->fpage[e->page].file, .cpu = e->cpu,
