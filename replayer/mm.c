@@ -777,16 +777,8 @@ void rp_fault_around(struct rp_machine *mach, uint32_t vi, uint32_t mm, uint64_t
 	}
 	/* a file whose trace pages are sparse in it: search its keys */
 	{
-		uint32_t lo = t->file_page_off[f], hi = t->file_page_off[f + 1], end = hi;
+		uint32_t lo = rp_file_key_lower(t, f, i0), end = t->file_page_off[f + 1];
 
-		while (lo < hi) {
-			uint32_t mid = lo + (hi - lo) / 2;
-
-			if (t->file_key[mid] < i0)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
 		for (; lo < end && t->file_key[lo] < i1; lo++) {
 			uint32_t p = t->file_index[lo];
 

@@ -292,6 +292,22 @@ struct rp_sample {
 				* the sampled miss ratio (docs/replay.md) */
 	int done;
 };
+/* The first of file f's sparse index entries (file_key) at or above key. */
+static inline uint32_t rp_file_key_lower(const struct rp_image *t, uint32_t f, uint64_t key)
+{
+	uint32_t lo = t->file_page_off[f], hi = t->file_page_off[f + 1];
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (t->file_key[mid] < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* mr_replay_sample_hash() (image.c chooses the pages with it) */
 uint64_t rp_sample_hash(uint64_t seed, unsigned kind, uint64_t owner, uint64_t region);
 /* Which pages a sampled image keeps (image.c, sample_pages(); "Which regions" in

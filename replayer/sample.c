@@ -158,16 +158,8 @@ static int window_sampled(const struct rp_sample *s, uint32_t file, uint64_t key
 				return 1;
 		return 0;
 	} else {
-		uint32_t a = t->file_page_off[file], b = t->file_page_off[file + 1];
+		uint32_t a = rp_file_key_lower(t, file, lo);
 
-		while (a < b) {
-			uint32_t mid = a + (b - a) / 2;
-
-			if (t->file_key[mid] < lo)
-				a = mid + 1;
-			else
-				b = mid;
-		}
 		return a < t->file_page_off[file + 1] && t->file_key[a] <= hi;
 	}
 }
