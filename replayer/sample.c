@@ -457,17 +457,24 @@ static int cmp_rank(const void *a, const void *b)
  * RP_SAMPLE_LIVE_BUCKETS slices of the trace's events; pages with keep[] 0 are left out
  * (keep NULL: every page).
  */
-static uint64_t live_peak(const struct rp_image *t, const uint64_t *refs, const uint32_t *first_b,
-			  const uint32_t *last_b, const uint8_t *keep, int64_t *delta)
+/* A page's references and the slices of its first and last (one record: the pre-pass
+ * touches one line a reference, not three). */
+struct page_refs {
+	uint64_t refs;
+	uint32_t first_b, last_b;
+};
+
+static uint64_t live_peak(const struct rp_image *t, const struct page_refs *pr,
+			  const uint8_t *keep, int64_t *delta)
 {
 	int64_t cur = 0, peak = 0;
 
 	memset(delta, 0, (RP_SAMPLE_LIVE_BUCKETS + 1) * sizeof(*delta));
 	for (uint32_t i = 0; i < t->nr_pages; i++) {
-		if (!refs[i] || !(t->pages[i].info & RP_PAGE_VALID) || (keep && !keep[i]))
+		if (!pr[i].refs || !(t->pages[i].info & RP_PAGE_VALID) || (keep && !keep[i]))
 			continue;
-		delta[first_b[i]]++;
-		delta[last_b[i] + 1]--;
+		delta[pr[i].first_b]++;
+		delta[pr[i].last_b + 1]--;
 	}
 	for (uint32_t b = 0; b < RP_SAMPLE_LIVE_BUCKETS; b++) {
 		cur += delta[b];
@@ -478,8 +485,7 @@ static uint64_t live_peak(const struct rp_image *t, const uint64_t *refs, const 
 }
 
 /* References per trace page id, one pass over the events (no machine). */
-static int count_refs(const struct rp_image *t, uint64_t *refs, uint32_t *first_b,
-		      uint32_t *last_b, struct mr_error *err)
+static int count_refs(const struct rp_image *t, struct page_refs *pr, struct mr_error *err)
 {
 	uint64_t at = 0, span = t->n_events ? t->n_events : 1;
 	struct rp_source *src = NULL;
@@ -503,9 +509,11 @@ static int count_refs(const struct rp_image *t, uint64_t *refs, uint32_t *first_
 			if (b >= RP_SAMPLE_LIVE_BUCKETS)
 				b = RP_SAMPLE_LIVE_BUCKETS - 1;
 			for (uint64_t j = 0; j < r; j++) {
-				if (!refs[first + j]++)
-					first_b[first + j] = b;
-				last_b[first + j] = b;
+				struct page_refs *q = &pr[first + j];
+
+				if (!q->refs++)
+					q->first_b = b;
+				q->last_b = b;
 			}
 		}
 	}
@@ -519,9 +527,7 @@ int rp_sample_choose(struct rp_image *t, uint32_t den, uint64_t seed, uint32_t u
 {
 	unsigned shift = 0;
 
-	uint64_t *refs = calloc((size_t)t->nr_pages + 1, sizeof(*refs));
-	uint32_t *first_b = malloc(((size_t)t->nr_pages + 1) * sizeof(*first_b));
-	uint32_t *last_b = malloc(((size_t)t->nr_pages + 1) * sizeof(*last_b));
+	struct page_refs *pr = calloc((size_t)t->nr_pages + 1, sizeof(*pr));
 	int64_t *delta = malloc((RP_SAMPLE_LIVE_BUCKETS + 1) * sizeof(*delta));
 	struct item *items = malloc(((size_t)t->nr_pages + 1) * sizeof(*items));
 	struct region *reg = NULL;
@@ -532,11 +538,11 @@ int rp_sample_choose(struct rp_image *t, uint32_t den, uint64_t seed, uint32_t u
 	while (shift < 9 && (1u << (shift + 1)) <= unit)
 		shift++;
 	t->sample_stat.unit = 1u << shift;
-	if (!refs || !items || !first_b || !last_b || !delta) {
+	if (!pr || !items || !delta) {
 		rc = mr_error_set(err, MR_ENOMEM, "out of memory for the sampled pages");
 		goto out;
 	}
-	rc = count_refs(t, refs, first_b, last_b, err);
+	rc = count_refs(t, pr, err);
 	if (rc)
 		goto out;
 	for (uint32_t i = 0; i < t->nr_pages; i++) {
@@ -568,8 +574,8 @@ int rp_sample_choose(struct rp_image *t, uint32_t den, uint64_t seed, uint32_t u
 			nreg++;
 		}
 		reg[nreg - 1].pages++;
-		reg[nreg - 1].refs += refs[items[i].page];
-		t->sample_stat.refs += refs[items[i].page];
+		reg[nreg - 1].refs += pr[items[i].page].refs;
+		t->sample_stat.refs += pr[items[i].page].refs;
 	}
 	qsort(reg, nreg, sizeof(*reg), cmp_rank);
 	t->sample_stat.regions = nreg;
@@ -592,12 +598,10 @@ int rp_sample_choose(struct rp_image *t, uint32_t den, uint64_t seed, uint32_t u
 			t->sample_stat.refs_kept += reg[b + pick].refs;
 		}
 	}
-	t->sample_stat.live = live_peak(t, refs, first_b, last_b, NULL, delta);
-	t->sample_stat.live_kept = live_peak(t, refs, first_b, last_b, keep, delta);
+	t->sample_stat.live = live_peak(t, pr, NULL, delta);
+	t->sample_stat.live_kept = live_peak(t, pr, keep, delta);
 out:
-	free(refs);
-	free(first_b);
-	free(last_b);
+	free(pr);
 	free(delta);
 	free(items);
 	free(reg);
