@@ -331,10 +331,10 @@ struct mr_machine {
 	uint8_t pte_window;
 	/* 1 in pte_den of the PTE slots around a page can hold a page in this machine: a
 	 * replay sampled page by page (--sample 1/N, docs/replay.md) has N; else 1 (0,
-	 * from a machine that does not set it, means 1 too). A
-	 * policy that judges how densely a PTE table or window is young (MGLRU's
-	 * suitable_to_scan()) counts its young PTEs pte_den times, so that a table holding
-	 * 1/N of the trace's pages can be as dense as the full replay's. */
+	 * from a machine that does not set it, means 1 too). A policy that judges how
+	 * densely a PTE table or window is young (MGLRU's suitable_to_scan()) counts its
+	 * young PTEs pte_den times, so that a table holding 1/N of the trace's pages can
+	 * be as dense as the full replay's. */
 	uint32_t pte_den;
 };
 

@@ -1264,7 +1264,6 @@ void rp_image_free(struct rp_image *t)
 				      sizeof(*t->pages));
 	free(t->sample_map);
 	free(t->sample_fpage);
-
 	free(t->vmas);
 	free(t->vma_by_id);
 	free(t->mm_store_id);

@@ -409,6 +409,32 @@ static uint32_t pick_row(const struct rp_machine *mach, const uint32_t *idx, uin
 	return best;
 }
 
+/* The VMA of mm that maps file page rp (activating a row if none is live); MR_NONE
+ * when the trace has none. *addr is the page's address in it. */
+static uint32_t file_vma(struct rp_machine *mach, const struct rp_page *rp, uint32_t mm,
+			 uint64_t *addr)
+{
+	const struct rp_image *t = mach->t;
+	const struct rp_flist *fl = &mach->imap[rp->owner];
+	uint32_t vi;
+
+	for (uint32_t i = 0; i < fl->n; i++) {
+		const struct mr_vma *v = &mach->vmas[fl->live[i]].v;
+
+		if (v->mm == mm && rp->key >= v->pgoff && rp->key - v->pgoff < vma_pages(v)) {
+			*addr = v->start + ((rp->key - v->pgoff) << 12);
+			return fl->live[i];
+		}
+	}
+	vi = pick_row(mach, t->file_vmas, t->file_vma_off[rp->owner],
+		      t->file_vma_off[rp->owner + 1], mm, rp);
+	if (vi != MR_NONE) {
+		*addr = t->vmas[vi].start + ((rp->key - t->vmas[vi].pgoff) << 12);
+		rp_vma_activate(mach, vi);
+	}
+	return vi;
+}
+
 /* The VMA that maps page in mm (activating a row if none is live); MR_NONE when the
  * trace has none. *addr is the page's address in it. */
 uint32_t rp_vma_for_page(struct rp_machine *mach, uint32_t page, uint32_t mm, uint64_t *addr)
@@ -430,25 +456,11 @@ uint32_t rp_vma_for_page(struct rp_machine *mach, uint32_t page, uint32_t mm, ui
 		if (vi != MR_NONE)
 			return vi;
 		vi = pick_row(mach, NULL, t->mm_vma_off[mm], t->mm_vma_off[mm + 1], mm, rp);
-	} else {
-		const struct rp_flist *fl = &mach->imap[rp->owner];
-
-		for (uint32_t i = 0; i < fl->n; i++) {
-			const struct mr_vma *v = &mach->vmas[fl->live[i]].v;
-
-			if (v->mm == mm && rp->key >= v->pgoff && rp->key - v->pgoff < vma_pages(v)) {
-				*addr = v->start + ((rp->key - v->pgoff) << 12);
-				return fl->live[i];
-			}
-		}
-		vi = pick_row(mach, t->file_vmas, t->file_vma_off[rp->owner],
-			      t->file_vma_off[rp->owner + 1], mm, rp);
 		if (vi != MR_NONE)
-			*addr = t->vmas[vi].start + ((rp->key - t->vmas[vi].pgoff) << 12);
+			rp_vma_activate(mach, vi);
+		return vi;
 	}
-	if (vi != MR_NONE)
-		rp_vma_activate(mach, vi);
-	return vi;
+	return file_vma(mach, rp, mm, addr);
 }
 
 /* ---- rmap ---- */
@@ -801,30 +813,15 @@ void rp_fault_around(struct rp_machine *mach, uint32_t vi, uint32_t mm, uint64_t
  */
 void rp_fault_around_unsampled(struct rp_machine *mach, uint32_t task, uint32_t file, uint64_t key)
 {
-	const struct rp_image *t = mach->t;
-	const struct rp_flist *fl;
-	uint32_t mm = task_mm(mach, task), vi;
 	struct rp_page rp = { .key = key, .owner = file, .info = RP_FILE | RP_PAGE_VALID };
+	uint32_t mm = task_mm(mach, task), vi;
+	uint64_t addr;
 
-	if (!mm || !file || file >= t->nr_files)
+	if (!mm || !file || file >= mach->t->nr_files)
 		return;
-	/* rp_vma_for_page()'s search, for a page the image does not hold */
-	fl = &mach->imap[file];
-	for (uint32_t i = 0; i < fl->n; i++) {
-		const struct mr_vma *v = &mach->vmas[fl->live[i]].v;
-
-		if (v->mm == mm && key >= v->pgoff && key - v->pgoff < vma_pages(v)) {
-			rp_fault_around(mach, fl->live[i], mm, v->start + ((key - v->pgoff) << 12),
-					MR_NONE, task);
-			return;
-		}
-	}
-	vi = pick_row(mach, t->file_vmas, t->file_vma_off[file], t->file_vma_off[file + 1], mm, &rp);
-	if (vi == MR_NONE)
-		return;
-	rp_vma_activate(mach, vi);
-	rp_fault_around(mach, vi, mm, t->vmas[vi].start + ((key - t->vmas[vi].pgoff) << 12), MR_NONE,
-			task);
+	vi = file_vma(mach, &rp, mm, &addr);
+	if (vi != MR_NONE)
+		rp_fault_around(mach, vi, mm, addr, MR_NONE, task);
 }
 
 /* Install page's PTE at addr in mm: young, dirty for a write. */
