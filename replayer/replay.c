@@ -77,7 +77,7 @@ struct mr_replay {
 	int sampled;
 	struct rp_sample sample;
 	uint64_t *memcg_limit_asked;
-	char sample_note[800];
+	char sample_note[1200];
 };
 
 struct rp_machine *rp_replay_machine(const struct mr_replay *r, size_t run)
@@ -544,6 +544,31 @@ static int sample_setup(struct mr_replay *r, const struct mr_replay_opts *o,
 				 n >= 2 ? (st->unit > 1 ? "sample more (a smaller N or --sample-unit)"
 							: "sample more (a smaller N)") :
 				 "the trace has too few to sample: replay it in full");
+		}
+		/* a machine of a few hundred pages reclaims the kernel's 32-page batches: a
+		 * larger share of it than the full machine does (docs/replay.md, "What
+		 * cannot be exact"); name the sizes */
+		len = (int)strlen(r->sample_note);
+		{
+			uint64_t top = 0;
+			size_t nsmall = 0;
+			char b[32];
+
+			for (size_t i = 0; i < nsizes; i++)
+				if (sizes[i] && sample_scale(sizes[i], &r->sample) < RP_SAMPLE_SMALL_MACHINE) {
+					nsmall++;
+					if (sizes[i] > top)
+						top = sizes[i];
+				}
+			if (den > 1 && nsmall && (size_t)len < sizeof(r->sample_note))
+				snprintf(r->sample_note + len, sizeof(r->sample_note) - (size_t)len,
+					 "; warning: at %s and below (%zu of the %zu sizes) a sampled "
+					 "machine holds fewer than %d pages, and the kernel's %d-page "
+					 "reclaim batches are a larger share of it than of the full "
+					 "machine, so its miss ratio may run points high there; sample "
+					 "less (a smaller N) for those sizes",
+					 mr_replay_format_memory(top, b, sizeof(b)), nsmall, nsizes,
+					 RP_SAMPLE_SMALL_MACHINE, MR_SWAP_CLUSTER_MAX);
 		}
 	}
 	return 0;

@@ -261,6 +261,8 @@ void rp_nextuse_close(struct rp_nextuse *nu);
 #define RP_SAMPLE_STAGE 16384 /* events decoded at a time */
 #define RP_SAMPLE_LIVE_BUCKETS 4096 /* slices of the trace for the live-pages peak */
 #define RP_SAMPLE_FEW_REGIONS 64    /* fewer sampled regions: the note warns */
+#define RP_SAMPLE_SMALL_MACHINE 512 /* sampled machines of fewer pages: the note warns
+				     * (16 of the kernel's 32-page reclaim batches) */
 /*
  * An event of the sampled pass alone (sample.c -> events.c): a read fault of an
  * unsampled file page through a mapping, kept for its fault-around. arg = the page's
