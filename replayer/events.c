@@ -672,22 +672,17 @@ static inline void prefetch_window(const struct rp_machine *mach, const struct m
 	const struct rp_image *t = mach->t;
 	uint64_t s, lo, hi, w = mach->fault_around - 1;
 
-	if (e->kind == RP_EV_FAULT_AROUND && w) {
-		/* an unsampled page's fault (sample.c): its slot from its file and index */
-		uint32_t f = e->size;
-
-		if (f >= t->nr_files || t->fmap_base[f] == UINT64_MAX ||
-		    e->arg - t->fmap_kmin[f] >= t->fmap_span[f])
-			return;
-		s = t->fmap_base[f] + e->arg - t->fmap_kmin[f];
-	} else {
-		if (e->kind != MR_EV_ACCESS || e->page >= mach->m.nr_pages || !w ||
-		    (mach->pg[e->page].flags & MR_PG_RESIDENT))
-			return;
+	if (!w)
+		return;
+	if (e->kind == RP_EV_FAULT_AROUND) /* an unsampled page's fault (sample.c) */
+		s = fmap_slot(t, e->size, e->arg);
+	else if (e->kind == MR_EV_ACCESS && e->page < mach->m.nr_pages &&
+		 !(mach->pg[e->page].flags & MR_PG_RESIDENT))
 		s = fa_slot(t, e->page);
-		if (s == UINT64_MAX)
-			return;
-	}
+	else
+		return;
+	if (s == UINT64_MAX)
+		return;
 	lo = s > w ? s - w : 0;
 	hi = s + w < t->nr_fmap ? s + w : t->nr_fmap;
 	mr_prefetch(&mach->fa_resident[lo >> 6]);

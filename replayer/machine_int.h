@@ -269,9 +269,9 @@ struct rp_machine {
 	/* shadow entries after they are stored (shadow.c) */
 	int shadow_mode;           /* enum rp_shadow_mode */
 	uint32_t fault_around;     /* pages of do_fault_around()'s window, <= 1 = off */
+	uint32_t *lruvec_pages;  /* [nr_lruvecs]: mr_machine.lruvec_pages */
 	/* which slots of the direct maps of files (rp_image.fmap) hold a page in the
 	 * page cache: a fault-around window's neighbours are neighbouring bits */
-	uint32_t *lruvec_pages;  /* [nr_lruvecs]: mr_machine.lruvec_pages */
 	uint64_t *fa_resident;
 	struct rp_shadow *shadow;  /* RP_SHADOW_KERNEL: the xarray nodes */
 
@@ -452,17 +452,24 @@ static inline int rp_ra_major(const struct rp_machine *mach, uint32_t page, uint
 	return 0;
 }
 
-/* The page's slot in the direct map of its file (rp_image.fmap), UINT64_MAX = none. */
+/* The slot of index key of file in the file's direct map (rp_image.fmap), UINT64_MAX =
+ * none: a page the image may not hold (a sampled replay's unsampled fault) too. */
+static inline uint64_t fmap_slot(const struct rp_image *t, uint32_t file, uint64_t key)
+{
+	uint64_t b;
+
+	if (file >= t->nr_files || (b = t->fmap_base[file]) == UINT64_MAX ||
+	    key - t->fmap_kmin[file] >= t->fmap_span[file])
+		return UINT64_MAX;
+	return b + key - t->fmap_kmin[file];
+}
+
+/* The page's slot in the direct map of its file, UINT64_MAX = none. */
 static inline uint64_t fa_slot(const struct rp_image *t, uint32_t page)
 {
 	const struct rp_page *rp = &t->pages[page];
-	uint64_t b;
 
-	if (rp_page_type(rp) != RP_FILE || rp->owner >= t->nr_files ||
-	    (b = t->fmap_base[rp->owner]) == UINT64_MAX || rp->key - t->fmap_kmin[rp->owner] >=
-	    t->fmap_span[rp->owner])
-		return UINT64_MAX;
-	return b + rp->key - t->fmap_kmin[rp->owner];
+	return rp_page_type(rp) == RP_FILE ? fmap_slot(t, rp->owner, rp->key) : UINT64_MAX;
 }
 
 static inline void fa_resident_set(struct rp_machine *mach, uint32_t page, int on)

@@ -726,7 +726,7 @@ void rp_fault_around(struct rp_machine *mach, uint32_t vi, uint32_t mm, uint64_t
 	const struct rp_image *t = mach->t;
 	const struct mr_vma *v = &mach->vmas[vi].v;
 	uint64_t nr = mach->fault_around, pte_off = (addr >> 12) & 511;
-	uint64_t vma_off = (addr - v->start) >> 12, from, to, i0, i1;
+	uint64_t vma_off = (addr - v->start) >> 12, from, to, i0, i1, s0 = 0, s1 = 0;
 	struct mr_pte_table *pt = NULL;
 	uint32_t f = v->file, ti;
 
@@ -748,15 +748,16 @@ void rp_fault_around(struct rp_machine *mach, uint32_t vi, uint32_t mm, uint64_t
 	 * random, and the faults of a sampled replay's unsampled pages, sample.c, are
 	 * mostly such) */
 	if (t->fmap_base[f] != UINT64_MAX) {
-		uint64_t kmin = t->fmap_kmin[f], k = i0 > kmin ? i0 : kmin, any = 0;
-		uint64_t kend = i1 < kmin + t->fmap_span[f] ? i1 : kmin + t->fmap_span[f];
-		uint64_t self = page == MR_NONE ? UINT64_MAX : fa_slot(t, page);
+		/* the window's slots in the direct map: [s0, s1), empty when the window
+		 * lies outside the file's mapped span */
+		uint64_t kmin = t->fmap_kmin[f], kend = kmin + t->fmap_span[f];
+		uint64_t k0 = i0 > kmin ? i0 : kmin, k1 = i1 < kend ? i1 : kend;
+		uint64_t self = page == MR_NONE ? UINT64_MAX : fa_slot(t, page), any = 0;
 
-		for (; k < kend && !any; k++) {
-			uint64_t s = t->fmap_base[f] + k - kmin;
-
+		s0 = t->fmap_base[f] + k0 - kmin;
+		s1 = k1 > k0 ? s0 + (k1 - k0) : s0;
+		for (uint64_t s = s0; s < s1 && !any; s++)
 			any = s != self && (mach->fa_resident[s >> 6] & (1ull << (s & 63)));
-		}
 		if (!any)
 			return;
 	}
@@ -772,11 +773,8 @@ void rp_fault_around(struct rp_machine *mach, uint32_t vi, uint32_t mm, uint64_t
 			return;
 	}
 	if (t->fmap_base[f] != UINT64_MAX) {
-		uint64_t kmin = t->fmap_kmin[f], k = i0 > kmin ? i0 : kmin;
-		uint64_t kend = i1 < kmin + t->fmap_span[f] ? i1 : kmin + t->fmap_span[f];
-
-		for (; k < kend; k++) {
-			uint64_t s = t->fmap_base[f] + k - kmin;
+		for (uint64_t s = s0; s < s1; s++) {
+			uint64_t k = t->fmap_kmin[f] + s - t->fmap_base[f];
 			uint32_t p;
 
 			if (!(mach->fa_resident[s >> 6] & (1ull << (s & 63))))

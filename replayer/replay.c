@@ -467,6 +467,33 @@ static uint64_t sample_scale(uint64_t pages, const struct rp_sample *s)
 }
 
 /*
+ * A machine of a few hundred pages reclaims the kernel's 32-page batches, a larger share
+ * of it than the full machine does (docs/replay.md, "What cannot be exact"): the
+ * sampled note names the sizes whose machines are that small.
+ */
+static void note_small_machines(struct mr_replay *r, const uint64_t *sizes, size_t nsizes)
+{
+	size_t len = strlen(r->sample_note), nsmall = 0;
+	uint64_t top = 0;
+	char b[32];
+
+	for (size_t i = 0; i < nsizes; i++)
+		if (sizes[i] && sample_scale(sizes[i], &r->sample) < RP_SAMPLE_SMALL_MACHINE) {
+			nsmall++;
+			if (sizes[i] > top)
+				top = sizes[i];
+		}
+	if (nsmall && len < sizeof(r->sample_note))
+		snprintf(r->sample_note + len, sizeof(r->sample_note) - len,
+			 "; warning: at %s and below (%zu of the %zu sizes) a sampled machine holds "
+			 "fewer than %d pages, and the kernel's %d-page reclaim batches are a larger "
+			 "share of it than of the full machine, so its miss ratio may run points "
+			 "high there; sample less (a smaller N) for those sizes",
+			 mr_replay_format_memory(top, b, sizeof(b)), nsmall, nsizes,
+			 RP_SAMPLE_SMALL_MACHINE, MR_SWAP_CLUSTER_MAX);
+}
+
+/*
  * Sampling (mr_replay.h, "Sampled replay"): choose the pages, scale the cgroup limits
  * and check that the whole-trace sizes stay apart once scaled (two sizes that become one
  * would be the same run twice).
@@ -545,31 +572,8 @@ static int sample_setup(struct mr_replay *r, const struct mr_replay_opts *o,
 							: "sample more (a smaller N)") :
 				 "the trace has too few to sample: replay it in full");
 		}
-		/* a machine of a few hundred pages reclaims the kernel's 32-page batches: a
-		 * larger share of it than the full machine does (docs/replay.md, "What
-		 * cannot be exact"); name the sizes */
-		len = (int)strlen(r->sample_note);
-		{
-			uint64_t top = 0;
-			size_t nsmall = 0;
-			char b[32];
-
-			for (size_t i = 0; i < nsizes; i++)
-				if (sizes[i] && sample_scale(sizes[i], &r->sample) < RP_SAMPLE_SMALL_MACHINE) {
-					nsmall++;
-					if (sizes[i] > top)
-						top = sizes[i];
-				}
-			if (den > 1 && nsmall && (size_t)len < sizeof(r->sample_note))
-				snprintf(r->sample_note + len, sizeof(r->sample_note) - (size_t)len,
-					 "; warning: at %s and below (%zu of the %zu sizes) a sampled "
-					 "machine holds fewer than %d pages, and the kernel's %d-page "
-					 "reclaim batches are a larger share of it than of the full "
-					 "machine, so its miss ratio may run points high there; sample "
-					 "less (a smaller N) for those sizes",
-					 mr_replay_format_memory(top, b, sizeof(b)), nsmall, nsizes,
-					 RP_SAMPLE_SMALL_MACHINE, MR_SWAP_CLUSTER_MAX);
-		}
+		if (den > 1)
+			note_small_machines(r, sizes, nsizes);
 	}
 	return 0;
 }
