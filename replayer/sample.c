@@ -32,6 +32,7 @@
 
 #include "mr_replay.h"
 #include "rp_int.h"
+#include "mr_policy.h" /* mr_prefetchw() */
 #include "mr_util.h"
 
 
@@ -457,24 +458,53 @@ static int cmp_rank(const void *a, const void *b)
  * RP_SAMPLE_LIVE_BUCKETS slices of the trace's events; pages with keep[] 0 are left out
  * (keep NULL: every page).
  */
-/* A page's references and the slices of its first and last (one record: the pre-pass
- * touches one line a reference, not three). */
-struct page_refs {
-	uint64_t refs;
-	uint32_t first_b, last_b;
-};
+/* A page's references and the slices of its first and last, one 64-bit word (the
+ * pre-pass touches one word a reference: 8 MiB for a million pages, not 16): references
+ * in the top 40 bits (saturating: 2^40 of one page is beyond any trace), the first
+ * slice in bits 12-23, the last in bits 0-11. */
+typedef uint64_t page_refs;
+#define PR_SLICE_BITS 12
+#define PR_REFS_SHIFT (2 * PR_SLICE_BITS)
+#define PR_SLICE_MASK ((1u << PR_SLICE_BITS) - 1)
+_Static_assert(RP_SAMPLE_LIVE_BUCKETS <= (1u << PR_SLICE_BITS), "a slice fits its field");
 
-static uint64_t live_peak(const struct rp_image *t, const struct page_refs *pr,
+static inline uint64_t pr_refs(page_refs v)
+{
+	return v >> PR_REFS_SHIFT;
+}
+
+static inline uint32_t pr_first(page_refs v)
+{
+	return (uint32_t)(v >> PR_SLICE_BITS) & PR_SLICE_MASK;
+}
+
+static inline uint32_t pr_last(page_refs v)
+{
+	return (uint32_t)v & PR_SLICE_MASK;
+}
+
+/* one more reference in slice b */
+static inline page_refs pr_add(page_refs v, uint32_t b)
+{
+	uint64_t refs = pr_refs(v);
+	uint32_t first = refs ? pr_first(v) : b;
+
+	if (refs < (1ull << (64 - PR_REFS_SHIFT)) - 1)
+		refs++;
+	return refs << PR_REFS_SHIFT | (uint64_t)first << PR_SLICE_BITS | b;
+}
+
+static uint64_t live_peak(const struct rp_image *t, const page_refs *pr,
 			  const uint8_t *keep, int64_t *delta)
 {
 	int64_t cur = 0, peak = 0;
 
 	memset(delta, 0, (RP_SAMPLE_LIVE_BUCKETS + 1) * sizeof(*delta));
 	for (uint32_t i = 0; i < t->nr_pages; i++) {
-		if (!pr[i].refs || !(t->pages[i].info & RP_PAGE_VALID) || (keep && !keep[i]))
+		if (!pr_refs(pr[i]) || !(t->pages[i].info & RP_PAGE_VALID) || (keep && !keep[i]))
 			continue;
-		delta[pr[i].first_b]++;
-		delta[pr[i].last_b + 1]--;
+		delta[pr_first(pr[i])]++;
+		delta[pr_last(pr[i]) + 1]--;
 	}
 	for (uint32_t b = 0; b < RP_SAMPLE_LIVE_BUCKETS; b++) {
 		cur += delta[b];
@@ -484,10 +514,15 @@ static uint64_t live_peak(const struct rp_image *t, const struct page_refs *pr,
 	return (uint64_t)peak;
 }
 
+#define RP_SAMPLE_PREFETCH 32
+
 /* References per trace page id, one pass over the events (no machine). */
-static int count_refs(const struct rp_image *t, struct page_refs *pr, struct mr_error *err)
+static int count_refs(const struct rp_image *t, page_refs *pr, struct mr_error *err)
 {
-	uint64_t at = 0, span = t->n_events ? t->n_events : 1;
+	/* slice b holds the events at positions [b * span / B, (b + 1) * span / B): the
+	 * next slice's first position is kept, not divided out per event */
+	uint64_t at = 0, span = t->n_events ? t->n_events : 1, next = 0;
+	uint32_t b = 0;
 	struct rp_source *src = NULL;
 	struct mr_event *ev = malloc(RP_SAMPLE_STAGE * sizeof(*ev));
 	size_t n;
@@ -504,17 +539,21 @@ static int count_refs(const struct rp_image *t, struct page_refs *pr, struct mr_
 			uint32_t first;
 			uint64_t r = rp_event_refs(&ev[i], t->nr_pages, &first);
 
-			uint32_t b = (uint32_t)((at++ * RP_SAMPLE_LIVE_BUCKETS) / span);
-
-			if (b >= RP_SAMPLE_LIVE_BUCKETS)
-				b = RP_SAMPLE_LIVE_BUCKETS - 1;
-			for (uint64_t j = 0; j < r; j++) {
-				struct page_refs *q = &pr[first + j];
-
-				if (!q->refs++)
-					q->first_b = b;
-				q->last_b = b;
+			/* slice b + 1 starts at ceil((b + 1) * span / B); events past the
+			 * summary's count stay in the last */
+			while (at >= next && b + 1 < RP_SAMPLE_LIVE_BUCKETS) {
+				next = ((uint64_t)(b + 1) * span + RP_SAMPLE_LIVE_BUCKETS - 1) /
+				       RP_SAMPLE_LIVE_BUCKETS;
+				if (at >= next)
+					b++;
 			}
+			at++;
+			/* the page of the event RP_SAMPLE_PREFETCH on: the words are random
+			 * misses, independent of each other */
+			if (i + RP_SAMPLE_PREFETCH < n && ev[i + RP_SAMPLE_PREFETCH].page < t->nr_pages)
+				mr_prefetchw(&pr[ev[i + RP_SAMPLE_PREFETCH].page]);
+			for (uint64_t j = 0; j < r; j++)
+				pr[first + j] = pr_add(pr[first + j], b);
 		}
 	}
 	rp_source_close(src);
@@ -527,7 +566,7 @@ int rp_sample_choose(struct rp_image *t, uint32_t den, uint64_t seed, uint32_t u
 {
 	unsigned shift = 0;
 
-	struct page_refs *pr = calloc((size_t)t->nr_pages + 1, sizeof(*pr));
+	page_refs *pr = calloc((size_t)t->nr_pages + 1, sizeof(*pr));
 	int64_t *delta = malloc((RP_SAMPLE_LIVE_BUCKETS + 1) * sizeof(*delta));
 	struct item *items = malloc(((size_t)t->nr_pages + 1) * sizeof(*items));
 	struct region *reg = NULL;
@@ -574,8 +613,8 @@ int rp_sample_choose(struct rp_image *t, uint32_t den, uint64_t seed, uint32_t u
 			nreg++;
 		}
 		reg[nreg - 1].pages++;
-		reg[nreg - 1].refs += pr[items[i].page].refs;
-		t->sample_stat.refs += pr[items[i].page].refs;
+		reg[nreg - 1].refs += pr_refs(pr[items[i].page]);
+		t->sample_stat.refs += pr_refs(pr[items[i].page]);
 	}
 	qsort(reg, nreg, sizeof(*reg), cmp_rank);
 	t->sample_stat.regions = nreg;
