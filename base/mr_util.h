@@ -52,6 +52,15 @@ void mr_strbuf_printf(struct mr_strbuf *sb, const char *fmt, ...)
 void *mr_big_alloc(size_t n);
 void mr_big_free(void *p, size_t n);
 
+/* A key of mr_sort_keys(). */
+struct mr_sort_key {
+	uint64_t hi, lo;
+	uint32_t id;
+};
+/* Sort e[0..n) by (hi, lo, id), ascending (base/sort.c); stable. 0, or MR_ENOMEM with
+ * e unchanged. */
+int mr_sort_keys(struct mr_sort_key *e, uint64_t n);
+
 /* Format bytes as "1.5 MiB" into buf. Returns buf. */
 char *mr_format_bytes(uint64_t bytes, char *buf, int cap);
 

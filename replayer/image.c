@@ -501,93 +501,26 @@ static int derive_vmas(struct load *l, struct rp_image_vma **vp, uint32_t *np, u
 }
 
 /* Sort ids[0..n) by their page rows' (owner, key, id), through a packed copy so that
- * the comparisons read sequential memory instead of the page rows at random. */
-struct sort_ent {
-	uint64_t key;
-	uint32_t owner, id;
-};
-
-static int cmp_ent(const void *a, const void *b)
-{
-	const struct sort_ent *x = a, *y = b;
-
-	if (x->owner != y->owner)
-		return x->owner < y->owner ? -1 : 1;
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	return x->id < y->id ? -1 : x->id > y->id;
-}
-
-/*
- * ids in (owner, key, id) order. A least-significant-digit radix sort of 11-bit digits,
- * stable, so its order is cmp_ent()'s: the id digits first (unless ids come ascending,
- * as every caller gives them), then key, then owner; a digit every entry shares is
- * skipped, so a trace's keys cost two or three passes. qsort() took a tenth of a
- * million-page trace's load. Small sets take qsort().
- */
-#define RADIX_BITS 11
-#define RADIX_N (1u << RADIX_BITS)
-
-static uint32_t ent_digit(const struct sort_ent *x, unsigned pass)
-{
-	/* passes 0-2: id, 3-8: key, 9-11: owner */
-	if (pass < 3)
-		return (x->id >> (pass * RADIX_BITS)) & (RADIX_N - 1);
-	if (pass < 9)
-		return (uint32_t)(x->key >> ((pass - 3) * RADIX_BITS)) & (RADIX_N - 1);
-	return (x->owner >> ((pass - 9) * RADIX_BITS)) & (RADIX_N - 1);
-}
-
+ * the sort reads sequential memory instead of the page rows at random (a radix sort:
+ * qsort() took a tenth of a million-page trace's load). */
 static int sort_pages(const struct rp_page *pages, uint32_t *ids, uint64_t n)
 {
-	struct sort_ent *e, *tmp;
-	uint64_t *count;
-	int ascending = 1;
+	struct mr_sort_key *e;
+	int rc;
 
 	if (n < 2)
 		return 0;
 	e = malloc(n * sizeof(*e));
 	if (!e)
 		return MR_ENOMEM;
-	for (uint64_t i = 0; i < n; i++) {
-		e[i] = (struct sort_ent){ pages[ids[i]].key, pages[ids[i]].owner, ids[i] };
-		if (i && ids[i] <= ids[i - 1])
-			ascending = 0;
-	}
-	tmp = n >= 1024 ? malloc(n * sizeof(*tmp)) : NULL;
-	count = tmp ? malloc(RADIX_N * sizeof(*count)) : NULL;
-	if (!count) {
-		free(tmp);
-		qsort(e, n, sizeof(*e), cmp_ent);
-	} else {
-		for (unsigned pass = ascending ? 3 : 0; pass < 12; pass++) {
-			uint64_t sum = 0;
-			struct sort_ent *sw;
-
-			memset(count, 0, RADIX_N * sizeof(*count));
-			for (uint64_t i = 0; i < n; i++)
-				count[ent_digit(&e[i], pass)]++;
-			if (count[ent_digit(&e[0], pass)] == n)
-				continue; /* every entry has this digit */
-			for (uint32_t d = 0; d < RADIX_N; d++) {
-				uint64_t c = count[d];
-
-				count[d] = sum;
-				sum += c;
-			}
-			for (uint64_t i = 0; i < n; i++)
-				tmp[count[ent_digit(&e[i], pass)]++] = e[i];
-			sw = e;
-			e = tmp;
-			tmp = sw;
-		}
-		free(tmp);
-		free(count);
-	}
 	for (uint64_t i = 0; i < n; i++)
+		e[i] = (struct mr_sort_key){ .hi = pages[ids[i]].owner, .lo = pages[ids[i]].key,
+					     .id = ids[i] };
+	rc = mr_sort_keys(e, n);
+	for (uint64_t i = 0; !rc && i < n; i++)
 		ids[i] = e[i].id;
 	free(e);
-	return 0;
+	return rc;
 }
 
 /* The pages of mapped files by (file, index), for fault-around (replayer/mm.c): a read

@@ -422,35 +422,23 @@ struct region {
 	uint32_t first;  /* its pages: items[first .. first + pages) */
 };
 
-struct item {
-	uint64_t owner;  /* kind << 32 | the trace's file or mm id */
-	uint64_t region; /* page key >> the unit's shift */
-	uint32_t page;
-};
+/*
+ * The pages are grouped into regions by sorting (owner, region, page) keys
+ * (mr_sort_key: hi = kind << 32 | the trace's file or mm id, lo = page key >> the unit's
+ * shift, id = the page), and the regions ranked by sorting (rank_hi(), hash, region
+ * number) keys: hottest first, ties by pages, then by hash (the seed's), then by place.
+ */
+#define RANK_PAGE_BITS 20
+#define RANK_REFS_MAX ((1ull << (64 - RANK_PAGE_BITS)) - 1)
+#define RANK_PAGES_MAX ((1ull << RANK_PAGE_BITS) - 1)
 
-static int cmp_item(const void *a, const void *b)
+/* more references, then more pages, sort first (neither limit is reached by a trace:
+ * 2^44 references, 2^20 rows of one region) */
+static uint64_t rank_hi(uint64_t refs, uint64_t pages)
 {
-	const struct item *x = a, *y = b;
-
-	if (x->owner != y->owner)
-		return x->owner < y->owner ? -1 : 1;
-	if (x->region != y->region)
-		return x->region < y->region ? -1 : 1;
-	return x->page < y->page ? -1 : x->page > y->page;
-}
-
-/* hottest first; ties by pages, then by hash (the seed's), then by place */
-static int cmp_rank(const void *a, const void *b)
-{
-	const struct region *x = a, *y = b;
-
-	if (x->refs != y->refs)
-		return x->refs > y->refs ? -1 : 1;
-	if (x->pages != y->pages)
-		return x->pages > y->pages ? -1 : 1;
-	if (x->hash != y->hash)
-		return x->hash < y->hash ? -1 : 1;
-	return x->first < y->first ? -1 : x->first > y->first;
+	refs = refs < RANK_REFS_MAX ? refs : RANK_REFS_MAX;
+	pages = pages < RANK_PAGES_MAX ? pages : RANK_PAGES_MAX;
+	return (RANK_REFS_MAX - refs) << RANK_PAGE_BITS | (RANK_PAGES_MAX - pages);
 }
 
 /*
@@ -568,7 +556,8 @@ int rp_sample_choose(struct rp_image *t, uint32_t den, uint64_t seed, uint32_t u
 
 	page_refs *pr = calloc((size_t)t->nr_pages + 1, sizeof(*pr));
 	int64_t *delta = malloc((RP_SAMPLE_LIVE_BUCKETS + 1) * sizeof(*delta));
-	struct item *items = malloc(((size_t)t->nr_pages + 1) * sizeof(*items));
+	struct mr_sort_key *items = malloc(((size_t)t->nr_pages + 1) * sizeof(*items));
+	struct mr_sort_key *rank = NULL;
 	struct region *reg = NULL;
 	uint32_t nitems = 0, nreg = 0;
 	int rc = 0;
@@ -592,34 +581,42 @@ int rp_sample_choose(struct rp_image *t, uint32_t den, uint64_t seed, uint32_t u
 		if (!(p->info & RP_PAGE_VALID))
 			continue;
 		file = rp_page_type(p) == RP_FILE;
-		items[nitems].owner = file ? p->owner :
-				      (1ull << 32) | (p->owner < t->nr_mms ? t->mm_store_id[p->owner] : 0);
-		items[nitems].region = p->key >> shift;
-		items[nitems++].page = i;
+		items[nitems++] = (struct mr_sort_key){
+			.hi = file ? p->owner :
+			      (1ull << 32) | (p->owner < t->nr_mms ? t->mm_store_id[p->owner] : 0),
+			.lo = p->key >> shift, .id = i };
 	}
-	qsort(items, nitems, sizeof(*items), cmp_item);
 	reg = malloc(((size_t)nitems + 1) * sizeof(*reg));
-	if (!reg) {
+	rank = malloc(((size_t)nitems + 1) * sizeof(*rank));
+	if (!reg || !rank || mr_sort_keys(items, nitems)) {
 		rc = mr_error_set(err, MR_ENOMEM, "out of memory for the sampled regions");
 		goto out;
 	}
 	for (uint32_t i = 0; i < nitems; i++) {
-		if (!i || items[i].owner != items[i - 1].owner || items[i].region != items[i - 1].region) {
-			uint64_t o = items[i].owner;
+		if (!i || items[i].hi != items[i - 1].hi || items[i].lo != items[i - 1].lo) {
+			uint64_t o = items[i].hi;
 
 			reg[nreg] = (struct region){ .first = i,
 				.hash = rp_sample_hash(seed, (unsigned)(o >> 32), o & 0xffffffffu,
-						       items[i].region) };
+						       items[i].lo) };
 			nreg++;
 		}
 		reg[nreg - 1].pages++;
-		reg[nreg - 1].refs += pr_refs(pr[items[i].page]);
-		t->sample_stat.refs += pr_refs(pr[items[i].page]);
+		reg[nreg - 1].refs += pr_refs(pr[items[i].id]);
+		t->sample_stat.refs += pr_refs(pr[items[i].id]);
 	}
-	qsort(reg, nreg, sizeof(*reg), cmp_rank);
+	/* the regions are numbered in the order of their first item, so the number breaks
+	 * the last ties by place */
+	for (uint32_t i = 0; i < nreg; i++)
+		rank[i] = (struct mr_sort_key){ .hi = rank_hi(reg[i].refs, reg[i].pages),
+						.lo = reg[i].hash, .id = i };
+	if (mr_sort_keys(rank, nreg)) {
+		rc = mr_error_set(err, MR_ENOMEM, "out of memory for the sampled regions");
+		goto out;
+	}
 	t->sample_stat.regions = nreg;
 	if (nreg)
-		t->sample_stat.top_refs = reg[0].refs;
+		t->sample_stat.top_refs = reg[rank[0].id].refs;
 	for (uint32_t b = 0; b < nreg; b += den) {
 		uint32_t m = nreg - b < den ? nreg - b : den;
 		/* which rank of this stratum: the seed's hash of the stratum's number, not the
@@ -627,14 +624,14 @@ int rp_sample_choose(struct rp_image *t, uint32_t den, uint64_t seed, uint32_t u
 		uint64_t pick = rp_sample_hash(seed, 2, den, b / den) % den;
 
 		for (uint32_t k = 0; k < m; k++) {
-			const struct region *r = &reg[b + k];
+			const struct region *r = &reg[rank[b + k].id];
 
 			for (uint32_t j = 0; j < r->pages; j++)
-				keep[items[r->first + j].page] = k == pick;
+				keep[items[r->first + j].id] = k == pick;
 		}
 		if (pick < m) {
 			t->sample_stat.regions_kept++;
-			t->sample_stat.refs_kept += reg[b + pick].refs;
+			t->sample_stat.refs_kept += reg[rank[b + pick].id].refs;
 		}
 	}
 	t->sample_stat.live = live_peak(t, pr, NULL, delta);
@@ -643,6 +640,7 @@ out:
 	free(pr);
 	free(delta);
 	free(items);
+	free(rank);
 	free(reg);
 	return rc;
 }

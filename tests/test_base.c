@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * test_base.c - the shared vocabulary (base/), linked alone (no SQLite, no LZ4): the one
- * duration syntax of every duration option and script time, and the monotonic clock.
+ * duration syntax of every duration option and script time, the monotonic clock, and
+ * the radix sort of keys.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mr_test.h"
@@ -114,10 +117,79 @@ static void test_clock(void)
 	CHECK(s >= (double)a * 1e-9);
 }
 
+static int cmp_sort_key(const void *a, const void *b)
+{
+	const struct mr_sort_key *x = a, *y = b;
+
+	if (x->hi != y->hi)
+		return x->hi < y->hi ? -1 : 1;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/*
+ * mr_sort_keys() gives qsort()'s order by (hi, lo, id) on sets that exercise each of its
+ * shortcuts: ids ascending (their digits skipped) or shuffled, keys that differ only in
+ * their top bits (the last digits), duplicate (hi, lo) pairs, few distinct values (most
+ * digits shared, skipped), sizes on both sides of its qsort() threshold.
+ */
+static void test_sort_keys(void)
+{
+	static const uint64_t sizes[] = { 0, 1, 2, 1023, 1024, 5000, 70000 };
+	uint64_t st = 42;
+
+	for (unsigned shape = 0; shape < 5; shape++) {
+		for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+			uint64_t n = sizes[si];
+			struct mr_sort_key *a = malloc((n + 1) * sizeof(*a));
+			struct mr_sort_key *b = malloc((n + 1) * sizeof(*b));
+			int same = 1;
+
+			CHECK(a && b);
+			for (uint64_t i = 0; i < n; i++) {
+				uint64_t r = mr_splitmix64(&st), q = mr_splitmix64(&st);
+
+				switch (shape) {
+				case 0: /* random everything, ids ascending */
+					a[i] = (struct mr_sort_key){ r, q, (uint32_t)i };
+					break;
+				case 1: /* only the top bits differ, ids shuffled */
+					a[i] = (struct mr_sort_key){ (r & 3) << 62, (q & 7) << 60,
+								     (uint32_t)(q >> 8) };
+					break;
+				case 2: /* few owners, small keys, duplicates, ids descending */
+					a[i] = (struct mr_sort_key){ r % 5, q % 300, (uint32_t)(n - i) };
+					break;
+				case 3: /* every key the same but the id */
+					a[i] = (struct mr_sort_key){ 7, 9, (uint32_t)r };
+					break;
+				default: /* rank order as sample.c builds it: ~refs, hash */
+					a[i] = (struct mr_sort_key){ ~(r % 40) << 11 | 2046, q,
+								     (uint32_t)i };
+					break;
+				}
+			}
+			memcpy(b, a, n * sizeof(*a));
+			CHECK(mr_sort_keys(a, n) == 0);
+			qsort(b, n, sizeof(*b), cmp_sort_key);
+			for (uint64_t i = 0; i < n; i++)
+				same &= a[i].hi == b[i].hi && a[i].lo == b[i].lo && a[i].id == b[i].id;
+			if (!same)
+				fprintf(stderr, "shape %u, %llu keys: order differs from qsort's\n", shape,
+					(unsigned long long)n);
+			CHECK(same);
+			free(a);
+			free(b);
+		}
+	}
+}
+
 static const struct mr_test_case cases[] = {
 	MR_CASE(test_duration),
 	MR_CASE(test_duration_messages),
 	MR_CASE(test_clock),
+	MR_CASE(test_sort_keys),
 };
 
 int main(int argc, char **argv)
