@@ -276,6 +276,8 @@ struct rp_sample {
 	uint64_t seed;
 	uint32_t nr_pages;
 	uint64_t *keep;        /* bit per trace page id: sampled (pages without a row: set) */
+	uint32_t *keep_rank;   /* [word of keep] bits set in the words before it: a sampled
+				* page's image id is its rank (rp_sample_id()) */
 	const uint32_t *map;   /* trace page id -> the image's (rp_image.sample_map) */
 	const struct rp_sample_fpage *fpage; /* rp_image.sample_fpage */
 	const struct rp_image *t;

@@ -109,23 +109,33 @@ int rp_sample_init(struct rp_sample *s, const struct rp_image *t, uint32_t den, 
 		s->scale_den = t->sample_stat.live;
 	}
 	s->keep = calloc((s->nr_pages + 63) / 64 + 1, sizeof(uint64_t));
+	s->keep_rank = malloc(((s->nr_pages + 63) / 64 + 1) * sizeof(uint32_t));
 	s->stage = malloc(RP_SAMPLE_STAGE * sizeof(*s->stage));
-	if (!s->keep || !s->stage) {
+	if (!s->keep || !s->keep_rank || !s->stage) {
 		rp_sample_free(s);
 		return mr_error_set(err, MR_ENOMEM, "out of memory for the sampled pages");
 	}
 	for (uint32_t p = 0; p < s->nr_pages; p++)
 		if (s->map[p] != MR_PAGE_NONE)
 			s->keep[p / 64] |= 1ull << (p % 64);
+	/* the image numbers the sampled pages in order (image.c, sample_pages()), so a
+	 * page's id is the count of sampled pages before it: the bitmap and these counts
+	 * stay in the cache where the map (4 bytes a trace page) was a miss per event */
+	for (uint32_t w = 0, sum = 0; w <= (s->nr_pages + 63) / 64; w++) {
+		s->keep_rank[w] = sum;
+		sum += (uint32_t)__builtin_popcountll(s->keep[w]);
+	}
 	return 0;
 }
 
 void rp_sample_free(struct rp_sample *s)
 {
 	free(s->keep);
+	free(s->keep_rank);
 	free(s->stage);
 	free(s->stage_nu);
 	s->keep = NULL;
+	s->keep_rank = NULL;
 	s->stage = NULL;
 	s->stage_nu = NULL;
 }
@@ -133,6 +143,14 @@ void rp_sample_free(struct rp_sample *s)
 static inline int kept(const struct rp_sample *s, uint32_t page)
 {
 	return (s->keep[page / 64] >> (page % 64)) & 1;
+}
+
+/* The image's id of a sampled page (rp_image.sample_map[page]). */
+static inline uint32_t rp_sample_id(const struct rp_sample *s, uint32_t page)
+{
+	uint64_t below = s->keep[page / 64] & ((1ull << (page % 64)) - 1);
+
+	return s->keep_rank[page / 64] + (uint32_t)__builtin_popcountll(below);
 }
 
 /*
@@ -320,7 +338,7 @@ int rp_sample_fill(struct rp_sample *s, struct rp_source *src, struct rp_nextuse
 					return rc;
 				out[k] = *e;
 				if (pages)
-					out[k].page = s->map[e->page];
+					out[k].page = rp_sample_id(s, e->page);
 				k++;
 			}
 		} else if (pages == 1 && e->kind == MR_EV_ACCESS && s->fpage &&
@@ -350,7 +368,7 @@ int rp_sample_fill(struct rp_sample *s, struct rp_source *src, struct rp_nextuse
 				    (rc = copy_refs(s, out_nu, out_nu_cap, &nk, refs, err)))
 					return rc;
 				out[k] = *e;
-				out[k++].page = s->map[e->page];
+				out[k++].page = rp_sample_id(s, e->page);
 			} else {
 				uint64_t i = s->part;
 
@@ -366,7 +384,7 @@ int rp_sample_fill(struct rp_sample *s, struct rp_source *src, struct rp_nextuse
 					if (order)
 						j = i + 1;
 					out[k] = *e;
-					out[k].page = s->map[e->page + (uint32_t)i];
+					out[k].page = rp_sample_id(s, e->page + (uint32_t)i);
 					if (order)
 						out[k].flags &= (uint8_t)~MR_PC_ORDER_MASK;
 					else
