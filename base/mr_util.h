@@ -60,6 +60,8 @@ struct mr_sort_key {
 /* Sort e[0..n) by (hi, lo, id), ascending (base/sort.c); stable. 0, or MR_ENOMEM with
  * e unchanged. */
 int mr_sort_keys(struct mr_sort_key *e, uint64_t n);
+/* Their order as a qsort() comparator (what small sets take). */
+int mr_sort_key_cmp(const void *a, const void *b);
 
 /* Format bytes as "1.5 MiB" into buf. Returns buf. */
 char *mr_format_bytes(uint64_t bytes, char *buf, int cap);

@@ -18,7 +18,7 @@
 #define ID_DIGITS 3
 #define WORD_DIGITS 6
 
-static int cmp_key(const void *a, const void *b)
+int mr_sort_key_cmp(const void *a, const void *b)
 {
 	const struct mr_sort_key *x = a, *y = b;
 
@@ -49,7 +49,7 @@ int mr_sort_keys(struct mr_sort_key *e, uint64_t n)
 	if (n < 2)
 		return 0;
 	if (n < 1024) {
-		qsort(e, n, sizeof(*e), cmp_key);
+		qsort(e, n, sizeof(*e), mr_sort_key_cmp);
 		return 0;
 	}
 	for (uint64_t i = 1; i < n && ascending; i++)

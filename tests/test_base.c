@@ -117,17 +117,6 @@ static void test_clock(void)
 	CHECK(s >= (double)a * 1e-9);
 }
 
-static int cmp_sort_key(const void *a, const void *b)
-{
-	const struct mr_sort_key *x = a, *y = b;
-
-	if (x->hi != y->hi)
-		return x->hi < y->hi ? -1 : 1;
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	return x->id < y->id ? -1 : x->id > y->id;
-}
-
 /*
  * mr_sort_keys() gives qsort()'s order by (hi, lo, id) on sets that exercise each of its
  * shortcuts: ids ascending (their digits skipped) or shuffled, keys that differ only in
@@ -172,7 +161,7 @@ static void test_sort_keys(void)
 			}
 			memcpy(b, a, n * sizeof(*a));
 			CHECK(mr_sort_keys(a, n) == 0);
-			qsort(b, n, sizeof(*b), cmp_sort_key);
+			qsort(b, n, sizeof(*b), mr_sort_key_cmp);
 			for (uint64_t i = 0; i < n; i++)
 				same &= a[i].hi == b[i].hi && a[i].lo == b[i].lo && a[i].id == b[i].id;
 			if (!same)
