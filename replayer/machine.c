@@ -772,22 +772,45 @@ got:
 	n->used++;
 }
 
+/*
+ * The batch slack of a sampled machine (docs/replay.md, "Sampled replay", "What cannot
+ * be exact"): a charge over the limit reclaims a batch (SWAP_CLUSTER_MAX for the
+ * kernel's policies, what the charge needs for opt), so the memcg holds about half a
+ * batch less than its limit on average. The full machine's batch is 1/N of its memory's
+ * share where the sampled machine's same batch is N times that share, so the sampled
+ * one would hold (b / 2)(1 - 1/N) pages less than its scaled limit: it may hold that
+ * much more, b the mean the policy's reclaims have freed so far in this run. Nothing in
+ * a full replay.
+ */
+static uint64_t batch_slack(const struct rp_machine *mach)
+{
+	uint64_t n = mach->sample_den;
+
+	if (n <= 1 || !mach->charge_reclaims)
+		return 0;
+	return mach->charge_freed / mach->charge_reclaims * (n - 1) / (2 * n);
+}
+
 /* try_charge_memcg() for one page of memcg mi on node. */
 static void charge(struct rp_machine *mach, uint32_t mi, uint32_t node)
 {
 	struct rp_memcg *c = &mach->memcg[mi];
 
 	for (int retries = 0;; retries++) {
-		int self = c->limit != UNLIMITED && c->usage + 1 > c->limit;
-		int parent = mach->hier && mach->total_usage + 1 > mach->global_limit;
+		uint64_t slack = batch_slack(mach);
+		int self = c->limit != UNLIMITED && c->usage + 1 > c->limit + slack;
+		int parent = mach->hier && mach->total_usage + 1 > mach->global_limit + slack;
 		uint64_t excess, got, wb;
 
 		if (!self && !parent)
 			break;
-		excess = self ? c->usage + 1 - c->limit : mach->total_usage + 1 - mach->global_limit;
+		excess = self ? c->usage + 1 - c->limit - slack
+			      : mach->total_usage + 1 - mach->global_limit - slack;
 		wb = mach->c[C_WRITEBACKS];
 		got = try_to_free(mach, self ? mi : MR_NONE, node,
 				  excess > MR_SWAP_CLUSTER_MAX ? excess : MR_SWAP_CLUSTER_MAX, excess);
+		mach->charge_reclaims++;
+		mach->charge_freed += got;
 		/* no progress at all (nothing freed, no I/O started that could free
 		 * something next time), or MAX_RECLAIM_RETRIES used up: OOM */
 		if ((!got && mach->c[C_WRITEBACKS] == wb) || retries + 1 >= MAX_RECLAIM_RETRIES) {
@@ -1110,6 +1133,7 @@ int rp_machine_create(const struct rp_image *t, const struct rp_machine_opts *o,
 	mach->m.non_leaf_young = 1;
 	mach->m.hw_young = 1;
 	mach->m.pte_den = o->pte_den ? o->pte_den : 1;
+	mach->sample_den = o->sample_den;
 	mach->m.memcg_id = o->memcg_ids;
 	mach->m.memcg_path = o->memcg_paths;
 	mach->all_nodes = nn >= 64 ? UINT64_MAX : (1ull << nn) - 1;

@@ -200,6 +200,10 @@ struct wb_batch {
 
 struct rp_machine {
 	struct mr_machine m; /* what policies see; first */
+	/* a sampled replay's 1 in N (0 = in full), and its memcg reclaim calls and the
+	 * folios they freed, whose mean sets the batch slack (machine.c, charge()) */
+	uint32_t sample_den;
+	uint64_t charge_reclaims, charge_freed;
 	/* --vary: after a page-table walk the walked task is switched back in with
 	 * probability vary_p (mm.c, rp_walk_mm()); the draws come from vary_rng, seeded by
 	 * the run's variation seed (0 = off) */

@@ -77,7 +77,7 @@ struct mr_replay {
 	int sampled;
 	struct rp_sample sample;
 	uint64_t *memcg_limit_asked;
-	char sample_note[1200];
+	char sample_note[1600];
 };
 
 struct rp_machine *rp_replay_machine(const struct mr_replay *r, size_t run)
@@ -468,8 +468,9 @@ static uint64_t sample_scale(uint64_t pages, const struct rp_sample *s)
 
 /*
  * A machine of a few hundred pages reclaims the kernel's 32-page batches, a larger share
- * of it than the full machine does (docs/replay.md, "What cannot be exact"): the
- * sampled note names the sizes whose machines are that small.
+ * of it than the full machine does (docs/replay.md, "What cannot be exact"); the batch
+ * slack (machine.c) makes up for the pages they leave free on average, not for how far
+ * each swings: the sampled note names the sizes whose machines are that small.
  */
 static void note_small_machines(struct mr_replay *r, const uint64_t *sizes, size_t nsizes)
 {
@@ -487,8 +488,9 @@ static void note_small_machines(struct mr_replay *r, const uint64_t *sizes, size
 		snprintf(r->sample_note + len, sizeof(r->sample_note) - len,
 			 "; warning: at %s and below (%zu of the %zu sizes) a sampled machine holds "
 			 "fewer than %d pages, and the kernel's %d-page reclaim batches are a larger "
-			 "share of it than of the full machine, so its miss ratio may run points "
-			 "high there; sample less (a smaller N) for those sizes",
+			 "share of it than of the full machine (it may hold their mean half more, "
+			 "not their swings), so its miss ratio may be a point or more off there; "
+			 "sample less (a smaller N) for those sizes",
 			 mr_replay_format_memory(top, b, sizeof(b)), nsmall, nsizes,
 			 RP_SAMPLE_SMALL_MACHINE, MR_SWAP_CLUSTER_MAX);
 }
@@ -548,8 +550,9 @@ static int sample_setup(struct mr_replay *r, const struct mr_replay_opts *o,
 			       "sampled 1/%u (seed %llu): 1 in %u %s%s of each rank of heat, "
 			       "%s%llu of %llu pages (1/%.2f), %llu of %llu "
 			       "references (1/%.2f), %llu of %llu pages live at once at most (1/%.2f), "
-			       "on a machine with every size times that last share; counters are the "
-			       "sampled machine's, not scaled",
+			       "on a machine with every size times that last share (a memcg may go over "
+			       "it by 1 - 1/%u of half its mean reclaim batch: the batch slack); "
+			       "counters are the sampled machine's, not scaled",
 			       den, (unsigned long long)o->sample_seed, den, what, unit, units,
 			       (unsigned long long)r->sample.kept, (unsigned long long)r->sample.valid,
 			       (double)r->sample.valid / (double)r->sample.kept,
@@ -557,7 +560,7 @@ static int sample_setup(struct mr_replay *r, const struct mr_replay_opts *o,
 			       st->refs_kept ? (double)st->refs / (double)st->refs_kept : 0.0,
 			       (unsigned long long)r->sample.scale_num,
 			       (unsigned long long)r->sample.scale_den,
-			       (double)r->sample.scale_den / (double)r->sample.scale_num);
+			       (double)r->sample.scale_den / (double)r->sample.scale_num, den);
 		/* a sample of few units strays however they are chosen (docs/replay.md,
 		 * "What cannot be exact"): say so with the numbers */
 		if (den > 1 && st->regions_kept < RP_SAMPLE_FEW_REGIONS && len > 0 &&
@@ -831,6 +834,7 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 		mo.memcg_limit = r->memcg_limit;
 		if (r->sampled) {
 			mem = mem ? sample_scale(mem, &r->sample) : 0;
+			mo.sample_den = r->sample.den;
 			mo.seg_events = rp_sample_expected_events(&r->sample, r->t);
 			/* page by page (units below a look-around window), 1 in den of the
 			 * PTE slots around a page can hold one here */

@@ -35,6 +35,8 @@ struct rp_machine_opts {
 	uint32_t vary_seed;           /* --vary: this run's seed, 0 = no variation */
 	double vary_p;                /* its switch-in probability after a walk */
 	uint32_t pte_den;             /* mr_machine.pte_den (0 = 1) */
+	uint32_t sample_den;          /* a sampled replay's 1 in N (0 = in full): memcg
+				       * charges keep the batch slack (machine.c, charge()) */
 	uint64_t seg_events;          /* events the machine will see, for its segments'
 				       * bounds; 0 = the trace's (a sampled replay sees
 				       * fewer: replay.c estimates them) */

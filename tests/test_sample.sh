@@ -87,8 +87,10 @@ check "another seed samples other pages" \
 
 # a trace of few, unequal regions (traces/default.db: 832 regions, 568 of them under 16
 # pages, a few holding most references): a 1/16 hash of regions kept about 52 of them
-# and was 25-45 points off; stratified by heat, 2-9 points by seed; page by page it is
-# within 1.5 (measured 1.12 lru, 0.04 opt over 8 sizes)
+# and was 25-45 points off; stratified by heat, 2-9 points by seed; page by page 1.12
+# for lru, 0.04 for opt over 8 sizes, and lru 0.39 since sampled machines keep the
+# batch slack of memcg reclaim (replayer/machine.c, batch_slack(): lru's smallest sizes
+# were 2.4-3.9 points high without it); opt frees one page a charge, so no slack
 DB=$(dirname "$0")/../traces/default.db
 P2="--policy lru --policy opt --memory 1850..59224:8 -q --no-timing --threads 0 --nextuse-cache off"
 "$MR" replay "$DB" $P2 -o "$T/d-full.db" >/dev/null 2>&1 || { echo "FAIL default.db full replay"; exit 1; }
@@ -99,14 +101,17 @@ points "$T/d-s.db" >"$T/ds.txt"
 mae "$T/df.txt" "$T/ds.txt" >"$T/dmae.txt"
 cat "$T/dmae.txt"
 check "default.db: two policies compared" [ "$(wc -l <"$T/dmae.txt")" = 2 ]
-check "default.db: mean error per policy at most 1.5 pp" \
-	awk '$2 > 1.5 { bad = 1 } END { exit bad }' "$T/dmae.txt"
+check "default.db: lru within 0.6 pp (the batch slack)" \
+	awk '$1 == "lru" && $2 <= 0.6 { ok = 1 } END { exit !ok }' "$T/dmae.txt"
+check "default.db: opt within 0.3 pp" \
+	awk '$1 == "opt" && $2 <= 0.3 { ok = 1 } END { exit !ok }' "$T/dmae.txt"
 check "default.db: the note says how many pages it took" \
 	grep -q "sampled 1/16 (seed 0): 1 in 16 pages of each rank of heat, 3702 of 59224 pages" "$T/d.err"
 check "default.db: no warning of too few" sh -c "! grep -q \"warning: only\" \"$T/d.err\""
 # its three smallest sizes make machines of 116-311 pages, where the kernel's 32-page
-# reclaim batches are a far larger share than in the full machine (lru runs 2-5 points
-# high there): the note names them; one large size alone does not warn
+# reclaim batches are a far larger share than in the full machine (lru ran 2-5 points
+# high there, 0.5-1.7 with the batch slack): the note names them; one large size alone
+# does not warn
 check "default.db: the note warns of the machines under 512 pages" \
 	grep -q "warning: at 19920K and below (3 of the 8 sizes) a sampled machine holds fewer than 512 pages" "$T/d.err"
 "$MR" replay "$DB" --policy lru --memory 59224 --sample 1/16 -q --no-timing -o "$T/d-big.db" >/dev/null 2>"$T/dbig.err"
