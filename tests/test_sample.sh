@@ -105,6 +105,17 @@ check "default.db: lru within 0.6 pp (the batch slack)" \
 	awk '$1 == "lru" && $2 <= 0.6 { ok = 1 } END { exit !ok }' "$T/dmae.txt"
 check "default.db: opt within 0.3 pp" \
 	awk '$1 == "opt" && $2 <= 0.3 { ok = 1 } END { exit !ok }' "$T/dmae.txt"
+# the slack each run ended with: half lru's 32-47-page batches times 15/16 at the five
+# sizes that reclaim (0 above them: no reclaim, no mean); opt frees what a charge needs
+# (one page), so none; a full replay has no such counter
+SL="SELECT r.policy, c.value FROM counters c JOIN runs r ON r.id = c.run
+    WHERE c.name = 'mr_sample_batch_slack' ORDER BY r.id"
+q "$T/d-s.db" "$SL" | tr , ' ' >"$T/slack.txt"
+check "default.db: mr_sample_batch_slack on each of the 16 runs" [ "$(wc -l <"$T/slack.txt")" = 16 ]
+check "default.db: lru's slack 15-23 pages at its five smallest sizes, opt's 0" \
+	awk '$1 == "lru" && $2 { n++; if ($2 < 15 || $2 > 23) bad = 1 }
+	     $1 == "opt" && $2 != 0 { bad = 1 } END { exit bad || n != 5 }' "$T/slack.txt"
+check "default.db in full: no batch slack" [ -z "$(q "$T/d-full.db" "$SL")" ]
 check "default.db: the note says how many pages it took" \
 	grep -q "sampled 1/16 (seed 0): 1 in 16 pages of each rank of heat, 3702 of 59224 pages" "$T/d.err"
 check "default.db: no warning of too few" sh -c "! grep -q \"warning: only\" \"$T/d.err\""
