@@ -278,6 +278,7 @@ struct rp_sample {
 	uint64_t *keep;        /* bit per trace page id: sampled (pages without a row: set) */
 	uint32_t *keep_rank;   /* [word of keep] bits set in the words before it: a sampled
 				* page's image id is its rank (rp_sample_id()) */
+	uint64_t *seen;        /* bit per image page: named by an event passed on so far */
 	const uint32_t *map;   /* trace page id -> the image's (rp_image.sample_map) */
 	const struct rp_sample_fpage *fpage; /* rp_image.sample_fpage */
 	const struct rp_image *t;

@@ -110,8 +110,9 @@ int rp_sample_init(struct rp_sample *s, const struct rp_image *t, uint32_t den, 
 	}
 	s->keep = calloc((s->nr_pages + 63) / 64 + 1, sizeof(uint64_t));
 	s->keep_rank = malloc(((s->nr_pages + 63) / 64 + 1) * sizeof(uint32_t));
+	s->seen = calloc(((size_t)t->nr_pages + 63) / 64 + 1, sizeof(uint64_t));
 	s->stage = malloc(RP_SAMPLE_STAGE * sizeof(*s->stage));
-	if (!s->keep || !s->keep_rank || !s->stage) {
+	if (!s->keep || !s->keep_rank || !s->seen || !s->stage) {
 		rp_sample_free(s);
 		return mr_error_set(err, MR_ENOMEM, "out of memory for the sampled pages");
 	}
@@ -132,10 +133,12 @@ void rp_sample_free(struct rp_sample *s)
 {
 	free(s->keep);
 	free(s->keep_rank);
+	free(s->seen);
 	free(s->stage);
 	free(s->stage_nu);
 	s->keep = NULL;
 	s->keep_rank = NULL;
+	s->seen = NULL;
 	s->stage = NULL;
 	s->stage_nu = NULL;
 }
@@ -153,12 +156,28 @@ static inline uint32_t rp_sample_id(const struct rp_sample *s, uint32_t page)
 	return s->keep_rank[page / 64] + (uint32_t)__builtin_popcountll(below);
 }
 
+/* Image pages [id, id + n) were named by an event passed on (a page enters memory only
+ * through the events that name it: replayer/events.c). */
+static inline void mark_seen(struct rp_sample *s, uint32_t id, uint64_t n)
+{
+	for (uint64_t i = 0; i < n && id + i < s->t->nr_pages; i++)
+		s->seen[(id + i) / 64] |= 1ull << ((id + i) % 64);
+}
+
+static inline int seen(const struct rp_sample *s, uint32_t id)
+{
+	return id < s->t->nr_pages && ((s->seen[id / 64] >> (id % 64)) & 1);
+}
+
 /*
  * Could a fault at index key of file map a sampled page? Its window (mm.c,
  * rp_fault_around()) is fault_around pages aligned in the address space, so within
  * fault_around - 1 indices of key either way: is a sampled page of the file's mapped
- * pages (the image's direct map or sorted index) there? Most faults of a randomly read
- * file have none at 1/16, and without this test each machine looked for itself.
+ * pages (the image's direct map or sorted index) there, named by an event before this
+ * one? Fault-around maps only pages in memory, and a page no event has named yet is in
+ * no machine's memory. Most faults of a randomly read file have no such page at 1/16
+ * (and the first touches of a generated trace come while most of it is untouched);
+ * without this test each machine looked for itself.
  */
 static int window_sampled(const struct rp_sample *s, uint32_t file, uint64_t key)
 {
@@ -172,14 +191,19 @@ static int window_sampled(const struct rp_sample *s, uint32_t file, uint64_t key
 
 		if (lo < kmin)
 			lo = kmin;
-		for (uint64_t k = lo; k <= hi && k < kend; k++)
-			if (t->fmap[t->fmap_base[file] + k - kmin] != UINT32_MAX)
+		for (uint64_t k = lo; k <= hi && k < kend; k++) {
+			uint32_t id = t->fmap[t->fmap_base[file] + k - kmin];
+
+			if (id != UINT32_MAX && seen(s, id))
 				return 1;
+		}
 		return 0;
 	} else {
-		uint32_t a = rp_file_key_lower(t, file, lo);
-
-		return a < t->file_page_off[file + 1] && t->file_key[a] <= hi;
+		for (uint32_t a = rp_file_key_lower(t, file, lo);
+		     a < t->file_page_off[file + 1] && t->file_key[a] <= hi; a++)
+			if (seen(s, t->file_index[a]))
+				return 1;
+		return 0;
 	}
 }
 
@@ -337,8 +361,10 @@ int rp_sample_fill(struct rp_sample *s, struct rp_source *src, struct rp_nextuse
 				    (rc = copy_refs(s, out_nu, out_nu_cap, &nk, refs, err)))
 					return rc;
 				out[k] = *e;
-				if (pages)
+				if (pages) {
 					out[k].page = rp_sample_id(s, e->page);
+					mark_seen(s, out[k].page, 1);
+				}
 				k++;
 			}
 		} else if (pages == 1 && e->kind == MR_EV_ACCESS && s->fpage &&
@@ -368,7 +394,8 @@ int rp_sample_fill(struct rp_sample *s, struct rp_source *src, struct rp_nextuse
 				    (rc = copy_refs(s, out_nu, out_nu_cap, &nk, refs, err)))
 					return rc;
 				out[k] = *e;
-				out[k++].page = rp_sample_id(s, e->page);
+				out[k].page = rp_sample_id(s, e->page);
+				mark_seen(s, out[k++].page, pages);
 			} else {
 				uint64_t i = s->part;
 
@@ -385,6 +412,7 @@ int rp_sample_fill(struct rp_sample *s, struct rp_source *src, struct rp_nextuse
 						j = i + 1;
 					out[k] = *e;
 					out[k].page = rp_sample_id(s, e->page + (uint32_t)i);
+					mark_seen(s, out[k].page, j - i);
 					if (order)
 						out[k].flags &= (uint8_t)~MR_PC_ORDER_MASK;
 					else
