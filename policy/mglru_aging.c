@@ -504,6 +504,15 @@ static void walk_update_folio(struct mglru *mg, struct lru_gen_mm_walk *walk, ui
  * this lruvec (get_pfn_folio), and its A bit test-and-cleared. Totals accumulate in the
  * walk until the table is finished (finish_pte_table).
  */
+/* Is any of the eight PTEs from slot i (a multiple of 8) young? One load of their bits. */
+static inline bool any_young8(const struct mr_pte_table *pt, unsigned i)
+{
+	uint64_t w;
+
+	memcpy(&w, &pt->bits[i], sizeof(w));
+	return (w & (0x0101010101010101ull * MR_PTE_YOUNG)) != 0;
+}
+
 static void walk_pte_range(struct mglru *mg, const struct mr_vma *vma, struct mr_pte_table *pt,
 			   unsigned first, unsigned last)
 {
@@ -527,14 +536,9 @@ static void walk_pte_range(struct mglru *mg, const struct mr_vma *vma, struct mr
 
 		/* eight entries without a young bit at once: a table a sampled replay
 		 * fills sparsely, or a cold one, is mostly such runs */
-		if (!(i & 7) && i + 8 <= end) {
-			uint64_t w;
-
-			memcpy(&w, &pt->bits[i], sizeof(w));
-			if (!(w & (0x0101010101010101ull * MR_PTE_YOUNG))) {
-				i += 7;
-				continue;
-			}
+		if (!(i & 7) && i + 8 <= end && !any_young8(pt, i)) {
+			i += 7;
+			continue;
 		}
 		/* get_pte_pfn() */
 		page = pt->page[i];
@@ -831,14 +835,9 @@ void lru_gen_look_around(struct mr_policy *p, const struct mr_vma *vma,
 
 			/* eight PTEs without a young bit at once (a sampled replay's tables
 			 * hold 1/16 of the pages) */
-			if (!((s0 + k) & 7) && k + 8 <= i) {
-				uint64_t w;
-
-				memcpy(&w, &pt->bits[s0 + k], sizeof(w));
-				if (!(w & (0x0101010101010101ull * MR_PTE_YOUNG))) {
-					k += 7;
-					continue;
-				}
+			if (!((s0 + k) & 7) && k + 8 <= i && !any_young8(pt, s0 + (unsigned)k)) {
+				k += 7;
+				continue;
 			}
 			page = pt->page[s0 + k];
 			if (!(pt->bits[s0 + k] & MR_PTE_YOUNG) || page == MR_NONE)
