@@ -779,8 +779,8 @@ got:
  * batch less than its limit on average. The full machine's batch is 1/N of its memory's
  * share where the sampled machine's same batch is N times that share, so the sampled
  * one would hold (b / 2)(1 - 1/N) pages less than its scaled limit: it may hold that
- * much more, b the mean the policy's reclaims have freed so far in this run. Nothing in
- * a full replay.
+ * much more, b the mean batch the policy's reclaims have freed so far in this run (what
+ * each freed, at most two SWAP_CLUSTER_MAX chunks: charge()). Nothing in a full replay.
  */
 static uint64_t batch_slack(const struct rp_machine *mach)
 {
@@ -809,8 +809,12 @@ static void charge(struct rp_machine *mach, uint32_t mi, uint32_t node)
 		wb = mach->c[C_WRITEBACKS];
 		got = try_to_free(mach, self ? mi : MR_NONE, node,
 				  excess > MR_SWAP_CLUSTER_MAX ? excess : MR_SWAP_CLUSTER_MAX, excess);
+		/* the batch part of what it freed: the kernel's reclaim stops after the
+		 * SWAP_CLUSTER_MAX chunk that reaches its target, one of each list at most;
+		 * more than two chunks is reclaim of a share of memory (mglru evicting from
+		 * a small machine's generation), which scales with the machine already */
 		mach->charge_reclaims++;
-		mach->charge_freed += got;
+		mach->charge_freed += got < 2 * MR_SWAP_CLUSTER_MAX ? got : 2 * MR_SWAP_CLUSTER_MAX;
 		/* no progress at all (nothing freed, no I/O started that could free
 		 * something next time), or MAX_RECLAIM_RETRIES used up: OOM */
 		if ((!got && mach->c[C_WRITEBACKS] == wb) || retries + 1 >= MAX_RECLAIM_RETRIES) {
