@@ -761,8 +761,8 @@ static int sample_pages(struct load *l)
 	uint32_t k = 0;
 	int rc;
 
-	t->sample_map = malloc(((size_t)t->nr_pages + 1) * sizeof(uint32_t));
-	if (!t->sample_map || !keep) {
+	t->sample_keep = calloc(((size_t)t->nr_pages + 63) / 64 + 1, sizeof(uint64_t));
+	if (!t->sample_keep || !keep) {
 		free(keep);
 		return mr_error_set(l->err, MR_ENOMEM, "out of memory for the sampled pages");
 	}
@@ -791,9 +791,10 @@ static int sample_pages(struct load *l)
 			t->sample_valid++;
 			t->sample_kept += keep[i];
 		}
-		t->sample_map[i] = keep[i] ? k : MR_PAGE_NONE;
-		if (keep[i])
+		if (keep[i]) {
+			t->sample_keep[i / 64] |= 1ull << (i % 64);
 			t->pages[k++] = *p;
+		}
 	}
 	t->nr_pages = k;
 	free(keep);
@@ -1195,7 +1196,7 @@ void rp_image_free(struct rp_image *t)
 	/* as allocated: a sampled image keeps fewer rows in the same block */
 	mr_big_free(t->pages, (size_t)(t->nr_pages_full ? t->nr_pages_full : t->nr_pages) *
 				      sizeof(*t->pages));
-	free(t->sample_map);
+	free(t->sample_keep);
 	free(t->sample_fpage);
 	free(t->vmas);
 	free(t->vma_by_id);

@@ -111,10 +111,12 @@ struct rp_image {
 	uint32_t nr_pages;
 	/* A sampled image (rp_image_load_sampled()): only the sampled pages, renumbered in
 	 * order, so that every machine is sized for them. nr_pages_full is the trace's
-	 * page rows (= nr_pages when not sampled), sample_map[trace page id] the image's id
-	 * or MR_PAGE_NONE (NULL when not sampled); sample_kept of sample_valid page rows. */
+	 * page rows (= nr_pages when not sampled), sample_keep a bit per trace page id, set
+	 * for the sampled ones and those without a row (NULL when not sampled): a sampled
+	 * page's image id is the count of set bits before it; sample_kept of sample_valid
+	 * page rows. */
 	uint32_t nr_pages_full;
-	uint32_t *sample_map;
+	uint64_t *sample_keep;
 	/* [nr_pages_full] or NULL: the file and index of each unsampled file page (file 0
 	 * for the others), for the fault-around of its faults (sample.c) */
 	struct rp_sample_fpage {
@@ -275,11 +277,10 @@ struct rp_sample {
 	uint32_t den;          /* 1 in den regions */
 	uint64_t seed;
 	uint32_t nr_pages;
-	uint64_t *keep;        /* bit per trace page id: sampled (pages without a row: set) */
+	const uint64_t *keep;  /* rp_image.sample_keep */
 	uint32_t *keep_rank;   /* [word of keep] bits set in the words before it: a sampled
 				* page's image id is its rank (rp_sample_id()) */
 	uint64_t *seen;        /* bit per image page: named by an event passed on so far */
-	const uint32_t *map;   /* trace page id -> the image's (rp_image.sample_map) */
 	const struct rp_sample_fpage *fpage; /* rp_image.sample_fpage */
 	const struct rp_image *t;
 	uint32_t fault_around; /* the machines' window, pages (1 = off) */

@@ -94,11 +94,11 @@ int rp_sample_init(struct rp_sample *s, const struct rp_image *t, uint32_t den, 
 	s->fault_around = fault_around;
 	s->den = den;
 	s->seed = seed;
-	if (!t->sample_map)
+	if (!t->sample_keep)
 		return mr_error_set(err, MR_EINVAL, "sampling 1/%u: the trace image was not loaded sampled", den);
 	/* the image chose the pages (image.c, sample_pages()); events name trace ids */
 	s->nr_pages = t->nr_pages_full;
-	s->map = t->sample_map;
+	s->keep = t->sample_keep;
 	s->fpage = t->sample_fpage;
 	s->kept = t->sample_kept;
 	s->valid = t->sample_valid;
@@ -108,20 +108,16 @@ int rp_sample_init(struct rp_sample *s, const struct rp_image *t, uint32_t den, 
 		s->scale_num = t->sample_stat.live_kept;
 		s->scale_den = t->sample_stat.live;
 	}
-	s->keep = calloc((s->nr_pages + 63) / 64 + 1, sizeof(uint64_t));
 	s->keep_rank = malloc(((s->nr_pages + 63) / 64 + 1) * sizeof(uint32_t));
 	s->seen = calloc(((size_t)t->nr_pages + 63) / 64 + 1, sizeof(uint64_t));
 	s->stage = malloc(RP_SAMPLE_STAGE * sizeof(*s->stage));
-	if (!s->keep || !s->keep_rank || !s->seen || !s->stage) {
+	if (!s->keep_rank || !s->seen || !s->stage) {
 		rp_sample_free(s);
 		return mr_error_set(err, MR_ENOMEM, "out of memory for the sampled pages");
 	}
-	for (uint32_t p = 0; p < s->nr_pages; p++)
-		if (s->map[p] != MR_PAGE_NONE)
-			s->keep[p / 64] |= 1ull << (p % 64);
 	/* the image numbers the sampled pages in order (image.c, sample_pages()), so a
 	 * page's id is the count of sampled pages before it: the bitmap and these counts
-	 * stay in the cache where the map (4 bytes a trace page) was a miss per event */
+	 * stay in the cache where a map of 4 bytes a trace page was a miss per event */
 	for (uint32_t w = 0, sum = 0; w <= (s->nr_pages + 63) / 64; w++) {
 		s->keep_rank[w] = sum;
 		sum += (uint32_t)__builtin_popcountll(s->keep[w]);
@@ -131,7 +127,6 @@ int rp_sample_init(struct rp_sample *s, const struct rp_image *t, uint32_t den, 
 
 void rp_sample_free(struct rp_sample *s)
 {
-	free(s->keep);
 	free(s->keep_rank);
 	free(s->seen);
 	free(s->stage);
@@ -148,7 +143,7 @@ static inline int kept(const struct rp_sample *s, uint32_t page)
 	return (s->keep[page / 64] >> (page % 64)) & 1;
 }
 
-/* The image's id of a sampled page (rp_image.sample_map[page]). */
+/* The image's id of a sampled page. */
 static inline uint32_t rp_sample_id(const struct rp_sample *s, uint32_t page)
 {
 	uint64_t below = s->keep[page / 64] & ((1ull << (page % 64)) - 1);
@@ -554,8 +549,10 @@ static uint64_t live_peak(const struct rp_image *t, const page_refs *pr,
 static int count_refs(const struct rp_image *t, page_refs *pr, struct mr_error *err)
 {
 	/* slice b holds the events at positions [b * span / B, (b + 1) * span / B): the
-	 * next slice's first position is kept, not divided out per event */
-	uint64_t at = 0, span = t->n_events ? t->n_events : 1, next = 0;
+	 * next slice's first position, ceil((b + 1) * span / B), is kept, not divided out
+	 * per event */
+	uint64_t at = 0, span = t->n_events ? t->n_events : 1;
+	uint64_t next = (span + RP_SAMPLE_LIVE_BUCKETS - 1) / RP_SAMPLE_LIVE_BUCKETS;
 	uint32_t b = 0;
 	struct rp_source *src = NULL;
 	struct mr_event *ev = malloc(RP_SAMPLE_STAGE * sizeof(*ev));
@@ -573,13 +570,11 @@ static int count_refs(const struct rp_image *t, page_refs *pr, struct mr_error *
 			uint32_t first;
 			uint64_t r = rp_event_refs(&ev[i], t->nr_pages, &first);
 
-			/* slice b + 1 starts at ceil((b + 1) * span / B); events past the
-			 * summary's count stay in the last */
+			/* events past the summary's count stay in the last slice */
 			while (at >= next && b + 1 < RP_SAMPLE_LIVE_BUCKETS) {
+				b++;
 				next = ((uint64_t)(b + 1) * span + RP_SAMPLE_LIVE_BUCKETS - 1) /
 				       RP_SAMPLE_LIVE_BUCKETS;
-				if (at >= next)
-					b++;
 			}
 			at++;
 			/* the page of the event RP_SAMPLE_PREFETCH on: the words are random
