@@ -703,6 +703,8 @@ int cmd_replay(int argc, char **argv)
 	if (mr_replay_sample_note(r))
 		/* even with -q: these are not a full replay's counters */
 		fprintf(stderr, "memreplay replay: %s\n", mr_replay_sample_note(r));
+	if (!quiet && mr_replay_sample_cache_note(r))
+		fprintf(stderr, "memreplay replay: %s\n", mr_replay_sample_cache_note(r));
 	if (!quiet && mr_replay_nextuse_note(r))
 		fprintf(stderr, "memreplay replay: %s\n", mr_replay_nextuse_note(r));
 	if (!quiet)

@@ -45,6 +45,7 @@ struct load {
 	uint32_t sample_den;   /* rp_image_load_sampled(): 1 in den regions, 0 = all */
 	uint64_t sample_seed;
 	uint32_t sample_unit;  /* pages a unit */
+	const char *cache_dir; /* for the sampling choice's page counts, NULL = none */
 	int rc;
 };
 
@@ -748,6 +749,33 @@ out:
 /* ---- main ---- */
 
 /*
+ * The trace identity (rp_image.identity): the chunk rows (hash_chunks()), then the table
+ * sizes, the identity of what a replay reads. All of them the full trace's, and set
+ * before a sampled image drops pages: a sampled image is still this trace, and the
+ * sampling choice's cache file is named by it (pagerefs.c). vma_rows: the vmas table's
+ * rows (load_vmas() takes every one or fails), the image's VMAs less the derived ones.
+ */
+static void set_identity(struct load *l, uint64_t vma_rows)
+{
+	struct rp_image *t = l->t;
+	uint8_t d[32];
+
+	hash_u64(l, t->nr_pages_full);
+	hash_u64(l, t->nr_anon);
+	hash_u64(l, t->nr_file);
+	hash_u64(l, t->nr_shmem);
+	hash_u64(l, vma_rows);
+	hash_u64(l, t->nr_tasks);
+	hash_u64(l, t->nr_mms);
+	hash_u64(l, t->nr_files);
+	hash_u64(l, t->nr_memcgs);
+	rp_sha256_final(&l->sha, d);
+	memcpy(t->identity, "sha256:", 7);
+	for (int i = 0; i < 32; i++)
+		snprintf(t->identity + 7 + 2 * i, 3, "%02x", d[i]);
+}
+
+/*
  * A sampled image (mr_replay.h, "Sampled replay"): keep the page rows of the sampled
  * regions (and those without a row, which the machines count as bad), renumbered in
  * order, before anything is indexed by page id. Order is kept, so a run of consecutive
@@ -767,7 +795,8 @@ static int sample_pages(struct load *l)
 		return mr_error_set(l->err, MR_ENOMEM, "out of memory for the sampled pages");
 	}
 	/* sample.c chooses the regions */
-	rc = rp_sample_choose(t, l->sample_den, l->sample_seed, l->sample_unit, keep, l->err);
+	rc = rp_sample_choose(t, l->sample_den, l->sample_seed, l->sample_unit, l->cache_dir, keep,
+			      l->err);
 	if (rc) {
 		free(keep);
 		return rc;
@@ -806,7 +835,7 @@ static int load_all(struct load *l)
 	struct rp_image *t = l->t;
 	struct mr_store_summary sum;
 	char buf[64];
-	uint64_t mx;
+	uint64_t mx, vma_rows;
 	sqlite3_stmt *st;
 	uint32_t *tmp = NULL, ntmp = 0, capv = 0;
 	struct rp_image_vma *v = NULL;
@@ -1004,12 +1033,6 @@ static int load_all(struct load *l)
 		return mr_error_set(l->err, MR_ENOMEM, "out of memory");
 	for (uint32_t i = 0; i < l->nmm_ids; i++)
 		t->mm_store_id[i + 1] = l->mm_ids[i];
-	t->nr_pages_full = t->nr_pages;
-	if (l->sample_den) {
-		rc = sample_pages(l);
-		if (rc)
-			return rc;
-	}
 
 	/* tasks */
 	rc = max_id(l, "SELECT max(id) FROM tasks", &mx);
@@ -1054,6 +1077,18 @@ static int load_all(struct load *l)
 				    t->path, (unsigned long long)mx);
 	t->nr_files = (uint32_t)mx + 1;
 
+	/* every table size the identity holds is known: the identity, then the sample */
+	t->nr_pages_full = t->nr_pages;
+	rc = max_id(l, "SELECT count(*) FROM vmas", &vma_rows);
+	if (rc)
+		return rc;
+	set_identity(l, vma_rows);
+	if (l->sample_den) {
+		rc = sample_pages(l);
+		if (rc)
+			return rc;
+	}
+
 	/* anon index by (mm, vpage) */
 	t->nr_anon_index = 0;
 	t->anon_index = malloc(((size_t)t->nr_anon + t->nr_shmem + 1) * sizeof(uint32_t));
@@ -1087,6 +1122,11 @@ static int load_all(struct load *l)
 	rc = load_vmas(l, &v, &nv);
 	if (rc)
 		return rc;
+	if (nv != vma_rows) { /* the rows the identity counted */
+		free(v);
+		return mr_error_set(l->err, MR_ECORRUPT, "%s: the vmas table changed while the trace was open",
+				    t->path);
+	}
 	capv = nv;
 	if (nv)
 		qsort(v, nv, sizeof(*v), cmp_vma);
@@ -1134,37 +1174,20 @@ static int load_all(struct load *l)
 	if (rc)
 		return rc;
 	compact_file_index(l);
-	{
-		uint8_t d[32];
-
-		/* table sizes after the chunk rows: the identity of what a replay reads */
-		hash_u64(l, t->nr_pages_full); /* a sampled image is still this trace */
-		hash_u64(l, t->nr_anon);
-		hash_u64(l, t->nr_file);
-		hash_u64(l, t->nr_shmem);
-		hash_u64(l, t->nr_vmas - t->nr_derived);
-		hash_u64(l, t->nr_tasks);
-		hash_u64(l, t->nr_mms);
-		hash_u64(l, t->nr_files);
-		hash_u64(l, t->nr_memcgs);
-		rp_sha256_final(&l->sha, d);
-		memcpy(t->identity, "sha256:", 7);
-		for (int i = 0; i < 32; i++)
-			snprintf(t->identity + 7 + 2 * i, 3, "%02x", d[i]);
-	}
 	return 0;
 }
 
 int rp_image_load(const char *path, struct rp_image **out, struct mr_error *err)
 {
-	return rp_image_load_sampled(path, 0, 0, 0, out, err);
+	return rp_image_load_sampled(path, 0, 0, 0, NULL, out, err);
 }
 
 int rp_image_load_sampled(const char *path, uint32_t den, uint64_t seed, uint32_t unit,
-			  struct rp_image **out, struct mr_error *err)
+			  const char *cache_dir, struct rp_image **out, struct mr_error *err)
 {
 	struct load l = { .err = err, .sample_den = den, .sample_seed = seed,
-			  .sample_unit = unit ? unit : MR_REPLAY_SAMPLE_UNIT };
+			  .sample_unit = unit ? unit : MR_REPLAY_SAMPLE_UNIT,
+			  .cache_dir = cache_dir };
 	struct rp_image *t;
 	int rc;
 

@@ -284,8 +284,10 @@ struct mr_replay_opts {
 	int threads;                       /* worker threads; 0 = none (all on the caller's);
 					    * MR_REPLAY_THREADS_AUTO = min(policies, CPUs) */
 	const char *tmpdir;                /* next-use temporary files; NULL = /tmp */
-	const char *nextuse_cache;         /* directory keeping next-use times per trace
-					    * for later replays (opt); NULL = none */
+	const char *nextuse_cache;         /* directory keeping next-use times (opt) and
+					    * sampling's page counts per trace for later
+					    * replays (docs/replay.md, "The cache
+					    * directory"); NULL = none */
 	int check;                         /* run policy->check after every reclaim */
 	int record_timing;                 /* add the (non-deterministic) timing table */
 	void (*progress)(void *arg, const struct mr_replay_progress *p);
@@ -407,6 +409,11 @@ uint64_t mr_replay_sampled_pages(const struct mr_replay *r, uint64_t *of);
  * and live peak kept, and a warning when few regions are (the results' note of kind
  * "sampled"); NULL when not sampled. Owned by r. */
 const char *mr_replay_sample_note(const struct mr_replay *r);
+/* A sampled replay: one line about the page counts the choice of pages ranks by (they
+ * depend on the trace alone), as mr_replay_nextuse_note()'s: "sampling's page counts
+ * reused from PATH", or computed and kept there, or not kept and why; NULL when not
+ * sampled. Owned by r. Not part of the results: they do not depend on the cache. */
+const char *mr_replay_sample_cache_note(const struct mr_replay *r);
 
 /* Is a policy of that name registered (built in or from a plugin)? */
 int mr_replay_policy_exists(const char *name);

@@ -22,7 +22,7 @@
  * references (u64 otherwise); "never" is the all-ones value, returned to callers as
  * UINT64_MAX. A is unlinked at creation.
  *
- * File B (docs/replay.md, "next-use cache"), little-endian:
+ * File B (docs/replay.md, "The cache directory"), little-endian:
  *
  *   0    8  magic "MRNEXTU1"
  *   8    4  NU_VERSION: bump it whenever rp_event_refs() changes what a reference is
@@ -42,21 +42,19 @@
  * nextuse-<identity hex>.mrnu when complete, so a crash or a concurrent replay never
  * sees half a file. A cached file is used only if its header names this trace and
  * build and every block's CRC matches (checked when it is opened, and again as each
- * block is read); otherwise it is removed and rebuilt. The directory is kept under
- * NU_CACHE_MAX bytes, least recently used first. Without one (or when it cannot be
- * written) B is a temporary file in tmpdir, unlinked at creation.
+ * block is read); otherwise it is removed and rebuilt. The directory's trust rules,
+ * temporary names and pruning are cache.c's (rp_cache.h), shared with the sampling
+ * pre-pass's file. Without one (or when it cannot be written) B is a temporary file in
+ * tmpdir, unlinked at creation.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "mr_codec.h"
+#include "rp_cache.h"
 #include "rp_int.h"
 
 /* references per block in pass 2, per read and per CRC; smaller only in tests */
@@ -65,8 +63,7 @@ static uint32_t nu_block = 1u << 20;
 #define NU_VERSION 2u /* 2: insertions are references too */
 #define NU_HDR 128u
 #define NU_MAGIC "MRNEXTU1"
-#define NU_CACHE_MAX (8ull << 30) /* bytes of cache files kept in a cache directory */
-#define NU_STALE_TMP_S (24 * 3600) /* a temporary file this old is a crashed build's */
+#define NU_FILE "the next-use file" /* in read and write errors */
 
 struct rp_nextuse {
 	int fd;           /* file B */
@@ -77,7 +74,7 @@ struct rp_nextuse {
 	uint64_t buf_lo, buf_n;
 	uint32_t *crc;    /* per block */
 	uint64_t nblocks;
-	struct rp_nextuse_info info;
+	struct rp_cache_info info;
 };
 
 static int temp_file(const char *dir, struct mr_error *err, int *fd)
@@ -91,68 +88,6 @@ static int temp_file(const char *dir, struct mr_error *err, int *fd)
 				    dir && *dir ? dir : "/tmp", strerror(errno));
 	unlink(path);
 	return 0;
-}
-
-static int write_all(int fd, const void *p, size_t n, off_t off, struct mr_error *err)
-{
-	const uint8_t *b = p;
-
-	while (n) {
-		ssize_t w = off < 0 ? write(fd, b, n) : pwrite(fd, b, n, off);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return mr_error_set(err, errno == ENOSPC ? MR_ENOSPC : MR_EIO,
-					    "writing the next-use file: %s", strerror(errno));
-		}
-		b += w;
-		n -= (size_t)w;
-		if (off >= 0)
-			off += w;
-	}
-	return 0;
-}
-
-static int read_all(int fd, void *p, size_t n, off_t off, struct mr_error *err)
-{
-	uint8_t *b = p;
-
-	while (n) {
-		ssize_t r = pread(fd, b, n, off);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return mr_error_set(err, MR_EIO, "reading the next-use file: %s",
-					    r < 0 ? strerror(errno) : "short read");
-		b += r;
-		n -= (size_t)r;
-		off += r;
-	}
-	return 0;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
 }
 
 static uint64_t nblocks_of(uint64_t total)
@@ -186,7 +121,8 @@ static int pass_forward(const char *trace, uint32_t nr_pages, int fd, uint64_t *
 			for (uint64_t j = 0; j < k; j++) {
 				out[nout++] = first + (uint32_t)j;
 				if (nout == nu_block) {
-					rc = write_all(fd, out, nout * sizeof(*out), -1, err);
+					rc = rp_cache_write_all(fd, out, nout * sizeof(*out), -1,
+								NU_FILE, err);
 					nout = 0;
 					if (rc)
 						break;
@@ -196,7 +132,7 @@ static int pass_forward(const char *trace, uint32_t nr_pages, int fd, uint64_t *
 		}
 	}
 	if (!rc && nout)
-		rc = write_all(fd, out, nout * sizeof(*out), -1, err);
+		rc = rp_cache_write_all(fd, out, nout * sizeof(*out), -1, NU_FILE, err);
 	*total = refs;
 out:
 	rp_source_close(src);
@@ -227,7 +163,8 @@ static int pass_backward(int fa, struct rp_nextuse *nu, uint32_t nr_pages, struc
 	while (hi > 0 && !rc) {
 		uint64_t lo = (hi - 1) / nu_block * nu_block, n = hi - lo;
 
-		rc = read_all(fa, in, n * sizeof(*in), (off_t)(lo * sizeof(*in)), err);
+		rc = rp_cache_read_all(fa, in, n * sizeof(*in), (off_t)(lo * sizeof(*in)), NU_FILE,
+				       err);
 		if (rc)
 			break;
 		for (uint64_t i = n; i-- > 0;) {
@@ -244,7 +181,8 @@ static int pass_backward(int fa, struct rp_nextuse *nu, uint32_t nr_pages, struc
 			last[page] = lo + i; /* a use or an insertion: see the header */
 		}
 		nu->crc[lo / nu_block] = mr_crc32c(0, out, n * es);
-		rc = write_all(nu->fd, out, n * es, (off_t)(NU_HDR + lo * es), err);
+		rc = rp_cache_write_all(nu->fd, out, n * es, (off_t)(NU_HDR + lo * es), NU_FILE,
+					err);
 		hi = lo;
 	}
 out:
@@ -259,13 +197,13 @@ static void make_header(uint8_t *h, const struct rp_nextuse *nu, uint32_t nr_pag
 {
 	memset(h, 0, NU_HDR);
 	memcpy(h, NU_MAGIC, 8);
-	put32(h + 8, NU_VERSION);
-	put32(h + 12, nu->es);
-	put32(h + 16, nr_pages);
-	put32(h + 20, nu_block);
-	put64(h + 24, nu->total);
+	rp_put32(h + 8, NU_VERSION);
+	rp_put32(h + 12, nu->es);
+	rp_put32(h + 16, nr_pages);
+	rp_put32(h + 20, nu_block);
+	rp_put64(h + 24, nu->total);
 	snprintf((char *)h + 32, 80, "%s", identity);
-	put32(h + 124, mr_crc32c(0, h, 124));
+	rp_put32(h + 124, mr_crc32c(0, h, 124));
 }
 
 /* Build B into nu->fd (created by the caller): both passes, the CRCs, the header. */
@@ -293,103 +231,66 @@ static int build(struct rp_nextuse *nu, const char *trace_path, uint32_t nr_page
 		close(fa);
 	if (!rc) {
 		for (uint64_t b = 0; b < nu->nblocks; b++)
-			put32(tr + 4 * b, nu->crc[b]);
-		rc = write_all(nu->fd, tr, nu->nblocks * 4, (off_t)(NU_HDR + nu->total * nu->es), err);
+			rp_put32(tr + 4 * b, nu->crc[b]);
+		rc = rp_cache_write_all(nu->fd, tr, nu->nblocks * 4,
+					(off_t)(NU_HDR + nu->total * nu->es), NU_FILE, err);
 	}
 	if (!rc) {
 		make_header(h, nu, nr_pages, identity);
-		rc = write_all(nu->fd, h, NU_HDR, 0, err);
+		rc = rp_cache_write_all(nu->fd, h, NU_HDR, 0, NU_FILE, err);
 	}
 	free(tr);
 	return rc;
 }
 
 /*
- * Whether a cache entry (fstat()ed) or the cache directory may be trusted: next-use
- * values decide what opt evicts, and a file with forged values and recomputed CRCs
- * passes every check below, so only a file that no one else could have written is used:
- * this user's, writable by no one else. NULL when it may; else why not, into buf.
- */
-static const char *distrust(const struct stat *st, char *buf, size_t cap)
-{
-	if (st->st_uid != geteuid())
-		snprintf(buf, cap, "owned by uid %u, not by this user (uid %u)",
-			 (unsigned)st->st_uid, (unsigned)geteuid());
-	else if (st->st_mode & (S_IWGRP | S_IWOTH))
-		snprintf(buf, cap, "writable by others (mode %04o)", (unsigned)(st->st_mode & 07777));
-	else
-		return NULL;
-	return buf;
-}
-
-/*
  * Open a cached B (name in directory dfd) and check it against the trace: who may have
- * written it, header, size, and every block's CRC. Returns 0 when it can be used; 1
- * when there is none; -1 when there is one but it is not this trace's or is damaged;
- * -2 when it is not to be trusted (why says how). The caller replaces both kinds.
+ * written it (rp_cache_entry_open(): next-use values decide what opt evicts), header,
+ * size, and every block's CRC. Returns 0 when it can be used; 1 when there is none; -1
+ * when there is one but it is not this trace's or is damaged; -2 when it is not to be
+ * trusted (why says how). The caller replaces both kinds.
  */
 static int open_cached(struct rp_nextuse *nu, int dfd, const char *name, uint32_t nr_pages,
 		       const char *identity, char *why, size_t why_cap)
 {
 	uint8_t h[NU_HDR];
 	struct mr_error e = { 0 };
-	struct stat st;
+	uint64_t size;
 	uint8_t *tr = NULL;
-	/* no link followed, and no open() waiting for a writer on a FIFO planted here */
-	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int fd, rc = rp_cache_entry_open(dfd, name, &fd, &size, why, why_cap);
 
-	if (fd < 0) {
-		if (errno == ELOOP) {
-			snprintf(why, why_cap, "not a regular file (a symbolic link)");
-			return -2;
-		}
-		/* one that cannot be opened (no fds left, no permission) is not removed:
-		 * the values are computed without it */
-		return 1;
-	}
-	if (fstat(fd, &st)) {
-		close(fd);
-		return 1;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		snprintf(why, why_cap, "not a regular file (mode %06o)", (unsigned)st.st_mode);
-		close(fd);
-		return -2;
-	}
-	if (distrust(&st, why, why_cap)) {
-		close(fd);
-		return -2;
-	}
-	if (read_all(fd, h, NU_HDR, 0, &e) || memcmp(h, NU_MAGIC, 8) ||
-	    get32(h + 124) != mr_crc32c(0, h, 124) || get32(h + 8) != NU_VERSION ||
-	    get32(h + 16) != nr_pages || get32(h + 20) != nu_block ||
-	    (get32(h + 12) != 4 && get32(h + 12) != 8) ||
+	if (rc)
+		return rc;
+	if (rp_cache_read_all(fd, h, NU_HDR, 0, NU_FILE, &e) || memcmp(h, NU_MAGIC, 8) ||
+	    rp_get32(h + 124) != mr_crc32c(0, h, 124) || rp_get32(h + 8) != NU_VERSION ||
+	    rp_get32(h + 16) != nr_pages || rp_get32(h + 20) != nu_block ||
+	    (rp_get32(h + 12) != 4 && rp_get32(h + 12) != 8) ||
 	    strncmp((const char *)h + 32, identity, 80))
 		goto bad;
-	nu->es = get32(h + 12);
-	nu->total = get64(h + 24);
+	nu->es = rp_get32(h + 12);
+	nu->total = rp_get64(h + 24);
 	if (nu->total > ((uint64_t)1 << 40) || (nu->es == 4) != (nu->total < UINT32_MAX))
 		goto bad;
 	nu->nblocks = nblocks_of(nu->total);
-	if ((uint64_t)st.st_size != NU_HDR + nu->total * nu->es + nu->nblocks * 4)
+	if (size != NU_HDR + nu->total * nu->es + nu->nblocks * 4)
 		goto bad;
 	nu->crc = calloc(nu->nblocks ? nu->nblocks : 1, sizeof(*nu->crc));
 	tr = malloc((nu->nblocks ? nu->nblocks : 1) * 4);
 	if (!nu->crc || !tr ||
-	    read_all(fd, tr, nu->nblocks * 4, (off_t)(NU_HDR + nu->total * nu->es), &e))
+	    rp_cache_read_all(fd, tr, nu->nblocks * 4, (off_t)(NU_HDR + nu->total * nu->es), NU_FILE,
+			      &e))
 		goto bad;
 	for (uint64_t b = 0; b < nu->nblocks; b++) {
 		uint64_t n = nu->total - b * nu_block < nu_block ? nu->total - b * nu_block : nu_block;
 
-		nu->crc[b] = get32(tr + 4 * b);
-		if (read_all(fd, nu->buf, n * nu->es, (off_t)(NU_HDR + b * nu_block * nu->es), &e) ||
+		nu->crc[b] = rp_get32(tr + 4 * b);
+		if (rp_cache_read_all(fd, nu->buf, n * nu->es,
+				      (off_t)(NU_HDR + b * nu_block * nu->es), NU_FILE, &e) ||
 		    mr_crc32c(0, nu->buf, n * nu->es) != nu->crc[b])
 			goto bad;
 	}
 	free(tr);
-	/* regular and ours: back to blocking reads (O_NONBLOCK only guarded the open) */
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-	futimens(fd, NULL); /* recently used, for prune() */
+	rp_cache_touch(fd);
 	nu->fd = fd;
 	return 0;
 bad:
@@ -398,141 +299,6 @@ bad:
 	nu->crc = NULL;
 	close(fd);
 	return -1;
-}
-
-/* mkdir -p for the cache directory (0700: next-use times tell about the trace). */
-static int make_dir(const char *dir)
-{
-	char p[1024];
-	size_t l;
-
-	if (snprintf(p, sizeof(p), "%s", dir) >= (int)sizeof(p)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	l = strlen(p);
-	for (size_t i = 1; i <= l; i++) {
-		if (p[i] != '/' && p[i] != 0)
-			continue;
-		p[i] = 0;
-		if (mkdir(p, 0700) && errno != EEXIST)
-			return -1;
-		p[i] = i < l ? '/' : 0;
-	}
-	return access(dir, W_OK | X_OK);
-}
-
-/*
- * Open the cache directory (made first if absent) for use through its descriptor, so
- * that every later step acts on the directory checked here, never on whatever a path
- * leads to by then. Refused: a symbolic link (not followed), not a directory, and one
- * not to be trusted (distrust()). Returns the descriptor, or -1 with why set.
- */
-static int open_cache_dir(const char *dir, char *why, size_t why_cap)
-{
-	char reason[160];
-	struct stat st;
-	int dfd;
-
-	if (make_dir(dir)) {
-		snprintf(why, why_cap, "cannot write to %s: %s", dir, strerror(errno));
-		return -1;
-	}
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (dfd < 0) {
-		if (errno == ELOOP || (errno == ENOTDIR && !lstat(dir, &st) && S_ISLNK(st.st_mode)))
-			snprintf(why, why_cap, "the cache directory %s is a symbolic link, not followed: give the directory itself",
-				 dir);
-		else
-			snprintf(why, why_cap, "cannot write to %s: %s", dir, strerror(errno));
-		return -1;
-	}
-	if (fstat(dfd, &st)) {
-		snprintf(why, why_cap, "cannot write to %s: %s", dir, strerror(errno));
-		close(dfd);
-		return -1;
-	}
-	if (distrust(&st, reason, sizeof(reason))) {
-		snprintf(why, why_cap, "the cache directory %s is %s: not trusted; make it this user's with mode 0700, or give another --nextuse-cache",
-			 dir, reason);
-		close(dfd);
-		return -1;
-	}
-	return dfd;
-}
-
-struct cache_file {
-	char name[128];
-	time_t mtime;
-	uint64_t size;
-};
-
-static int by_mtime(const void *a, const void *b)
-{
-	const struct cache_file *x = a, *y = b;
-
-	if (x->mtime != y->mtime)
-		return x->mtime < y->mtime ? -1 : 1;
-	return strcmp(x->name, y->name);
-}
-
-/* Keep the cache directory under NU_CACHE_MAX: remove the least recently used files
- * (and temporary files of builds that died) until it fits. Best effort. */
-static void prune(int dfd, const char *keep)
-{
-	struct cache_file *f = NULL;
-	size_t n = 0, cap = 0;
-	uint64_t sum = 0;
-	struct dirent *de;
-	int dfd2 = dup(dfd);
-	DIR *d = dfd2 >= 0 ? fdopendir(dfd2) : NULL;
-	time_t now = time(NULL);
-
-	if (!d) {
-		if (dfd2 >= 0)
-			close(dfd2);
-		return;
-	}
-	while ((de = readdir(d))) {
-		struct stat st;
-		size_t l = strlen(de->d_name);
-
-		if (strncmp(de->d_name, "nextuse-", 8) || l >= sizeof(f->name))
-			continue;
-		/* the entry itself: a link is neither counted nor followed */
-		if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
-			continue;
-		if (l > 4 && !strcmp(de->d_name + l - 4, ".tmp")) {
-			if (now - st.st_mtime > NU_STALE_TMP_S)
-				unlinkat(dfd, de->d_name, 0);
-			continue;
-		}
-		if (l <= 5 || strcmp(de->d_name + l - 5, ".mrnu"))
-			continue;
-		if (n == cap) {
-			struct cache_file *nf = realloc(f, (cap ? 2 * cap : 16) * sizeof(*f));
-
-			if (!nf)
-				break;
-			f = nf;
-			cap = cap ? 2 * cap : 16;
-		}
-		memcpy(f[n].name, de->d_name, l + 1); /* l < sizeof(name), checked above */
-		f[n].mtime = st.st_mtime;
-		f[n].size = (uint64_t)st.st_size;
-		sum += f[n].size;
-		n++;
-	}
-	closedir(d);
-	if (n)
-		qsort(f, n, sizeof(*f), by_mtime);
-	for (size_t i = 0; i < n && sum > NU_CACHE_MAX; i++) {
-		if (!strcmp(f[i].name, keep))
-			continue;
-		if (!unlinkat(dfd, f[i].name, 0))
-			sum -= f[i].size;
-	}
-	free(f);
 }
 
 int rp_nextuse_build(const char *trace_path, uint32_t nr_pages, const char *identity,
@@ -557,15 +323,9 @@ int rp_nextuse_build(const char *trace_path, uint32_t nr_pages, const char *iden
 		return mr_error_set(err, MR_ENOMEM, "out of memory");
 	}
 
-	/* the cache file's name: the identity's hex digits */
-	snprintf(name, sizeof(name), "nextuse-%.100s",
-		 strncmp(identity, "sha256:", 7) ? identity : identity + 7);
-	for (char *c = name + 8; *c; c++)
-		if (!((*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'f')))
-			*c = '_';
-	strcat(name, ".mrnu");
+	rp_cache_name(RP_CACHE_NEXTUSE, identity, name, sizeof(name));
 	if (cache_dir && *cache_dir)
-		dfd = open_cache_dir(cache_dir, nu->info.why, sizeof(nu->info.why));
+		dfd = rp_cache_dir_open(cache_dir, nu->info.why, sizeof(nu->info.why));
 	if (dfd >= 0) {
 		char distrusted[200] = "";
 
@@ -575,31 +335,25 @@ int rp_nextuse_build(const char *trace_path, uint32_t nr_pages, const char *iden
 			unlinkat(dfd, name, 0); /* another build's or damaged: rebuilt below */
 		if (!cached) {
 			close(dfd);
-			nu->info.cache = RP_NU_HIT;
+			nu->info.cache = RP_CACHE_HIT;
 			snprintf(nu->info.path, sizeof(nu->info.path), "%s", path);
 			*out = nu;
 			return 0;
 		}
 		/* one not trusted is never read; the complete new file is renamed over it */
-		nu->info.cache = cached < 0 ? RP_NU_REBUILT : RP_NU_BUILT;
+		nu->info.cache = cached < 0 ? RP_CACHE_REBUILT : RP_CACHE_BUILT;
 		if (cached == -2)
 			snprintf(nu->info.why, sizeof(nu->info.why), "the file there was %s: not trusted, replaced",
 				 distrusted);
 		/* build under a temporary name in the same directory, then rename */
-		for (unsigned k = 0; k < 100 && nu->fd < 0; k++) {
-			snprintf(tmp, sizeof(tmp), "nextuse-%ld-%u.tmp", (long)getpid(), k);
-			nu->fd = openat(dfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-			if (nu->fd < 0 && errno != EEXIST)
-				break;
-		}
+		nu->fd = rp_cache_tmp_create(dfd, RP_CACHE_NEXTUSE, tmp, sizeof(tmp));
 		if (nu->fd >= 0) {
 			struct mr_error e = { 0 };
 
 			rc = build(nu, trace_path, nr_pages, identity, tmpdir, &e);
-			if (!rc && !renameat(dfd, tmp, dfd, name)) {
+			if (!rc && !rp_cache_commit(dfd, tmp, name)) {
 				snprintf(nu->info.path, sizeof(nu->info.path), "%s", path);
 				nu->info.bytes = NU_HDR + nu->total * nu->es + nu->nblocks * 4;
-				prune(dfd, name);
 				close(dfd);
 				*out = nu;
 				return 0;
@@ -617,7 +371,7 @@ int rp_nextuse_build(const char *trace_path, uint32_t nr_pages, const char *iden
 		}
 		close(dfd);
 	}
-	nu->info.cache = RP_NU_UNCACHED;
+	nu->info.cache = RP_CACHE_UNCACHED;
 	rc = temp_file(tmpdir, err, &nu->fd);
 	if (!rc)
 		rc = build(nu, trace_path, nr_pages, identity, tmpdir, err);
@@ -638,8 +392,8 @@ int rp_nextuse_read(struct rp_nextuse *nu, uint64_t *out, size_t n, struct mr_er
 
 		if (nu->pos >= nu->buf_lo + nu->buf_n) {
 			uint64_t m = nu->total - nu->pos < nu_block ? nu->total - nu->pos : nu_block;
-			int rc = read_all(nu->fd, nu->buf, m * nu->es,
-					  (off_t)(NU_HDR + nu->pos * nu->es), err);
+			int rc = rp_cache_read_all(nu->fd, nu->buf, m * nu->es,
+						   (off_t)(NU_HDR + nu->pos * nu->es), NU_FILE, err);
 
 			if (rc)
 				return rc;
@@ -686,7 +440,7 @@ int rp_nextuse_finish(const struct rp_nextuse *nu, struct mr_error *err)
 	return 0;
 }
 
-const struct rp_nextuse_info *rp_nextuse_info(const struct rp_nextuse *nu)
+const struct rp_cache_info *rp_nextuse_info(const struct rp_nextuse *nu)
 {
 	return &nu->info;
 }

@@ -35,8 +35,9 @@ struct mr_replay {
 	char script_sha[80];
 	char trace_path[1024];
 	char tmpdir[1024];
-	char nu_cache[1024];      /* "" = no next-use cache */
+	char nu_cache[1024];      /* "" = no cache directory (next-use times, page counts) */
 	char nu_note[2000];       /* mr_replay_nextuse_note() */
+	char sample_cache_note[2000]; /* mr_replay_sample_cache_note() */
 	char series_note[400];    /* mr_replay_series_note() */
 	char memory_spec[512];
 	uint64_t memory_pages, swap_pages, wb_delay, interval, snap_every;
@@ -495,6 +496,31 @@ static void note_small_machines(struct mr_replay *r, const uint64_t *sizes, size
 			 RP_SAMPLE_SMALL_MACHINE, MR_SWAP_CLUSTER_MAX);
 }
 
+/* One line about a per-trace cache file (rp_cache.h): what (e.g. "next-use times") was
+ * reused from it, or computed in secs and kept there, or not kept and why. */
+static void cache_note(const struct mr_replay *r, char *buf, size_t cap, const char *what,
+		       const struct rp_cache_info *in, double secs)
+{
+	switch (in->cache) {
+	case RP_CACHE_HIT:
+		snprintf(buf, cap, "%s reused from %s", what, in->path);
+		break;
+	case RP_CACHE_BUILT:
+	case RP_CACHE_REBUILT:
+		snprintf(buf, cap,
+			 "%s computed in %.1f s and kept in %s (%.1f MiB) for later replays of this trace%s%s",
+			 what, secs, in->path, (double)in->bytes / 1048576.0,
+			 in->cache != RP_CACHE_REBUILT ? "" : *in->why ? "; " : "; the file there before was another build's or damaged",
+			 in->cache == RP_CACHE_REBUILT ? in->why : "");
+		break;
+	default:
+		if (*r->nu_cache)
+			snprintf(buf, cap, "%s computed in %.1f s, not kept (%s)", what, secs, in->why);
+		else
+			snprintf(buf, cap, "%s computed in %.1f s", what, secs);
+	}
+}
+
 /*
  * Sampling (mr_replay.h, "Sampled replay"): choose the pages, scale the cgroup limits
  * and check that the whole-trace sizes stay apart once scaled (two sizes that become one
@@ -510,6 +536,8 @@ static int sample_setup(struct mr_replay *r, const struct mr_replay_opts *o,
 	if (rc)
 		return rc;
 	r->sampled = 1;
+	cache_note(r, r->sample_cache_note, sizeof(r->sample_cache_note), "sampling's page counts",
+		   &r->t->sample_cache, r->t->sample_cache_s);
 	if (!r->sample.kept)
 		return mr_error_set(err, MR_EINVAL,
 				    "sampling 1/%u with seed %llu keeps none of the %llu pages of %s: sample more (a smaller N) or give another --sample-seed",
@@ -584,6 +612,11 @@ static int sample_setup(struct mr_replay *r, const struct mr_replay_opts *o,
 const char *mr_replay_sample_note(const struct mr_replay *r)
 {
 	return r->sampled ? r->sample_note : NULL;
+}
+
+const char *mr_replay_sample_cache_note(const struct mr_replay *r)
+{
+	return r->sampled ? r->sample_cache_note : NULL;
 }
 
 uint64_t mr_replay_sampled_pages(const struct mr_replay *r, uint64_t *of)
@@ -687,7 +720,7 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 		goto fail;
 	}
 	rc = rp_image_load_sampled(o->trace, o->sample_den, o->sample_seed, o->sample_unit,
-				   &r->t, err);
+				   r->nu_cache, &r->t, err);
 	if (rc)
 		goto fail;
 	r->vary_p = o->vary_p;
@@ -1029,29 +1062,6 @@ static void report(struct mr_replay *r, int phase, uint64_t done, double t0)
 		r->progress(r->progress_arg, &pr);
 }
 
-static void nextuse_note(struct mr_replay *r, const struct rp_nextuse_info *in, double secs)
-{
-	switch (in->cache) {
-	case RP_NU_HIT:
-		snprintf(r->nu_note, sizeof(r->nu_note), "next-use times reused from %s", in->path);
-		break;
-	case RP_NU_BUILT:
-	case RP_NU_REBUILT:
-		snprintf(r->nu_note, sizeof(r->nu_note),
-			 "next-use times computed in %.1f s and kept in %s (%.1f MiB) for later replays of this trace%s%s",
-			 secs, in->path, (double)in->bytes / 1048576.0,
-			 in->cache != RP_NU_REBUILT ? "" : *in->why ? "; " : "; the file there before was another build's or damaged",
-			 in->cache == RP_NU_REBUILT ? in->why : "");
-		break;
-	default:
-		if (*r->nu_cache)
-			snprintf(r->nu_note, sizeof(r->nu_note),
-				 "next-use times computed in %.1f s, not kept (%s)", secs, in->why);
-		else
-			snprintf(r->nu_note, sizeof(r->nu_note), "next-use times computed in %.1f s", secs);
-	}
-}
-
 const char *mr_replay_nextuse_note(const struct mr_replay *r)
 {
 	return *r->nu_note ? r->nu_note : NULL;
@@ -1087,7 +1097,8 @@ int mr_replay_run(struct mr_replay *r, struct mr_error *err)
 		if (rc)
 			return rc;
 		report(r, 0, r->t->n_events, t0);
-		nextuse_note(r, rp_nextuse_info(nu), mr_clock_s() - t0);
+		cache_note(r, r->nu_note, sizeof(r->nu_note), "next-use times", rp_nextuse_info(nu),
+			   mr_clock_s() - t0);
 	}
 	rc = rp_source_open(r->trace_path, &src, err);
 	if (rc)

@@ -10,6 +10,9 @@
  *                             derive missing anonymous VMAs, size the page tables
  *   source.c    (mr_store.h)  the event source: a reader behind neutral calls
  *   nextuse.c   (no store)    the backward next-use pass for policies with an access hook
+ *   cache.c     (rp_cache.h)  the cache directory both keep their per-trace files in
+ *   sample.c, pagerefs.c      the sampled replay's filter and choice of pages, and the
+ *                             choice's per-trace page counts in the cache directory
  *   machine.c, mm.c, events.c (mr_policy.h, via machine_int.h) the simulated machine:
  *               memory and reclaim, address spaces, event semantics
  *   replay.c    (mr_policy.h) policies, threads, batches, script, results assembly
@@ -28,6 +31,7 @@
 #include "mr_err.h"
 #include "mr_event.h"
 #include "mr_util.h" /* mr_big_alloc */
+#include "rp_cache.h" /* struct rp_cache_info */
 
 /* Page types as storage's enum mr_page_type (kept numerically identical). */
 #define RP_ANON 0
@@ -132,6 +136,10 @@ struct rp_image {
 		uint64_t top_refs;              /* the hottest region's */
 		uint64_t live, live_kept;       /* most pages live at once, all and sampled */
 	} sample_stat;
+	/* where the choice's page counts came from (pagerefs.c), and the seconds they took
+	 * to count or read, for the replay's note */
+	struct rp_cache_info sample_cache;
+	double sample_cache_s;
 	uint64_t nr_anon, nr_file, nr_shmem;
 
 	struct rp_image_vma *vmas;
@@ -175,9 +183,10 @@ struct rp_image {
 /* image.c */
 int rp_image_load(const char *path, struct rp_image **out, struct mr_error *err);
 /* The same with only the pages of the units (unit pages; 0 = MR_REPLAY_SAMPLE_UNIT)
- * sampled 1 in den with seed (mr_replay.h, "Sampled replay"); den 0 = every page. */
+ * sampled 1 in den with seed (mr_replay.h, "Sampled replay"); den 0 = every page.
+ * cache_dir (NULL or "" = none) keeps the choice's page counts per trace (pagerefs.c). */
 int rp_image_load_sampled(const char *path, uint32_t den, uint64_t seed, uint32_t unit,
-			  struct rp_image **out,
+			  const char *cache_dir, struct rp_image **out,
 			  struct mr_error *err);
 void rp_image_free(struct rp_image *t);
 /* memcg index of a trace cgroup id; -1 when no page is charged to it. */
@@ -236,14 +245,6 @@ static inline int rp_event_is_use(const struct mr_event *ev)
  * temporary file in tmpdir.
  */
 struct rp_nextuse;
-enum rp_nextuse_cache { RP_NU_UNCACHED, RP_NU_HIT, RP_NU_BUILT, RP_NU_REBUILT };
-struct rp_nextuse_info {
-	int cache;         /* enum rp_nextuse_cache */
-	char path[1200];   /* the cache file (HIT, BUILT, REBUILT) */
-	uint64_t bytes;    /* its size when BUILT or REBUILT */
-	char why[600];     /* UNCACHED with a cache directory: why it was not used;
-			    * REBUILT: why the file there was not (empty: damaged) */
-};
 int rp_nextuse_build(const char *trace_path, uint32_t nr_pages, const char *identity,
 		     const char *cache_dir, const char *tmpdir, struct rp_nextuse **out,
 		     struct mr_error *err);
@@ -251,7 +252,7 @@ int rp_nextuse_build(const char *trace_path, uint32_t nr_pages, const char *iden
 int rp_nextuse_read(struct rp_nextuse *nu, uint64_t *out, size_t n, struct mr_error *err);
 /* After the replay: every value was read (else the trace changed). */
 int rp_nextuse_finish(const struct rp_nextuse *nu, struct mr_error *err);
-const struct rp_nextuse_info *rp_nextuse_info(const struct rp_nextuse *nu);
+const struct rp_cache_info *rp_nextuse_info(const struct rp_nextuse *nu);
 /* Tests: references per block (0 = the default, 2^20), to cover many blocks cheaply. */
 void rp_nextuse_set_block(uint32_t refs);
 void rp_nextuse_close(struct rp_nextuse *nu);
@@ -317,10 +318,25 @@ static inline uint32_t rp_file_key_lower(const struct rp_image *t, uint32_t f, u
 /* mr_replay_sample_hash() (image.c chooses the pages with it) */
 uint64_t rp_sample_hash(uint64_t seed, unsigned kind, uint64_t owner, uint64_t region);
 /* Which pages a sampled image keeps (image.c, sample_pages(); "Which regions" in
- * sample.c): keep[trace page id] = 1 or 0, for t->nr_pages ids, t->sample_stat set.
- * Reads t->path's events once. Negative on a damaged store or out of memory. */
+ * sample.c): keep[trace page id] = 1 or 0, for t->nr_pages ids, t->sample_stat and
+ * t->sample_cache set. Reads t->path's events once, unless cache_dir (NULL or "" = none)
+ * holds this trace's page counts (t->identity's; pagerefs.c), and keeps them there if
+ * not. Negative on a damaged store or out of memory; a cache never fails it. */
 int rp_sample_choose(struct rp_image *t, uint32_t den, uint64_t seed, uint32_t unit,
-		     uint8_t *keep, struct mr_error *err);
+		     const char *cache_dir, uint8_t *keep, struct mr_error *err);
+
+/*
+ * pagerefs.c: the sampling choice's per-page words (sample.c, count_refs()), which
+ * depend on the trace alone, kept per trace identity in the cache directory
+ * (rp_cache.h). words[t->nr_pages] from the cached file when cache_dir has a valid,
+ * trusted one; else from count(t, words, err), then kept there (a directory that cannot
+ * be written: not kept). version is the caller's, to bump whenever what a word means
+ * changes. info says which (t->sample_cache's). Returns count's error, else 0.
+ */
+int rp_pagerefs_get(const struct rp_image *t, const char *cache_dir, uint32_t version,
+		    uint64_t *words,
+		    int (*count)(const struct rp_image *t, uint64_t *words, struct mr_error *err),
+		    struct rp_cache_info *info, struct mr_error *err);
 int rp_sample_init(struct rp_sample *s, const struct rp_image *t, uint32_t den, uint64_t seed,
 		   uint32_t fault_around, struct mr_error *err);
 void rp_sample_free(struct rp_sample *s);

@@ -492,6 +492,9 @@ static uint64_t rank_hi(uint64_t refs, uint64_t pages)
  * in the top 40 bits (saturating: 2^40 of one page is beyond any trace), the first
  * slice in bits 12-23, the last in bits 0-11. */
 typedef uint64_t page_refs;
+/* the cached words' version (pagerefs.c): bump it whenever rp_event_refs(), this layout
+ * or count_refs()'s slices change what a word holds */
+#define PR_VERSION 1u
 #define PR_SLICE_BITS 12
 #define PR_REFS_SHIFT (2 * PR_SLICE_BITS)
 #define PR_SLICE_MASK ((1u << PR_SLICE_BITS) - 1)
@@ -545,7 +548,7 @@ static uint64_t live_peak(const struct rp_image *t, const page_refs *pr,
 
 #define RP_SAMPLE_PREFETCH 32
 
-/* References per trace page id, one pass over the events (no machine). */
+/* References per trace page id, one pass over the events (no machine); pr zeroed. */
 static int count_refs(const struct rp_image *t, page_refs *pr, struct mr_error *err)
 {
 	/* slice b holds the events at positions [b * span / B, (b + 1) * span / B): the
@@ -591,9 +594,10 @@ static int count_refs(const struct rp_image *t, page_refs *pr, struct mr_error *
 }
 
 int rp_sample_choose(struct rp_image *t, uint32_t den, uint64_t seed, uint32_t unit,
-		     uint8_t *keep, struct mr_error *err)
+		     const char *cache_dir, uint8_t *keep, struct mr_error *err)
 {
 	unsigned shift = 0;
+	double t0;
 
 	page_refs *pr = calloc((size_t)t->nr_pages + 1, sizeof(*pr));
 	int64_t *delta = malloc((RP_SAMPLE_LIVE_BUCKETS + 1) * sizeof(*delta));
@@ -611,7 +615,10 @@ int rp_sample_choose(struct rp_image *t, uint32_t den, uint64_t seed, uint32_t u
 		rc = mr_error_set(err, MR_ENOMEM, "out of memory for the sampled pages");
 		goto out;
 	}
-	rc = count_refs(t, pr, err);
+	/* the words depend on the trace alone: counted once per trace (pagerefs.c) */
+	t0 = mr_clock_s();
+	rc = rp_pagerefs_get(t, cache_dir, PR_VERSION, pr, count_refs, &t->sample_cache, err);
+	t->sample_cache_s = mr_clock_s() - t0;
 	if (rc)
 		goto out;
 	for (uint32_t i = 0; i < t->nr_pages; i++) {

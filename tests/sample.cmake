@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # replay --sample 1/N: error against the full curve, determinism, the results' record of
-# the rate, bad rates (tests/test_sample.sh).
+# the rate, the cached page counts, bad rates (tests/test_sample.sh).
 add_test(NAME test_sample
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_sample.sh $<TARGET_FILE:memreplay>)
 set_tests_properties(test_sample PROPERTIES LABELS "quick" TIMEOUT 300)

@@ -13,7 +13,9 @@
 # sampled; on a recording whose machine counts references otherwise than the sampling
 # pass (kernel-lab's write.db: host REFAULT events) opt must be within 1.5 points. On
 # a mapped-file loop (mmapseq.db) fault-around must map 1/16 of the full replay's.
-# bench sample --seeds / --unit must say its unit and seeds per row.
+# bench sample --seeds / --unit must say its unit and seeds per row. The pre-pass's page
+# counts are kept in the cache directory and reused with the same results; a damaged
+# file is rebuilt, and one others could have written, or a link, is not trusted.
 MR=$1
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -150,6 +152,58 @@ check "default.db 2M: it warns that they are few" \
 	grep -q "warning: only 52 units sampled (fewer than 64)" "$T/d2.err"
 check "default.db 2M: meta sample_unit_pages = 512" \
 	[ "$(q "$T/d-2m.db" "SELECT value FROM meta WHERE key = 'sample_unit_pages'")" = 512 ]
+
+# the page counts the choice ranks by depend on the trace alone: kept in the cache
+# directory beside opt's next-use times, under the same trace identity, and reused; the
+# results are those computed without a cache (d-s.db), byte for byte. A damaged file is
+# rebuilt; one that others could have written, or a symbolic link, is never read.
+PC="$T/pc"
+# pc_run OUT: $P2 with the cache directory, and the notes (so not -q) into OUT.err
+pc_run() {
+	"$MR" replay "$DB" --policy lru --policy opt --memory 1850..59224:8 --no-timing --threads 0 \
+		--sample 1/16 --nextuse-cache "$PC" -o "$1.db" >/dev/null 2>"$1.err"
+}
+pc_run "$T/pc1"
+check "page counts: computed and kept in the cache directory" \
+	grep -q "sampling's page counts computed in .* and kept in $PC/pagerefs-[0-9a-f]*\.mrpr" "$T/pc1.err"
+check "page counts: the results computed without a cache" cmp -s "$T/pc1.db" "$T/d-s.db"
+f=$(ls "$PC"/pagerefs-*.mrpr 2>/dev/null)
+check "page counts: the file named by the identity opt's next-use file has" \
+	[ -n "$f" -a "$(basename "$f" .mrpr | cut -d- -f2)" = \
+	  "$(basename "$(ls "$PC"/nextuse-*.mrnu 2>/dev/null)" .mrnu | cut -d- -f2)" ]
+pc_run "$T/pc2"
+check "page counts: reused from the cache by a second replay" \
+	grep -q "sampling's page counts reused from $f" "$T/pc2.err"
+check "page counts: reused, the same results" cmp -s "$T/pc2.db" "$T/d-s.db"
+# a flipped bit in the words (a block's CRC no longer matches): rebuilt, same results
+off=$((128 + 8 * 1000 + 5))
+b=$(od -An -tu1 -j $off -N1 "$f" | tr -d ' ')
+printf "\\$(printf %03o $((b ^ 64)))" | dd of="$f" bs=1 seek=$off conv=notrunc 2>/dev/null
+pc_run "$T/pc3"
+check "page counts: a damaged file is rebuilt" \
+	grep -q "sampling's page counts computed in .* the file there before was another build's or damaged" "$T/pc3.err"
+check "page counts: rebuilt, the same results" cmp -s "$T/pc3.db" "$T/d-s.db"
+pc_run "$T/pc4"
+check "page counts: the rebuilt file is reused" grep -q "sampling's page counts reused from" "$T/pc4.err"
+# pc_distrust LABEL NEEDLE: after the file was made untrustworthy, a replay must not
+# read it, say why, give the same results and leave a file of its own (0600, regular)
+pc_distrust() {
+	pc_run "$T/pcd"
+	check "page counts, $1: not trusted, replaced" \
+		grep -q "sampling's page counts computed in .*; the file there was $2.*: not trusted, replaced" "$T/pcd.err"
+	check "page counts, $1: the same results" cmp -s "$T/pcd.db" "$T/d-s.db"
+	check "page counts, $1: replaced by a regular file of mode 600" \
+		[ ! -L "$f" -a "$(stat -c %a "$f")" = 600 ]
+}
+chmod 666 "$f"
+pc_distrust "writable by others" "writable by others (mode 0666)"
+if [ "$(id -u)" = 0 ]; then
+	chown 65534 "$f"
+	pc_distrust "owned by another user" "owned by uid 65534"
+fi
+mv "$f" "$T/real.mrpr"
+ln -s "$T/real.mrpr" "$f"
+pc_distrust "a symbolic link" "not a regular file (a symbolic link)"
 
 # the miss ratio's references: a recording whose host REFAULT events the sampling pass
 # counts as references and the machine does not (12 % of them); taking the trace's
