@@ -432,6 +432,9 @@ static void step(struct rp_machine *mach, const struct mr_event *ev, const uint6
 		if (mach->ra_n && mach->ra_task == ev->task)
 			mach->ra_n = 0;
 		break;
+	case RP_EV_COW_BREAK:
+		rp_cow_break(mach, ev->size, ev->arg);
+		break;
 	default:
 		break;
 	}

@@ -782,23 +782,92 @@ static void set_identity(struct load *l, uint64_t vma_rows)
  * sampled trace ids stays one of consecutive image ids (sample.c cuts ranges into such
  * runs). sample.c chooses the regions (rp_sample_choose()).
  */
+static int cmp_cow(const void *a, const void *b)
+{
+	const struct rp_sample_cow *x = a, *y = b;
+
+	if (x->mm != y->mm)
+		return x->mm < y->mm ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->end < y->end ? -1 : x->end > y->end;
+}
+
+/* The private file mappings, by (mm, start): where anonymous pages are copy-on-write
+ * copies of file pages (sample.c keeps each with its file page). */
+static int load_cow(struct load *l, struct rp_sample_cow **out, uint32_t *n)
+{
+	sqlite3_stmt *st;
+	struct rp_sample_cow *c = NULL;
+	uint32_t cap = 0, k = 0;
+	int rc = prepare(l, "SELECT coalesce(mm,0), coalesce(start,0), coalesce(\"end\",0),"
+			    " coalesce(file,0), coalesce(pgoff,0), coalesce(flags,0) FROM vmas"
+			    " WHERE coalesce(file,0) != 0", &st);
+
+	*out = NULL;
+	*n = 0;
+	if (rc)
+		return rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct rp_sample_cow r = {
+			.mm = mm_index(l, (uint32_t)sqlite3_column_int64(st, 0)),
+			.start = (uint64_t)sqlite3_column_int64(st, 1) >> 12,
+			.end = ((uint64_t)sqlite3_column_int64(st, 2) + 4095) >> 12,
+			.file = (uint32_t)sqlite3_column_int64(st, 3),
+			.pgoff = (uint64_t)sqlite3_column_int64(st, 4) };
+
+		if (!r.mm || r.end <= r.start || (sqlite3_column_int64(st, 5) & MR_VMA_SHARED))
+			continue;
+		if (k == cap) {
+			struct rp_sample_cow *nc;
+
+			cap = cap ? 2 * cap : 64;
+			nc = realloc(c, cap * sizeof(*c));
+			if (!nc) {
+				free(c);
+				sqlite3_finalize(st);
+				return mr_error_set(l->err, MR_ENOMEM, "out of memory loading vmas");
+			}
+			c = nc;
+		}
+		c[k++] = r;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		free(c);
+		return sqlerr(l, "reading vmas");
+	}
+	if (k)
+		qsort(c, k, sizeof(*c), cmp_cow);
+	*out = c;
+	*n = k;
+	return 0;
+}
+
 static int sample_pages(struct load *l)
 {
 	struct rp_image *t = l->t;
 	uint8_t *keep = malloc((size_t)t->nr_pages + 1);
-	uint32_t k = 0;
+	struct rp_sample_cow *cow = NULL;
+	uint64_t *cow_break = calloc(((size_t)t->nr_pages + 63) / 64 + 1, sizeof(uint64_t));
+	uint32_t k = 0, ncow = 0;
 	int rc;
 
 	t->sample_keep = calloc(((size_t)t->nr_pages + 63) / 64 + 1, sizeof(uint64_t));
-	if (!t->sample_keep || !keep) {
+	if (!t->sample_keep || !keep || !cow_break) {
 		free(keep);
+		free(cow_break);
 		return mr_error_set(l->err, MR_ENOMEM, "out of memory for the sampled pages");
 	}
 	/* sample.c chooses the regions */
-	rc = rp_sample_choose(t, l->sample_den, l->sample_seed, l->sample_unit, l->cache_dir, keep,
-			      l->err);
+	rc = load_cow(l, &cow, &ncow);
+	if (!rc)
+		rc = rp_sample_choose(t, l->sample_den, l->sample_seed, l->sample_unit, l->cache_dir,
+				      cow, ncow, keep, cow_break, l->err);
+	free(cow);
 	if (rc) {
 		free(keep);
+		free(cow_break);
 		return rc;
 	}
 	for (uint32_t i = 0; i < t->nr_pages; i++) {
@@ -816,6 +885,19 @@ static int sample_pages(struct load *l)
 			t->sample_fpage[i].key = p->key;
 			t->sample_fpage[i].file = p->owner;
 		}
+		if (cow_break[i / 64] >> (i % 64) & 1) {
+			if (!t->sample_cow) {
+				t->sample_cow = calloc((size_t)t->nr_pages, sizeof(*t->sample_cow));
+				if (!t->sample_cow) {
+					free(keep);
+					free(cow_break);
+					return mr_error_set(l->err, MR_ENOMEM,
+							    "out of memory for the sampled pages");
+				}
+			}
+			t->sample_cow[i].vpn = p->key;
+			t->sample_cow[i].mm = p->owner;
+		}
 		if (p->info & RP_PAGE_VALID) {
 			t->sample_valid++;
 			t->sample_kept += keep[i];
@@ -827,6 +909,7 @@ static int sample_pages(struct load *l)
 	}
 	t->nr_pages = k;
 	free(keep);
+	free(cow_break);
 	return 0;
 }
 
@@ -1221,6 +1304,7 @@ void rp_image_free(struct rp_image *t)
 				      sizeof(*t->pages));
 	free(t->sample_keep);
 	free(t->sample_fpage);
+	free(t->sample_cow);
 	free(t->vmas);
 	free(t->vma_by_id);
 	free(t->mm_store_id);

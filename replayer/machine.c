@@ -964,7 +964,7 @@ static int seg_result(struct rp_machine *mach, struct mr_run_result *r, struct m
 int rp_machine_result(struct rp_machine *mach, struct mr_run_result *r, struct mr_error *err)
 {
 	uint32_t nm = mach->m.nr_memcgs, nn = mach->m.nr_nodes;
-	size_t k = 0, cap = MR_NR_VMSTAT + NR_CTR + 1 + (size_t)nm * (MR_NR_VMSTAT + 4);
+	size_t k = 0, cap = MR_NR_VMSTAT + NR_CTR + 2 + (size_t)nm * (MR_NR_VMSTAT + 4);
 
 	memset(r, 0, sizeof(*r));
 	free(mach->counters);
@@ -976,9 +976,14 @@ int rp_machine_result(struct rp_machine *mach, struct mr_run_result *r, struct m
 	for (unsigned i = 0; i < NR_CTR; i++)
 		mach->counters[k++] = (struct mr_result_counter){ rp_ctr_names[i], -1, mach->c[i] };
 	/* a sampled run: the pages its memcgs could go over their limits at the end */
-	if (mach->sample_den > 1)
+	if (mach->sample_den > 1) {
 		mach->counters[k++] = (struct mr_result_counter){ "mr_sample_batch_slack", -1,
 								  batch_slack(mach) };
+		/* and the sampled file pages it unmapped for unsampled copies (mm.c,
+		 * rp_cow_break()) */
+		mach->counters[k++] = (struct mr_result_counter){ "mr_sample_cow_unmaps", -1,
+								  mach->cow_unmaps };
+	}
 	for (uint32_t mc = 0; mc < nm; mc++) {
 		int64_t id = mach->m.memcg_id[mc];
 

@@ -204,6 +204,7 @@ struct rp_machine {
 	 * folios they freed, whose mean sets the batch slack (machine.c, charge()) */
 	uint32_t sample_den;
 	uint64_t charge_reclaims, charge_freed;
+	uint64_t cow_unmaps; /* sampled file pages unmapped for unsampled copies (rp_cow_break()) */
 	/* --vary: after a page-table walk the walked task is switched back in with
 	 * probability vary_p (mm.c, rp_walk_mm()); the draws come from vary_rng, seeded by
 	 * the run's variation seed (0 = off) */
@@ -530,6 +531,7 @@ void rp_vma_unmap(struct rp_machine *mach, uint32_t vi, int explicit);
 void rp_zap_pte(struct rp_machine *mach, const struct mr_vma *vma, struct mr_pte_table *pt,
 		unsigned s, int explicit);
 void rp_install_pte(struct rp_machine *mach, uint32_t page, uint32_t mm, uint64_t addr, int write);
+void rp_cow_break(struct rp_machine *mach, uint32_t mm, uint64_t vpn);
 void rp_fault_around(struct rp_machine *mach, uint32_t vi, uint32_t mm, uint64_t addr, uint32_t page,
 		     uint32_t task);
 void rp_fault_around_unsampled(struct rp_machine *mach, uint32_t task, uint32_t file, uint64_t key);

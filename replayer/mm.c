@@ -822,6 +822,32 @@ void rp_fault_around_unsampled(struct rp_machine *mach, uint32_t task, uint32_t 
 		rp_fault_around(mach, vi, mm, addr, MR_NONE, task);
 }
 
+/*
+ * An unsampled anonymous page that copies a sampled file page is first named (sample.c,
+ * RP_EV_COW_BREAK): the full replay installs the copy's PTE over whatever its address
+ * maps (rp_install_pte()), the file page when it was mapped there; the sampled machine,
+ * which has no copy, unmaps it.
+ */
+void rp_cow_break(struct rp_machine *mach, uint32_t mm, uint64_t vpn)
+{
+	struct rp_mmx *mx;
+	uint32_t pos;
+
+	if (!mm || mm >= mach->t->nr_mms)
+		return;
+	mx = &mach->mmx[mm];
+	pos = tkey_lower(mx, vpn >> 9);
+	if (pos < mx->ntbl && mx->tbl[pos].key == vpn >> 9) {
+		struct mr_pte_table *pt = tbl(mach, mx->tbl[pos].table);
+		unsigned s = (unsigned)(vpn & 511);
+
+		if (pt->page[s] != MR_NONE) {
+			rp_zap_pte(mach, NULL, pt, s, 0);
+			mach->cow_unmaps++;
+		}
+	}
+}
+
 /* Install page's PTE at addr in mm: young, dirty for a write. */
 void rp_install_pte(struct rp_machine *mach, uint32_t page, uint32_t mm, uint64_t addr,
 			int write)

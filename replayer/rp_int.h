@@ -127,6 +127,13 @@ struct rp_image {
 		uint64_t key;
 		uint32_t file;
 	} __attribute__((packed)) *sample_fpage;
+	/* [nr_pages_full] or NULL: the mm and virtual page of each unsampled anonymous page
+	 * that copies a sampled file page (mm 0 for the others), whose first event unmaps
+	 * that file page there (sample.c, RP_EV_COW_BREAK) */
+	struct rp_sample_cowpg {
+		uint64_t vpn;
+		uint32_t mm;
+	} __attribute__((packed)) *sample_cow;
 
 	uint64_t sample_kept, sample_valid;
 	struct rp_sample_stat {
@@ -273,6 +280,13 @@ void rp_nextuse_close(struct rp_nextuse *nu);
  * enum mr_event_kind, so no trace holds one.
  */
 #define RP_EV_FAULT_AROUND 0xf0u
+/*
+ * The first event of an unsampled anonymous page that copies a sampled file page
+ * (a private file mapping's copy-on-write): in the full replay the copy's PTE replaces
+ * the file page's at its address, so the sampled machines unmap the file page there.
+ * arg = the virtual page, size = the mm index, page = MR_PAGE_NONE; no reference.
+ */
+#define RP_EV_COW_BREAK 0xf1u
 
 struct rp_sample {
 	uint32_t den;          /* 1 in den regions */
@@ -283,6 +297,8 @@ struct rp_sample {
 				* page's image id is its rank (rp_sample_id()) */
 	uint64_t *seen;        /* bit per image page: named by an event passed on so far */
 	const struct rp_sample_fpage *fpage; /* rp_image.sample_fpage */
+	const struct rp_sample_cowpg *cow;   /* rp_image.sample_cow */
+	uint64_t *cow_done;    /* bit per trace page: its RP_EV_COW_BREAK was made */
 	const struct rp_image *t;
 	uint32_t fault_around; /* the machines' window, pages (1 = off) */
 	uint64_t kept, valid;  /* sampled pages, of the page rows */
@@ -317,13 +333,25 @@ static inline uint32_t rp_file_key_lower(const struct rp_image *t, uint32_t f, u
 
 /* mr_replay_sample_hash() (image.c chooses the pages with it) */
 uint64_t rp_sample_hash(uint64_t seed, unsigned kind, uint64_t owner, uint64_t region);
+/* A private file mapping (image.c, sample_pages()): an anonymous page inside one is a
+ * copy-on-write copy of the file's page at its offset (sample.c, mark_cow_breaks()). */
+struct rp_sample_cow {
+	uint64_t start, end; /* virtual pages [start, end) */
+	uint64_t pgoff;      /* the file's page at start */
+	uint32_t mm;         /* mm index */
+	uint32_t file;
+};
 /* Which pages a sampled image keeps (image.c, sample_pages(); "Which regions" in
  * sample.c): keep[trace page id] = 1 or 0, for t->nr_pages ids, t->sample_stat and
  * t->sample_cache set. Reads t->path's events once, unless cache_dir (NULL or "" = none)
  * holds this trace's page counts (t->identity's; pagerefs.c), and keeps them there if
- * not. Negative on a damaged store or out of memory; a cache never fails it. */
+ * not. cow (ncow, sorted by mm and start): the private file mappings, where anonymous
+ * pages are copy-on-write copies of file pages; cow_break (zeroed, a bit per trace page)
+ * gets the unsampled copies of sampled file pages. Negative on a damaged store or out of
+ * memory; a cache never fails it. */
 int rp_sample_choose(struct rp_image *t, uint32_t den, uint64_t seed, uint32_t unit,
-		     const char *cache_dir, uint8_t *keep, struct mr_error *err);
+		     const char *cache_dir, const struct rp_sample_cow *cow, uint32_t ncow,
+		     uint8_t *keep, uint64_t *cow_break, struct mr_error *err);
 
 /*
  * pagerefs.c: the sampling choice's per-page words (sample.c, count_refs()), which
