@@ -146,7 +146,10 @@ struct mr_bench_sample_case {
 	double mae_raw_pp;      /* the mean with the sampled machine's raw ratio */
 	double full_s;          /* the 48 runs in full, one pass, one thread */
 	double full1_s;         /* the 3 policies in full at one size */
-	double sampled_s;       /* the 48 runs sampled, one pass, one thread (mean of seeds) */
+	double sampled_s;       /* the 48 runs sampled, one pass, one thread (mean of seeds),
+				 * the page counts read from the cache */
+	double counts_s;        /* the sampling's pass counting the trace's page references,
+				 * which a first sampled replay of a trace makes (cached after) */
 };
 
 int mr_bench_sample(const struct mr_bench_sample_opts *o, struct mr_bench_sample_case *out,

@@ -414,6 +414,9 @@ const char *mr_replay_sample_note(const struct mr_replay *r);
  * reused from PATH", or computed and kept there, or not kept and why; NULL when not
  * sampled. Owned by r. Not part of the results: they do not depend on the cache. */
 const char *mr_replay_sample_cache_note(const struct mr_replay *r);
+/* A sampled replay: the seconds its creation spent getting those page counts (counted
+ * in a pass over the trace, or read from the cache); 0 when not sampled. */
+double mr_replay_sample_counts_s(const struct mr_replay *r);
 
 /* Is a policy of that name registered (built in or from a plugin)? */
 int mr_replay_policy_exists(const char *name);

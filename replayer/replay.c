@@ -619,6 +619,11 @@ const char *mr_replay_sample_cache_note(const struct mr_replay *r)
 	return r->sampled ? r->sample_cache_note : NULL;
 }
 
+double mr_replay_sample_counts_s(const struct mr_replay *r)
+{
+	return r->sampled ? r->t->sample_cache_s : 0;
+}
+
 uint64_t mr_replay_sampled_pages(const struct mr_replay *r, uint64_t *of)
 {
 	if (!r->sampled) {
