@@ -33,6 +33,24 @@ void *mr_big_alloc(size_t n)
 	return p;
 }
 
+void *mr_big_alloc_pool(size_t n)
+{
+	void *p;
+
+	if (!n)
+		n = 1;
+	p = mmap(NULL, round_huge(n), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+#ifdef MADV_HUGEPAGE
+	/* huge pages only past the first one: a small user faults in (and the kernel
+	 * zeroes) the 4 KiB pages it takes, not a whole 2 MiB */
+	if (n > HUGE_SIZE)
+		madvise((char *)p + HUGE_SIZE, round_huge(n) - HUGE_SIZE, MADV_HUGEPAGE);
+#endif
+	return p;
+}
+
 void mr_big_free(void *p, size_t n)
 {
 	if (p)

@@ -50,6 +50,9 @@ void mr_strbuf_printf(struct mr_strbuf *sb, const char *fmt, ...)
 /* Zeroed memory of n bytes for an array indexed by page id, mapped on its own (huge
  * pages where THP allows); NULL when it cannot be mapped. Free with the same n. */
 void *mr_big_alloc(size_t n);
+/* The same for a pool taken from its start, which may stay mostly unused (a machine's
+ * page tables): huge pages past its first 2 MiB only. Freed by mr_big_free(). */
+void *mr_big_alloc_pool(size_t n);
 void mr_big_free(void *p, size_t n);
 
 /* A key of mr_sort_keys(). */
