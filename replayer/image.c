@@ -1236,6 +1236,20 @@ static int load_all(struct load *l)
 		t->vma_by_id[k] = k;
 	if (nv)
 		qsort_r(t->vma_by_id, nv, sizeof(uint32_t), cmp_vma_id, t);
+	/* MAP and UNMAP events name a VMA by id, and every machine of a pass looks each one
+	 * up: a direct map when the ids are dense, as the recorder's and the generators'
+	 * are (1..n, derived ones after), where the binary search was a chain of misses
+	 * (4 % of a 48-machine sampled pass over traces/default.db, 8146 VMAs) */
+	if (nv && t->vmas[t->vma_by_id[nv - 1]].id <= 4 * (uint64_t)nv + 1024) {
+		t->nr_vma_ids = t->vmas[t->vma_by_id[nv - 1]].id + 1;
+		t->vma_of_id = malloc((size_t)t->nr_vma_ids * sizeof(uint32_t));
+		if (!t->vma_of_id)
+			return mr_error_set(l->err, MR_ENOMEM, "out of memory");
+		memset(t->vma_of_id, 0xff, (size_t)t->nr_vma_ids * sizeof(uint32_t));
+		/* the first of equal ids by the sort, as the binary search may find any */
+		for (uint32_t k = nv; k-- > 0;)
+			t->vma_of_id[t->vmas[t->vma_by_id[k]].id] = t->vma_by_id[k];
+	}
 	for (uint32_t k = 0; k < nv; k++)
 		if (v[k].file)
 			t->file_vma_off[v[k].file + 1]++;
@@ -1307,6 +1321,7 @@ void rp_image_free(struct rp_image *t)
 	free(t->sample_cow);
 	free(t->vmas);
 	free(t->vma_by_id);
+	free(t->vma_of_id);
 	free(t->mm_store_id);
 	free(t->mm_vma_off);
 	free(t->mm_tasks);
@@ -1339,6 +1354,9 @@ int rp_image_memcg_index(const struct rp_image *t, uint32_t cgroup)
 uint32_t rp_image_vma_by_id(const struct rp_image *t, uint32_t id)
 {
 	uint32_t lo = 0, hi = t->nr_vmas;
+
+	if (t->vma_of_id)
+		return id < t->nr_vma_ids ? t->vma_of_id[id] : UINT32_MAX;
 
 	while (lo < hi) {
 		uint32_t mid = (lo + hi) / 2;

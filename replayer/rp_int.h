@@ -152,6 +152,9 @@ struct rp_image {
 	struct rp_image_vma *vmas;
 	uint32_t nr_vmas, nr_derived;
 	uint32_t *vma_by_id;   /* vma indices sorted by id (MAP/UNMAP lookup) */
+	uint32_t *vma_of_id;   /* [nr_vma_ids]: vma index by id (UINT32_MAX none), or NULL
+				* where the ids are too sparse (rp_image_vma_by_id()) */
+	uint32_t nr_vma_ids;
 
 	uint32_t nr_mms;
 	uint32_t *mm_store_id; /* [nr_mms] */
