@@ -17,7 +17,8 @@ static size_t round_huge(size_t n)
 	return (n + HUGE_SIZE - 1) & ~(size_t)(HUGE_SIZE - 1);
 }
 
-void *mr_big_alloc(size_t n)
+/* n zeroed bytes, huge pages where the kernel allows them from byte huge_from on */
+static void *map_zeroed(size_t n, size_t huge_from)
 {
 	void *p;
 
@@ -27,28 +28,22 @@ void *mr_big_alloc(size_t n)
 	if (p == MAP_FAILED)
 		return NULL;
 #ifdef MADV_HUGEPAGE
-	if (n >= HUGE_SIZE)
-		madvise(p, round_huge(n), MADV_HUGEPAGE);
+	if (n >= huge_from + HUGE_SIZE)
+		madvise((char *)p + huge_from, round_huge(n) - huge_from, MADV_HUGEPAGE);
 #endif
 	return p;
 }
 
+void *mr_big_alloc(size_t n)
+{
+	return map_zeroed(n, 0);
+}
+
+/* huge pages only past the first one: a small user faults in (and the kernel zeroes)
+ * the 4 KiB pages it takes, not a whole 2 MiB */
 void *mr_big_alloc_pool(size_t n)
 {
-	void *p;
-
-	if (!n)
-		n = 1;
-	p = mmap(NULL, round_huge(n), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return NULL;
-#ifdef MADV_HUGEPAGE
-	/* huge pages only past the first one: a small user faults in (and the kernel
-	 * zeroes) the 4 KiB pages it takes, not a whole 2 MiB */
-	if (n > HUGE_SIZE)
-		madvise((char *)p + HUGE_SIZE, round_huge(n) - HUGE_SIZE, MADV_HUGEPAGE);
-#endif
-	return p;
+	return map_zeroed(n, HUGE_SIZE);
 }
 
 void mr_big_free(void *p, size_t n)

@@ -794,49 +794,31 @@ static int cmp_cow(const void *a, const void *b)
 }
 
 /* The private file mappings, by (mm, start): where anonymous pages are copy-on-write
- * copies of file pages (sample.c keeps each with its file page). */
+ * copies of file pages (sample.c, mark_cow_breaks()). From the vmas rows as load_vmas()
+ * reads them for the image later. */
 static int load_cow(struct load *l, struct rp_sample_cow **out, uint32_t *n)
 {
-	sqlite3_stmt *st;
-	struct rp_sample_cow *c = NULL;
-	uint32_t cap = 0, k = 0;
-	int rc = prepare(l, "SELECT coalesce(mm,0), coalesce(start,0), coalesce(\"end\",0),"
-			    " coalesce(file,0), coalesce(pgoff,0), coalesce(flags,0) FROM vmas"
-			    " WHERE coalesce(file,0) != 0", &st);
+	struct rp_image_vma *v = NULL;
+	struct rp_sample_cow *c;
+	uint32_t nv = 0, k = 0;
+	int rc = load_vmas(l, &v, &nv);
 
 	*out = NULL;
 	*n = 0;
 	if (rc)
 		return rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct rp_sample_cow r = {
-			.mm = mm_index(l, (uint32_t)sqlite3_column_int64(st, 0)),
-			.start = (uint64_t)sqlite3_column_int64(st, 1) >> 12,
-			.end = ((uint64_t)sqlite3_column_int64(st, 2) + 4095) >> 12,
-			.file = (uint32_t)sqlite3_column_int64(st, 3),
-			.pgoff = (uint64_t)sqlite3_column_int64(st, 4) };
-
-		if (!r.mm || r.end <= r.start || (sqlite3_column_int64(st, 5) & MR_VMA_SHARED))
-			continue;
-		if (k == cap) {
-			struct rp_sample_cow *nc;
-
-			cap = cap ? 2 * cap : 64;
-			nc = realloc(c, cap * sizeof(*c));
-			if (!nc) {
-				free(c);
-				sqlite3_finalize(st);
-				return mr_error_set(l->err, MR_ENOMEM, "out of memory loading vmas");
-			}
-			c = nc;
-		}
-		c[k++] = r;
+	c = malloc((nv ? nv : 1) * sizeof(*c));
+	if (!c) {
+		free(v);
+		return mr_error_set(l->err, MR_ENOMEM, "out of memory loading vmas");
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		free(c);
-		return sqlerr(l, "reading vmas");
-	}
+	for (uint32_t i = 0; i < nv; i++)
+		if (v[i].file && !(v[i].flags & MR_VMA_SHARED))
+			c[k++] = (struct rp_sample_cow){ .start = v[i].start >> 12,
+							 .end = v[i].end >> 12,
+							 .pgoff = v[i].pgoff, .mm = v[i].mm,
+							 .file = v[i].file };
+	free(v);
 	if (k)
 		qsort(c, k, sizeof(*c), cmp_cow);
 	*out = c;
