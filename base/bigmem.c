@@ -31,6 +31,11 @@ static void *map_zeroed(size_t n, size_t huge_from)
 	if (n >= huge_from + HUGE_SIZE)
 		madvise((char *)p + huge_from, round_huge(n) - huge_from, MADV_HUGEPAGE);
 #endif
+#ifdef MADV_NOHUGEPAGE
+	/* where THP is "always", the part before huge_from would get them anyway */
+	if (huge_from)
+		madvise(p, huge_from < round_huge(n) ? huge_from : round_huge(n), MADV_NOHUGEPAGE);
+#endif
 	return p;
 }
 

@@ -42,6 +42,9 @@ struct load {
 	uint32_t ncg, capcg, cg_last;
 	uint32_t max_file;
 	uint32_t *mm_first_cg; /* [nr_mms] cgroup id + 1 of the mm's first task, 0 = none */
+	struct rp_image_vma *vma_rows; /* load_vmas()'s rows read for the sample, kept for
+					* the image's VMAs (NULL: read them then) */
+	uint32_t nvma_rows;
 	uint32_t sample_den;   /* rp_image_load_sampled(): 1 in den regions, 0 = all */
 	uint64_t sample_seed;
 	uint32_t sample_unit;  /* pages a unit */
@@ -790,12 +793,16 @@ static int cmp_cow(const void *a, const void *b)
 		return x->mm < y->mm ? -1 : 1;
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
-	return x->end < y->end ? -1 : x->end > y->end;
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	if (x->file != y->file)
+		return x->file < y->file ? -1 : 1;
+	return x->pgoff < y->pgoff ? -1 : x->pgoff > y->pgoff;
 }
 
 /* The private file mappings, by (mm, start): where anonymous pages are copy-on-write
- * copies of file pages (sample.c, mark_cow_breaks()). From the vmas rows as load_vmas()
- * reads them for the image later. */
+ * copies of file pages (sample.c, mark_cow_breaks()). From the vmas rows, which are
+ * kept for the image's VMAs (l->vma_rows). */
 static int load_cow(struct load *l, struct rp_sample_cow **out, uint32_t *n)
 {
 	struct rp_image_vma *v = NULL;
@@ -818,7 +825,8 @@ static int load_cow(struct load *l, struct rp_sample_cow **out, uint32_t *n)
 							 .end = v[i].end >> 12,
 							 .pgoff = v[i].pgoff, .mm = v[i].mm,
 							 .file = v[i].file };
-	free(v);
+	l->vma_rows = v;
+	l->nvma_rows = nv;
 	if (k)
 		qsort(c, k, sizeof(*c), cmp_cow);
 	*out = c;
@@ -832,7 +840,7 @@ static int sample_pages(struct load *l)
 	uint8_t *keep = malloc((size_t)t->nr_pages + 1);
 	struct rp_sample_cow *cow = NULL;
 	uint64_t *cow_break = calloc(((size_t)t->nr_pages + 63) / 64 + 1, sizeof(uint64_t));
-	uint32_t k = 0, ncow = 0;
+	uint32_t k = 0, ncow = 0, ncow_pages = 0, words;
 	int rc;
 
 	t->sample_keep = calloc(((size_t)t->nr_pages + 63) / 64 + 1, sizeof(uint64_t));
@@ -852,6 +860,28 @@ static int sample_pages(struct load *l)
 		free(cow_break);
 		return rc;
 	}
+	/* the copies to unmap for, by trace id: the bitmap, a rank per word, an entry each
+	 * (filled below, before the rows are renumbered over) */
+	words = (uint32_t)(((uint64_t)t->nr_pages + 63) / 64);
+	for (uint32_t w = 0; w < words; w++)
+		ncow_pages += (uint32_t)__builtin_popcountll(cow_break[w]);
+	if (ncow_pages) {
+		t->sample_cow_rank = malloc(((size_t)words + 1) * sizeof(uint32_t));
+		t->sample_cow = malloc((size_t)ncow_pages * sizeof(*t->sample_cow));
+		if (!t->sample_cow_rank || !t->sample_cow) {
+			free(keep);
+			free(cow_break);
+			return mr_error_set(l->err, MR_ENOMEM, "out of memory for the sampled pages");
+		}
+		for (uint32_t w = 0, sum = 0; w <= words; w++) {
+			t->sample_cow_rank[w] = sum;
+			if (w < words)
+				sum += (uint32_t)__builtin_popcountll(cow_break[w]);
+		}
+		t->sample_cow_bits = cow_break;
+	} else {
+		free(cow_break);
+	}
 	for (uint32_t i = 0; i < t->nr_pages; i++) {
 		const struct rp_page *p = &t->pages[i];
 
@@ -867,19 +897,9 @@ static int sample_pages(struct load *l)
 			t->sample_fpage[i].key = p->key;
 			t->sample_fpage[i].file = p->owner;
 		}
-		if (cow_break[i / 64] >> (i % 64) & 1) {
-			if (!t->sample_cow) {
-				t->sample_cow = calloc((size_t)t->nr_pages, sizeof(*t->sample_cow));
-				if (!t->sample_cow) {
-					free(keep);
-					free(cow_break);
-					return mr_error_set(l->err, MR_ENOMEM,
-							    "out of memory for the sampled pages");
-				}
-			}
-			t->sample_cow[i].vpn = p->key;
-			t->sample_cow[i].mm = p->owner;
-		}
+		if (t->sample_cow_bits && (t->sample_cow_bits[i / 64] >> (i % 64) & 1))
+			t->sample_cow[t->nr_sample_cow++] = (struct rp_sample_cowpg){
+				.vpn = p->key, .mm = p->owner };
 		if (p->info & RP_PAGE_VALID) {
 			t->sample_valid++;
 			t->sample_kept += keep[i];
@@ -891,7 +911,6 @@ static int sample_pages(struct load *l)
 	}
 	t->nr_pages = k;
 	free(keep);
-	free(cow_break);
 	return 0;
 }
 
@@ -1184,7 +1203,14 @@ static int load_all(struct load *l)
 	}
 
 	/* vmas: rows, then derived */
-	rc = load_vmas(l, &v, &nv);
+	if (l->vma_rows) { /* read for the sample already */
+		rc = 0;
+		v = l->vma_rows;
+		nv = l->nvma_rows;
+		l->vma_rows = NULL;
+	} else {
+		rc = load_vmas(l, &v, &nv);
+	}
 	if (rc)
 		return rc;
 	if (nv != vma_rows) { /* the rows the identity counted */
@@ -1283,6 +1309,7 @@ int rp_image_load_sampled(const char *path, uint32_t den, uint64_t seed, uint32_
 	free(l.mm_ids);
 	free(l.cg_ids);
 	free(l.mm_first_cg);
+	free(l.vma_rows);
 	if (rc) {
 		rp_image_free(t);
 		return rc;
@@ -1301,6 +1328,8 @@ void rp_image_free(struct rp_image *t)
 	free(t->sample_keep);
 	free(t->sample_fpage);
 	free(t->sample_cow);
+	free(t->sample_cow_bits);
+	free(t->sample_cow_rank);
 	free(t->vmas);
 	free(t->vma_by_id);
 	free(t->vma_of_id);

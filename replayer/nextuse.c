@@ -25,9 +25,9 @@
  * File B (docs/replay.md, "The cache directory"), little-endian:
  *
  *   0    8  magic "MRNEXTU1"
- *   8    4  NU_VERSION: bump it whenever rp_event_refs() changes what a reference is
- *           or this file what a value means, so that no cache made by an older build
- *           is used (2: insertions are references too)
+ *   8    4  NU_VERSION: RP_EVENT_REFS_VERSION (what a reference is) in the low byte,
+ *           this file's own version above it (bump it when what a value means
+ *           changes), so that no cache made by an older build is used
  *   12   4  element size (4 or 8)
  *   16   4  pages of the trace
  *   20   4  nu_block (references per block)
@@ -60,7 +60,9 @@
 /* references per block in pass 2, per read and per CRC; smaller only in tests */
 static uint32_t nu_block = 1u << 20;
 #define NU_BATCH 65536
-#define NU_VERSION 2u /* 2: insertions are references too */
+/* the file's version: what a reference is (rp_int.h) in the low byte, what this file's
+ * values mean above it (0 so far) */
+#define NU_VERSION (RP_EVENT_REFS_VERSION | 0u << 8)
 #define NU_HDR 128u
 #define NU_MAGIC "MRNEXTU1"
 #define NU_FILE "the next-use file" /* in read and write errors */

@@ -10,9 +10,9 @@
  * The file, pagerefs-<identity hex>.mrpr, little-endian:
  *
  *   0    8  magic "MRPGREF1"
- *   8    4  version: the caller's (sample.c's PR_VERSION), bumped whenever
- *           rp_event_refs() or what a word means changes, so that no file of an
- *           older build is used
+ *   8    4  version: the caller's (sample.c's PR_VERSION: RP_EVENT_REFS_VERSION in
+ *           the low byte, the word's layout above), so that no file of an older
+ *           build is used
  *   12   4  RP_SAMPLE_LIVE_BUCKETS (the slices a word names)
  *   16   4  pages of the trace (words)
  *   20   4  PR_BLOCK (words per CRC block)

@@ -127,13 +127,18 @@ struct rp_image {
 		uint64_t key;
 		uint32_t file;
 	} __attribute__((packed)) *sample_fpage;
-	/* [nr_pages_full] or NULL: the mm and virtual page of each unsampled anonymous page
-	 * that copies a sampled file page (mm 0 for the others), whose first event unmaps
-	 * that file page there (sample.c, RP_EV_COW_BREAK) */
+	/* The unsampled anonymous pages that copy a sampled file page, whose first event
+	 * unmaps that file page there (sample.c, RP_EV_COW_BREAK): sample_cow_bits a bit
+	 * per trace page id (NULL: none), sample_cow_rank[w] the bits set in the words
+	 * before word w, and sample_cow[rank] the page's mm and virtual page, one entry a
+	 * set bit (not one per trace page: a trace may hold millions). */
+	uint64_t *sample_cow_bits;
+	uint32_t *sample_cow_rank;
 	struct rp_sample_cowpg {
 		uint64_t vpn;
 		uint32_t mm;
 	} __attribute__((packed)) *sample_cow;
+	uint32_t nr_sample_cow;
 
 	uint64_t sample_kept, sample_valid;
 	struct rp_sample_stat {
@@ -218,6 +223,10 @@ void rp_source_close(struct rp_source *s);
  * PC_INSERT range is one (an insertion, not a use). Both the next-use pass and the
  * machines count them with this function, so positions agree.
  */
+/* Bump whenever rp_event_refs() changes what a reference is (2: insertions are
+ * references too): the cache files of values counted with it (nextuse.c, pagerefs.c)
+ * carry it in their versions, so that none counted otherwise is used. */
+#define RP_EVENT_REFS_VERSION 2u
 static inline uint64_t rp_event_refs(const struct mr_event *ev, uint32_t nr_pages,
 				     uint32_t *first)
 {
@@ -300,8 +309,8 @@ struct rp_sample {
 				* page's image id is its rank (rp_sample_id()) */
 	uint64_t *seen;        /* bit per image page: named by an event passed on so far */
 	const struct rp_sample_fpage *fpage; /* rp_image.sample_fpage */
-	const struct rp_sample_cowpg *cow;   /* rp_image.sample_cow */
-	uint64_t *cow_done;    /* bit per trace page: its RP_EV_COW_BREAK was made */
+	uint64_t *cow_done;    /* bit per rp_image.sample_cow entry: its RP_EV_COW_BREAK was
+				* made */
 	const struct rp_image *t;
 	uint32_t fault_around; /* the machines' window, pages (1 = off) */
 	uint64_t kept, valid;  /* sampled pages, of the page rows */
@@ -341,6 +350,7 @@ uint64_t rp_sample_hash(uint64_t seed, unsigned kind, uint64_t owner, uint64_t r
 struct rp_sample_cow {
 	uint64_t start, end; /* virtual pages [start, end) */
 	uint64_t pgoff;      /* the file's page at start */
+	uint64_t end_max;    /* the largest end of this mm's rows up to this one (sample.c) */
 	uint32_t mm;         /* mm index */
 	uint32_t file;
 };
@@ -353,7 +363,7 @@ struct rp_sample_cow {
  * gets the unsampled copies of sampled file pages. Negative on a damaged store or out of
  * memory; a cache never fails it. */
 int rp_sample_choose(struct rp_image *t, uint32_t den, uint64_t seed, uint32_t unit,
-		     const char *cache_dir, const struct rp_sample_cow *cow, uint32_t ncow,
+		     const char *cache_dir, struct rp_sample_cow *cow, uint32_t ncow,
 		     uint8_t *keep, uint64_t *cow_break, struct mr_error *err);
 
 /*

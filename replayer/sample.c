@@ -105,7 +105,6 @@ int rp_sample_init(struct rp_sample *s, const struct rp_image *t, uint32_t den, 
 	s->nr_pages = t->nr_pages_full;
 	s->keep = t->sample_keep;
 	s->fpage = t->sample_fpage;
-	s->cow = t->sample_cow;
 	s->kept = t->sample_kept;
 	s->valid = t->sample_valid;
 	s->scale_num = s->kept;
@@ -117,9 +116,9 @@ int rp_sample_init(struct rp_sample *s, const struct rp_image *t, uint32_t den, 
 	s->keep_rank = malloc(((s->nr_pages + 63) / 64 + 1) * sizeof(uint32_t));
 	s->seen = calloc(((size_t)t->nr_pages + 63) / 64 + 1, sizeof(uint64_t));
 	s->stage = malloc(RP_SAMPLE_STAGE * sizeof(*s->stage));
-	if (s->cow)
-		s->cow_done = calloc(((size_t)s->nr_pages + 63) / 64 + 1, sizeof(uint64_t));
-	if (!s->keep_rank || !s->seen || !s->stage || (s->cow && !s->cow_done)) {
+	if (t->nr_sample_cow)
+		s->cow_done = calloc(((size_t)t->nr_sample_cow + 63) / 64, sizeof(uint64_t));
+	if (!s->keep_rank || !s->seen || !s->stage || (t->nr_sample_cow && !s->cow_done)) {
 		rp_sample_free(s);
 		return mr_error_set(err, MR_ENOMEM, "out of memory for the sampled pages");
 	}
@@ -159,6 +158,22 @@ static inline uint32_t rp_sample_id(const struct rp_sample *s, uint32_t page)
 	uint64_t below = s->keep[page / 64] & ((1ull << (page % 64)) - 1);
 
 	return s->keep_rank[page / 64] + (uint32_t)__builtin_popcountll(below);
+}
+
+/* The sample_cow entry of an unsampled trace page that copies a sampled file page, or
+ * UINT32_MAX (image.c, sample_pages()). */
+static inline uint32_t cow_copy(const struct rp_sample *s, uint32_t page)
+{
+	const struct rp_image *t = s->t;
+	uint64_t w;
+
+	if (!t->sample_cow_bits)
+		return UINT32_MAX;
+	w = t->sample_cow_bits[page / 64];
+	if (!(w >> (page % 64) & 1))
+		return UINT32_MAX;
+	return t->sample_cow_rank[page / 64] +
+	       (uint32_t)__builtin_popcountll(w & ((1ull << (page % 64)) - 1));
 }
 
 /* Image pages [id, id + n) were named by an event passed on (a page enters memory only
@@ -342,7 +357,7 @@ int rp_sample_fill(struct rp_sample *s, struct rp_source *src, struct rp_nextuse
 	while (k < cap) {
 		const struct mr_event *e;
 		uint64_t pages, refs;
-		uint32_t first;
+		uint32_t first, c;
 
 		if (s->pos == s->n) {
 			if (s->done)
@@ -388,14 +403,16 @@ int rp_sample_fill(struct rp_sample *s, struct rp_source *src, struct rp_nextuse
 						    .size = s->fpage[e->page].file, .cpu = e->cpu,
 						    .kind = RP_EV_FAULT_AROUND };
 			k++;
-		} else if (pages == 1 && s->cow && s->cow[e->page].mm &&
-			   !(s->cow_done[e->page / 64] >> (e->page % 64) & 1)) {
+		} else if (pages == 1 && (c = cow_copy(s, e->page)) != UINT32_MAX &&
+			   !(s->cow_done[c / 64] >> (c % 64) & 1)) {
 			/* the first event of an unsampled copy of a sampled file page: where
 			 * the full replay maps the copy, the file page is unmapped */
-			s->cow_done[e->page / 64] |= 1ull << (e->page % 64);
-			out[k] = (struct mr_event){ .time = e->time, .arg = s->cow[e->page].vpn,
+			const struct rp_sample_cowpg *cp = &s->t->sample_cow[c];
+
+			s->cow_done[c / 64] |= 1ull << (c % 64);
+			out[k] = (struct mr_event){ .time = e->time, .arg = cp->vpn,
 						    .page = MR_PAGE_NONE, .task = e->task,
-						    .size = s->cow[e->page].mm, .cpu = e->cpu,
+						    .size = cp->mm, .cpu = e->cpu,
 						    .kind = RP_EV_COW_BREAK };
 			k++;
 		} else if (pages > 1) {
@@ -512,9 +529,10 @@ static uint64_t rank_hi(uint64_t refs, uint64_t pages)
  * in the top 40 bits (saturating: 2^40 of one page is beyond any trace), the first
  * slice in bits 12-23, the last in bits 0-11. */
 typedef uint64_t page_refs;
-/* the cached words' version (pagerefs.c): bump it whenever rp_event_refs(), this layout
- * or count_refs()'s slices change what a word holds */
-#define PR_VERSION 1u
+/* the cached words' version (pagerefs.c): what a reference is (rp_int.h) in the low
+ * byte, the word's layout above it (bump it when this layout or count_refs()'s slices
+ * change what a word holds) */
+#define PR_VERSION (RP_EVENT_REFS_VERSION | 1u << 8)
 #define PR_SLICE_BITS 12
 #define PR_REFS_SHIFT (2 * PR_SLICE_BITS)
 #define PR_SLICE_MASK ((1u << PR_SLICE_BITS) - 1)
@@ -613,32 +631,30 @@ static int count_refs(const struct rp_image *t, page_refs *pr, struct mr_error *
 	return rc;
 }
 
-/*
- * The file page an anonymous page copies, if it lies in a private file mapping (cow
- * sorted by mm, start): 1 and *file, *index set, else 0. A page a mapping's range held
- * at one time and another's at another is the first's (the lowest start).
- */
-static int cow_source(const struct rp_sample_cow *cow, uint32_t ncow, uint32_t mm,
-		      uint64_t vpn, uint32_t *file, uint64_t *index)
-{
-	uint32_t lo = 0, hi = ncow;
+/* At most this many mappings of an mm are looked at for one page (the covering ones
+ * first in order of start, each a binary search in the items): a bound on the work
+ * however many private file mappings a trace's mm held over time. */
+#define COW_ROWS_LOOKED 16
 
-	/* the first mapping of mm that ends after vpn, by start: scan from the first of mm */
+/* Is the file page index of file sampled? items: the pages sorted by unit. */
+static int file_page_kept(const struct rp_image *t, const struct mr_sort_key *items,
+			  uint32_t nitems, unsigned shift, const uint8_t *keep, uint32_t file,
+			  uint64_t index)
+{
+	uint32_t lo = 0, hi = nitems;
+
+	/* the file page's unit: the first item of (file, index >> shift) */
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 
-		if (cow[mid].mm < mm)
+		if (items[mid].hi < file || (items[mid].hi == file && items[mid].lo < index >> shift))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	for (; lo < ncow && cow[lo].mm == mm && cow[lo].start <= vpn; lo++) {
-		if (vpn < cow[lo].end) {
-			*file = cow[lo].file;
-			*index = cow[lo].pgoff + (vpn - cow[lo].start);
-			return 1;
-		}
-	}
+	for (; lo < nitems && items[lo].hi == file && items[lo].lo == index >> shift; lo++)
+		if (t->pages[items[lo].id].key == index)
+			return keep[items[lo].id];
 	return 0;
 }
 
@@ -646,33 +662,42 @@ static int cow_source(const struct rp_sample_cow *cow, uint32_t ncow, uint32_t m
  * The unsampled anonymous pages that copy a sampled file page (cow_break, a bit per trace
  * page): where the full replay maps such a copy, its PTE replaces the file page's (the
  * copy-on-write fault), and the sampled machines, which never see the copy, must unmap
- * the file page there instead (RP_EV_COW_BREAK). items: the pages sorted by unit.
+ * the file page there instead (RP_EV_COW_BREAK). cow: the private file mappings sorted
+ * by (mm, start, ...); a page some of them covered at different times (an address range
+ * reused after munmap) is marked if the file page of any of them is sampled, as
+ * rp_cow_break() unmaps whatever its address maps. Each mapping's end_max (the largest
+ * end of its mm's rows up to it) finds the first row covering a page by binary search.
  */
-static void mark_cow_breaks(const struct rp_image *t, const struct rp_sample_cow *cow,
+static void mark_cow_breaks(const struct rp_image *t, struct rp_sample_cow *cow,
 			    uint32_t ncow, const struct mr_sort_key *items, uint32_t nitems,
 			    unsigned shift, const uint8_t *keep, uint64_t *cow_break)
 {
+	for (uint32_t i = 0; i < ncow; i++)
+		cow[i].end_max = i && cow[i - 1].mm == cow[i].mm && cow[i - 1].end_max > cow[i].end ?
+				 cow[i - 1].end_max : cow[i].end;
 	for (uint32_t i = 0; i < t->nr_pages; i++) {
 		const struct rp_page *p = &t->pages[i];
-		uint32_t file, lo = 0, hi = nitems;
-		uint64_t index;
+		uint32_t lo = 0, hi = ncow, mm = p->owner;
+		uint64_t vpn = p->key;
 
-		if (keep[i] || !(p->info & RP_PAGE_VALID) || rp_page_type(p) != RP_ANON ||
-		    !cow_source(cow, ncow, p->owner, p->key, &file, &index))
+		if (keep[i] || !(p->info & RP_PAGE_VALID) || rp_page_type(p) != RP_ANON)
 			continue;
-		/* the file page's unit: the first item of (file, index >> shift) */
+		/* the first row of mm whose end_max passes vpn: every row of mm before it ends
+		 * at or before vpn */
 		while (lo < hi) {
 			uint32_t mid = lo + (hi - lo) / 2;
 
-			if (items[mid].hi < file || (items[mid].hi == file && items[mid].lo < index >> shift))
+			if (cow[mid].mm < mm || (cow[mid].mm == mm && cow[mid].end_max <= vpn))
 				lo = mid + 1;
 			else
 				hi = mid;
 		}
-		for (; lo < nitems && items[lo].hi == file && items[lo].lo == index >> shift; lo++) {
-			if (t->pages[items[lo].id].key == index) {
-				if (keep[items[lo].id])
-					cow_break[i / 64] |= 1ull << (i % 64);
+		for (uint32_t n = 0; lo < ncow && n < COW_ROWS_LOOKED && cow[lo].mm == mm &&
+				     cow[lo].start <= vpn; lo++, n++) {
+			if (vpn < cow[lo].end &&
+			    file_page_kept(t, items, nitems, shift, keep, cow[lo].file,
+					   cow[lo].pgoff + (vpn - cow[lo].start))) {
+				cow_break[i / 64] |= 1ull << (i % 64);
 				break;
 			}
 		}
@@ -680,7 +705,7 @@ static void mark_cow_breaks(const struct rp_image *t, const struct rp_sample_cow
 }
 
 int rp_sample_choose(struct rp_image *t, uint32_t den, uint64_t seed, uint32_t unit,
-		     const char *cache_dir, const struct rp_sample_cow *cow, uint32_t ncow,
+		     const char *cache_dir, struct rp_sample_cow *cow, uint32_t ncow,
 		     uint8_t *keep, uint64_t *cow_break, struct mr_error *err)
 {
 	unsigned shift = 0;

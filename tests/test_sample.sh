@@ -150,6 +150,20 @@ for s in 0 1; do
 		sh -c "\"$MR\" curve \"$T/cw$s.db\" --json | sed -n 's/.*\"miss_ratio\": \([0-9.]*\),.*/\1/p' |
 			awk '{ d = \$1 - 0.4344; if (d < 0) d = -d; exit !(NR == 1 && d < 0.005) }'"
 done
+# an address range reused: an earlier private mapping of another file over the same
+# range (and 20000 one-page ones below it) must not hide the copies' own file pages
+# (the first covering mapping alone was looked at: 0 unmaps and 1042 pages swapped)
+cp "$C2" "$T/cw-reuse.db"
+sqlite3 "$T/cw-reuse.db" "INSERT INTO vmas SELECT 1000, mm, start - 4096, \"end\", flags, 2, 0, 1, 2
+	FROM vmas WHERE id = 27; WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n
+	WHERE i < 19999) INSERT INTO vmas SELECT 100000 + i, 3, 4096 * (1000 + i),
+	4096 * (1001 + i), 19, 2, 0, 1, 2 FROM n" || echo "FAIL sqlite3 on the cow.db copy"
+"$MR" replay "$T/cw-reuse.db" --policy mglru --memory 65605 --sample 1/16 -q --no-timing \
+	--threads 0 --nextuse-cache off -o "$T/cwr.db" >/dev/null 2>&1
+check "cow.db with a reused address range: the copies still unmap their file pages" \
+	[ "$(q "$T/cwr.db" "SELECT value FROM counters WHERE name = 'mr_sample_cow_unmaps'")" -gt 3000 ]
+check "cow.db with a reused address range: mglru swaps nothing at 65605 pages" \
+	[ "$(q "$T/cwr.db" "SELECT value FROM counters WHERE name = 'pswpout' AND memcg IS NULL")" = 0 ]
 check "default.db: the note says how many pages it took" \
 	grep -q "sampled 1/16 (seed 0): 1 in 16 pages of each rank of heat, 3702 of 59224 pages" "$T/d.err"
 check "default.db: no warning of too few" sh -c "! grep -q \"warning: only\" \"$T/d.err\""
