@@ -873,11 +873,7 @@ static int sample_pages(struct load *l)
 			free(cow_break);
 			return mr_error_set(l->err, MR_ENOMEM, "out of memory for the sampled pages");
 		}
-		for (uint32_t w = 0, sum = 0; w <= words; w++) {
-			t->sample_cow_rank[w] = sum;
-			if (w < words)
-				sum += (uint32_t)__builtin_popcountll(cow_break[w]);
-		}
+		rp_bits_rank_build(cow_break, words, t->sample_cow_rank);
 		t->sample_cow_bits = cow_break;
 	} else {
 		free(cow_break);

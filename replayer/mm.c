@@ -830,21 +830,16 @@ void rp_fault_around_unsampled(struct rp_machine *mach, uint32_t task, uint32_t 
  */
 void rp_cow_break(struct rp_machine *mach, uint32_t mm, uint64_t vpn)
 {
-	struct rp_mmx *mx;
-	uint32_t pos;
+	uint32_t ti;
+	struct mr_pte_table *pt;
+	unsigned s = (unsigned)(vpn & 511);
 
-	if (!mm || mm >= mach->t->nr_mms)
+	if (!mm || mm >= mach->t->nr_mms || (ti = table_find(mach, mm, vpn >> 9)) == MR_NONE)
 		return;
-	mx = &mach->mmx[mm];
-	pos = tkey_lower(mx, vpn >> 9);
-	if (pos < mx->ntbl && mx->tbl[pos].key == vpn >> 9) {
-		struct mr_pte_table *pt = tbl(mach, mx->tbl[pos].table);
-		unsigned s = (unsigned)(vpn & 511);
-
-		if (pt->page[s] != MR_NONE) {
-			rp_zap_pte(mach, NULL, pt, s, 0);
-			mach->cow_unmaps++;
-		}
+	pt = tbl(mach, ti);
+	if (pt->page[s] != MR_NONE) {
+		rp_zap_pte(mach, NULL, pt, s, 0);
+		mach->cow_unmaps++;
 	}
 }
 

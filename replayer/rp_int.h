@@ -343,6 +343,27 @@ static inline uint32_t rp_file_key_lower(const struct rp_image *t, uint32_t f, u
 	return lo;
 }
 
+/*
+ * A bitmap's ranks: rank[w] = the bits set in words [0, w), for words + 1 entries, so
+ * that the rank of a set bit (the bits set before it) is one count and a popcount. The
+ * sampled image numbers its pages and its copy-on-write copies this way (sample.c).
+ */
+static inline void rp_bits_rank_build(const uint64_t *bits, uint32_t words, uint32_t *rank)
+{
+	uint32_t sum = 0;
+
+	for (uint32_t w = 0; w < words; w++) {
+		rank[w] = sum;
+		sum += (uint32_t)__builtin_popcountll(bits[w]);
+	}
+	rank[words] = sum;
+}
+
+static inline uint32_t rp_bits_rank(const uint64_t *bits, const uint32_t *rank, uint32_t i)
+{
+	return rank[i / 64] + (uint32_t)__builtin_popcountll(bits[i / 64] & ((1ull << (i % 64)) - 1));
+}
+
 /* mr_replay_sample_hash() (image.c chooses the pages with it) */
 uint64_t rp_sample_hash(uint64_t seed, unsigned kind, uint64_t owner, uint64_t region);
 /* A private file mapping (image.c, sample_pages()): an anonymous page inside one is a

@@ -125,10 +125,7 @@ int rp_sample_init(struct rp_sample *s, const struct rp_image *t, uint32_t den, 
 	/* the image numbers the sampled pages in order (image.c, sample_pages()), so a
 	 * page's id is the count of sampled pages before it: the bitmap and these counts
 	 * stay in the cache where a map of 4 bytes a trace page was a miss per event */
-	for (uint32_t w = 0, sum = 0; w <= (s->nr_pages + 63) / 64; w++) {
-		s->keep_rank[w] = sum;
-		sum += (uint32_t)__builtin_popcountll(s->keep[w]);
-	}
+	rp_bits_rank_build(s->keep, (s->nr_pages + 63) / 64, s->keep_rank);
 	return 0;
 }
 
@@ -155,9 +152,7 @@ static inline int kept(const struct rp_sample *s, uint32_t page)
 /* The image's id of a sampled page. */
 static inline uint32_t rp_sample_id(const struct rp_sample *s, uint32_t page)
 {
-	uint64_t below = s->keep[page / 64] & ((1ull << (page % 64)) - 1);
-
-	return s->keep_rank[page / 64] + (uint32_t)__builtin_popcountll(below);
+	return rp_bits_rank(s->keep, s->keep_rank, page);
 }
 
 /* The sample_cow entry of an unsampled trace page that copies a sampled file page, or
@@ -165,15 +160,10 @@ static inline uint32_t rp_sample_id(const struct rp_sample *s, uint32_t page)
 static inline uint32_t cow_copy(const struct rp_sample *s, uint32_t page)
 {
 	const struct rp_image *t = s->t;
-	uint64_t w;
 
-	if (!t->sample_cow_bits)
+	if (!t->sample_cow_bits || !(t->sample_cow_bits[page / 64] >> (page % 64) & 1))
 		return UINT32_MAX;
-	w = t->sample_cow_bits[page / 64];
-	if (!(w >> (page % 64) & 1))
-		return UINT32_MAX;
-	return t->sample_cow_rank[page / 64] +
-	       (uint32_t)__builtin_popcountll(w & ((1ull << (page % 64)) - 1));
+	return rp_bits_rank(t->sample_cow_bits, t->sample_cow_rank, page);
 }
 
 /* Image pages [id, id + n) were named by an event passed on (a page enters memory only
