@@ -699,12 +699,15 @@ static inline void prefetch_window(const struct rp_machine *mach, const struct m
  * Close the open segment (docs/results-schema.md, "segments"): copy the counters and
  * the time of its last event. The next one starts with the event at t_next.
  */
-static void seg_close(struct rp_machine *mach, uint64_t t_last, uint64_t t_next)
+static void seg_close(struct rp_machine *mach, uint64_t events, uint64_t t_last, uint64_t t_next)
 {
 	uint64_t *cum = mach->seg_cum + (size_t)mach->seg_done * NR_SEG_CTR;
 
 	memcpy(cum, mach->vmstat, sizeof(mach->vmstat));
 	memcpy(cum + MR_NR_VMSTAT, mach->c, sizeof(mach->c));
+	/* the event count is added once per batch (rp_machine_run()); at a boundary inside
+	 * one it is the events before the boundary, not before the batch */
+	cum[MR_NR_VMSTAT + C_EVENTS] = events;
 	mach->seg[mach->seg_done].t_last = t_last;
 	if (++mach->seg_done < mach->nsegs)
 		mach->seg[mach->seg_done].t_first = t_next;
@@ -726,7 +729,7 @@ int rp_machine_run(struct rp_machine *mach, const struct mr_event *ev, size_t n,
 		size_t stop = n;
 
 		if (mach->seg_next <= done + i) {
-			seg_close(mach, i ? ev[i - 1].time : mach->last_time, ev[i].time);
+			seg_close(mach, done + i, i ? ev[i - 1].time : mach->last_time, ev[i].time);
 			continue;
 		}
 		if (mach->seg_next - (done + i) < n - i)
@@ -825,7 +828,7 @@ int rp_machine_finish(struct rp_machine *mach)
 		if (mach->nsegs) {
 			mach->seg[mach->nsegs - 1].ev_end = mach->c[C_EVENTS];
 			mach->seg_done = mach->nsegs - 1;
-			seg_close(mach, mach->last_time, 0);
+			seg_close(mach, mach->c[C_EVENTS], mach->last_time, 0);
 		}
 	}
 	return mach->failed;

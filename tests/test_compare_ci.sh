@@ -47,6 +47,10 @@ fi
 [ "$(q "$T/r.db" "SELECT count(*) FROM (SELECT run, name, sum(value) v FROM segment_counters GROUP BY run, name) s
 	JOIN vmstat c ON c.run = s.run AND c.name = s.name WHERE s.v <> c.value")" = 0 ] && ok ||
 	bad "segment increments do not add up to the counters"
+# each segment counts its own events (a boundary falls inside a decode batch)
+[ "$(q "$T/r.db" "SELECT count(*) || ' ' || sum(c.value <> s.event_end - s.event_first) FROM segments s
+	JOIN segment_counters c ON c.run = s.run AND c.seg = s.seg AND c.name = 'mr_events'")" = "256 0" ] && ok ||
+	bad "a segment's mr_events is not its events"
 [ "$(q "$T/r.db" "SELECT count(*) FROM segment_counters WHERE name IN ('mr_misses', 'mr_refaults', 'pswpout')")" -gt 0 ] &&
 	ok || bad "no segment increments of the misses"
 [ "$(q "$T/r.db" "SELECT count(*) FROM segment_counters WHERE name LIKE 'nr\_%' ESCAPE '\' AND name <> 'nr_vmscan_immediate_reclaim'
