@@ -3,7 +3,7 @@
  * replay.c - one pass over a trace driving one machine per policy: option checks, policy
  * parsing, the next-use pass when a policy wants it, and the decode/replay pipeline.
  *
- * Pipeline: the caller's thread decodes batches of RP_BATCH events into a ring of
+ * Pipeline: the caller's thread decodes batches of events (sized below) into a ring of
  * RP_NBATCH buffers (with the next-use values of their references, read in lockstep);
  * each worker thread owns a fixed subset of the machines (machine i -> worker i mod N)
  * and advances them over every batch in order. A buffer is reused once every worker is
@@ -23,7 +23,18 @@
 #include "rp_machine.h"
 #include "rp_detail.h"
 
-#define RP_BATCH 16384 /* events per batch: 512 KiB, a bounded decode buffer */
+/*
+ * Events per batch: RP_BATCH where each thread runs one machine, RP_BATCH_MAX (8 MiB of
+ * events) where a thread runs several, never more than the trace has. A thread runs each
+ * of its machines over the whole batch in turn, and each switch to the next machine finds
+ * the core's caches holding the last one's state and the decoder's. One machine runs
+ * best on short batches (they stay in L2: lru at 10 % of the 50M Zipf trace on one
+ * thread took 1.04 times as long with 262144 events a batch); several run best on long
+ * ones (the three policies in full on one thread 0.92-0.94 of the time with 262144 as
+ * with 16384, 48 sampled machines 0.83-0.88; docs/replay.md, "Sampled replay").
+ */
+#define RP_BATCH 16384
+#define RP_BATCH_MAX 262144
 #define RP_NBATCH 4
 #define RP_MAX_SAMPLES 1000000
 
@@ -977,16 +988,27 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+/* The batch's size in events for nw worker threads (0: all on the caller's thread). */
+static size_t batch_events(const struct mr_replay *r, size_t nw)
+{
+	size_t per_thread = nw ? (r->nruns + nw - 1) / nw : r->nruns;
+	size_t n = per_thread > 1 ? RP_BATCH_MAX : RP_BATCH;
+
+	if (n > r->t->n_events) /* a small trace: one batch */
+		n = r->t->n_events > 0 ? (size_t)r->t->n_events : 1;
+	return n;
+}
+
 /* Decode the next batch into b (n = 0 at the end), with next-use values. */
 static int fill_batch(struct mr_replay *r, struct rp_source *src, struct rp_nextuse *nu,
-		      struct batch *b, struct mr_error *err)
+		      struct batch *b, size_t cap, struct mr_error *err)
 {
 	uint32_t nr_pages = r->t->nr_pages;
 	int rc;
 
 	if (r->sampled) {
 		/* the sampled events, with their next-use values (sample.c) */
-		rc = rp_sample_fill(&r->sample, src, nu, b->ev, RP_BATCH, &b->n, &b->nu, &b->nu_cap,
+		rc = rp_sample_fill(&r->sample, src, nu, b->ev, cap, &b->n, &b->nu, &b->nu_cap,
 				    err);
 		if (rc) {
 			b->n = 0;
@@ -994,7 +1016,7 @@ static int fill_batch(struct mr_replay *r, struct rp_source *src, struct rp_next
 		}
 		nu = NULL;
 	} else {
-		rc = rp_source_read(src, b->ev, RP_BATCH, &b->n, err);
+		rc = rp_source_read(src, b->ev, cap, &b->n, err);
 	}
 	if (rc) {
 		b->n = 0;
@@ -1083,7 +1105,7 @@ int mr_replay_run(struct mr_replay *r, struct mr_error *err)
 	struct rp_source *src = NULL;
 	struct pipe p;
 	struct worker *w = NULL;
-	size_t nw = 0;
+	size_t nw = 0, cap;
 	uint64_t done = 0;
 	int want_nu = 0, rc = 0, rc_dec = 0;
 	struct mr_error derr = { 0 };
@@ -1109,14 +1131,6 @@ int mr_replay_run(struct mr_replay *r, struct mr_error *err)
 	if (rc)
 		goto out;
 
-	memset(&p, 0, sizeof(p));
-	for (int i = 0; i < RP_NBATCH; i++) {
-		p.b[i].ev = malloc(RP_BATCH * sizeof(struct mr_event));
-		if (!p.b[i].ev) {
-			rc = mr_error_set(err, MR_ENOMEM, "out of memory for event batches");
-			goto out_free;
-		}
-	}
 	if (r->threads == MR_REPLAY_THREADS_AUTO) {
 		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 
@@ -1129,12 +1143,21 @@ int mr_replay_run(struct mr_replay *r, struct mr_error *err)
 			nw = r->nruns;
 	}
 	r->threads_used = (int)nw;
+	cap = batch_events(r, nw);
+	memset(&p, 0, sizeof(p));
+	for (int i = 0; i < RP_NBATCH; i++) {
+		p.b[i].ev = malloc(cap * sizeof(struct mr_event));
+		if (!p.b[i].ev) {
+			rc = mr_error_set(err, MR_ENOMEM, "out of memory for event batches");
+			goto out_free;
+		}
+	}
 	t0 = mr_clock_s();
 
 	if (!nw) {
 		/* everything on this thread */
 		for (;;) {
-			rc_dec = fill_batch(r, src, nu, &p.b[0], &derr);
+			rc_dec = fill_batch(r, src, nu, &p.b[0], cap, &derr);
 			if (rc_dec || !p.b[0].n)
 				break;
 			note_sources(r, &p.b[0]);
@@ -1185,7 +1208,7 @@ int mr_replay_run(struct mr_replay *r, struct mr_error *err)
 			if (rc || rc_dec)
 				b->n = 0;
 			else
-				rc_dec = fill_batch(r, src, nu, b, &derr);
+				rc_dec = fill_batch(r, src, nu, b, cap, &derr);
 			if (b->n)
 				note_sources(r, b);
 			pthread_mutex_lock(&p.mu);
