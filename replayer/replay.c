@@ -1063,18 +1063,30 @@ static void coverage_check(struct mr_replay *r, size_t i);
 /* What the coverage notes need from the events (on the decoding thread). */
 static void note_sources(struct mr_replay *r, const struct batch *b)
 {
-	for (size_t i = 0; i < b->n; i++) {
-		const struct mr_event *e = &b->ev[i];
+	/* Four banks of counters, summed at the end: one counter incremented in memory by
+	 * every event is a chain of dependent read-modify-writes (3.6 % of a replay with no
+	 * reclaim on one thread, most of this loop's time); four chains overlap. */
+	uint64_t acc[4][(MR_ACC_SRC_MASK >> MR_ACC_SRC_SHIFT) + 1] = { { 0 } }, fd[4] = { 0 };
+	const struct mr_event *ev = b->ev;
+	const size_t n = b->n;
 
-		if (e->kind == MR_EV_ACCESS) {
-			r->acc_src[MR_ACC_SRC(e->flags)]++;
-		} else if (e->kind == MR_EV_FD_ACCESS) {
-			r->fd_access++;
-		} else if (e->kind == MR_EV_SCAN_END && e->flags != MR_SCAN_SOFT_DIRTY) {
+	for (size_t i = 0; i < n; i++) {
+		const struct mr_event *e = &ev[i];
+
+		/* no branch on the two kinds most events are: their mix mispredicts */
+		acc[i & 3][MR_ACC_SRC(e->flags)] += e->kind == MR_EV_ACCESS;
+		fd[i & 3] += e->kind == MR_EV_FD_ACCESS;
+		if (__builtin_expect(e->kind == MR_EV_SCAN_END, 0) && e->flags != MR_SCAN_SOFT_DIRTY) {
 			if (!r->scans++)
 				r->scan_first = e->time;
 			r->scan_last = e->time;
 		}
+	}
+	_Static_assert(sizeof(acc[0]) == sizeof(r->acc_src), "a bank per source");
+	for (int k = 0; k < 4; k++) {
+		for (size_t s = 0; s < sizeof(acc[0]) / sizeof(acc[0][0]); s++)
+			r->acc_src[s] += acc[k][s];
+		r->fd_access += fd[k];
 	}
 }
 
