@@ -30,8 +30,8 @@
  * the core's caches holding the last one's state and the decoder's. One machine runs
  * best on short batches (they stay in L2: lru at 10 % of the 50M Zipf trace on one
  * thread took 1.04 times as long with 262144 events a batch); several run best on long
- * ones (the three policies in full on one thread 0.92-0.94 of the time with 262144 as
- * with 16384, 48 sampled machines 0.83-0.88; docs/replay.md, "Sampled replay").
+ * ones (the three policies in full on one thread 0.92-0.93 of the time with 262144 as
+ * with 16384, 48 sampled machines 0.83-0.87; docs/replay.md, "Sampled replay").
  */
 #define RP_BATCH 16384
 #define RP_BATCH_MAX 262144
@@ -1004,19 +1004,41 @@ static int fill_batch(struct mr_replay *r, struct rp_source *src, struct rp_next
 		      struct batch *b, size_t cap, struct mr_error *err)
 {
 	uint32_t nr_pages = r->t->nr_pages;
+	/* a long batch also stops at about four next-use values an event (after RP_BATCH
+	 * events at least): a batch's values are an array of their own, and events that
+	 * name many pages (a read() of 256) would make it 8 bytes times that per event */
+	size_t ref_cap = cap > RP_BATCH ? 4 * cap : SIZE_MAX, refs = 0;
 	int rc;
 
 	if (r->sampled) {
 		/* the sampled events, with their next-use values (sample.c) */
-		rc = rp_sample_fill(&r->sample, src, nu, b->ev, cap, &b->n, &b->nu, &b->nu_cap,
-				    err);
+		rc = rp_sample_fill(&r->sample, src, nu, b->ev, cap, RP_BATCH, ref_cap, &b->n,
+				    &b->nu, &b->nu_cap, err);
 		if (rc) {
 			b->n = 0;
 			return rc;
 		}
 		nu = NULL;
 	} else {
-		rc = rp_source_read(src, b->ev, cap, &b->n, err);
+		size_t got;
+
+		/* RP_BATCH events at a time, while the values stay under ref_cap */
+		b->n = 0;
+		do {
+			size_t want = cap - b->n < RP_BATCH ? cap - b->n : RP_BATCH;
+
+			rc = rp_source_read(src, b->ev + b->n, want, &got, err);
+			if (rc)
+				break;
+			for (size_t i = b->n; nu && i < b->n + got; i++) {
+				uint32_t first;
+
+				refs += rp_event_refs(&b->ev[i], nr_pages, &first);
+			}
+			b->n += got;
+			if (got < want) /* the end of the trace */
+				break;
+		} while (b->n < cap && refs < ref_cap);
 	}
 	if (rc) {
 		b->n = 0;
@@ -1033,14 +1055,7 @@ static int fill_batch(struct mr_replay *r, struct rp_source *src, struct rp_next
 			return rc;
 		}
 	}
-	if (nu && b->n) {
-		size_t refs = 0;
-
-		for (size_t i = 0; i < b->n; i++) {
-			uint32_t first;
-
-			refs += rp_event_refs(&b->ev[i], nr_pages, &first);
-		}
+	if (nu && b->n) { /* refs: the batch's next-use values, counted as it was read */
 		if (refs > b->nu_cap) {
 			uint64_t *nn = realloc(b->nu, refs * sizeof(*nn));
 
@@ -1063,10 +1078,11 @@ static void coverage_check(struct mr_replay *r, size_t i);
 /* What the coverage notes need from the events (on the decoding thread). */
 static void note_sources(struct mr_replay *r, const struct batch *b)
 {
-	/* Four banks of counters, summed at the end: one counter incremented in memory by
+	/* NB banks of counters, summed at the end: one counter incremented in memory by
 	 * every event is a chain of dependent read-modify-writes (3.6 % of a replay with no
 	 * reclaim on one thread, most of this loop's time); four chains overlap. */
-	uint64_t acc[4][(MR_ACC_SRC_MASK >> MR_ACC_SRC_SHIFT) + 1] = { { 0 } }, fd[4] = { 0 };
+	enum { NB = 4, NSRC = (MR_ACC_SRC_MASK >> MR_ACC_SRC_SHIFT) + 1 };
+	uint64_t acc[NB][NSRC] = { { 0 } }, fd[NB] = { 0 };
 	const struct mr_event *ev = b->ev;
 	const size_t n = b->n;
 
@@ -1074,17 +1090,17 @@ static void note_sources(struct mr_replay *r, const struct batch *b)
 		const struct mr_event *e = &ev[i];
 
 		/* no branch on the two kinds most events are: their mix mispredicts */
-		acc[i & 3][MR_ACC_SRC(e->flags)] += e->kind == MR_EV_ACCESS;
-		fd[i & 3] += e->kind == MR_EV_FD_ACCESS;
+		acc[i % NB][MR_ACC_SRC(e->flags)] += e->kind == MR_EV_ACCESS;
+		fd[i % NB] += e->kind == MR_EV_FD_ACCESS;
 		if (__builtin_expect(e->kind == MR_EV_SCAN_END, 0) && e->flags != MR_SCAN_SOFT_DIRTY) {
 			if (!r->scans++)
 				r->scan_first = e->time;
 			r->scan_last = e->time;
 		}
 	}
-	_Static_assert(sizeof(acc[0]) == sizeof(r->acc_src), "a bank per source");
-	for (int k = 0; k < 4; k++) {
-		for (size_t s = 0; s < sizeof(acc[0]) / sizeof(acc[0][0]); s++)
+	_Static_assert(NSRC == sizeof(r->acc_src) / sizeof(r->acc_src[0]), "a counter per source");
+	for (int k = 0; k < NB; k++) {
+		for (size_t s = 0; s < NSRC; s++)
 			r->acc_src[s] += acc[k][s];
 		r->fd_access += fd[k];
 	}
@@ -1157,7 +1173,7 @@ int mr_replay_run(struct mr_replay *r, struct mr_error *err)
 	r->threads_used = (int)nw;
 	cap = batch_events(r, nw);
 	memset(&p, 0, sizeof(p));
-	for (int i = 0; i < RP_NBATCH; i++) {
+	for (int i = 0; i < (nw ? RP_NBATCH : 1); i++) { /* one thread fills and runs one */
 		p.b[i].ev = malloc(cap * sizeof(struct mr_event));
 		if (!p.b[i].ev) {
 			rc = mr_error_set(err, MR_ENOMEM, "out of memory for event batches");

@@ -403,10 +403,12 @@ int rp_sample_init(struct rp_sample *s, const struct rp_image *t, uint32_t den, 
 		   uint32_t fault_around, struct mr_error *err);
 void rp_sample_free(struct rp_sample *s);
 /* Up to cap sampled events into out (*n = 0 at the end), with their next-use values in
- * *out_nu (grown as needed) when nu is given. Negative on a damaged store. */
+ * *out_nu (grown as needed) when nu is given; with nu, no event is begun once min_events
+ * are out and ref_cap values are (the values' array stays near ref_cap when events name
+ * many pages). Negative on a damaged store. */
 int rp_sample_fill(struct rp_sample *s, struct rp_source *src, struct rp_nextuse *nu,
-		   struct mr_event *out, size_t cap, size_t *n, uint64_t **out_nu,
-		   size_t *out_nu_cap, struct mr_error *err);
+		   struct mr_event *out, size_t cap, size_t min_events, size_t ref_cap,
+		   size_t *n, uint64_t **out_nu, size_t *out_nu_cap, struct mr_error *err);
 /* The events a machine will see: per-page events in the sampled share, others all. */
 uint64_t rp_sample_expected_events(const struct rp_sample *s, const struct rp_image *t);
 

@@ -337,14 +337,14 @@ static int copy_refs(const struct rp_sample *s, uint64_t **out_nu, size_t *out_n
 }
 
 int rp_sample_fill(struct rp_sample *s, struct rp_source *src, struct rp_nextuse *nu,
-		   struct mr_event *out, size_t cap, size_t *n, uint64_t **out_nu,
-		   size_t *out_nu_cap, struct mr_error *err)
+		   struct mr_event *out, size_t cap, size_t min_events, size_t ref_cap,
+		   size_t *n, uint64_t **out_nu, size_t *out_nu_cap, struct mr_error *err)
 {
 	size_t k = 0, nk = 0; /* events and next-use values written */
 	int rc;
 
 	*n = 0;
-	while (k < cap) {
+	while (k < cap && !(nu && k >= min_events && nk >= ref_cap)) {
 		const struct mr_event *e;
 		uint64_t pages, refs;
 		uint32_t first, c;
