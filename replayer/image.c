@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "mr_store.h"
+#include "mr_policy.h" /* struct mr_vma */
 #include "mr_replay.h"
 #include "rp_int.h"
 
@@ -1226,6 +1227,13 @@ static int load_all(struct load *l)
 		qsort(v, nv, sizeof(*v), cmp_vma);
 	t->vmas = v;
 	t->nr_vmas = nv;
+	t->mr_vmas = malloc((nv ? nv : 1) * sizeof(*t->mr_vmas));
+	if (!t->mr_vmas)
+		return mr_error_set(l->err, MR_ENOMEM, "out of memory");
+	for (uint32_t k = 0; k < nv; k++)
+		t->mr_vmas[k] = (struct mr_vma){ .start = v[k].start, .end = v[k].end,
+						 .flags = v[k].flags, .file = v[k].file,
+						 .pgoff = v[k].pgoff, .mm = v[k].mm, .id = v[k].id };
 	for (uint32_t k = 0, mm = 0; mm <= t->nr_mms; mm++) {
 		while (k < nv && v[k].mm < mm)
 			k++;
@@ -1327,6 +1335,7 @@ void rp_image_free(struct rp_image *t)
 	free(t->sample_cow_bits);
 	free(t->sample_cow_rank);
 	free(t->vmas);
+	free(t->mr_vmas);
 	free(t->vma_by_id);
 	free(t->vma_of_id);
 	free(t->mm_store_id);

@@ -1071,7 +1071,7 @@ void rp_machine_destroy(struct rp_machine *mach)
 	mr_big_free(mach->pg, (size_t)mach->m.nr_pages * sizeof(struct rp_pg));
 	mr_big_free(mach->free_frames, (size_t)mach->m.nr_pages * sizeof(uint32_t));
 	free(mach->fa_resident);
-	free(mach->vmas);
+	free(mach->vma_live);
 	if (mach->mmx)
 		for (uint32_t i = 0; i < mach->t->nr_mms; i++)
 			free(mach->mmx[i].tbl);
@@ -1179,7 +1179,8 @@ int rp_machine_create(const struct rp_image *t, const struct rp_machine_opts *o,
 	mach->lruvec_stat = calloc((size_t)nn * nm * MR_NR_VMSTAT, sizeof(uint64_t));
 	mach->pg = mr_big_alloc((size_t)np * sizeof(struct rp_pg));
 	mach->fa_resident = calloc((size_t)(t->nr_fmap / 64 + 1), sizeof(uint64_t));
-	mach->vmas = calloc(t->nr_vmas ? t->nr_vmas : 1, sizeof(*mach->vmas));
+	mach->vmas = t->mr_vmas;
+	mach->vma_live = calloc(t->nr_vmas ? t->nr_vmas : 1, sizeof(*mach->vma_live));
 	mach->mmx = calloc(t->nr_mms, sizeof(*mach->mmx));
 	mach->imap = calloc(t->nr_files ? t->nr_files : 1, sizeof(*mach->imap));
 	mach->task_exited = calloc(t->nr_tasks ? t->nr_tasks : 1, 1);
@@ -1205,7 +1206,7 @@ int rp_machine_create(const struct rp_image *t, const struct rp_machine_opts *o,
 	mach->next_kupdate = DIRTY_WRITEBACK_NS;
 	arena_n = 2 * (uint64_t)t->nr_vmas + 1;
 	mach->arena = malloc(arena_n * sizeof(uint32_t));
-	if (!mach->m.folios || !mach->m.mms || !mach->lruvec_stat || !mach->pg || !mach->vmas ||
+	if (!mach->m.folios || !mach->m.mms || !mach->lruvec_stat || !mach->pg || !mach->vma_live ||
 	    !mach->free_frames || !mach->lruvec_pages ||
 	    !mach->fa_resident ||
 	    !mach->mmx || !mach->imap || !mach->task_exited || !mach->memcg || !mach->wb_ring || !mach->arena ||
@@ -1228,14 +1229,7 @@ int rp_machine_create(const struct rp_image *t, const struct rp_machine_opts *o,
 				    (rp_page_type(rp) != RP_FILE ? MR_PG_SWAPBACKED : 0) |
 				    ((rp->info & RP_PAGE_EXEC) ? MR_PG_EXEC : 0);
 	}
-	/* VMAs, mm and file lists */
-	for (uint32_t i = 0; i < t->nr_vmas; i++) {
-		const struct rp_image_vma *r = &t->vmas[i];
-
-		mach->vmas[i].v = (struct mr_vma){ .start = r->start, .end = r->end, .flags = r->flags,
-						.file = r->file, .pgoff = r->pgoff, .mm = r->mm,
-						.id = r->id };
-	}
+	/* mm and file lists (the VMAs themselves are the image's) */
 	ap = mach->arena;
 	for (uint32_t mm = 0; mm < t->nr_mms; mm++) {
 		struct rp_mmx *mx = &mach->mmx[mm];

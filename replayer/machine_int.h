@@ -171,12 +171,6 @@ struct rp_flist {
 	uint32_t n, cap;
 };
 
-/* An image VMA in this machine: what policies see, and whether it is mapped now. */
-struct rp_machine_vma {
-	struct mr_vma v;
-	uint8_t live;
-};
-
 struct rp_memcg {
 	uint64_t usage, limit, usage_max, oom;
 	uint64_t dirty; /* its file folios on the flusher's queue (E_FLUSHQ) */
@@ -222,7 +216,8 @@ struct rp_machine {
 	uint32_t nfree_frames;
 	uint32_t frames_used;    /* frames [0, frames_used) have been used */
 
-	struct rp_machine_vma *vmas;
+	const struct mr_vma *vmas; /* the image's (t->mr_vmas), shared by the pass */
+	uint8_t *vma_live;         /* [nr_vmas]: mapped now in this machine */
 	struct rp_mmx *mmx;
 	struct rp_flist *imap;
 	uint32_t *arena;        /* live lists */

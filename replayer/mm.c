@@ -139,12 +139,12 @@ uint32_t rp_vma_at(const struct rp_machine *mach, uint32_t mm, uint64_t addr)
 	while (lo < hi) {
 		uint32_t mid = (lo + hi) / 2;
 
-		if (mach->vmas[mx->live[mid]].v.start <= addr)
+		if (mach->vmas[mx->live[mid]].start <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo && mach->vmas[mx->live[lo - 1]].v.end > addr)
+	if (lo && mach->vmas[mx->live[lo - 1]].end > addr)
 		return mx->live[lo - 1];
 	return MR_NONE;
 }
@@ -157,9 +157,9 @@ static uint32_t vma_at_table(struct rp_machine *mach, uint32_t ti, uint32_t mm, 
 	uint32_t vi = mach->tbl_vma[ti];
 
 	if (vi != MR_NONE) {
-		const struct rp_machine_vma *mv = &mach->vmas[vi];
+		const struct mr_vma *v = &mach->vmas[vi];
 
-		if (mv->live && mv->v.mm == mm && mv->v.start <= addr && addr < mv->v.end)
+		if (mach->vma_live[vi] && v->mm == mm && v->start <= addr && addr < v->end)
 			return vi;
 	}
 	vi = rp_vma_at(mach, mm, addr);
@@ -177,13 +177,13 @@ static int vma_overlaps(const struct rp_machine *mach, uint32_t mm, uint64_t s, 
 	while (lo < hi) { /* first live VMA with start >= e */
 		uint32_t mid = (lo + hi) / 2;
 
-		if (mach->vmas[mx->live[mid]].v.start < e)
+		if (mach->vmas[mx->live[mid]].start < e)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	while (lo--) {
-		const struct mr_vma *v = &mach->vmas[mx->live[lo]].v;
+		const struct mr_vma *v = &mach->vmas[mx->live[lo]];
 
 		if (mx->live[lo] == skip)
 			continue;
@@ -296,20 +296,20 @@ void rp_anon_range(const struct rp_image *t, uint32_t mm, uint64_t start, uint64
  * (another VMA mapped over it) only takes the PTEs away. */
 void rp_vma_unmap(struct rp_machine *mach, uint32_t vi, int explicit)
 {
-	struct rp_machine_vma *mv = &mach->vmas[vi];
-	struct rp_mmx *mx = &mach->mmx[mv->v.mm];
+	const struct mr_vma *v = &mach->vmas[vi];
+	struct rp_mmx *mx = &mach->mmx[v->mm];
 
-	if (!mv->live)
+	if (!mach->vma_live[vi])
 		return;
 	list_remove(mx->live, &mx->nlive, vi);
-	if (mv->v.file)
-		list_remove(mach->imap[mv->v.file].live, &mach->imap[mv->v.file].n, vi);
-	mv->live = 0;
-	zap_range(mach, &mv->v, explicit);
+	if (v->file)
+		list_remove(mach->imap[v->file].live, &mach->imap[v->file].n, vi);
+	mach->vma_live[vi] = 0;
+	zap_range(mach, v, explicit);
 	if (explicit) {
 		uint64_t lo, hi;
 
-		rp_anon_range(mach->t, mv->v.mm, mv->v.start, mv->v.end, &lo, &hi);
+		rp_anon_range(mach->t, v->mm, v->start, v->end, &lo, &hi);
 		for (uint64_t i = lo; i < hi; i++)
 			rp_folio_free(mach, mach->t->anon_index[i]);
 		mach->c[C_UNMAPS]++;
@@ -318,25 +318,25 @@ void rp_vma_unmap(struct rp_machine *mach, uint32_t vi, int explicit)
 
 void rp_vma_activate(struct rp_machine *mach, uint32_t vi)
 {
-	struct rp_machine_vma *mv = &mach->vmas[vi];
-	uint32_t mm = mv->v.mm;
+	const struct mr_vma *nv = &mach->vmas[vi];
+	uint32_t mm = nv->mm;
 	struct rp_mmx *mx = &mach->mmx[mm];
 	uint32_t lo, hi;
 
-	if (mv->live || !mm)
+	if (mach->vma_live[vi] || !mm)
 		return;
 	/* mmap over live mappings unmaps them first (MAP_FIXED) */
 	for (;;) {
 		uint32_t victim = MR_NONE;
 
 		for (uint32_t i = 0; i < mx->nlive; i++) {
-			const struct mr_vma *v = &mach->vmas[mx->live[i]].v;
+			const struct mr_vma *v = &mach->vmas[mx->live[i]];
 
-			if (v->start < mv->v.end && v->end > mv->v.start) {
+			if (v->start < nv->end && v->end > nv->start) {
 				victim = mx->live[i];
 				break;
 			}
-			if (v->start >= mv->v.end)
+			if (v->start >= nv->end)
 				break;
 		}
 		if (victim == MR_NONE)
@@ -348,7 +348,7 @@ void rp_vma_activate(struct rp_machine *mach, uint32_t vi)
 	while (lo < hi) {
 		uint32_t mid = (lo + hi) / 2;
 
-		if (mach->vmas[mx->live[mid]].v.start < mv->v.start)
+		if (mach->vmas[mx->live[mid]].start < nv->start)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -360,13 +360,13 @@ void rp_vma_activate(struct rp_machine *mach, uint32_t vi)
 	memmove(&mx->live[lo + 1], &mx->live[lo], (mx->nlive - lo) * sizeof(*mx->live));
 	mx->live[lo] = vi;
 	mx->nlive++;
-	if (mv->v.file) {
-		struct rp_flist *fl = &mach->imap[mv->v.file];
+	if (nv->file) {
+		struct rp_flist *fl = &mach->imap[nv->file];
 
 		if (fl->n < fl->cap)
 			fl->live[fl->n++] = vi;
 	}
-	mv->live = 1;
+	mach->vma_live[vi] = 1;
 	use_mm(mach, mm);
 }
 
@@ -419,7 +419,7 @@ static uint32_t file_vma(struct rp_machine *mach, const struct rp_page *rp, uint
 	uint32_t vi;
 
 	for (uint32_t i = 0; i < fl->n; i++) {
-		const struct mr_vma *v = &mach->vmas[fl->live[i]].v;
+		const struct mr_vma *v = &mach->vmas[fl->live[i]];
 
 		if (v->mm == mm && rp->key >= v->pgoff && rp->key - v->pgoff < vma_pages(v)) {
 			*addr = v->start + ((rp->key - v->pgoff) << 12);
@@ -493,7 +493,7 @@ static int rmap_walk(struct rp_machine *mach, uint32_t page, uint32_t frame,
 
 			(void)MR_WARN_ON_ONCE(anon && tbl(mach, ti)->page[s] != frame);
 			if (vi != MR_NONE)
-				return fn(arg, &mach->vmas[vi].v, pmd_sync(mach, ti), s);
+				return fn(arg, &mach->vmas[vi], pmd_sync(mach, ti), s);
 		}
 		(void)MR_WARN_ON_ONCE(anon);
 		if (anon)
@@ -504,7 +504,7 @@ static int rmap_walk(struct rp_machine *mach, uint32_t page, uint32_t frame,
 		const struct rp_flist *fl = &mach->imap[rp->owner];
 
 		for (uint32_t i = 0; i < fl->n && found < want; i++) {
-			const struct mr_vma *v = &mach->vmas[fl->live[i]].v;
+			const struct mr_vma *v = &mach->vmas[fl->live[i]];
 			uint64_t addr;
 			uint32_t ti;
 			unsigned s;
@@ -611,7 +611,7 @@ static void walk_mm_vmas(struct rp_machine *mach, uint32_t mm, const struct mr_w
 	struct rp_mmx *mx = &mach->mmx[mm];
 
 	for (uint32_t i = 0; i < mx->nlive; i++) {
-		const struct mr_vma *v = &mach->vmas[mx->live[i]].v;
+		const struct mr_vma *v = &mach->vmas[mx->live[i]];
 		uint64_t k0 = v->start >> 21, k1 = (v->end - 1) >> 21;
 		uint32_t pos = tkey_lower(mx, k0);
 
@@ -724,7 +724,7 @@ void rp_fault_around(struct rp_machine *mach, uint32_t vi, uint32_t mm, uint64_t
 		       (page == MR_NONE ? mach->ra_task == task && mach->ra_n : rp_ra_major(mach, page, task))
 		       ? task : MR_NONE;
 	const struct rp_image *t = mach->t;
-	const struct mr_vma *v = &mach->vmas[vi].v;
+	const struct mr_vma *v = &mach->vmas[vi];
 	uint64_t nr = mach->fault_around, pte_off = (addr >> 12) & 511;
 	uint64_t vma_off = (addr - v->start) >> 12, from, to, i0, i1, s0 = 0, s1 = 0;
 	struct mr_pte_table *pt = NULL;
