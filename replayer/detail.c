@@ -463,7 +463,7 @@ static int write_machine(sqlite3 *db, sqlite3_stmt **st, const struct rp_machine
 			continue;
 		sqlite3_bind_int64(st[3], 1, run);
 		if (v < d->nr_vmas)
-			sqlite3_bind_int64(st[3], 2, t->vmas[v].id);
+			sqlite3_bind_int64(st[3], 2, t->vmas[v].v.id);
 		else
 			sqlite3_bind_null(st[3], 2);
 		sqlite3_bind_int(st[3], 3, v < d->nr_vmas && t->vmas[v].derived);

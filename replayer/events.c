@@ -95,7 +95,7 @@ static void ev_access(struct rp_machine *mach, const struct mr_event *ev, const 
 	}
 	if (!f) {
 		/* handle_mm_fault(): lru_gen_enter_fault() sets in_lru_fault by recency */
-		unsigned ctx = mr_vma_has_recency(&mach->vmas[vi]) ? MR_ADD_IN_FAULT : 0;
+		unsigned ctx = mr_vma_has_recency(&mach->vmas[vi].v) ? MR_ADD_IN_FAULT : 0;
 		int major = rp_page_type(rp) == RP_FILE || (mach->pg[page].flags & E_SWAP);
 
 		/* do_read_fault(): the window first, then ->fault() reads the page */
@@ -215,7 +215,7 @@ static void ev_insert(struct rp_machine *mach, const struct mr_event *ev, int in
 			const struct rp_flist *fl = &mach->imap[rp->owner];
 
 			for (uint32_t i = 0; i < fl->n; i++) {
-				const struct mr_vma *v = &mach->vmas[fl->live[i]];
+				const struct mr_vma *v = &mach->vmas[fl->live[i]].v;
 
 				if (v->mm == mm && rp->key >= v->pgoff && rp->key - v->pgoff < vma_pages(v)) {
 					if (!mr_vma_has_recency(v))

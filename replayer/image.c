@@ -26,7 +26,6 @@
 #include <string.h>
 
 #include "mr_store.h"
-#include "mr_policy.h" /* struct mr_vma */
 #include "mr_replay.h"
 #include "rp_int.h"
 
@@ -303,18 +302,18 @@ static int cmp_vma(const void *a, const void *b)
 {
 	const struct rp_image_vma *x = a, *y = b;
 
-	if (x->mm != y->mm)
-		return x->mm < y->mm ? -1 : 1;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->id < y->id ? -1 : x->id > y->id;
+	if (x->v.mm != y->v.mm)
+		return x->v.mm < y->v.mm ? -1 : 1;
+	if (x->v.start != y->v.start)
+		return x->v.start < y->v.start ? -1 : 1;
+	return x->v.id < y->v.id ? -1 : x->v.id > y->v.id;
 }
 
 static int cmp_vma_id(const void *a, const void *b, void *arg)
 {
 	const struct rp_image *t = arg;
-	uint32_t x = t->vmas[*(const uint32_t *)a].id;
-	uint32_t y = t->vmas[*(const uint32_t *)b].id;
+	uint32_t x = t->vmas[*(const uint32_t *)a].v.id;
+	uint32_t y = t->vmas[*(const uint32_t *)b].v.id;
 
 	return x < y ? -1 : x > y;
 }
@@ -336,26 +335,26 @@ static int load_vmas(struct load *l, struct rp_image_vma **out, uint32_t *n)
 		int64_t id = sqlite3_column_int64(st, 0);
 		uint64_t file = (uint64_t)sqlite3_column_int64(st, 5);
 
-		r.id = (uint32_t)id;
-		r.mm = mm_index(l, (uint32_t)sqlite3_column_int64(st, 1));
-		r.start = (uint64_t)sqlite3_column_int64(st, 2) & ~4095ull;
-		r.end = ((uint64_t)sqlite3_column_int64(st, 3) + 4095) & ~4095ull;
-		r.flags = (uint32_t)sqlite3_column_int64(st, 4);
-		r.pgoff = (uint64_t)sqlite3_column_int64(st, 6);
+		r.v.id = (uint32_t)id;
+		r.v.mm = mm_index(l, (uint32_t)sqlite3_column_int64(st, 1));
+		r.v.start = (uint64_t)sqlite3_column_int64(st, 2) & ~4095ull;
+		r.v.end = ((uint64_t)sqlite3_column_int64(st, 3) + 4095) & ~4095ull;
+		r.v.flags = (uint32_t)sqlite3_column_int64(st, 4);
+		r.v.pgoff = (uint64_t)sqlite3_column_int64(st, 6);
 		r.map_ns = (uint64_t)sqlite3_column_int64(st, 7);
 		r.unmap_ns = (uint64_t)sqlite3_column_int64(st, 8);
 		/* mr_store_open() refused any row that breaks these (store_check.c): a row
 		 * passed over here would leave its pages to derived VMAs and its MAP events
 		 * to nothing, without a word */
-		if (id <= 0 || id > INT32_MAX || !r.mm || r.end <= r.start || file >= t->nr_files) {
+		if (id <= 0 || id > INT32_MAX || !r.v.mm || r.v.end <= r.v.start || file >= t->nr_files) {
 			free(v);
 			sqlite3_finalize(st);
 			return mr_error_set(l->err, MR_ECORRUPT, "%s: vmas row %lld changed while the trace was open",
 					    t->path, (long long)id);
 		}
-		r.file = (uint32_t)file;
-		if (!r.file)
-			r.flags &= ~(uint32_t)MR_VMA_FILE;
+		r.v.file = (uint32_t)file;
+		if (!r.v.file)
+			r.v.flags &= ~(uint32_t)MR_VMA_FILE;
 		if (k == cap) {
 			struct rp_image_vma *nv;
 
@@ -390,7 +389,7 @@ static int rows_cover(const struct rp_image_vma *v, const uint64_t *pmax, uint32
 	while (x < y) { /* first row with start >= e */
 		uint32_t mid = (x + y) / 2;
 
-		if (v[mid].start < e)
+		if (v[mid].v.start < e)
 			x = mid + 1;
 		else
 			y = mid;
@@ -430,22 +429,22 @@ static int derive_vmas(struct load *l, struct rp_image_vma **vp, uint32_t *np, u
 	for (uint32_t k = 0; k < rows; k++) {
 		const struct rp_image_vma *v = *vp;
 
-		if (v[k].id >= next_id)
-			next_id = v[k].id + 1;
-		pmax[k] = (k && v[k - 1].mm == v[k].mm && pmax[k - 1] > v[k].end) ? pmax[k - 1]
-										: v[k].end;
+		if (v[k].v.id >= next_id)
+			next_id = v[k].v.id + 1;
+		pmax[k] = (k && v[k - 1].v.mm == v[k].v.mm && pmax[k - 1] > v[k].v.end) ? pmax[k - 1]
+										: v[k].v.end;
 	}
 	while (a < t->nr_anon_index) {
 		uint32_t mm = t->pages[ix[a]].owner;
 		uint64_t region = t->pages[ix[a]].key >> 9, b = a, first = UINT64_MAX, last = 0;
 		const struct rp_image_vma *v = *vp;
-		struct rp_image_vma r = { .mm = mm, .flags = MR_VMA_READ | MR_VMA_WRITE, .derived = 1 };
+		struct rp_image_vma r = { .v.mm = mm, .v.flags = MR_VMA_READ | MR_VMA_WRITE, .derived = 1 };
 
-		while (mlo < rows && v[mlo].mm < mm)
+		while (mlo < rows && v[mlo].v.mm < mm)
 			mlo++;
 		if (mhi < mlo)
 			mhi = mlo;
-		while (mhi < rows && v[mhi].mm <= mm)
+		while (mhi < rows && v[mhi].v.mm <= mm)
 			mhi++;
 		while (b < t->nr_anon_index && t->pages[ix[b]].owner == mm &&
 		       t->pages[ix[b]].key >> 9 == region)
@@ -464,10 +463,10 @@ static int derive_vmas(struct load *l, struct rp_image_vma **vp, uint32_t *np, u
 			a = b;
 			continue;
 		}
-		r.start = t->pages[ix[first]].key << 12;
-		r.end = (t->pages[ix[last]].key + 1) << 12;
-		if (!rows_cover(v, pmax, mlo, mhi, r.start, r.end)) {
-			r.id = next_id++;
+		r.v.start = t->pages[ix[first]].key << 12;
+		r.v.end = (t->pages[ix[last]].key + 1) << 12;
+		if (!rows_cover(v, pmax, mlo, mhi, r.v.start, r.v.end)) {
+			r.v.id = next_id++;
 			rc = push_vma(l, vp, np, capp, &r);
 			if (rc)
 				break;
@@ -489,9 +488,9 @@ static int derive_vmas(struct load *l, struct rp_image_vma **vp, uint32_t *np, u
 				e = t->pages[ix[d]].key + 1;
 				d++;
 			}
-			r.start = k << 12;
-			r.end = e << 12;
-			r.id = next_id++;
+			r.v.start = k << 12;
+			r.v.end = e << 12;
+			r.v.id = next_id++;
 			rc = push_vma(l, vp, np, capp, &r);
 			if (!rc)
 				t->nr_derived++;
@@ -653,9 +652,9 @@ static uint64_t vma_regions(const struct rp_image *t, const struct rp_image_vma 
 {
 	uint64_t count = 0, last = UINT64_MAX;
 
-	if (!v->file) {
-		uint64_t lo = t->mm_anon_off[v->mm], hi = t->mm_anon_off[v->mm + 1];
-		uint64_t k0 = v->start >> 12, k1 = v->end >> 12;
+	if (!v->v.file) {
+		uint64_t lo = t->mm_anon_off[v->v.mm], hi = t->mm_anon_off[v->v.mm + 1];
+		uint64_t k0 = v->v.start >> 12, k1 = v->v.end >> 12;
 
 		while (lo < hi) {
 			uint64_t mid = (lo + hi) / 2;
@@ -665,7 +664,7 @@ static uint64_t vma_regions(const struct rp_image *t, const struct rp_image_vma 
 			else
 				hi = mid;
 		}
-		for (; lo < t->mm_anon_off[v->mm + 1]; lo++) {
+		for (; lo < t->mm_anon_off[v->v.mm + 1]; lo++) {
 			uint64_t k = t->pages[t->anon_index[lo]].key;
 
 			if (k >= k1)
@@ -676,13 +675,13 @@ static uint64_t vma_regions(const struct rp_image *t, const struct rp_image_vma 
 			}
 		}
 	} else {
-		uint64_t lo = 0, hi = nfidx, i0 = v->pgoff, i1 = v->pgoff + ((v->end - v->start) >> 12);
+		uint64_t lo = 0, hi = nfidx, i0 = v->v.pgoff, i1 = v->v.pgoff + ((v->v.end - v->v.start) >> 12);
 
 		while (lo < hi) {
 			uint64_t mid = (lo + hi) / 2;
 			const struct rp_page *p = &t->pages[fidx[mid]];
 
-			if (p->owner < v->file || (p->owner == v->file && p->key < i0))
+			if (p->owner < v->v.file || (p->owner == v->v.file && p->key < i0))
 				lo = mid + 1;
 			else
 				hi = mid;
@@ -691,9 +690,9 @@ static uint64_t vma_regions(const struct rp_image *t, const struct rp_image_vma 
 			const struct rp_page *p = &t->pages[fidx[lo]];
 			uint64_t r;
 
-			if (p->owner != v->file || p->key >= i1)
+			if (p->owner != v->v.file || p->key >= i1)
 				break;
-			r = ((v->start >> 12) + (p->key - v->pgoff)) >> 9;
+			r = ((v->v.start >> 12) + (p->key - v->v.pgoff)) >> 9;
 			if (r != last) {
 				last = r;
 				count++;
@@ -724,10 +723,10 @@ static int size_tables(struct load *l)
 
 		reg[k] = r;
 		total += r;
-		if (t->mm_tables[v->mm] + r > UINT32_MAX / 2)
-			t->mm_tables[v->mm] = UINT32_MAX / 2;
+		if (t->mm_tables[v->v.mm] + r > UINT32_MAX / 2)
+			t->mm_tables[v->v.mm] = UINT32_MAX / 2;
 		else
-			t->mm_tables[v->mm] += (uint32_t)r;
+			t->mm_tables[v->v.mm] += (uint32_t)r;
 		if (!r)
 			continue;
 		sw[nsw++] = (struct sweep_ev){ v->derived ? 0 : v->map_ns, (int64_t)r };
@@ -821,11 +820,11 @@ static int load_cow(struct load *l, struct rp_sample_cow **out, uint32_t *n)
 		return mr_error_set(l->err, MR_ENOMEM, "out of memory loading vmas");
 	}
 	for (uint32_t i = 0; i < nv; i++)
-		if (v[i].file && !(v[i].flags & MR_VMA_SHARED))
-			c[k++] = (struct rp_sample_cow){ .start = v[i].start >> 12,
-							 .end = v[i].end >> 12,
-							 .pgoff = v[i].pgoff, .mm = v[i].mm,
-							 .file = v[i].file };
+		if (v[i].v.file && !(v[i].v.flags & MR_VMA_SHARED))
+			c[k++] = (struct rp_sample_cow){ .start = v[i].v.start >> 12,
+							 .end = v[i].v.end >> 12,
+							 .pgoff = v[i].v.pgoff, .mm = v[i].v.mm,
+							 .file = v[i].v.file };
 	l->vma_rows = v;
 	l->nvma_rows = nv;
 	if (k)
@@ -1227,15 +1226,8 @@ static int load_all(struct load *l)
 		qsort(v, nv, sizeof(*v), cmp_vma);
 	t->vmas = v;
 	t->nr_vmas = nv;
-	t->mr_vmas = malloc((nv ? nv : 1) * sizeof(*t->mr_vmas));
-	if (!t->mr_vmas)
-		return mr_error_set(l->err, MR_ENOMEM, "out of memory");
-	for (uint32_t k = 0; k < nv; k++)
-		t->mr_vmas[k] = (struct mr_vma){ .start = v[k].start, .end = v[k].end,
-						 .flags = v[k].flags, .file = v[k].file,
-						 .pgoff = v[k].pgoff, .mm = v[k].mm, .id = v[k].id };
 	for (uint32_t k = 0, mm = 0; mm <= t->nr_mms; mm++) {
-		while (k < nv && v[k].mm < mm)
+		while (k < nv && v[k].v.mm < mm)
 			k++;
 		t->mm_vma_off[mm] = k;
 	}
@@ -1252,27 +1244,27 @@ static int load_all(struct load *l)
 	 * up: a direct map when the ids are dense, as the recorder's and the generators'
 	 * are (1..n, derived ones after), where the binary search was a chain of misses
 	 * (4 % of a 48-machine sampled pass over traces/default.db, 8146 VMAs) */
-	if (nv && t->vmas[t->vma_by_id[nv - 1]].id <= 4 * (uint64_t)nv + 1024) {
-		t->nr_vma_ids = t->vmas[t->vma_by_id[nv - 1]].id + 1;
+	if (nv && t->vmas[t->vma_by_id[nv - 1]].v.id <= 4 * (uint64_t)nv + 1024) {
+		t->nr_vma_ids = t->vmas[t->vma_by_id[nv - 1]].v.id + 1;
 		t->vma_of_id = malloc((size_t)t->nr_vma_ids * sizeof(uint32_t));
 		if (!t->vma_of_id)
 			return mr_error_set(l->err, MR_ENOMEM, "out of memory");
 		memset(t->vma_of_id, 0xff, (size_t)t->nr_vma_ids * sizeof(uint32_t));
 		/* the first of equal ids by the sort, as the binary search may find any */
 		for (uint32_t k = nv; k-- > 0;)
-			t->vma_of_id[t->vmas[t->vma_by_id[k]].id] = t->vma_by_id[k];
+			t->vma_of_id[t->vmas[t->vma_by_id[k]].v.id] = t->vma_by_id[k];
 	}
 	for (uint32_t k = 0; k < nv; k++)
-		if (v[k].file)
-			t->file_vma_off[v[k].file + 1]++;
+		if (v[k].v.file)
+			t->file_vma_off[v[k].v.file + 1]++;
 	for (uint32_t f = 0; f < t->nr_files; f++)
 		t->file_vma_off[f + 1] += t->file_vma_off[f];
 	tmp = calloc(t->nr_files ? t->nr_files : 1, sizeof(uint32_t));
 	if (!tmp)
 		return mr_error_set(l->err, MR_ENOMEM, "out of memory");
 	for (uint32_t k = 0; k < nv; k++)
-		if (v[k].file)
-			t->file_vmas[t->file_vma_off[v[k].file] + tmp[v[k].file]++] = k;
+		if (v[k].v.file)
+			t->file_vmas[t->file_vma_off[v[k].v.file] + tmp[v[k].v.file]++] = k;
 	free(tmp);
 	(void)ntmp;
 	rc = index_mapped_files(l);
@@ -1335,7 +1327,6 @@ void rp_image_free(struct rp_image *t)
 	free(t->sample_cow_bits);
 	free(t->sample_cow_rank);
 	free(t->vmas);
-	free(t->mr_vmas);
 	free(t->vma_by_id);
 	free(t->vma_of_id);
 	free(t->mm_store_id);
@@ -1376,7 +1367,7 @@ uint32_t rp_image_vma_by_id(const struct rp_image *t, uint32_t id)
 
 	while (lo < hi) {
 		uint32_t mid = (lo + hi) / 2;
-		uint32_t x = t->vmas[t->vma_by_id[mid]].id;
+		uint32_t x = t->vmas[t->vma_by_id[mid]].v.id;
 
 		if (x == id)
 			return t->vma_by_id[mid];

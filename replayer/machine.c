@@ -1179,7 +1179,7 @@ int rp_machine_create(const struct rp_image *t, const struct rp_machine_opts *o,
 	mach->lruvec_stat = calloc((size_t)nn * nm * MR_NR_VMSTAT, sizeof(uint64_t));
 	mach->pg = mr_big_alloc((size_t)np * sizeof(struct rp_pg));
 	mach->fa_resident = calloc((size_t)(t->nr_fmap / 64 + 1), sizeof(uint64_t));
-	mach->vmas = t->mr_vmas;
+	mach->vmas = t->vmas;
 	mach->vma_live = calloc(t->nr_vmas ? t->nr_vmas : 1, sizeof(*mach->vma_live));
 	mach->mmx = calloc(t->nr_mms, sizeof(*mach->mmx));
 	mach->imap = calloc(t->nr_files ? t->nr_files : 1, sizeof(*mach->imap));

@@ -216,7 +216,7 @@ struct rp_machine {
 	uint32_t nfree_frames;
 	uint32_t frames_used;    /* frames [0, frames_used) have been used */
 
-	const struct mr_vma *vmas; /* the image's (t->mr_vmas), shared by the pass */
+	const struct rp_image_vma *vmas; /* the image's (t->vmas), shared by the pass */
 	uint8_t *vma_live;         /* [nr_vmas]: mapped now in this machine */
 	struct rp_mmx *mmx;
 	struct rp_flist *imap;

@@ -139,12 +139,12 @@ uint32_t rp_vma_at(const struct rp_machine *mach, uint32_t mm, uint64_t addr)
 	while (lo < hi) {
 		uint32_t mid = (lo + hi) / 2;
 
-		if (mach->vmas[mx->live[mid]].start <= addr)
+		if (mach->vmas[mx->live[mid]].v.start <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo && mach->vmas[mx->live[lo - 1]].end > addr)
+	if (lo && mach->vmas[mx->live[lo - 1]].v.end > addr)
 		return mx->live[lo - 1];
 	return MR_NONE;
 }
@@ -157,7 +157,7 @@ static uint32_t vma_at_table(struct rp_machine *mach, uint32_t ti, uint32_t mm, 
 	uint32_t vi = mach->tbl_vma[ti];
 
 	if (vi != MR_NONE) {
-		const struct mr_vma *v = &mach->vmas[vi];
+		const struct mr_vma *v = &mach->vmas[vi].v;
 
 		if (mach->vma_live[vi] && v->mm == mm && v->start <= addr && addr < v->end)
 			return vi;
@@ -177,13 +177,13 @@ static int vma_overlaps(const struct rp_machine *mach, uint32_t mm, uint64_t s, 
 	while (lo < hi) { /* first live VMA with start >= e */
 		uint32_t mid = (lo + hi) / 2;
 
-		if (mach->vmas[mx->live[mid]].start < e)
+		if (mach->vmas[mx->live[mid]].v.start < e)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	while (lo--) {
-		const struct mr_vma *v = &mach->vmas[mx->live[lo]];
+		const struct mr_vma *v = &mach->vmas[mx->live[lo]].v;
 
 		if (mx->live[lo] == skip)
 			continue;
@@ -296,7 +296,7 @@ void rp_anon_range(const struct rp_image *t, uint32_t mm, uint64_t start, uint64
  * (another VMA mapped over it) only takes the PTEs away. */
 void rp_vma_unmap(struct rp_machine *mach, uint32_t vi, int explicit)
 {
-	const struct mr_vma *v = &mach->vmas[vi];
+	const struct mr_vma *v = &mach->vmas[vi].v;
 	struct rp_mmx *mx = &mach->mmx[v->mm];
 
 	if (!mach->vma_live[vi])
@@ -318,7 +318,7 @@ void rp_vma_unmap(struct rp_machine *mach, uint32_t vi, int explicit)
 
 void rp_vma_activate(struct rp_machine *mach, uint32_t vi)
 {
-	const struct mr_vma *nv = &mach->vmas[vi];
+	const struct mr_vma *nv = &mach->vmas[vi].v;
 	uint32_t mm = nv->mm;
 	struct rp_mmx *mx = &mach->mmx[mm];
 	uint32_t lo, hi;
@@ -330,7 +330,7 @@ void rp_vma_activate(struct rp_machine *mach, uint32_t vi)
 		uint32_t victim = MR_NONE;
 
 		for (uint32_t i = 0; i < mx->nlive; i++) {
-			const struct mr_vma *v = &mach->vmas[mx->live[i]];
+			const struct mr_vma *v = &mach->vmas[mx->live[i]].v;
 
 			if (v->start < nv->end && v->end > nv->start) {
 				victim = mx->live[i];
@@ -348,7 +348,7 @@ void rp_vma_activate(struct rp_machine *mach, uint32_t vi)
 	while (lo < hi) {
 		uint32_t mid = (lo + hi) / 2;
 
-		if (mach->vmas[mx->live[mid]].start < nv->start)
+		if (mach->vmas[mx->live[mid]].v.start < nv->start)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -385,13 +385,13 @@ static uint32_t pick_row(const struct rp_machine *mach, const uint32_t *idx, uin
 		const struct rp_image_vma *r = &mach->t->vmas[vi];
 		int score;
 
-		if (r->mm != mm)
+		if (r->v.mm != mm)
 			continue;
 		if (rp_page_type(rp) == RP_FILE) {
-			if (r->file != rp->owner || rp->key < r->pgoff ||
-			    rp->key - r->pgoff >= (r->end - r->start) >> 12)
+			if (r->v.file != rp->owner || rp->key < r->v.pgoff ||
+			    rp->key - r->v.pgoff >= (r->v.end - r->v.start) >> 12)
 				continue;
-		} else if ((rp->key << 12) < r->start || (rp->key << 12) >= r->end) {
+		} else if ((rp->key << 12) < r->v.start || (rp->key << 12) >= r->v.end) {
 			continue;
 		}
 		if (r->derived || (r->map_ns <= now && (!r->unmap_ns || r->unmap_ns > now)))
@@ -419,7 +419,7 @@ static uint32_t file_vma(struct rp_machine *mach, const struct rp_page *rp, uint
 	uint32_t vi;
 
 	for (uint32_t i = 0; i < fl->n; i++) {
-		const struct mr_vma *v = &mach->vmas[fl->live[i]];
+		const struct mr_vma *v = &mach->vmas[fl->live[i]].v;
 
 		if (v->mm == mm && rp->key >= v->pgoff && rp->key - v->pgoff < vma_pages(v)) {
 			*addr = v->start + ((rp->key - v->pgoff) << 12);
@@ -429,7 +429,7 @@ static uint32_t file_vma(struct rp_machine *mach, const struct rp_page *rp, uint
 	vi = pick_row(mach, t->file_vmas, t->file_vma_off[rp->owner],
 		      t->file_vma_off[rp->owner + 1], mm, rp);
 	if (vi != MR_NONE) {
-		*addr = t->vmas[vi].start + ((rp->key - t->vmas[vi].pgoff) << 12);
+		*addr = t->vmas[vi].v.start + ((rp->key - t->vmas[vi].v.pgoff) << 12);
 		rp_vma_activate(mach, vi);
 	}
 	return vi;
@@ -493,7 +493,7 @@ static int rmap_walk(struct rp_machine *mach, uint32_t page, uint32_t frame,
 
 			(void)MR_WARN_ON_ONCE(anon && tbl(mach, ti)->page[s] != frame);
 			if (vi != MR_NONE)
-				return fn(arg, &mach->vmas[vi], pmd_sync(mach, ti), s);
+				return fn(arg, &mach->vmas[vi].v, pmd_sync(mach, ti), s);
 		}
 		(void)MR_WARN_ON_ONCE(anon);
 		if (anon)
@@ -504,7 +504,7 @@ static int rmap_walk(struct rp_machine *mach, uint32_t page, uint32_t frame,
 		const struct rp_flist *fl = &mach->imap[rp->owner];
 
 		for (uint32_t i = 0; i < fl->n && found < want; i++) {
-			const struct mr_vma *v = &mach->vmas[fl->live[i]];
+			const struct mr_vma *v = &mach->vmas[fl->live[i]].v;
 			uint64_t addr;
 			uint32_t ti;
 			unsigned s;
@@ -611,7 +611,7 @@ static void walk_mm_vmas(struct rp_machine *mach, uint32_t mm, const struct mr_w
 	struct rp_mmx *mx = &mach->mmx[mm];
 
 	for (uint32_t i = 0; i < mx->nlive; i++) {
-		const struct mr_vma *v = &mach->vmas[mx->live[i]];
+		const struct mr_vma *v = &mach->vmas[mx->live[i]].v;
 		uint64_t k0 = v->start >> 21, k1 = (v->end - 1) >> 21;
 		uint32_t pos = tkey_lower(mx, k0);
 
@@ -724,7 +724,7 @@ void rp_fault_around(struct rp_machine *mach, uint32_t vi, uint32_t mm, uint64_t
 		       (page == MR_NONE ? mach->ra_task == task && mach->ra_n : rp_ra_major(mach, page, task))
 		       ? task : MR_NONE;
 	const struct rp_image *t = mach->t;
-	const struct mr_vma *v = &mach->vmas[vi];
+	const struct mr_vma *v = &mach->vmas[vi].v;
 	uint64_t nr = mach->fault_around, pte_off = (addr >> 12) & 511;
 	uint64_t vma_off = (addr - v->start) >> 12, from, to, i0, i1, s0 = 0, s1 = 0;
 	struct mr_pte_table *pt = NULL;

@@ -31,9 +31,8 @@
 #include "mr_err.h"
 #include "mr_event.h"
 #include "mr_util.h" /* mr_big_alloc */
+#include "mr_policy.h" /* struct mr_vma */
 #include "rp_cache.h" /* struct rp_cache_info */
-
-struct mr_vma; /* mr_policy.h */
 
 /* Page types as storage's enum mr_page_type (kept numerically identical). */
 #define RP_ANON 0
@@ -69,19 +68,16 @@ static inline unsigned rp_page_type(const struct rp_page *p)
 /*
  * The VMAs, one name per role: struct mr_vma_row is a row of a trace's vmas table
  * (mr_store.h); struct rp_image_vma is one VMA of the loaded image, a row or one derived
- * for anonymous pages no row covers; struct mr_vma is that VMA as policies see it
- * (mr_policy.h, the kernel's vm_area_struct), one array in the image that every machine
- * of a pass reads, each with its own bit of whether it is mapped now (machine_int.h,
+ * for anonymous pages no row covers, around the struct mr_vma policies see (mr_policy.h,
+ * the kernel's vm_area_struct): one array in the image that every machine of a pass
+ * reads, each machine with its own byte of whether each is mapped now (machine_int.h,
  * vma_live); struct rec_vma is the recorder's, while it records.
  */
 struct rp_image_vma {
-	uint64_t start, end; /* [start, end) bytes */
-	uint64_t pgoff;      /* file offset of start, pages */
+	/* start and end in bytes, pgoff in pages, the vmas row id (derived VMAs get ids
+	 * above every row's), mm index, file id (0 = anonymous), MR_VMA_* flags */
+	struct mr_vma v;
 	uint64_t map_ns, unmap_ns;
-	uint32_t id;         /* vmas row id; derived VMAs get ids above every row's */
-	uint32_t mm;         /* mm index */
-	uint32_t file;       /* file id, 0 = anonymous */
-	uint32_t flags;      /* MR_VMA_* */
 	uint8_t derived;
 };
 
@@ -157,10 +153,9 @@ struct rp_image {
 	double sample_cache_s;
 	uint64_t nr_anon, nr_file, nr_shmem;
 
-	struct rp_image_vma *vmas;
-	struct mr_vma *mr_vmas; /* [nr_vmas]: the same VMAs as policies see them, shared by
-				 * every machine (a copy per machine of a pass of 48 cost 48
-				 * bytes a VMA each, and a cache miss per MAP, UNMAP and exit) */
+	struct rp_image_vma *vmas; /* read by every machine of a pass (a copy per machine
+				    * of a pass of 48 cost 48 bytes a VMA each, and a cache
+				    * miss per MAP, UNMAP and exit) */
 	uint32_t nr_vmas, nr_derived;
 	uint32_t *vma_by_id;   /* vma indices sorted by id (MAP/UNMAP lookup) */
 	uint32_t *vma_of_id;   /* [nr_vma_ids]: vma index by id (UINT32_MAX none), or NULL
