@@ -13,11 +13,11 @@
  *     seeds 0 .. K - 1; one seed's error says little on a trace of few units);
  * each on one thread (threads = 0), next-use times and the sampling's page counts from a
  * cache primed before the timed runs (the page counts' pass is timed on its own: what a
- * first sampled replay of a trace adds). The error per policy is over the 16 sizes: |sampled - full| miss ratio in
- * percentage points, as `memreplay curve` prints both (mr_results_curve() on the results
- * files the replays write), its mean over sizes and seeds, the worst seed's mean and the
- * largest at any size, and the mean of the raw ratio (misses / the sampled machine's own
- * references) beside it.
+ * first sampled replay of a trace adds). The error per policy is over the 16 sizes:
+ * |sampled - full| miss ratio in percentage points, as `memreplay curve` prints both
+ * (mr_results_curve() on the results files the replays write), its mean over sizes and
+ * seeds, the worst seed's mean and the largest at any size, and the mean of the raw
+ * ratio (misses / the sampled machine's own references) beside it.
  *
  * Figures, not assertions. Times are wall times of create + run, not of the results'
  * writing.
