@@ -715,6 +715,25 @@ static void fault_around_one(struct rp_machine *mach, uint32_t p, uint32_t mm, u
 	mach->c[C_FAULT_AROUND]++;
 }
 
+/* Is a bit of bits[] in [s0, s1) other than self's set? A word at a time: a window is
+ * up to 512 slots, and every read fault of a mapped file (every unsampled one's, in a
+ * sampled replay, sample.c) asks. */
+static int fa_any_resident(const uint64_t *bits, uint64_t s0, uint64_t s1, uint64_t self)
+{
+	while (s0 < s1) {
+		uint64_t w = s0 >> 6, lo = s0 & 63;
+		uint64_t n = s1 - s0 < 64 - lo ? s1 - s0 : 64 - lo;
+		uint64_t mask = (n == 64 ? ~0ull : ((1ull << n) - 1)) << lo;
+
+		if (self >> 6 == w)
+			mask &= ~(1ull << (self & 63));
+		if (bits[w] & mask)
+			return 1;
+		s0 += n;
+	}
+	return 0;
+}
+
 void rp_fault_around(struct rp_machine *mach, uint32_t vi, uint32_t mm, uint64_t addr, uint32_t page,
 		     uint32_t task)
 {
@@ -752,13 +771,11 @@ void rp_fault_around(struct rp_machine *mach, uint32_t vi, uint32_t mm, uint64_t
 		 * lies outside the file's mapped span */
 		uint64_t kmin = t->fmap_kmin[f], kend = kmin + t->fmap_span[f];
 		uint64_t k0 = i0 > kmin ? i0 : kmin, k1 = i1 < kend ? i1 : kend;
-		uint64_t self = page == MR_NONE ? UINT64_MAX : fa_slot(t, page), any = 0;
+		uint64_t self = page == MR_NONE ? UINT64_MAX : fa_slot(t, page);
 
 		s0 = t->fmap_base[f] + k0 - kmin;
 		s1 = k1 > k0 ? s0 + (k1 - k0) : s0;
-		for (uint64_t s = s0; s < s1 && !any; s++)
-			any = s != self && (mach->fa_resident[s >> 6] & (1ull << (s & 63)));
-		if (!any)
+		if (!fa_any_resident(mach->fa_resident, s0, s1, self))
 			return;
 	}
 	/* nothing to do when the window is mapped already: one look at the table */
