@@ -418,19 +418,23 @@ static inline void fail(struct rp_machine *mach, int code, const char *what)
 }
 
 /* First position in mm's table array with key >= key. */
+/* The first of mm's tables at or above key: a search without branches on the data
+ * (the comparison selects the half by a conditional move), as the keys a random fault
+ * asks for are unpredictable and a mispredicted halving costs more than the load. */
 static inline uint32_t tkey_lower(const struct rp_mmx *mx, uint64_t key)
 {
-	uint32_t lo = 0, hi = mx->ntbl;
+	const struct rp_tkey *b = mx->tbl;
+	uint32_t n = mx->ntbl;
 
-	while (lo < hi) {
-		uint32_t mid = (lo + hi) / 2;
+	if (!n)
+		return 0;
+	while (n > 1) {
+		uint32_t half = n / 2;
 
-		if (mx->tbl[mid].key < key)
-			lo = mid + 1;
-		else
-			hi = mid;
+		b = b[half].key < key ? b + half : b;
+		n -= half;
 	}
-	return lo;
+	return (uint32_t)(b - mx->tbl) + (b->key < key);
 }
 
 static inline uint32_t table_find(const struct rp_machine *mach, uint32_t mm, uint64_t key)
