@@ -6,8 +6,9 @@
 #   include(Libperf)
 #   target_link_libraries(foo PRIVATE Libperf::perf)
 #
-# The build adds one function to libperf, perf_evsel__set_cgroup_fd() (see the script);
-# MR_LIBPERF_CGROUP_FD=1 is defined for users when the installed header has it.
+# The build adds two functions to libperf, perf_evsel__set_cgroup_fd() and
+# perf_evsel__fd() (see the script); MR_LIBPERF_CGROUP_FD=1 and MR_LIBPERF_EVSEL_FD=1 are
+# defined for users when the installed header has them.
 #
 # Imported targets:
 #   Libperf::perf  libperf.a; its interface links Libperf::api after it and adds the
@@ -120,6 +121,12 @@ if(_libperf_evsel_h MATCHES "perf_evsel__set_cgroup_fd")
 else()
   message(STATUS "libperf: no perf_evsel__set_cgroup_fd() (patch did not apply, see "
                  "${_libperf_dir}/build.log): record --cgroup filters in user space")
+endif()
+if(_libperf_evsel_h MATCHES "perf_evsel__fd\\(")
+  list(APPEND _libperf_defs MR_LIBPERF_EVSEL_FD=1)
+else()
+  message(STATUS "libperf: no perf_evsel__fd() (patch did not apply, see "
+                 "${_libperf_dir}/build.log): rings are mapped after the events open")
 endif()
 unset(_libperf_evsel_h)
 

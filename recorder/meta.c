@@ -409,6 +409,18 @@ void rec_meta_end(struct rec *r, struct perf_state *ps)
 	mr_writer_set_meta_u64(r->w, "refault.kernel_unpaired", r->rf_unpaired);
 	mr_writer_set_meta_u64(r->w, "fault_rw.paired", r->pf_paired);
 	mr_writer_set_meta_u64(r->w, "munmap.calls", r->munmaps);
+	/* where the events wrote (perf.c, "Rings before the events") */
+	if (ps->ring_evlist && ps->ring_evlist == ps->rings.evlist)
+		mr_writer_set_meta(r->w, "perf.rings", "cpu-wide, mapped before the events opened");
+	else if (r->o->target == MR_TARGET_COMMAND && ps->rings.why) {
+		char why[160];
+
+		snprintf(why, sizeof(why), "the events' own (CPU-wide ones: %s)",
+			 strerror(-ps->rings.why));
+		mr_writer_set_meta(r->w, "perf.rings", why);
+	} else {
+		mr_writer_set_meta(r->w, "perf.rings", "the events' own");
+	}
 	/* cgroup:cgroup_attach_task moves of recorded tasks between memory cgroups */
 	mr_writer_set_meta_u64(r->w, "cgroup.moves", r->cg_moves);
 	/* private file pages that became anonymous copies (cow_add() in ids.c) */

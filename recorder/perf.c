@@ -2,8 +2,10 @@
 /*
  * perf.c - the recorder's perf events through libperf: build the evlist for the sources
  * asked for, open and map it (one ring per CPU, every event of a CPU redirected into that
- * CPU's ring, so a ring is one time-ordered stream), set the kernel-side filters, drain
- * the rings merged by time into the decoders, and read what each ring lost.
+ * CPU's ring, so a ring is one time-ordered stream; for a command the rings are mapped
+ * first, on CPU-wide dummy events: "Rings before the events" below), set the kernel-side
+ * filters, drain the rings merged by time into the decoders, and read what each ring
+ * lost.
  *
  *   evsel 0  page-faults (minor)  + side band: MMAP2 (data too), COMM, FORK, EXIT
  *   evsel 1  page-faults (major)
@@ -31,9 +33,14 @@
 #include <perf/threadmap.h>
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "libperf_compat.h"
 #include "rec_int.h"
@@ -72,6 +79,8 @@ static int add_evsel(struct perf_state *ps, struct perf_event_attr *a, int kind)
 	ps->kind[ps->nevsel++] = kind;
 	return 0;
 }
+
+static int redirect(struct perf_state *ps, int pages);
 
 /* Build the evlist for the sources asked for and that exist; open and map it. */
 int rec_perf_open(struct rec *r, struct perf_state *ps, int with_tp, const char **step)
@@ -148,13 +157,178 @@ int rec_perf_open(struct rec *r, struct perf_state *ps, int with_tp, const char 
 		*step = "perf_evlist__open";
 		return rc;
 	}
+	if (ps->rings.ok) {
+		ps->rings.why = redirect(ps, pages);
+		if (!ps->rings.why) {
+			ps->ring_evlist = ps->rings.evlist;
+			return 0;
+		}
+		/* the rings cannot take these events: map the events' own, as without them */
+		rec_rings_close(&ps->rings);
+		rec_evlist_delete(ps->evlist);
+		ps->evlist = NULL;
+		return rec_perf_open(r, ps, with_tp, step);
+	}
 	errno = 0;
 	rc = perf_evlist__mmap(ps->evlist, pages);
 	if (rc < 0) {
 		*step = "perf_evlist__mmap";
 		return rc == -1 ? (errno ? -errno : -EPERM) : rc;
 	}
+	ps->ring_evlist = ps->evlist;
 	return 0;
+}
+
+/*
+ * ---- Rings before the events ----
+ *
+ * The first task-bound perf event on a host without one waits for an RCU grace period
+ * (kernel/events/core.c: account_event() enables perf_sched_events, then
+ * synchronize_rcu()), and mapping a ring allocates and zeroes its pages: 7-15 ms and
+ * 2-3 ms a ring here, one after the other, before a command can start (docs/record.md,
+ * "The fixed cost, step by step"). A CPU-wide event that needs no scheduler hook has no
+ * grace period, and a task-bound event may write into the ring of another event on the
+ * same CPU with the same clock (PERF_EVENT_IOC_SET_OUTPUT, perf_event_set_output()). So a
+ * recording of a command maps one ring per CPU on a disabled CPU-wide dummy event
+ * (rec_rings_open(), on a job thread from the start) and redirects every (event, CPU) of
+ * the evlist into the ring of its CPU (redirect()), as libperf's perf_evlist__mmap()
+ * does into the first event's. The records, their order in a ring and the events are the
+ * same; the dummy event produces none. A CPU-wide fd signals no exit (POLLHUP), so the
+ * loop polls the command's pidfd beside the rings (rec_perf_poll()). Where any step does
+ * not work (no CAP_PERFMON for CPU-wide events, no pidfd, another CPU map, another ring
+ * size, a kernel that refuses the redirect) the events map their own rings as before.
+ */
+pthread_mutex_t rec_fork_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int rec_rings_open(void *arg)
+{
+#ifdef MR_LIBPERF_EVSEL_FD
+	struct rec_rings *g = arg;
+	struct perf_event_attr a;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_DUMMY;
+	a.disabled = 1;
+	a.use_clockid = 1; /* the same clock as the events it takes (perf_event_set_output()) */
+	a.clockid = CLOCK_MONOTONIC;
+	a.watermark = 1; /* the ring's wakeup is its owner's (rb_alloc()) */
+	a.wakeup_watermark = (uint32_t)((uint64_t)g->pages * (uint64_t)g->psize / 2);
+	g->ok = 0;
+	g->evlist = perf_evlist__new();
+	g->cpus = perf_cpu_map__new(NULL);
+	g->threads = perf_thread_map__new_dummy(); /* pid -1: CPU-wide */
+	if (!g->evlist || !g->cpus || !g->threads || !(g->evsel = perf_evsel__new(&a))) {
+		g->why = -ENOMEM;
+		return 0;
+	}
+	perf_evlist__add(g->evlist, g->evsel);
+	perf_evlist__set_maps(g->evlist, g->cpus, g->threads);
+	/* libperf opens without O_CLOEXEC, and the command may be forked meanwhile
+	 * (record.c, spawn()): its exec must not take these fds along */
+	pthread_mutex_lock(&rec_fork_lock);
+	rc = perf_evlist__open(g->evlist);
+	for (int c = 0; rc >= 0 && c < perf_cpu_map__nr(g->cpus); c++) {
+		int fd = perf_evsel__fd(g->evsel, c, 0);
+
+		if (fd >= 0)
+			fcntl(fd, F_SETFD, FD_CLOEXEC);
+	}
+	pthread_mutex_unlock(&rec_fork_lock);
+	if (rc < 0) {
+		g->why = rc;
+		return 0;
+	}
+	errno = 0;
+	rc = perf_evlist__mmap(g->evlist, g->pages);
+	if (rc < 0) {
+		g->why = rc == -1 ? (errno ? -errno : -EPERM) : rc;
+		return 0;
+	}
+	/* what rec_perf_poll() waits on: the rings, then the pidfd (set_targets()) */
+	g->npfd = perf_cpu_map__nr(g->cpus) + 1;
+	g->pfd = calloc((size_t)g->npfd, sizeof(*g->pfd));
+	if (!g->pfd) {
+		g->why = -ENOMEM;
+		return 0;
+	}
+	for (int c = 0; c + 1 < g->npfd; c++) {
+		g->pfd[c].fd = perf_evsel__fd(g->evsel, c, 0);
+		g->pfd[c].events = POLLIN;
+	}
+	g->pfd[g->npfd - 1].fd = -1;
+	g->pfd[g->npfd - 1].events = POLLIN;
+	g->ok = 1;
+#else
+	(void)arg;
+#endif
+	return 0;
+}
+
+void rec_rings_close(struct rec_rings *g)
+{
+	g->ok = 0;
+	rec_evlist_delete(g->evlist); /* unmaps and closes (libperf_compat.h) */
+	g->evlist = NULL;
+	g->evsel = NULL;
+	perf_cpu_map__put(g->cpus);
+	perf_thread_map__put(g->threads);
+	g->cpus = NULL;
+	g->threads = NULL;
+	if (g->pidfd >= 0)
+		close(g->pidfd);
+	g->pidfd = -1;
+	free(g->pfd);
+	g->pfd = NULL;
+	g->npfd = 0;
+}
+
+/* Every (event, CPU, thread) of the evlist into the rings: 0, else -errno (the caller
+ * then maps the events' own). */
+static int redirect(struct perf_state *ps, int pages)
+{
+#ifdef MR_LIBPERF_EVSEL_FD
+	int ncpu = perf_cpu_map__nr(ps->cpus), nthr = perf_thread_map__nr(ps->threads);
+
+	if (pages != ps->rings.pages || ps->rings.pidfd < 0 || !ps->rings.pfd ||
+	    perf_cpu_map__nr(ps->rings.cpus) != ncpu)
+		return -EINVAL;
+	for (int c = 0; c < ncpu; c++)
+		if (perf_cpu_map__cpu(ps->rings.cpus, c).cpu != perf_cpu_map__cpu(ps->cpus, c).cpu)
+			return -EINVAL;
+	for (int e = 0; e < ps->nevsel; e++)
+		for (int c = 0; c < ncpu; c++) {
+			int out = perf_evsel__fd(ps->rings.evsel, c, 0);
+
+			for (int t = 0; t < nthr; t++) {
+				int fd = perf_evsel__fd(ps->evsel[e], c, t);
+
+				if (out < 0 || fd < 0)
+					return -EINVAL;
+				if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, out))
+					return -errno;
+			}
+		}
+	ps->rings.pfd[ps->rings.npfd - 1].fd = ps->rings.pidfd;
+	return 0;
+#else
+	(void)ps;
+	(void)pages;
+	return -ENOTSUP;
+#endif
+}
+
+void rec_perf_poll(struct perf_state *ps, int ms)
+{
+#ifdef MR_LIBPERF_EVSEL_FD
+	if (ps->ring_evlist && ps->ring_evlist == ps->rings.evlist) {
+		poll(ps->rings.pfd, (nfds_t)ps->rings.npfd, ms);
+		return;
+	}
+#endif
+	perf_evlist__poll(ps->evlist, ms);
 }
 
 /*
@@ -256,7 +430,7 @@ int rec_perf_drain(struct rec *r, struct perf_state *ps, uint32_t *ids, int fina
 	union perf_event *e;
 	int ring = 0, rc = 0;
 
-	perf_evlist__for_each_mmap(ps->evlist, map, false) {
+	perf_evlist__for_each_mmap(ps->ring_evlist, map, false) {
 		if (ring >= r->nrings)
 			break;
 		if (perf_mmap__read_init(map) == 0) {

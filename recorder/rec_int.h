@@ -355,11 +355,35 @@ struct idmap {
 	int kind; /* enum rec_kind; RK_TP_BASE + rec_tp */
 };
 
+/*
+ * Rings before the events (perf.c): for a command, one CPU-wide dummy event per CPU whose
+ * rings are mapped on a job thread while the kernel's grace period for the first
+ * task-bound event runs; the task-bound events are then redirected into them. ok: mapped
+ * and still to be used; pidfd: the command's, polled beside the rings (a CPU-wide event
+ * signals no exit).
+ */
+struct pollfd;
+struct rec_rings {
+	struct perf_evlist *evlist;
+	struct perf_evsel *evsel;
+	struct perf_cpu_map *cpus;
+	struct perf_thread_map *threads;
+	int pages, psize; /* data pages of each ring, the page size */
+	int ok;
+	int pidfd;
+	struct pollfd *pfd; /* the rings' fds, then the pidfd: what the loop polls */
+	int npfd;
+	int why;          /* -errno of the step that failed, for the notes */
+};
+
 /* A recording's perf events: its maps, the evlist, each evsel's kind, the ids. */
 struct perf_state {
 	struct perf_cpu_map *cpus;
 	struct perf_thread_map *threads;
 	struct perf_evlist *evlist;
+	struct perf_evlist *ring_evlist; /* the one whose mmaps are the rings: evlist, or
+					  * rings.evlist when the events write there */
+	struct rec_rings rings;
 	struct perf_evsel *evsel[2 + RTP_NR + REC_HW_MAX];
 	int kind[2 + RTP_NR + REC_HW_MAX];
 	int nevsel;
@@ -394,6 +418,15 @@ int rec_perf_apply_filters(struct rec *r, struct perf_state *ps, char *why, size
 /* Read every ring and decode what is old enough, merged by time (final: everything).
  * ids: MAX_RANGE page ids of scratch. Returns 0 or the first decoder / writer error. */
 int rec_perf_drain(struct rec *r, struct perf_state *ps, uint32_t *ids, int final);
+/* The rings of rings->pages on CPU-wide dummy events, on a job thread (rec_job): always
+ * returns 0, rings->ok says whether they are there. */
+int rec_rings_open(void *rings);
+/* Held around opening fds that are not O_CLOEXEC on a job thread and around forking the
+ * command (record.c, spawn()), so that its exec never inherits them. */
+extern pthread_mutex_t rec_fork_lock;
+void rec_rings_close(struct rec_rings *rings);
+/* Wait up to ms for the rings (and the command's exit, where a pidfd is polled). */
+void rec_perf_poll(struct perf_state *ps, int ms);
 /* Samples lost (PERF_FORMAT_LOST) on one ring, and of one evsel on every ring. */
 uint64_t rec_perf_ring_lost(struct perf_state *ps, int ring);
 uint64_t rec_perf_evsel_lost(struct perf_state *ps, int e);

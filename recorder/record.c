@@ -39,6 +39,7 @@
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -114,7 +115,9 @@ static int spawn(char *const *argv, int *go_fd, pid_t *out, struct mr_error *err
 
 	if (pipe2(go, O_CLOEXEC) || pipe2(ex, O_CLOEXEC))
 		return mr_error_set(err, MR_EIO, "pipe: %s", strerror(errno));
+	pthread_mutex_lock(&rec_fork_lock); /* no fd half-opened on a job thread comes along */
 	pid = fork();
+	pthread_mutex_unlock(&rec_fork_lock);
 	if (pid < 0)
 		return mr_error_set(err, MR_EIO, "fork: %s", strerror(errno));
 	if (pid == 0) {
@@ -153,7 +156,7 @@ struct run {
 	/* work beside this thread (overlap.c): the perf scheduler hooks turned on from the
 	 * start (key_fd: the dummy event that did it, or -1), the store created while the
 	 * events open */
-	struct rec_job key_job, store_job;
+	struct rec_job key_job, store_job, ring_job;
 	int key_fd;
 	struct mr_error store_err;	/* create_store()'s message on its thread */
 	uint64_t store_ns;		/* create_store()'s own wall time */
@@ -306,6 +309,11 @@ static int set_targets(struct run *run, struct mr_error *err)
 		run->ex_fd = spawn(o->argv, &run->go_fd, &run->child, err);
 		if (run->ex_fd < 0)
 			return run->ex_fd;
+#ifdef SYS_pidfd_open
+		/* polled beside the rings of CPU-wide events, which signal no exit (perf.c,
+		 * "Rings before the events"); without one the events map their own */
+		ps->rings.pidfd = (int)syscall(SYS_pidfd_open, run->child, 0);
+#endif
 		ps->threads = perf_thread_map__new_dummy();
 		if (ps->threads)
 			perf_thread_map__set_pid(ps->threads, 0, run->child);
@@ -395,6 +403,7 @@ static int open_events(struct run *run, struct mr_error *err)
 	const char *step = "";
 	int rc;
 
+	rec_job_wait(&run->ring_job);
 	rc = rec_perf_open(r, ps, r->with_tp, &step);
 	if (rc < 0 && r->hw_on) {
 		/* the hardware events opened alone; with the rest (inherit, the cgroup
@@ -607,7 +616,7 @@ static int record_loop(struct run *run)
 	for (;;) {
 		uint64_t now;
 
-		perf_evlist__poll(run->ps.evlist, POLL_MS);
+		rec_perf_poll(&run->ps, POLL_MS);
 		rc = rec_perf_drain(r, &run->ps, run->ids, 0);
 		if (rc)
 			break;
@@ -815,6 +824,8 @@ static void clean_up(struct run *run, int rc)
 		stats->bytes_written = ws.stored_bytes;
 	}
 	drop_events(run->ps.evlist);
+	rec_job_wait(&run->ring_job);
+	rec_rings_close(&run->ps.rings);
 	perf_thread_map__put(run->ps.threads);
 	perf_cpu_map__put(run->ps.cpus);
 	free(run->ps.ids);
@@ -870,7 +881,7 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 		  struct mr_error *err)
 {
 	struct mr_record_stats st_local;
-	struct run run = { .go_fd = -1, .ex_fd = -1, .key_fd = -1 };
+	struct run run = { .go_fd = -1, .ex_fd = -1, .key_fd = -1, .ps.rings.pidfd = -1 };
 	struct rec *r = &run.r;
 	uint64_t t = mr_clock_ns();
 	int rc, src;
@@ -886,6 +897,11 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 		rec_job_start(&run.key_job, rec_sched_key_open, &run.key_fd);
 	if (!rc)
 		rc = init_rec(&run, stats, err);	/* --cgroup filter, page size, key */
+	if (!rc && run.o.target == MR_TARGET_COMMAND) {
+		run.ps.rings.pages = (int)REC_RING_PAGES(r);
+		run.ps.rings.psize = (int)r->psize;
+		rec_job_start(&run.ring_job, rec_rings_open, &run.ps.rings);
+	}
 	if (!rc)
 		rc = read_tracepoints(r, err);		/* tracefs: ids and formats */
 	if (!rc)
@@ -893,6 +909,8 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 	phase_end(stats, MR_RECORD_PH_SETUP, &t);
 	if (rc) {
 		release_key(&run);
+		rec_job_wait(&run.ring_job);
+		rec_rings_close(&run.ps.rings);
 		return rc;
 	}
 

@@ -18,8 +18,8 @@
 #                                        copies a whole struct from the caller's pointer
 #   OUT/install/lib/libperf.a, libapi.a  link in this order
 #
-# One local change to libperf (the here-document below, applied with patch(1) before
-# make): perf_evsel__set_cgroup_fd(). libperf's perf_evsel__open() passes the thread
+# Two local changes to libperf (the here-documents below, applied with patch(1) before
+# make). The first, perf_evsel__set_cgroup_fd(). libperf's perf_evsel__open() passes the thread
 # map's pid and flags 0 to perf_event_open(), so an event cannot be scoped to a cgroup
 # (PERF_FLAG_PID_CGROUP with a cgroup directory fd as the pid). The recorder needs that
 # for `record --cgroup` (kernel-side filtering). Patching is the smallest way to keep every
@@ -31,6 +31,12 @@
 # to another tree, the build goes on without it (a warning in build.log); the recorder
 # then filters --cgroup in user space and says why (cmake/Libperf.cmake defines
 # MR_LIBPERF_CGROUP_FD only when the installed header declares the function).
+# The second, perf_evsel__fd(): the fd of one (CPU, thread) of an open evsel. A recording
+# of a command maps its rings on CPU-wide dummy events while the kernel's grace period
+# for its first task-bound event runs, then redirects the task-bound events into them
+# (PERF_EVENT_IOC_SET_OUTPUT) and polls their fds with a pidfd of the command
+# (recorder/perf.c, "Rings before the events"); that needs the fds libperf keeps.
+# Without it (MR_LIBPERF_EVSEL_FD undefined) the rings are mapped after the events open.
 #
 # Usage: build-libperf.sh TARBALL OUT [CC]
 # Exit status 0 only when every file above is in place; the caller (cmake/Libperf.cmake)
@@ -171,6 +177,47 @@ then
 else
 	echo "build-libperf: warning: the perf_evsel__set_cgroup_fd() patch does not apply" \
 		"to this tree (or patch(1) is missing); record --cgroup will filter in user space"
+fi
+
+# perf_evsel__fd() (see the top of this file).
+cat > "$out/evsel-fd.patch" <<'EOF'
+--- a/tools/lib/perf/evsel.c
++++ b/tools/lib/perf/evsel.c
+@@ -279,6 +279,13 @@
+ 	return 0;
+ }
+ 
++int perf_evsel__fd(struct perf_evsel *evsel, int cpu_map_idx, int thread)
++{
++	int *fd = evsel->fd ? FD(evsel, cpu_map_idx, thread) : NULL;
++
++	return fd ? *fd : -1;
++}
++
+ void *perf_evsel__mmap_base(struct perf_evsel *evsel, int cpu_map_idx, int thread)
+ {
+ 	int *fd = FD(evsel, cpu_map_idx, thread);
+--- a/tools/lib/perf/include/perf/evsel.h
++++ b/tools/lib/perf/include/perf/evsel.h
+@@ -33,6 +33,9 @@
+ LIBPERF_API void perf_evsel__close_cpu(struct perf_evsel *evsel, int cpu_map_idx);
+ LIBPERF_API int perf_evsel__mmap(struct perf_evsel *evsel, int pages);
+ LIBPERF_API void perf_evsel__munmap(struct perf_evsel *evsel);
++/* memreplay: the fd of (cpu_map_idx, thread) of an open evsel, else -1 (to redirect it
++ * into another event's ring, PERF_EVENT_IOC_SET_OUTPUT, and to poll it) */
++LIBPERF_API int perf_evsel__fd(struct perf_evsel *evsel, int cpu_map_idx, int thread);
+ LIBPERF_API void *perf_evsel__mmap_base(struct perf_evsel *evsel, int cpu_map_idx, int thread);
+ LIBPERF_API int perf_evsel__read(struct perf_evsel *evsel, int cpu_map_idx, int thread,
+ 				 struct perf_counts_values *count);
+EOF
+if command -v patch >/dev/null 2>&1 &&
+   patch -d "$out/src" -p1 -N --dry-run --silent < "$out/evsel-fd.patch" >/dev/null 2>&1
+then
+	patch -d "$out/src" -p1 -N --silent < "$out/evsel-fd.patch"
+	echo "build-libperf: applied perf_evsel__fd()"
+else
+	echo "build-libperf: warning: the perf_evsel__fd() patch does not apply to this" \
+		"tree (or patch(1) is missing); each recording maps its rings after its events open"
 fi
 
 # libperf's makefile appends its include paths, -fPIC and -Werror to CFLAGS from the

@@ -23,8 +23,20 @@ check "record a command exits 0" [ $? = 0 ]
 "$MR" info "$T/a.db" >"$T/info.log" 2>&1
 check "info accepts the store" [ $? = 0 ]
 check "info shows faults" grep -q "fault" "$T/info.log"
+# root may open CPU-wide events: the rings are mapped on them while the first events
+# open, and the events write there (recorder/perf.c, "Rings before the events")
+check "the events wrote into CPU-wide rings mapped before them (meta perf.rings)" \
+	sh -c "'$MR' query '$T/a.db' \"SELECT value FROM meta WHERE key = 'perf.rings'\" | grep -q 'cpu-wide, mapped before'"
+check "... and every touch of the command is there (1000 pages, 1000 faults or more)" \
+	[ "$("$MR" query "$T/a.db" --csv "SELECT count(*) FROM events WHERE kind = 'fault'" | tail -1)" -ge 1000 ]
 "$MR" replay "$T/a.db" --policy lru --memory 64M -o "$T/r.db" >"$T/replay.log" 2>&1
 check "replay --policy lru --memory 64M runs on it" [ $? = 0 ]
+
+# the rings' CPU-wide events are opened beside the command's fork: its exec must not
+# inherit them (recorder/perf.c, rec_fork_lock)
+"$MR" record -o "$T/fd.db" --quiet -- sh -c 'ls -l /proc/$$/fd/' >"$T/fd.log" 2>&1
+check "the recorded command holds no perf event fd of the recorder" \
+	sh -c "grep -q ' -> ' '$T/fd.log' && ! grep -q perf_event '$T/fd.log'"
 
 sum0=$(cksum <"$T/a.db")
 "$MR" record -o "$T/a.db" --quiet -- sh -c ': > "$1"' sh "$T/ran" >"$T/exists.log" 2>&1

@@ -51,6 +51,15 @@ if [ "$paranoid" -ge 2 ]; then
 	check "... and the faults source says what is missing and the fix" \
 		sh -c "'$MR' query '$T/out/u.db' \"SELECT value FROM meta WHERE key = 'source.faults'\" | grep -q 'user-mode faults only.*fix:'"
 fi
+# CPU-wide events need CAP_PERFMON or perf_event_paranoid <= 0: above that the rings are
+# the events' own and the trace says why (recorder/perf.c, "Rings before the events")
+if [ "$paranoid" -ge 1 ]; then
+	check "the events' own rings, and why not CPU-wide ones (meta perf.rings)" \
+		sh -c "'$MR' query '$T/out/u.db' \"SELECT value FROM meta WHERE key = 'perf.rings'\" | grep -q \"the events' own (CPU-wide ones: \""
+else
+	check "CPU-wide rings at perf_event_paranoid $paranoid (meta perf.rings)" \
+		sh -c "'$MR' query '$T/out/u.db' \"SELECT value FROM meta WHERE key = 'perf.rings'\" | grep -q 'cpu-wide'"
+fi
 check "root-only sources off with the reason (pagecache)" \
 	sh -c "'$MR' query '$T/out/u.db' \"SELECT value FROM meta WHERE key = 'source.pagecache'\" | grep -q 'root\\|denied\\|Permission'"
 check "the trace replays" "$MR" replay "$T/out/u.db" --policy lru --memory 4M -q -o "$T/r.db"
