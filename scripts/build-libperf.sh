@@ -114,6 +114,20 @@ for need in lib/perf/Makefile lib/api/Makefile include/uapi/linux/perf_event.h; 
 	fi
 done
 
+# apply_patch FILE WHAT WITHOUT: apply $out/FILE to the tree, or say what the build goes
+# on without (a tree it does not apply to, or no patch(1))
+apply_patch() {
+	if command -v patch >/dev/null 2>&1 &&
+	   patch -d "$out/src" -p1 -N --dry-run --silent < "$out/$1" >/dev/null 2>&1
+	then
+		patch -d "$out/src" -p1 -N --silent < "$out/$1"
+		echo "build-libperf: applied $2"
+	else
+		echo "build-libperf: warning: the $2 patch does not apply to this tree (or" \
+			"patch(1) is missing); $3"
+	fi
+}
+
 # perf_evsel__set_cgroup_fd() (see the top of this file).
 cat > "$out/cgroup-fd.patch" <<'EOF'
 --- a/tools/lib/perf/evsel.c
@@ -169,15 +183,8 @@ cat > "$out/cgroup-fd.patch" <<'EOF'
  LIBPERF_API void perf_evsel__close_cpu(struct perf_evsel *evsel, int cpu_map_idx);
  LIBPERF_API int perf_evsel__mmap(struct perf_evsel *evsel, int pages);
 EOF
-if command -v patch >/dev/null 2>&1 &&
-   patch -d "$out/src" -p1 -N --dry-run --silent < "$out/cgroup-fd.patch" >/dev/null 2>&1
-then
-	patch -d "$out/src" -p1 -N --silent < "$out/cgroup-fd.patch"
-	echo "build-libperf: applied perf_evsel__set_cgroup_fd()"
-else
-	echo "build-libperf: warning: the perf_evsel__set_cgroup_fd() patch does not apply" \
-		"to this tree (or patch(1) is missing); record --cgroup will filter in user space"
-fi
+apply_patch cgroup-fd.patch "perf_evsel__set_cgroup_fd()" \
+	"record --cgroup will filter in user space"
 
 # perf_evsel__fd() (see the top of this file).
 cat > "$out/evsel-fd.patch" <<'EOF'
@@ -210,15 +217,8 @@ cat > "$out/evsel-fd.patch" <<'EOF'
  LIBPERF_API int perf_evsel__read(struct perf_evsel *evsel, int cpu_map_idx, int thread,
  				 struct perf_counts_values *count);
 EOF
-if command -v patch >/dev/null 2>&1 &&
-   patch -d "$out/src" -p1 -N --dry-run --silent < "$out/evsel-fd.patch" >/dev/null 2>&1
-then
-	patch -d "$out/src" -p1 -N --silent < "$out/evsel-fd.patch"
-	echo "build-libperf: applied perf_evsel__fd()"
-else
-	echo "build-libperf: warning: the perf_evsel__fd() patch does not apply to this" \
-		"tree (or patch(1) is missing); each recording maps its rings after its events open"
-fi
+apply_patch evsel-fd.patch "perf_evsel__fd()" \
+	"each recording maps its rings after its events open"
 
 # libperf's makefile appends its include paths, -fPIC and -Werror to CFLAGS from the
 # environment; libapi's makefile sets its own CFLAGS (with -fPIC) and honours WERROR=0.
