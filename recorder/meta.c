@@ -415,8 +415,8 @@ void rec_meta_end(struct rec *r, struct perf_state *ps)
 	else if (r->o->target == MR_TARGET_COMMAND && ps->rings.why) {
 		char why[160];
 
-		snprintf(why, sizeof(why), "the events' own (CPU-wide ones: %s)",
-			 strerror(-ps->rings.why));
+		snprintf(why, sizeof(why), "the events' own (CPU-wide ones: %s: %s)",
+			 ps->rings.why_step ? ps->rings.why_step : "?", strerror(-ps->rings.why));
 		mr_writer_set_meta(r->w, "perf.rings", why);
 	} else {
 		mr_writer_set_meta(r->w, "perf.rings", "the events' own");

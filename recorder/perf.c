@@ -217,18 +217,21 @@ int rec_rings_open(void *arg)
 	a.watermark = 1; /* the ring's wakeup is its owner's (rb_alloc()) */
 	a.wakeup_watermark = (uint32_t)((uint64_t)g->pages * (uint64_t)g->psize / 2);
 	g->ok = 0;
+	/* libperf opens without O_CLOEXEC (the events, and the CPU list's sysfs file while
+	 * it reads it), and the command may be forked meanwhile (record.c, spawn()): its
+	 * exec must not take these fds along */
+	pthread_mutex_lock(&rec_fork_lock);
 	g->evlist = perf_evlist__new();
 	g->cpus = perf_cpu_map__new(NULL);
 	g->threads = perf_thread_map__new_dummy(); /* pid -1: CPU-wide */
 	if (!g->evlist || !g->cpus || !g->threads || !(g->evsel = perf_evsel__new(&a))) {
+		pthread_mutex_unlock(&rec_fork_lock);
 		g->why = -ENOMEM;
+		g->why_step = "memory";
 		return 0;
 	}
 	perf_evlist__add(g->evlist, g->evsel);
 	perf_evlist__set_maps(g->evlist, g->cpus, g->threads);
-	/* libperf opens without O_CLOEXEC, and the command may be forked meanwhile
-	 * (record.c, spawn()): its exec must not take these fds along */
-	pthread_mutex_lock(&rec_fork_lock);
 	rc = perf_evlist__open(g->evlist);
 	for (int c = 0; rc >= 0 && c < perf_cpu_map__nr(g->cpus); c++) {
 		int fd = perf_evsel__fd(g->evsel, c, 0);
@@ -239,12 +242,14 @@ int rec_rings_open(void *arg)
 	pthread_mutex_unlock(&rec_fork_lock);
 	if (rc < 0) {
 		g->why = rc;
+		g->why_step = "perf_event_open";
 		return 0;
 	}
 	errno = 0;
 	rc = perf_evlist__mmap(g->evlist, g->pages);
 	if (rc < 0) {
 		g->why = rc == -1 ? (errno ? -errno : -EPERM) : rc;
+		g->why_step = "mmap";
 		return 0;
 	}
 	/* what rec_perf_poll() waits on: the rings, then the pidfd (set_targets()) */
@@ -252,6 +257,7 @@ int rec_rings_open(void *arg)
 	g->pfd = calloc((size_t)g->npfd, sizeof(*g->pfd));
 	if (!g->pfd) {
 		g->why = -ENOMEM;
+		g->why_step = "memory";
 		return 0;
 	}
 	for (int c = 0; c + 1 < g->npfd; c++) {
@@ -285,32 +291,39 @@ void rec_rings_close(struct rec_rings *g)
 	g->npfd = 0;
 }
 
-/* Every (event, CPU, thread) of the evlist into the rings: 0, else -errno (the caller
- * then maps the events' own). */
+/* Every (event, CPU, thread) of the evlist into the rings: 0, else -errno with
+ * rings.why_step naming what did not fit (the caller then maps the events' own). */
 static int redirect(struct perf_state *ps, int pages)
 {
 #ifdef MR_LIBPERF_EVSEL_FD
+	struct rec_rings *g = &ps->rings;
 	int ncpu = perf_cpu_map__nr(ps->cpus), nthr = perf_thread_map__nr(ps->threads);
 
-	if (pages != ps->rings.pages || ps->rings.pidfd < 0 || !ps->rings.pfd ||
-	    perf_cpu_map__nr(ps->rings.cpus) != ncpu)
+	if (g->pidfd < 0) {
+		g->why_step = "no pidfd of the command";
+		return -ENOSYS;
+	}
+	g->why_step = "another ring size or CPU list than the events'";
+	if (pages != g->pages || !g->pfd || perf_cpu_map__nr(g->cpus) != ncpu)
 		return -EINVAL;
 	for (int c = 0; c < ncpu; c++)
-		if (perf_cpu_map__cpu(ps->rings.cpus, c).cpu != perf_cpu_map__cpu(ps->cpus, c).cpu)
+		if (perf_cpu_map__cpu(g->cpus, c).cpu != perf_cpu_map__cpu(ps->cpus, c).cpu)
 			return -EINVAL;
+	g->why_step = "PERF_EVENT_IOC_SET_OUTPUT";
 	for (int e = 0; e < ps->nevsel; e++)
 		for (int c = 0; c < ncpu; c++) {
-			int out = perf_evsel__fd(ps->rings.evsel, c, 0);
+			int out = perf_evsel__fd(g->evsel, c, 0);
 
 			for (int t = 0; t < nthr; t++) {
 				int fd = perf_evsel__fd(ps->evsel[e], c, t);
 
 				if (out < 0 || fd < 0)
-					return -EINVAL;
+					return -EBADF;
 				if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, out))
 					return -errno;
 			}
 		}
+	g->why_step = NULL;
 	ps->rings.pfd[ps->rings.npfd - 1].fd = ps->rings.pidfd;
 	return 0;
 #else

@@ -374,6 +374,7 @@ struct rec_rings {
 	struct pollfd *pfd; /* the rings' fds, then the pidfd: what the loop polls */
 	int npfd;
 	int why;          /* -errno of the step that failed, for the notes */
+	const char *why_step; /* that step */
 };
 
 /* A recording's perf events: its maps, the evlist, each evsel's kind, the ids. */

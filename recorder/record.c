@@ -787,6 +787,7 @@ static void clean_up(struct run *run, int rc)
 		 * for the command to end on its own, however long it runs. */
 		rec_evlist_delete(run->ps.evlist);
 		run->ps.evlist = NULL;
+		rec_rings_close(&run->ps.rings); /* their pages too (perf.c) */
 		while ((p = waitpid(run->child, &status, 0)) < 0 && errno == EINTR)
 			;
 		if (p == run->child)
