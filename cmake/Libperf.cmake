@@ -112,22 +112,27 @@ else()
 endif()
 unset(_libperf_evsel_c)
 
-# perf_evsel__set_cgroup_fd(): scripts/build-libperf.sh patches it into libperf (for
-# `record --cgroup` filtering in the kernel) when the patch applies to the tree; without
-# it the recorder filters --cgroup in user space and says so.
+# The functions scripts/build-libperf.sh patches into libperf when its patches apply to
+# the tree: perf_evsel__set_cgroup_fd() (`record --cgroup` filtering in the kernel) and
+# perf_evsel__fd() (a command's rings mapped before its events open). Each defines its
+# MR_LIBPERF_* for users; without it the recorder does without and says so.
 file(READ "${_libperf_install}/include/perf/evsel.h" _libperf_evsel_h)
-if(_libperf_evsel_h MATCHES "perf_evsel__set_cgroup_fd")
-  list(APPEND _libperf_defs MR_LIBPERF_CGROUP_FD=1)
-else()
-  message(STATUS "libperf: no perf_evsel__set_cgroup_fd() (patch did not apply, see "
-                 "${_libperf_dir}/build.log): record --cgroup filters in user space")
-endif()
-if(_libperf_evsel_h MATCHES "perf_evsel__fd\\(")
-  list(APPEND _libperf_defs MR_LIBPERF_EVSEL_FD=1)
-else()
-  message(STATUS "libperf: no perf_evsel__fd() (patch did not apply, see "
-                 "${_libperf_dir}/build.log): rings are mapped after the events open")
-endif()
+foreach(_f "perf_evsel__set_cgroup_fd;MR_LIBPERF_CGROUP_FD;record --cgroup filters in user space"
+           "perf_evsel__fd;MR_LIBPERF_EVSEL_FD;rings are mapped after the events open")
+  list(GET _f 0 _fn)
+  list(GET _f 1 _def)
+  list(GET _f 2 _without)
+  if(_libperf_evsel_h MATCHES "${_fn}\\(")
+    list(APPEND _libperf_defs ${_def}=1)
+  else()
+    message(STATUS "libperf: no ${_fn}() (patch did not apply, see "
+                   "${_libperf_dir}/build.log): ${_without}")
+  endif()
+endforeach()
+unset(_f)
+unset(_fn)
+unset(_def)
+unset(_without)
 unset(_libperf_evsel_h)
 
 if(NOT TARGET Libperf::api)

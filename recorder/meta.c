@@ -410,7 +410,7 @@ void rec_meta_end(struct rec *r, struct perf_state *ps)
 	mr_writer_set_meta_u64(r->w, "fault_rw.paired", r->pf_paired);
 	mr_writer_set_meta_u64(r->w, "munmap.calls", r->munmaps);
 	/* where the events wrote (perf.c, "Rings before the events") */
-	if (ps->ring_evlist && ps->ring_evlist == ps->rings.evlist)
+	if (ps->rings.used)
 		mr_writer_set_meta(r->w, "perf.rings", "cpu-wide, mapped before the events opened");
 	else if (r->o->target == MR_TARGET_COMMAND && ps->rings.why) {
 		char why[160];

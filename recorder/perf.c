@@ -159,10 +159,9 @@ int rec_perf_open(struct rec *r, struct perf_state *ps, int with_tp, const char 
 	}
 	if (ps->rings.ok) {
 		ps->rings.why = redirect(ps, pages);
-		if (!ps->rings.why) {
-			ps->ring_evlist = ps->rings.evlist;
+		ps->rings.used = !ps->rings.why;
+		if (ps->rings.used)
 			return 0;
-		}
 		/* the rings cannot take these events: map the events' own, as without them */
 		rec_rings_close(&ps->rings);
 		rec_evlist_delete(ps->evlist);
@@ -175,7 +174,6 @@ int rec_perf_open(struct rec *r, struct perf_state *ps, int with_tp, const char 
 		*step = "perf_evlist__mmap";
 		return rc == -1 ? (errno ? -errno : -EPERM) : rc;
 	}
-	ps->ring_evlist = ps->evlist;
 	return 0;
 }
 
@@ -275,7 +273,7 @@ int rec_rings_open(void *arg)
 
 void rec_rings_close(struct rec_rings *g)
 {
-	g->ok = 0;
+	g->ok = g->used = 0;
 	rec_evlist_delete(g->evlist); /* unmaps and closes (libperf_compat.h) */
 	g->evlist = NULL;
 	g->evsel = NULL;
@@ -336,7 +334,7 @@ static int redirect(struct perf_state *ps, int pages)
 void rec_perf_poll(struct perf_state *ps, int ms)
 {
 #ifdef MR_LIBPERF_EVSEL_FD
-	if (ps->ring_evlist && ps->ring_evlist == ps->rings.evlist) {
+	if (ps->rings.used) {
 		poll(ps->rings.pfd, (nfds_t)ps->rings.npfd, ms);
 		return;
 	}
@@ -443,7 +441,7 @@ int rec_perf_drain(struct rec *r, struct perf_state *ps, uint32_t *ids, int fina
 	union perf_event *e;
 	int ring = 0, rc = 0;
 
-	perf_evlist__for_each_mmap(ps->ring_evlist, map, false) {
+	perf_evlist__for_each_mmap(ps->rings.used ? ps->rings.evlist : ps->evlist, map, false) {
 		if (ring >= r->nrings)
 			break;
 		if (perf_mmap__read_init(map) == 0) {

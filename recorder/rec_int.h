@@ -369,7 +369,8 @@ struct rec_rings {
 	struct perf_cpu_map *cpus;
 	struct perf_thread_map *threads;
 	int pages, psize; /* data pages of each ring, the page size */
-	int ok;
+	int ok;           /* mapped, not yet given up */
+	int used;         /* the events are redirected into them (rec_perf_open()) */
 	int pidfd;
 	struct pollfd *pfd; /* the rings' fds, then the pidfd: what the loop polls */
 	int npfd;
@@ -382,9 +383,7 @@ struct perf_state {
 	struct perf_cpu_map *cpus;
 	struct perf_thread_map *threads;
 	struct perf_evlist *evlist;
-	struct perf_evlist *ring_evlist; /* the one whose mmaps are the rings: evlist, or
-					  * rings.evlist when the events write there */
-	struct rec_rings rings;
+	struct rec_rings rings; /* rings.used: the events write there, else their own */
 	struct perf_evsel *evsel[2 + RTP_NR + REC_HW_MAX];
 	int kind[2 + RTP_NR + REC_HW_MAX];
 	int nevsel;

@@ -295,6 +295,13 @@ static void release_key(struct run *run)
 	run->key_fd = -1;
 }
 
+/* The rings of rec_rings_open() (perf.c): waited for, unmapped, closed. Idempotent. */
+static void release_rings(struct run *run)
+{
+	rec_job_wait(&run->ring_job);
+	rec_rings_close(&run->ps.rings);
+}
+
 /* Every CPU, and the threads to follow: the command (forked, stopped before exec), the
  * threads of each pid, or every task (-a, --cgroup). */
 static int set_targets(struct run *run, struct mr_error *err)
@@ -787,7 +794,7 @@ static void clean_up(struct run *run, int rc)
 		 * for the command to end on its own, however long it runs. */
 		rec_evlist_delete(run->ps.evlist);
 		run->ps.evlist = NULL;
-		rec_rings_close(&run->ps.rings); /* their pages too (perf.c) */
+		release_rings(run); /* their pages too (perf.c) */
 		while ((p = waitpid(run->child, &status, 0)) < 0 && errno == EINTR)
 			;
 		if (p == run->child)
@@ -825,8 +832,7 @@ static void clean_up(struct run *run, int rc)
 		stats->bytes_written = ws.stored_bytes;
 	}
 	drop_events(run->ps.evlist);
-	rec_job_wait(&run->ring_job);
-	rec_rings_close(&run->ps.rings);
+	release_rings(run);
 	perf_thread_map__put(run->ps.threads);
 	perf_cpu_map__put(run->ps.cpus);
 	free(run->ps.ids);
@@ -910,8 +916,7 @@ int mr_record_run(const struct mr_record_opts *opts, struct mr_record_stats *sta
 	phase_end(stats, MR_RECORD_PH_SETUP, &t);
 	if (rc) {
 		release_key(&run);
-		rec_job_wait(&run.ring_job);
-		rec_rings_close(&run.ps.rings);
+		release_rings(&run);
 		return rc;
 	}
 
