@@ -32,7 +32,7 @@ static const struct {
 	const char *order;
 } tables[] = {
 	{ "runs", NULL }, { "memcgs", "s.cgroup" }, { "counters", "s.rowid" },
-	{ "model_counters", "s.rowid" }, { "timeseries", "s.rowid" }, { "lru_gen", "s.rowid" },
+	{ "model_counters", "s.rowid" }, { "timeseries", "s.name, s.t_ns" }, { "lru_gen", "s.rowid" },
 	{ "script_log", "s.rowid" }, { "timing", "s.rowid" }, { "notes", "s.rowid" },
 	{ "segments", "s.seg" }, { "segment_counters", "s.name, s.seg" },
 };

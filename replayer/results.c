@@ -45,11 +45,14 @@
 	" FROM counters WHERE memcg IS NULL GROUP BY run) c ON c.run = r.id"
 #define CURVE_VIEW "CREATE VIEW curve AS " CURVE_SELECT
 
-/* The indexes, made after the rows are in: one sort each instead of a B-tree insert
- * per row (most of a large results file's time, as a sampled pass's 48 runs) */
-static const char index_sql[] =
-	"CREATE INDEX counters_run_name ON counters(run, name);\n"
-	"CREATE INDEX timeseries_run_name ON timeseries(run, name, t_ns);\n";
+/*
+ * The index of counters, made after the rows are in: one sort instead of a B-tree insert
+ * per row. timeseries, the largest table (a sampled pass of 48 runs writes 200K rows),
+ * has its key as its primary key instead (WITHOUT ROWID), its rows written in key order
+ * (by_name()): an index sorted after the rows took as long as the rows themselves, and
+ * the file was 1.7 times as large.
+ */
+static const char index_sql[] = "CREATE INDEX counters_run_name ON counters(run, name);\n";
 
 static const char schema_sql[] =
 	"CREATE TABLE meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID;\n"
@@ -69,7 +72,7 @@ static const char schema_sql[] =
 	" value INTEGER NOT NULL);\n"
 	"CREATE TABLE model_counters(run INTEGER NOT NULL, name TEXT NOT NULL, value REAL);\n"
 	"CREATE TABLE timeseries(run INTEGER NOT NULL, t_ns INTEGER NOT NULL, name TEXT NOT NULL,"
-	" value INTEGER NOT NULL);\n"
+	" value INTEGER NOT NULL, PRIMARY KEY(run, name, t_ns)) WITHOUT ROWID;\n"
 	"CREATE TABLE lru_gen(run INTEGER NOT NULL, t_ns INTEGER NOT NULL, full INTEGER NOT NULL,"
 	" why TEXT NOT NULL, text TEXT NOT NULL);\n"
 	"CREATE TABLE script_log(run INTEGER NOT NULL, t_ns INTEGER NOT NULL, line INTEGER,"
@@ -299,9 +302,46 @@ static int step_reset(struct wctx *w, sqlite3_stmt *st)
 	return 0;
 }
 
+/* step_reset() for a statement whose every parameter the next row binds again */
+static int step_rebind(struct wctx *w, sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return sqlfail(w->db, w->path, "inserting", w->err);
+	return 0;
+}
+
 static void bind_u64(sqlite3_stmt *st, int i, uint64_t v)
 {
 	sqlite3_bind_int64(st, i, (sqlite3_int64)v);
+}
+
+struct named {
+	const char *name;
+	size_t k;
+};
+
+static int named_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct named *)a)->name, ((const struct named *)b)->name);
+}
+
+/* The counters' names in the order of a key (run, name, ...): BINARY collation compares
+ * bytes as strcmp() does, so the rows of a run go in at the end of the B-tree. */
+static struct named *by_name(struct wctx *w, const char *const *names, size_t n)
+{
+	struct named *v = malloc((n ? n : 1) * sizeof(*v));
+
+	if (!v) {
+		mr_error_set(w->err, MR_ENOMEM, "results %s: out of memory", w->path);
+		return NULL;
+	}
+	for (size_t k = 0; k < n; k++)
+		v[k] = (struct named){ names[k], k };
+	qsort(v, n, sizeof(*v), named_cmp);
+	return v;
 }
 
 /* segments and the increments of their counters; an increment of 0 is not written
@@ -309,6 +349,7 @@ static void bind_u64(sqlite3_stmt *st, int i, uint64_t v)
 static int write_segments(struct wctx *w, sqlite3_stmt **st, const struct mr_run_result *r,
 			  int64_t id)
 {
+	struct named *order;
 	int rc = 0;
 
 	for (size_t s = 0; !rc && s < r->nsegs; s++) {
@@ -320,24 +361,31 @@ static int write_segments(struct wctx *w, sqlite3_stmt **st, const struct mr_run
 		bind_u64(st[9], 6, r->segs[s].t_last);
 		rc = step_reset(w, st[9]);
 	}
-	for (size_t k = 0; !rc && k < r->seg_nnames; k++) {
+	if (rc || !(order = by_name(w, r->seg_names, r->seg_nnames)))
+		return rc ? rc : MR_ENOMEM;
+	for (size_t i = 0; !rc && i < r->seg_nnames; i++) {
+		size_t k = order[i].k;
+
 		for (size_t s = 0; !rc && s < r->nsegs; s++) {
 			uint64_t v = r->seg_val[s * r->seg_nnames + k];
 			uint64_t prev = s ? r->seg_val[(s - 1) * r->seg_nnames + k] : 0;
 
-			if (v < prev)
+			if (v < prev) {
+				free(order);
 				return mr_error_set(w->err, MR_EINVAL,
 						    "results %s: segment counter %s goes down in segment %zu of run %lld",
 						    w->path, r->seg_names[k], s, (long long)id);
+			}
 			if (v == prev)
 				continue;
 			sqlite3_bind_int64(st[10], 1, id);
 			sqlite3_bind_int64(st[10], 2, (int64_t)s);
 			sqlite3_bind_text(st[10], 3, r->seg_names[k], -1, SQLITE_STATIC);
 			bind_u64(st[10], 4, v - prev);
-			rc = step_reset(w, st[10]);
+			rc = step_rebind(w, st[10]);
 		}
 	}
+	free(order);
 	return rc;
 }
 
@@ -347,6 +395,7 @@ static int write_run(struct wctx *w, sqlite3_stmt **st, const struct mr_results_
 	const char *note = in->notes ? in->notes[id - 1] : NULL;
 	const char *cov = in->coverage ? in->coverage[id - 1] : NULL;
 	const char *colon = strchr(r->spec, ':');
+	struct named *order = NULL;
 	int rc;
 
 	/* runs */
@@ -427,15 +476,20 @@ static int write_run(struct wctx *w, sqlite3_stmt **st, const struct mr_results_
 			sqlite3_bind_double(st[3], 3, r->model[i].value);
 		rc = step_reset(w, st[3]);
 	}
-	for (size_t s = 0; !rc && s < r->ts_nsamples; s++) {
-		for (size_t k = 0; !rc && k < r->ts_nnames; k++) {
+	if (!rc && r->ts_nnames && !(order = by_name(w, r->ts_names, r->ts_nnames)))
+		rc = MR_ENOMEM;
+	for (size_t i = 0; !rc && i < r->ts_nnames; i++) {
+		size_t k = order[i].k;
+
+		for (size_t s = 0; !rc && s < r->ts_nsamples; s++) {
 			sqlite3_bind_int64(st[4], 1, id);
 			bind_u64(st[4], 2, r->ts_t[s]);
 			sqlite3_bind_text(st[4], 3, r->ts_names[k], -1, SQLITE_STATIC);
 			bind_u64(st[4], 4, r->ts_val[s * r->ts_nnames + k]);
-			rc = step_reset(w, st[4]);
+			rc = step_rebind(w, st[4]);
 		}
 	}
+	free(order);
 	for (size_t i = 0; !rc && i < r->nsnaps; i++) {
 		sqlite3_bind_int64(st[5], 1, id);
 		bind_u64(st[5], 2, r->snaps[i].t);
@@ -521,12 +575,14 @@ int mr_results_write_claimed(const struct mr_results_claim *c,
 		rc = create_temp(path, tmp, sizeof(tmp), err);
 	if (rc)
 		return rc;
-	if (sqlite3_open_v2(tmp, &w.db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+	/* one thread writes through this connection: no mutex per call (3 % of a sampled
+	 * pass's process); a cache that holds a 48-run file, so no page spills mid-write */
+	if (sqlite3_open_v2(tmp, &w.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		rc = sqlfail(w.db, path, "creating", err);
 		goto out;
 	}
 	snprintf(sql, sizeof(sql),
-		 "PRAGMA journal_mode=DELETE; PRAGMA application_id=%d; PRAGMA user_version=%d; BEGIN;",
+		 "PRAGMA journal_mode=DELETE; PRAGMA cache_size=-262144; PRAGMA application_id=%d; PRAGMA user_version=%d; BEGIN;",
 		 (int)MR_RESULTS_APP_ID, MR_RESULTS_VERSION);
 	rc = exec(&w, sql);
 	if (!rc)

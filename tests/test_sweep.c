@@ -126,7 +126,7 @@ static int run_sweep(struct sweep *s)
 static const char *const run_tables[] = {
 	"SELECT memcg, name, value FROM counters WHERE run = ?1 ORDER BY rowid",
 	"SELECT name, value FROM model_counters WHERE run = ?1 ORDER BY rowid",
-	"SELECT t_ns, name, value FROM timeseries WHERE run = ?1 ORDER BY rowid",
+	"SELECT t_ns, name, value FROM timeseries WHERE run = ?1 ORDER BY name, t_ns",
 	"SELECT t_ns, full, why, text FROM lru_gen WHERE run = ?1 ORDER BY rowid",
 	"SELECT cgroup, path, limit_pages FROM memcgs WHERE run = ?1 ORDER BY cgroup",
 	/* the warnings name the size when there are several: compare the others */
