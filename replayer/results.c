@@ -302,6 +302,27 @@ static int step_reset(struct wctx *w, sqlite3_stmt *st)
 	return 0;
 }
 
+/*
+ * The insert statements: NINS of one row each, and for the two tables of (run, integer,
+ * name, value) rows, timeseries and segment_counters, statements of NROWS rows: a
+ * sampled pass of 48 runs writes 250K such rows, and one statement of 32 rows costs
+ * far less than 32 of one (SQLite runs each statement's preamble once).
+ */
+enum { NINS = 11, ST_TS_ROWS = NINS, ST_SEG_ROWS, NST };
+#define NROWS 32
+
+/* Rows (run, a, name, v) of one run and name, written NROWS at a time */
+struct rows {
+	struct wctx *w;
+	sqlite3_stmt *one, *many;
+	int64_t run;
+	const char *name;
+	int nlen;
+	unsigned n;
+	int64_t a[NROWS];
+	uint64_t v[NROWS];
+};
+
 /* step_reset() for a statement whose every parameter the next row binds again */
 static int step_rebind(struct wctx *w, sqlite3_stmt *st)
 {
@@ -316,6 +337,49 @@ static int step_rebind(struct wctx *w, sqlite3_stmt *st)
 static void bind_u64(sqlite3_stmt *st, int i, uint64_t v)
 {
 	sqlite3_bind_int64(st, i, (sqlite3_int64)v);
+}
+
+static void bind_row(sqlite3_stmt *st, int first, const struct rows *b, unsigned i)
+{
+	sqlite3_bind_int64(st, first, b->run);
+	sqlite3_bind_int64(st, first + 1, b->a[i]);
+	sqlite3_bind_text(st, first + 2, b->name, b->nlen, SQLITE_STATIC);
+	bind_u64(st, first + 3, b->v[i]);
+}
+
+static int rows_flush(struct rows *b)
+{
+	int rc = 0;
+
+	if (b->n == NROWS) {
+		for (unsigned i = 0; i < NROWS; i++)
+			bind_row(b->many, 4 * (int)i + 1, b, i);
+		rc = step_rebind(b->w, b->many);
+	} else {
+		for (unsigned i = 0; !rc && i < b->n; i++) {
+			bind_row(b->one, 1, b, i);
+			rc = step_rebind(b->w, b->one);
+		}
+	}
+	b->n = 0;
+	return rc;
+}
+
+static int rows_add(struct rows *b, int64_t a, uint64_t v)
+{
+	b->a[b->n] = a;
+	b->v[b->n++] = v;
+	return b->n == NROWS ? rows_flush(b) : 0;
+}
+
+/* The rows that follow are name's (those before it go out first) */
+static int rows_name(struct rows *b, const char *name)
+{
+	int rc = rows_flush(b);
+
+	b->name = name;
+	b->nlen = (int)strlen(name);
+	return rc;
 }
 
 struct named {
@@ -349,6 +413,7 @@ static struct named *by_name(struct wctx *w, const char *const *names, size_t n)
 static int write_segments(struct wctx *w, sqlite3_stmt **st, const struct mr_run_result *r,
 			  int64_t id)
 {
+	struct rows rows = { .w = w, .one = st[10], .many = st[ST_SEG_ROWS], .run = id };
 	struct named *order;
 	int rc = 0;
 
@@ -366,6 +431,7 @@ static int write_segments(struct wctx *w, sqlite3_stmt **st, const struct mr_run
 	for (size_t i = 0; !rc && i < r->seg_nnames; i++) {
 		size_t k = order[i].k;
 
+		rc = rows_name(&rows, r->seg_names[k]);
 		for (size_t s = 0; !rc && s < r->nsegs; s++) {
 			uint64_t v = r->seg_val[s * r->seg_nnames + k];
 			uint64_t prev = s ? r->seg_val[(s - 1) * r->seg_nnames + k] : 0;
@@ -376,15 +442,12 @@ static int write_segments(struct wctx *w, sqlite3_stmt **st, const struct mr_run
 						    "results %s: segment counter %s goes down in segment %zu of run %lld",
 						    w->path, r->seg_names[k], s, (long long)id);
 			}
-			if (v == prev)
-				continue;
-			sqlite3_bind_int64(st[10], 1, id);
-			sqlite3_bind_int64(st[10], 2, (int64_t)s);
-			sqlite3_bind_text(st[10], 3, r->seg_names[k], -1, SQLITE_STATIC);
-			bind_u64(st[10], 4, v - prev);
-			rc = step_rebind(w, st[10]);
+			if (v != prev)
+				rc = rows_add(&rows, (int64_t)s, v - prev);
 		}
 	}
+	if (!rc)
+		rc = rows_flush(&rows);
 	free(order);
 	return rc;
 }
@@ -395,6 +458,7 @@ static int write_run(struct wctx *w, sqlite3_stmt **st, const struct mr_results_
 	const char *note = in->notes ? in->notes[id - 1] : NULL;
 	const char *cov = in->coverage ? in->coverage[id - 1] : NULL;
 	const char *colon = strchr(r->spec, ':');
+	struct rows rows = { .w = w, .one = st[4], .many = st[ST_TS_ROWS], .run = id };
 	struct named *order = NULL;
 	int rc;
 
@@ -481,14 +545,12 @@ static int write_run(struct wctx *w, sqlite3_stmt **st, const struct mr_results_
 	for (size_t i = 0; !rc && i < r->ts_nnames; i++) {
 		size_t k = order[i].k;
 
-		for (size_t s = 0; !rc && s < r->ts_nsamples; s++) {
-			sqlite3_bind_int64(st[4], 1, id);
-			bind_u64(st[4], 2, r->ts_t[s]);
-			sqlite3_bind_text(st[4], 3, r->ts_names[k], -1, SQLITE_STATIC);
-			bind_u64(st[4], 4, r->ts_val[s * r->ts_nnames + k]);
-			rc = step_rebind(w, st[4]);
-		}
+		rc = rows_name(&rows, r->ts_names[k]);
+		for (size_t s = 0; !rc && s < r->ts_nsamples; s++)
+			rc = rows_add(&rows, (int64_t)r->ts_t[s], r->ts_val[s * r->ts_nnames + k]);
 	}
+	if (!rc)
+		rc = rows_flush(&rows);
 	free(order);
 	for (size_t i = 0; !rc && i < r->nsnaps; i++) {
 		sqlite3_bind_int64(st[5], 1, id);
@@ -550,7 +612,6 @@ int mr_results_write_claimed(const struct mr_results_claim *c,
 			     const struct mr_results_setup *setup,
 			     const struct mr_run_result *runs, size_t nruns, struct mr_error *err)
 {
-	enum { NINS = 11 };
 	static const char *const ins[NINS] = {
 		"INSERT INTO runs VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,"
 		"?18,?19,?20,?21,?22,?23,?24,?25,?26,?27)",
@@ -567,7 +628,7 @@ int mr_results_write_claimed(const struct mr_results_claim *c,
 	};
 	const char *path = c->path;
 	struct wctx w = { .path = path, .err = err };
-	sqlite3_stmt *st[NINS] = { 0 };
+	sqlite3_stmt *st[NST] = { 0 };
 	char sql[256], tmp[1100], side[1200];
 	int rc = check_target(path, err); /* again: it may have changed since the claim */
 
@@ -601,6 +662,16 @@ int mr_results_write_claimed(const struct mr_results_claim *c,
 	}
 	for (int i = 0; !rc && i < NINS; i++)
 		rc = prep(&w, ins[i], &st[i]);
+	for (int i = ST_TS_ROWS; !rc && i <= ST_SEG_ROWS; i++) {
+		char multi[64 + NROWS * 10];
+		struct mr_strbuf sb = { multi, sizeof(multi), 0 };
+
+		mr_strbuf_printf(&sb, "INSERT INTO %s VALUES",
+				 i == ST_TS_ROWS ? "timeseries" : "segment_counters");
+		for (int j = 0; j < NROWS; j++)
+			mr_strbuf_printf(&sb, "%s(?,?,?,?)", j ? "," : "");
+		rc = prep(&w, multi, &st[i]);
+	}
 	for (size_t i = 0; !rc && i < nruns; i++)
 		rc = write_run(&w, st, setup, &runs[i], (int64_t)i + 1);
 	if (!rc && setup->write_extra)
@@ -610,7 +681,7 @@ int mr_results_write_claimed(const struct mr_results_claim *c,
 	if (!rc)
 		rc = exec(&w, "COMMIT;");
 out:
-	for (int i = 0; i < NINS; i++)
+	for (int i = 0; i < NST; i++)
 		sqlite3_finalize(st[i]);
 	if (w.db && sqlite3_close(w.db) != SQLITE_OK && !rc)
 		rc = mr_error_set(err, MR_EIO, "closing results %s failed", path);
