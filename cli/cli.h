@@ -87,6 +87,15 @@ void cli_csv_field(const char *s);
  * with a message (curve_svg.c).
  */
 struct mr_curve;
+struct mr_spread;
+/* The name of group g (the index of its first row) of a curve: the policy's short spec,
+ * the trace's file name where the curve has several traces, the sampling rate and how
+ * many seeds it combines (curve_svg.c). */
+void cli_curve_group_label(const struct mr_curve *c, size_t g, char *buf, size_t cap);
+/* The runs of group g at mem: their count; *sp the spread of their miss ratios in
+ * percent (NaN ones left out); *oom set when one went over its memory. */
+size_t cli_curve_at(const struct mr_curve *c, size_t g, uint64_t mem, struct mr_spread *sp,
+		    int *oom);
 int cli_curve_svg(const char *path, const struct mr_curve *c, const char *source,
 		  struct mr_error *err);
 /* The same SVG written to f (the report inlines it); MR_EINVAL when nothing can be

@@ -15,6 +15,8 @@
 #include "cli.h"
 #include "mr_policy.h"
 #include "mr_replay.h"
+#include "mr_results.h"
+#include "mr_util.h"
 
 static const char definition[] =
 	"miss ratio = mr_misses / mr_references: pages brought into memory per reference "
@@ -63,13 +65,29 @@ static void print_sampled(const struct mr_curve *c)
 	}
 }
 
+/* The miss ratio of group g at mem: one run's, or of several seeds' runs the mean and
+ * the range; "!" when one went over its memory. */
+static void cell(const struct mr_curve *c, size_t g, uint64_t mem, char *buf, size_t cap)
+{
+	struct mr_spread sp;
+	int oom = 0;
+	size_t all = cli_curve_at(c, g, mem, &sp, &oom);
+
+	if (!sp.n)
+		snprintf(buf, cap, "-");
+	else if (all == 1)
+		snprintf(buf, cap, "%.3f%s", sp.mean, oom ? "!" : "");
+	else
+		snprintf(buf, cap, "%.3f (%.3f-%.3f)%s", sp.mean, sp.min, sp.max, oom ? "!" : "");
+}
+
 static void print_table(const struct mr_curve *c)
 {
 	size_t wl = 6, ng = 0, nm = 0;
 	size_t *groups = calloc(c->n, sizeof(*groups));
 	uint64_t *mems = calloc(c->n, sizeof(*mems));
-	char lab[512], mem[32], ratio[32];
-	int any_oom = 0;
+	char lab[512], mem[32], ratio[96];
+	int any_oom = 0, any_sampled = 0;
 
 	if (!groups || !mems) {
 		free(groups);
@@ -87,24 +105,42 @@ static void print_table(const struct mr_curve *c)
 			wl = l < 48 ? l : 48;
 		any_oom |= c->rows[i].oom > 0;
 	}
-	printf("%-*s %8s %11s %10s %11s %11s %13s %13s %9s %9s %5s\n", (int)wl, "policy", "memory",
+	for (size_t i = 0; i < c->n; i++)
+		any_sampled |= c->rows[i].sample_den != 0;
+	printf("%-*s %8s %11s %10s %11s %11s %13s %13s %9s %9s %5s", (int)wl, "policy", "memory",
 	       "miss ratio", "misses", "references", "first_touch", "refaults_anon",
 	       "refaults_file", "pswpin", "pswpout", "oom");
+	if (any_sampled)
+		printf(c->ntraces > 1 ? " %-14s" : " %s", "sampled");
+	printf("%s\n", c->ntraces > 1 ? " trace" : "");
 	for (size_t i = 0; i < c->n; i++) {
 		const struct mr_curve_row *r = &c->rows[i];
 
 		label_of(r, lab, sizeof(lab));
 		fmt_ratio(r, ratio, sizeof(ratio));
 		cli_print_text(lab, 0); /* stored text: escaped */
-		printf("%*s %8s %11s %10llu %11llu %11llu %13llu %13llu %9llu %9llu %5llu\n",
+		printf("%*s %8s %11s %10llu %11llu %11llu %13llu %13llu %9llu %9llu %5llu",
 		       (int)(wl > strlen(lab) ? wl - strlen(lab) : 0), "",
 		       r->memory_pages ? mr_replay_format_memory(r->memory_pages, mem, sizeof(mem)) : "-",
 		       ratio, (unsigned long long)r->misses, (unsigned long long)r->refs,
 		       (unsigned long long)r->first_touch, (unsigned long long)r->refaults_anon,
 		       (unsigned long long)r->refaults_file, (unsigned long long)r->pswpin,
 		       (unsigned long long)r->pswpout, (unsigned long long)r->oom);
+		if (any_sampled) {
+			char smp[48] = "-";
+
+			if (r->sample_den)
+				snprintf(smp, sizeof(smp), "1/%u seed %llu", r->sample_den,
+					 (unsigned long long)r->sample_seed);
+			printf(c->ntraces > 1 ? " %-14s" : " %s", smp);
+		}
+		if (c->ntraces > 1) {
+			putchar(' ');
+			cli_print_text(r->trace, 0);
+		}
+		printf("\n");
 	}
-	/* the matrix: memory down, policies across */
+	/* the matrix: memory down, groups (policies) across */
 	for (size_t i = 0; i < c->n; i++) {
 		size_t k;
 
@@ -129,12 +165,10 @@ static void print_table(const struct mr_curve *c)
 			}
 		printf("\nmiss ratio (%%) by memory size:\n%8s", "memory");
 		for (size_t g = 0; w && g < ng; g++) {
-			for (size_t i = 0; i < c->n; i++)
-				if (c->rows[i].group == groups[g]) {
-					label_of(&c->rows[i], lab, sizeof(lab));
-					break;
-				}
+			cli_curve_group_label(c, groups[g], lab, sizeof(lab));
 			w[g] = strlen(lab) > 9 ? (strlen(lab) < 48 ? strlen(lab) : 48) : 9;
+			if (c->max_seeds > 1 && w[g] < 25)
+				w[g] = 25; /* "mean (min-max)" */
 			printf("  %*s", (int)(w[g] > strlen(lab) ? w[g] - strlen(lab) : 0), "");
 			cli_print_text(lab, 0);
 		}
@@ -142,22 +176,17 @@ static void print_table(const struct mr_curve *c)
 		for (size_t m = 0; w && m < nm; m++) {
 			printf("%8s", mems[m] ? mr_replay_format_memory(mems[m], mem, sizeof(mem)) : "-");
 			for (size_t g = 0; g < ng; g++) {
-				const struct mr_curve_row *r = NULL;
-
-				for (size_t i = 0; i < c->n && !r; i++)
-					if (c->rows[i].group == groups[g] && c->rows[i].memory_pages == mems[m])
-						r = &c->rows[i];
-				if (r && !isnan(r->miss_ratio))
-					snprintf(ratio, sizeof(ratio), "%.3f%s", 100.0 * r->miss_ratio,
-						 r->oom ? "!" : "");
-				else
-					snprintf(ratio, sizeof(ratio), "-");
+				cell(c, groups[g], mems[m], ratio, sizeof(ratio));
 				printf("  %*s", (int)w[g], ratio);
 			}
 			printf("\n");
 		}
 		free(w);
 	}
+	if (nm > 1 && c->max_seeds > 1)
+		printf("\nA sampled column of several seeds (x N: merged results files) gives their "
+		       "mean and, in brackets, the lowest and highest seed: how far the sample's "
+		       "choice of pages moves the curve (docs/replay.md, \"Sampled replay\").\n");
 	if (any_oom)
 		printf("\n! the run went over its memory (mr_oom > 0): it had more than its size, not "
 		       "comparable (docs/replay.md)\n");
@@ -175,7 +204,7 @@ static void print_csv(const struct mr_curve *c)
 
 	printf("run,policy,spec,memory_pages,references,misses,miss_ratio,first_touch,"
 	       "refaults_anon,refaults_file,pswpin,pswpout,evictions,oom,sample_den,sample_seed,"
-	       "miss_ratio_raw\n");
+	       "miss_ratio_raw,trace\n");
 	for (size_t i = 0; i < c->n; i++) {
 		const struct mr_curve_row *r = &c->rows[i];
 
@@ -202,6 +231,8 @@ static void print_csv(const struct mr_curve *c)
 		putchar(',');
 		if (!isnan(r->miss_ratio_raw))
 			printf("%.6f", r->miss_ratio_raw);
+		putchar(',');
+		cli_csv_field(r->trace);
 		putchar('\n');
 	}
 }
@@ -246,6 +277,8 @@ static void print_json(const struct mr_curve *c)
 				printf("%.6f", r->miss_ratio_raw);
 		} else
 			printf(", \"sample_den\": null, \"sample_seed\": null");
+		printf(", \"trace\": ");
+		cli_json_string(r->trace);
 		putchar('}');
 	}
 	printf("\n]}\n");

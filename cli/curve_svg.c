@@ -16,6 +16,8 @@
 #include "cli.h"
 #include "mr_policy.h"
 #include "mr_replay.h"
+#include "mr_results.h"
+#include "mr_util.h"
 
 #define W 760
 #define H 460
@@ -40,6 +42,60 @@ void cli_xml_text(FILE *f, const char *s)
 			fputc((unsigned char)*s < 0x20 ? '?' : *s, f);
 		}
 	}
+}
+
+void cli_curve_group_label(const struct mr_curve *c, size_t g, char *buf, size_t cap)
+{
+	const struct mr_curve_row *r = &c->rows[g];
+	struct mr_strbuf sb = { buf, cap, 0 };
+	size_t seeds = 0;
+	char spec[256];
+
+	mr_policy_short_spec(r->spec, spec, sizeof(spec));
+	mr_strbuf_printf(&sb, "%s", spec);
+	if (c->ntraces > 1) {
+		const char *base = strrchr(r->trace, '/');
+
+		base = base ? base + 1 : r->trace;
+		/* the file's name, or its path where another trace has the same name */
+		for (size_t i = 0; i < c->n; i++) {
+			const char *o = strrchr(c->rows[i].trace, '/');
+
+			if (!strcmp(o ? o + 1 : c->rows[i].trace, base) &&
+			    strcmp(c->rows[i].trace_id, r->trace_id)) {
+				base = r->trace;
+				break;
+			}
+		}
+		mr_strbuf_printf(&sb, " %s", base);
+	}
+	for (size_t i = 0; i < c->n; i++)
+		seeds += c->rows[i].group == g && c->rows[i].series == i;
+	if (r->sample_den && seeds > 1)
+		mr_strbuf_printf(&sb, " 1/%u x%zu", r->sample_den, seeds);
+	else if (r->sample_den)
+		mr_strbuf_printf(&sb, " 1/%u", r->sample_den);
+}
+
+size_t cli_curve_at(const struct mr_curve *c, size_t g, uint64_t mem, struct mr_spread *sp,
+		    int *oom)
+{
+	double x[256];
+	size_t n = 0, all = 0;
+
+	for (size_t i = 0; i < c->n; i++) {
+		const struct mr_curve_row *r = &c->rows[i];
+
+		if (r->group != g || r->memory_pages != mem)
+			continue;
+		all++;
+		if (oom && r->oom)
+			*oom = 1;
+		if (!isnan(r->miss_ratio) && n < sizeof(x) / sizeof(x[0]))
+			x[n++] = 100.0 * r->miss_ratio;
+	}
+	mr_spread_of(x, n, sp);
+	return all;
 }
 
 struct axes {
@@ -76,13 +132,42 @@ static void draw(FILE *f, const struct mr_curve *c, const char *source, const st
 	fprintf(f, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", W, H);
 	fprintf(f, "<text x=\"%d\" y=\"24\" font-size=\"15\">miss ratio by memory size: ", ML);
 	cli_xml_text(f, source);
-	for (size_t i = 0; i < c->n; i++)
-		if (c->rows[i].sample_den) {
-			/* not a full replay's curve (docs/replay.md, "Sampled replay") */
-			fprintf(f, " (sampled 1/%u, seed %llu)", c->rows[i].sample_den,
-				(unsigned long long)c->rows[i].sample_seed);
-			break;
+	/* not a full replay's curve (docs/replay.md, "Sampled replay"): the rate and seeds */
+	{
+		unsigned den[9];
+		unsigned long long seed[9];
+		size_t np = 0, more = 0;
+		int one_den = 1;
+
+		for (size_t i = 0; i < c->n; i++) {
+			const struct mr_curve_row *r = &c->rows[i];
+			size_t k;
+
+			if (!r->sample_den)
+				continue;
+			for (k = 0; k < np && (den[k] != r->sample_den || seed[k] != r->sample_seed); k++)
+				;
+			if (k < np)
+				continue;
+			if (np == 9) {
+				more = 1;
+				continue;
+			}
+			one_den &= !np || den[0] == r->sample_den;
+			den[np] = r->sample_den;
+			seed[np++] = r->sample_seed;
 		}
+		for (size_t k = 0; k < np; k++) {
+			if (one_den && !k)
+				fprintf(f, " (sampled 1/%u, seed%s %llu", den[0], np > 1 ? "s" : "", seed[0]);
+			else if (one_den)
+				fprintf(f, ", %llu", seed[k]);
+			else
+				fprintf(f, "%s1/%u seed %llu", k ? ", " : " (sampled ", den[k], seed[k]);
+		}
+		if (np)
+			fprintf(f, "%s)", more ? ", ..." : "");
+	}
 	fprintf(f, "</text>\n");
 	/* y grid and labels: five steps */
 	for (int k = 0; k <= 5; k++) {
@@ -140,15 +225,34 @@ static void draw(FILE *f, const struct mr_curve *c, const char *source, const st
 		if (c->rows[i].group != i)
 			continue;
 		col = palette[line % (sizeof(palette) / sizeof(palette[0]))];
+		/* through the mean at each size (several seeds of a sampled rate: a bar from the
+		 * lowest to the highest, and a point for each run) */
 		fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", col);
 		for (size_t j = i; j < c->n; j++) {
-			if (c->rows[j].group != i || !plotted(&c->rows[j]))
+			struct mr_spread sp;
+
+			if (c->rows[j].group != i || !plotted(&c->rows[j]) ||
+			    (j > i && c->rows[j - 1].group == i &&
+			     c->rows[j - 1].memory_pages == c->rows[j].memory_pages && plotted(&c->rows[j - 1])))
 				continue;
+			cli_curve_at(c, i, c->rows[j].memory_pages, &sp, NULL);
 			fprintf(f, "%s%.1f,%.1f", first ? "" : " ", px(a, c->rows[j].memory_pages),
-				py(a, 100.0 * c->rows[j].miss_ratio));
+				py(a, sp.mean));
 			first = 0;
 		}
 		fprintf(f, "\"/>\n");
+		for (size_t j = i; j < c->n; j++) {
+			struct mr_spread sp;
+
+			if (c->rows[j].group != i || !plotted(&c->rows[j]) ||
+			    (j > i && c->rows[j - 1].group == i &&
+			     c->rows[j - 1].memory_pages == c->rows[j].memory_pages))
+				continue;
+			if (cli_curve_at(c, i, c->rows[j].memory_pages, &sp, NULL) > 1 && sp.n > 1)
+				fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+					   "stroke-width=\"1\"/>\n", px(a, c->rows[j].memory_pages),
+					py(a, sp.min), px(a, c->rows[j].memory_pages), py(a, sp.max), col);
+		}
 		for (size_t j = i; j < c->n; j++)
 			if (c->rows[j].group == i && plotted(&c->rows[j]))
 				fprintf(f, "<circle data-chart=\"curve\" data-run=\"%lld\" data-x=\"%.6f\" data-v=\"%.6f\" "
@@ -160,7 +264,7 @@ static void draw(FILE *f, const struct mr_curve *c, const char *source, const st
 					col, 100.0 * c->rows[j].miss_ratio,
 					mr_replay_format_memory(c->rows[j].memory_pages, mem, sizeof(mem)));
 		ly = MT + 10 + 20.0 * (double)line;
-		mr_policy_short_spec(c->rows[i].spec, lab, sizeof(lab));
+		cli_curve_group_label(c, i, lab, sizeof(lab));
 		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"/>\n",
 			W - MR + 16, ly, W - MR + 40, ly, col);
 		fprintf(f, "<text x=\"%d\" y=\"%.1f\">", W - MR + 46, ly + 4);

@@ -302,7 +302,13 @@ void mr_spread_of(const double *x, size_t n, struct mr_spread *out);
 /* One run: its miss ratio and what a curve over memory sizes shows beside it. */
 struct mr_curve_row {
 	int64_t run;
-	size_t group;            /* runs of one spec share it: the index of their first row */
+	/* Runs of one spec, trace (trace_id) and sampling rate are one group, one column of
+	 * the curve: the seeds of a sampled rate (merged results files, docs/sweep.md) are
+	 * combined there. Runs of one group and seed are one series, one line. Each is named
+	 * by the index of its first row. */
+	size_t group, series;
+	char trace[256];         /* runs.trace, as the replay was given it */
+	char trace_id[80];       /* runs.trace_id */
 	char policy[64];
 	char spec[256];
 	uint64_t memory_pages;   /* 0 = none (cgroup limits only) */
@@ -325,10 +331,12 @@ struct mr_curve_row {
 };
 
 struct mr_curve {
-	struct mr_curve_row *rows; /* by policy (in the order of their first run), then
-				    * memory ascending */
+	struct mr_curve_row *rows; /* by group (in the order of their first run), then
+				    * memory ascending, then run */
 	size_t n;
 	size_t missing_refs;       /* rows from a file without mr_references */
+	size_t ntraces;            /* distinct trace_ids */
+	size_t max_seeds;          /* most series in one group (1: no seeds combined) */
 };
 
 /* The curve of a results file: one row per run. MR_ENOENT for a file without runs. */

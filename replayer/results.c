@@ -1550,7 +1550,7 @@ static uint64_t col_u64(sqlite3_stmt *st, int i, int *present)
 	return (uint64_t)sqlite3_column_int64(st, i);
 }
 
-/* Rows by policy (in the order of their first run), then memory, then run id. */
+/* Rows by group (in the order of their first run), then memory, then run id. */
 static int curve_order(const void *a, const void *b)
 {
 	const struct mr_curve_row *x = a, *y = b;
@@ -1560,6 +1560,90 @@ static int curve_order(const void *a, const void *b)
 	if (x->memory_pages != y->memory_pages)
 		return x->memory_pages < y->memory_pages ? -1 : 1;
 	return x->run < y->run ? -1 : x->run > y->run;
+}
+
+/* What runs.trace and runs.trace_id say of run (empty strings where they say nothing) */
+static void curve_traces(struct mr_results *res, struct mr_curve *c)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (sqlite3_prepare_v2(res->db, "SELECT id, trace, trace_id FROM runs", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t run = sqlite3_column_int64(st, 0);
+		const unsigned char *tr = sqlite3_column_text(st, 1), *id = sqlite3_column_text(st, 2);
+
+		for (size_t k = 0; k < c->n; k++)
+			if (c->rows[k].run == run) {
+				snprintf(c->rows[k].trace, sizeof(c->rows[k].trace), "%s",
+					 tr ? (const char *)tr : "");
+				snprintf(c->rows[k].trace_id, sizeof(c->rows[k].trace_id), "%s",
+					 id ? (const char *)id : "");
+			}
+	}
+	sqlite3_finalize(st);
+}
+
+/*
+ * Groups and series (struct mr_curve_row) in the order of their first run, then the rows
+ * in curve_order(), each group and series named by its first row in that order.
+ */
+#define NAMED ((size_t)1 << (sizeof(size_t) * 8 - 1))
+
+static int curve_groups(struct mr_results *res, struct mr_curve *c, struct mr_error *err)
+{
+	size_t *seeds = calloc(c->n, sizeof(*seeds));
+
+	if (!seeds)
+		return mr_error_set(err, MR_ENOMEM, "out of memory");
+	curve_traces(res, c);
+	for (size_t i = 0; i < c->n; i++) {
+		struct mr_curve_row *r = &c->rows[i];
+
+		r->group = r->series = i;
+		for (size_t k = 0; k < i; k++) {
+			const struct mr_curve_row *q = &c->rows[k];
+
+			if (strcmp(q->spec, r->spec) || strcmp(q->trace_id, r->trace_id) ||
+			    q->sample_den != r->sample_den)
+				continue;
+			r->group = q->group;
+			if (q->sample_seed == r->sample_seed) {
+				r->series = q->series;
+				break;
+			}
+		}
+	}
+	/* count per group its series, per trace id its first row: before the sort renames */
+	c->ntraces = c->max_seeds = 0;
+	for (size_t i = 0; i < c->n; i++) {
+		int seen = 0;
+
+		if (c->rows[i].series == i && ++seeds[c->rows[i].group] > c->max_seeds)
+			c->max_seeds = seeds[c->rows[i].group];
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = !strcmp(c->rows[k].trace_id, c->rows[i].trace_id);
+		c->ntraces += !seen;
+	}
+	free(seeds);
+	qsort(c->rows, c->n, sizeof(*c->rows), curve_order);
+	/* renamed ones are marked by the top bit until all are */
+	for (size_t i = 0; i < c->n; i++) {
+		size_t g = c->rows[i].group, s = c->rows[i].series;
+
+		for (size_t k = i; k < c->n; k++) {
+			if (!(g & NAMED) && c->rows[k].group == g)
+				c->rows[k].group = i | NAMED;
+			if (!(s & NAMED) && c->rows[k].series == s)
+				c->rows[k].series = i | NAMED;
+		}
+	}
+	for (size_t i = 0; i < c->n; i++) {
+		c->rows[i].group &= ~NAMED;
+		c->rows[i].series &= ~NAMED;
+	}
+	return 0;
 }
 
 int mr_results_curve(struct mr_results *res, struct mr_curve **out, struct mr_error *err)
@@ -1612,14 +1696,6 @@ int mr_results_curve(struct mr_results *res, struct mr_curve **out, struct mr_er
 		r->oom = col_u64(st, 13, NULL);
 		if (!have)
 			c->missing_refs++;
-		/* its policy group: the first run with the same spec */
-		r->group = c->n;
-		for (size_t k = 0; k < c->n; k++) {
-			if (!strcmp(c->rows[k].spec, r->spec)) {
-				r->group = c->rows[k].group;
-				break;
-			}
-		}
 		c->n++;
 	}
 	if (rc != SQLITE_DONE) {
@@ -1686,15 +1762,9 @@ int mr_results_curve(struct mr_results *res, struct mr_curve **out, struct mr_er
 		mr_curve_free(c);
 		return mr_error_set(err, MR_ENOENT, "%s holds no runs", res->path);
 	}
-	qsort(c->rows, c->n, sizeof(*c->rows), curve_order);
-	/* a group is now named by the index of its first row in this order */
-	for (size_t i = 0, first = 0, prev = SIZE_MAX; i < c->n; i++) {
-		if (c->rows[i].group != prev) {
-			prev = c->rows[i].group;
-			first = i;
-		}
-		c->rows[i].group = first;
-	}
+	rc = curve_groups(res, c, err);
+	if (rc)
+		goto fail;
 	*out = c;
 	return 0;
 fail:

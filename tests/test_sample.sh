@@ -75,7 +75,7 @@ check "a full replay has no sampling" \
 check "curve says sampled 1/16 before the table" \
 	[ "$(grep -n '^sampled 1/16 (seed 0): 12 of the 12 runs' "$T/curve.txt" | cut -d: -f1)" = 3 ]
 check "curve --csv has the rate per run" \
-	[ "$("$MR" curve "$T/a.db" --csv | head -2 | tail -1 | awk -F, '{ print $(NF - 2) }')" = 16 ]
+	[ "$("$MR" curve "$T/a.db" --csv | head -2 | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "sample_den") k = i } NR == 2 { print $k }')" = 16 ]
 "$MR" compare "$T/a.db" >"$T/compare.txt"
 check "compare says sampled first" grep -q "^sampled 1/16 (seed 0) in 12 of 12 runs" "$T/compare.txt"
 check "a full replay's curve does not" sh -c "! \"$MR\" curve \"$T/full.db\" | grep -q sampled"
@@ -88,6 +88,27 @@ check "--sample-seed 7 is recorded" [ "$(q "$T/c.db" "SELECT value FROM meta WHE
 N1="SELECT message FROM notes WHERE run = 1 AND kind = 'sampled'"
 check "another seed samples other pages" \
 	[ "$(q "$T/a.db" "$N1" | sed 's/(seed [0-9]*)//')" != "$(q "$T/c.db" "$N1" | sed 's/(seed [0-9]*)//')" ]
+
+# two seeds merged (docs/sweep.md): curve's matrix gives each policy one column of both
+# seeds, their mean and range at each size, not the first seed's value alone; the full
+# replay merged beside them keeps a column of its own
+"$MR" merge -q -o "$T/ac.db" "$T/a.db" "$T/c.db" "$T/full.db" >/dev/null 2>&1
+"$MR" curve "$T/ac.db" >"$T/ac.txt"
+"$MR" curve "$T/ac.db" --csv >"$T/ac.csv"
+check "two seeds: a column 'lru 1/16 x2' and one 'lru' of the full replay" \
+	sh -c "grep -q 'lru 1/16 x2' '$T/ac.txt' && grep -q '^  memory  *lru ' '$T/ac.txt'"
+# lru at the smallest size: the mean (min-max) of the two sampled runs, from --csv
+CELL=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	$c["policy"] == "\"lru\"" && $c["sample_den"] == 16 {
+		m = $c["memory_pages"]; v = 100 * $c["miss_ratio"]
+		if (!(m in n) ) { n[m] = 0 }
+		n[m]++; s[m] += v; if (n[m] == 1 || v < lo[m]) lo[m] = v; if (n[m] == 1 || v > hi[m]) hi[m] = v }
+	END { best = -1; for (m in n) if (best < 0 || m + 0 < best + 0) best = m
+		printf "%.3f (%.3f-%.3f)", s[best] / n[best], lo[best], hi[best] }' "$T/ac.csv")
+check "two seeds: lru's cell at the smallest size is $CELL" \
+	sh -c "sed -n '/by memory size/,\$p' '$T/ac.txt' | sed -n 3p | grep -qF '$CELL'"
+check "two seeds: the range is not empty (the seeds differ)" \
+	sh -c "echo '$CELL' | awk -F'[ ()-]+' '{ exit !(\$2 < \$3) }'"
 
 # a trace of few, unequal regions (traces/default.db: 832 regions, 568 of them under 16
 # pages, a few holding most references): a 1/16 hash of regions kept about 52 of them

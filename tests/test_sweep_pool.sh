@@ -99,6 +99,15 @@ check "rows follow their run: notes of run 9 are l.db's run 1" [ \
 check "compare reads the merge" [ $? = 0 ]
 "$MR" curve all.db >"$T/curve" 2>&1
 check "curve reads the merge" [ $? = 0 ] && grep -q '^opt ' "$T/curve"
+# the matrix keeps the two traces apart: a column of each policy per trace, its cells
+# that trace's runs (lru at 4M: z.db's and l.db's own miss ratios)
+mx() { "$MR" query "$1" --csv "SELECT printf('%.3f', 100.0 * miss_ratio) FROM curve
+	WHERE policy = 'lru' AND memory_pages = 1024" | tail -n +2; }
+check "curve of the merge: a column 'lru z.db' and one 'lru l.db'" \
+	sh -c "grep -q '^  memory.* lru z.db .* lru l.db' '$T/curve'"
+check "... at 4M each with its trace's miss ratio ($(mx single_z.db), $(mx single_l.db))" \
+	sh -c "grep '^ *4M ' '$T/curve' | grep -qF '$(mx single_z.db)' &&
+	       grep '^ *4M ' '$T/curve' | grep -qF '$(mx single_l.db)'"
 
 # ---- resumability ----
 i0=$(inode D/cell-0000.db); i1=$(inode D/cell-0001.db)
