@@ -294,6 +294,24 @@ static void print_signs(const struct mr_compare *c, int asked)
 	       "inside noise)\n", c->intervals ? ", both outside noise" : "");
 }
 
+/* Where run i comes from, for a file of several traces or samplings: the trace (its file
+ * name, when the file has more than one) and "full" or "sampled 1/N seed S". */
+static void print_cohort(const struct mr_compare *c, size_t i)
+{
+	int traces = 0;
+
+	for (size_t j = 0; j < c->nruns && !traces; j++)
+		traces = strcmp(c->trace[j], c->trace[i]) != 0;
+	if (traces) {
+		cli_print_text(c->trace[i], 0);
+		putchar(' ');
+	}
+	if (c->sample_den[i])
+		printf("sampled 1/%u seed %llu", c->sample_den[i], (unsigned long long)c->sample_seed[i]);
+	else
+		printf("full");
+}
+
 static void print_table(const struct mr_compare *c, int asked)
 {
 	size_t wname = 7, wspec = 0, wid = 0, *w = calloc(c->nruns, sizeof(size_t));
@@ -305,12 +323,15 @@ static void print_table(const struct mr_compare *c, int asked)
 	print_sampled(c);
 	/* short specs: a canonical mglru spec lists thirteen parameters, the reader wants
 	 * the one that differs (CSV and JSON keep the canonical ones) */
-	if (c->by_memory)
-		printf("runs (baseline * at each memory size: a run is compared with the baseline's "
-		       "policy at its own size; parameters at their defaults not shown):\n");
+	if (c->by_memory || c->by_cohort)
+		printf("runs (baseline * at each %s: a run is compared with the baseline's "
+		       "policy at its own %s; parameters at their defaults not shown):\n",
+		       !c->by_cohort ? "memory size" : c->by_memory ? "memory size, trace and sampling"
+		       : "trace and sampling", !c->by_cohort ? "size" : c->by_memory ?
+		       "size, trace and sampling" : "trace and sampling");
 	else
 		printf("runs (baseline *; parameters at their defaults not shown):\n");
-	for (size_t i = 0; c->by_memory && i < c->nruns; i++) {
+	for (size_t i = 0; (c->by_memory || c->by_cohort) && i < c->nruns; i++) {
 		size_t l = mr_policy_short_spec(c->spec[i], spec, sizeof(spec));
 
 		if (l > wspec)
@@ -324,10 +345,17 @@ static void print_table(const struct mr_compare *c, int asked)
 		printf("  %s#%-*lld  ", c->base[i] == i ? "*" : " ", (int)wid, (long long)c->run_id[i]);
 		cli_print_text(spec, 0); /* stored text: escaped */
 		if (c->by_memory)
-			printf("%*s  at %s%s", (int)(wspec > strlen(spec) ? wspec - strlen(spec) : 0), "",
+			printf("%*s  at %s", (int)(wspec > strlen(spec) ? wspec - strlen(spec) : 0), "",
 			       c->memory_pages[i] ? mr_replay_format_memory(c->memory_pages[i], mem, sizeof(mem))
-						  : "no whole-trace size",
-			       c->base[i] == MR_COMPARE_NONE ? " (no baseline run of this size: no deltas)" : "");
+						  : "no whole-trace size");
+		if (c->by_cohort) {
+			printf("%*s  ", (int)(!c->by_memory && wspec > strlen(spec) ? wspec - strlen(spec) : 0), "");
+			print_cohort(c, i);
+		}
+		if (c->base[i] == MR_COMPARE_NONE)
+			printf(" (no baseline run of this %s: no deltas)",
+			       c->by_cohort ? (c->by_memory ? "size, trace and sampling" : "trace and sampling")
+					    : "size");
 		putchar('\n');
 		for (size_t k = 0; k < c->nnotes; k++) {
 			if (c->notes[k].run != i || !run_note(&c->notes[k]))
@@ -508,6 +536,13 @@ static void print_json(const struct mr_compare *c, int asked)
 			printf(", \"baseline\": null");
 		else
 			printf(", \"baseline\": %lld", (long long)c->run_id[c->base[i]]);
+		printf(", \"trace\": ");
+		cli_json_string(c->trace[i]);
+		if (c->sample_den[i])
+			printf(", \"sample_den\": %u, \"sample_seed\": %llu", c->sample_den[i],
+			       (unsigned long long)c->sample_seed[i]);
+		else
+			printf(", \"sample_den\": null, \"sample_seed\": null");
 		printf(", \"notes\": [");
 		for (size_t k = 0; k < c->nnotes; k++) {
 			if (c->notes[k].run != i)

@@ -251,6 +251,15 @@ struct mr_compare {
 	uint64_t *memory_pages; /* [nruns]: runs.memory_pages, 0 = NULL */
 	size_t *base;      /* [nruns]: index of the run each is compared with */
 	int by_memory;     /* the runs differ in memory_pages */
+	/* A run is compared only with a run of the same trace and sampling (a merge of
+	 * several traces or seeds, docs/sweep.md): runs.trace and the sampled note's rate and
+	 * seed of each (0 = a full replay); cohort = the index of the first run of the same
+	 * trace_id, rate and seed; by_cohort: the runs differ in those. */
+	char (*trace)[256];
+	uint32_t *sample_den;
+	uint64_t *sample_seed;
+	size_t *cohort;
+	int by_cohort;
 	char trace_id[80]; /* runs.trace_id of the first run */
 	size_t baseline;   /* index of the baseline run (as chosen) */
 	size_t nrows;

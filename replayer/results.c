@@ -861,6 +861,10 @@ void mr_compare_free(struct mr_compare *c)
 	free(c->spec);
 	free(c->memory_pages);
 	free(c->base);
+	free(c->trace);
+	free(c->sample_den);
+	free(c->sample_seed);
+	free(c->cohort);
 	free(c->notes);
 	free(c);
 }
@@ -955,8 +959,10 @@ static int pick_baseline(struct mr_compare *c, const char *b, struct mr_error *e
 }
 
 /*
- * Within a size: run i is compared with the baseline itself when it has the baseline's
- * memory, else with the first run of the baseline's spec at its memory.
+ * Within a size, a trace and a sampling: run i is compared with the baseline itself when
+ * it has the baseline's memory, trace and sampling, else with the first run of the
+ * baseline's spec that has its own (none: no deltas). Runs of two traces, or of a full
+ * and a sampled replay, or of two seeds, have nothing to pair.
  */
 static void pick_bases(struct mr_compare *c)
 {
@@ -964,17 +970,50 @@ static void pick_bases(struct mr_compare *c)
 
 	for (size_t i = 0; i < c->nruns; i++) {
 		c->by_memory |= c->memory_pages[i] != c->memory_pages[b];
+		c->by_cohort |= c->cohort[i] != c->cohort[b];
 		c->base[i] = MR_COMPARE_NONE;
-		if (c->memory_pages[i] == c->memory_pages[b]) {
+		if (c->memory_pages[i] == c->memory_pages[b] && c->cohort[i] == c->cohort[b]) {
 			c->base[i] = b;
 			continue;
 		}
 		for (size_t j = 0; j < c->nruns; j++) {
-			if (c->memory_pages[j] == c->memory_pages[i] && !strcmp(c->spec[j], c->spec[b])) {
+			if (c->memory_pages[j] == c->memory_pages[i] && c->cohort[j] == c->cohort[i] &&
+			    !strcmp(c->spec[j], c->spec[b])) {
 				c->base[i] = j;
 				break;
 			}
 		}
+	}
+}
+
+/* Each run's trace and sampling (its note "sampled 1/N (seed S)"), and its cohort. */
+static void read_cohorts(struct mr_results *res, struct mr_compare *c, char (*trace_id)[80])
+{
+	sqlite3_stmt *st = NULL;
+
+	if (sqlite3_prepare_v2(res->db, "SELECT run, message FROM notes WHERE kind = 'sampled'",
+			       -1, &st, NULL) == SQLITE_OK) {
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			int i = run_index(c, sqlite3_column_int64(st, 0));
+			const char *m = (const char *)sqlite3_column_text(st, 1);
+			unsigned den;
+			unsigned long long seed;
+
+			if (i >= 0 && m && sscanf(m, "sampled 1/%u (seed %llu)", &den, &seed) == 2) {
+				c->sample_den[i] = den;
+				c->sample_seed[i] = seed;
+			}
+		}
+	}
+	sqlite3_finalize(st); /* a file from before the notes table: all full */
+	for (size_t i = 0; i < c->nruns; i++) {
+		c->cohort[i] = i;
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(trace_id[j], trace_id[i]) && c->sample_den[j] == c->sample_den[i] &&
+			    c->sample_seed[j] == c->sample_seed[i]) {
+				c->cohort[i] = c->cohort[j];
+				break;
+			}
 	}
 }
 
@@ -1051,7 +1090,7 @@ static int compare_intervals(struct mr_results *res, struct mr_compare *c, struc
 	const unsigned B = MR_COMPARE_RESAMPLES;
 	sqlite3_stmt *st = NULL;
 	struct seg_run *sr = NULL;
-	uint64_t (*bounds)[2] = NULL; /* the baseline's [S] (event_first, event_end) */
+	uint64_t (*bounds)[2] = NULL; /* [nruns][S] each run's (event_first, event_end) */
 	double **sv = NULL, *pre = NULL, *boot = NULL;
 	uint32_t *starts = NULL;
 	size_t S = 0, nb, last, ref = c->baseline;
@@ -1083,7 +1122,7 @@ static int compare_intervals(struct mr_results *res, struct mr_compare *c, struc
 	 * made by hand, which would only cost memory): no intervals */
 	if (S < 2 || S > 65536)
 		goto out;
-	bounds = calloc(S, sizeof(*bounds));
+	bounds = calloc(c->nruns * S, sizeof(*bounds));
 	if (!bounds) {
 		rc = mr_error_set(err, MR_ENOMEM, "out of memory");
 		goto out;
@@ -1091,30 +1130,23 @@ static int compare_intervals(struct mr_results *res, struct mr_compare *c, struc
 	sqlite3_reset(st);
 	for (size_t i = 0; i < c->nruns; i++)
 		sr[i].ok = sr[i].n == S;
-	/* pass 2: the baseline's bounds, then every run's against them (rows ordered by run) */
-	for (int pass = 0; pass < 2; pass++) {
-		while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-			int ri = run_index(c, sqlite3_column_int64(st, 0));
-			int64_t seg = sqlite3_column_int64(st, 1);
-			uint64_t f = (uint64_t)sqlite3_column_int64(st, 2), e = (uint64_t)sqlite3_column_int64(st, 3);
+	/* pass 2: every run's bounds; a pair has intervals where its two runs' are the same
+	 * (runs of one trace and sampling: a merge of several has several kinds) */
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		int ri = run_index(c, sqlite3_column_int64(st, 0));
+		int64_t seg = sqlite3_column_int64(st, 1);
 
-			if (ri < 0 || seg < 0 || (size_t)seg >= S) {
-				if (ri >= 0)
-					sr[ri].ok = 0;
-				continue;
-			}
-			if (pass == 0 && (size_t)ri == ref) {
-				bounds[seg][0] = f;
-				bounds[seg][1] = e;
-			} else if (pass == 1 && (bounds[seg][0] != f || bounds[seg][1] != e)) {
+		if (ri < 0 || seg < 0 || (size_t)seg >= S) {
+			if (ri >= 0)
 				sr[ri].ok = 0;
-			}
+			continue;
 		}
-		if (step != SQLITE_DONE) {
-			rc = sqlfail(res->db, res->path, "reading segments", err);
-			goto out;
-		}
-		sqlite3_reset(st);
+		bounds[(size_t)ri * S + (size_t)seg][0] = (uint64_t)sqlite3_column_int64(st, 2);
+		bounds[(size_t)ri * S + (size_t)seg][1] = (uint64_t)sqlite3_column_int64(st, 3);
+	}
+	if (step != SQLITE_DONE) {
+		rc = sqlfail(res->db, res->path, "reading segments", err);
+		goto out;
 	}
 	sqlite3_finalize(st);
 	st = NULL;
@@ -1206,7 +1238,8 @@ static int compare_intervals(struct mr_results *res, struct mr_compare *c, struc
 			double sx = 0, sy = 0;
 
 			if (bi == MR_COMPARE_NONE || !sr[i].ok || !sr[bi].ok || !r->present[i] ||
-			    !r->present[bi])
+			    !r->present[bi] ||
+			    memcmp(bounds[i * S], bounds[bi * S], S * sizeof(*bounds)))
 				continue;
 			x = sv[k] + i * S;
 			y = sv[k] + bi * S;
@@ -1257,6 +1290,7 @@ int mr_results_compare(struct mr_results *res, const struct mr_compare_opts *o,
 		       struct mr_compare **out, struct mr_error *err)
 {
 	struct mr_compare *c = calloc(1, sizeof(*c));
+	char (*tids)[80] = NULL;
 	sqlite3_stmt *st = NULL;
 	size_t cap = 0, n = 0;
 	int rc = 0;
@@ -1280,12 +1314,18 @@ int mr_results_compare(struct mr_results *res, const struct mr_compare_opts *o,
 	c->spec = calloc(n, sizeof(*c->spec));
 	c->memory_pages = calloc(n, sizeof(*c->memory_pages));
 	c->base = calloc(n, sizeof(*c->base));
-	if (!c->run_id || !c->spec || !c->memory_pages || !c->base) {
+	c->trace = calloc(n, sizeof(*c->trace));
+	c->sample_den = calloc(n, sizeof(*c->sample_den));
+	c->sample_seed = calloc(n, sizeof(*c->sample_seed));
+	c->cohort = calloc(n, sizeof(*c->cohort));
+	tids = calloc(n, sizeof(*tids));
+	if (!c->run_id || !c->spec || !c->memory_pages || !c->base || !c->trace ||
+	    !c->sample_den || !c->sample_seed || !c->cohort || !tids) {
 		rc = mr_error_set(err, MR_ENOMEM, "out of memory");
 		goto fail;
 	}
-	if (sqlite3_prepare_v2(res->db, "SELECT id, spec, memory_pages, trace_id FROM runs ORDER BY id",
-			       -1, &st, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(res->db, "SELECT id, spec, memory_pages, trace_id, trace FROM runs "
+			       "ORDER BY id", -1, &st, NULL) != SQLITE_OK) {
 		rc = sqlfail(res->db, res->path, "reading runs", err);
 		goto fail;
 	}
@@ -1298,10 +1338,19 @@ int mr_results_compare(struct mr_results *res, const struct mr_compare_opts *o,
 		if (!c->nruns && sqlite3_column_text(st, 3))
 			snprintf(c->trace_id, sizeof(c->trace_id), "%s",
 				 (const char *)sqlite3_column_text(st, 3));
+		if (sqlite3_column_text(st, 3))
+			snprintf(tids[c->nruns], sizeof(tids[0]), "%s",
+				 (const char *)sqlite3_column_text(st, 3));
+		if (sqlite3_column_text(st, 4))
+			snprintf(c->trace[c->nruns], sizeof(c->trace[0]), "%s",
+				 (const char *)sqlite3_column_text(st, 4));
 		c->nruns++;
 	}
 	sqlite3_finalize(st);
 	st = NULL;
+	read_cohorts(res, c, tids);
+	free(tids);
+	tids = NULL;
 	rc = pick_baseline(c, o ? o->baseline : NULL, err);
 	if (rc)
 		goto fail;
@@ -1441,6 +1490,7 @@ int mr_results_compare(struct mr_results *res, const struct mr_compare_opts *o,
 	return 0;
 fail:
 	sqlite3_finalize(st);
+	free(tids);
 	mr_compare_free(c);
 	return rc;
 }

@@ -107,6 +107,18 @@ CELL=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 		printf "%.3f (%.3f-%.3f)", s[best] / n[best], lo[best], hi[best] }' "$T/ac.csv")
 check "two seeds: lru's cell at the smallest size is $CELL" \
 	sh -c "sed -n '/by memory size/,\$p' '$T/ac.txt' | sed -n 3p | grep -qF '$CELL'"
+# compare pairs each run with the baseline's policy of its own seed (or the full
+# replay's) at its size: never a sampled run with a full one, nor two seeds
+"$MR" compare "$T/ac.db" --json 2>/dev/null >"$T/ac_cmp.json"
+check "compare of two seeds and a full replay: 36 runs, each paired within its seed and size" \
+	python3 -c '
+import json, sys
+runs = {r["id"]: r for r in json.load(open(sys.argv[1]))["runs"]}
+key = lambda r: (r["memory_pages"], r["sample_den"], r["sample_seed"], r["trace"])
+ok = len(runs) == 36 and all(r["baseline"] is not None and
+	key(runs[r["baseline"]]) == key(r) and runs[r["baseline"]]["spec"].startswith("lru")
+	for r in runs.values())
+sys.exit(not ok)' "$T/ac_cmp.json"
 check "two seeds: the range is not empty (the seeds differ)" \
 	sh -c "echo '$CELL' | awk -F'[ ()-]+' '{ exit !(\$2 < \$3) }'"
 
