@@ -249,9 +249,12 @@ static void header(struct report *r, const char *path)
 	fprintf(f, "<h1>memreplay report</h1>\n<p>Results: <code>");
 	cli_xml_text(f, path);
 	fprintf(f, "</code></p>\n");
-	if (!sqlite3_prepare_v2(r->db, "SELECT trace, trace_id, trace_events, version, "
-				       "reclaim, shadow FROM runs ORDER BY id LIMIT 1", -1, &st, NULL) &&
-	    sqlite3_step(st) == SQLITE_ROW) {
+	/* one line per trace (a merge of several, docs/sweep.md), each with its first run's
+	 * settings */
+	if (!sqlite3_prepare_v2(r->db, "SELECT trace, trace_id, trace_events, version, reclaim, "
+				       "shadow, count(*) FROM runs GROUP BY trace_id ORDER BY min(id)",
+				-1, &st, NULL))
+	while (sqlite3_step(st) == SQLITE_ROW) {
 		const char *v[6];
 
 		for (int i = 0; i < 6; i++)
@@ -266,7 +269,11 @@ static void header(struct report *r, const char *path)
 		cli_xml_text(f, v[4]);
 		fprintf(f, ", shadow entries ");
 		cli_xml_text(f, v[5]);
-		fprintf(f, ".</p>\n");
+		fputc('.', f);
+		if (sqlite3_column_int64(st, 6) != (long long)r->nruns)
+			fprintf(f, " %lld of the %lld runs.", (long long)sqlite3_column_int64(st, 6),
+				(long long)r->nruns);
+		fprintf(f, "</p>\n");
 	}
 	sqlite3_finalize(st);
 }
@@ -277,17 +284,20 @@ static int curve_section(struct report *r, struct mr_results *res, const char *p
 	struct mr_curve *c = NULL;
 	FILE *f = r->f;
 	uint64_t m0 = 0;
-	int sizes = 0, rc;
+	int sizes = 0, sampled = 0, rc;
 	char mem[32];
 
 	rc = mr_results_curve(res, &c, r->err);
 	if (rc)
 		return rc;
+	for (size_t i = 0; i < c->n; i++)
+		sampled |= c->rows[i].sample_den != 0;
 	fprintf(f, "<h2>Runs</h2>\n<p>Miss ratio = mr_misses / mr_references (docs/results-schema.md, "
 		   "\"curve\").</p>\n<table id=\"runs\"><tr><th>run</th><th class=\"l\">policy</th>"
 		   "<th>memory</th><th>miss ratio %%</th><th>misses</th><th>references</th>"
 		   "<th>refaults anon</th><th>refaults file</th><th>pswpin</th><th>pswpout</th>"
-		   "<th>oom</th></tr>\n");
+		   "<th>oom</th>%s%s</tr>\n", sampled ? "<th class=\"l\">sampled</th>" : "",
+		c->ntraces > 1 ? "<th class=\"l\">trace</th>" : "");
 	for (size_t i = 0; i < c->n; i++) {
 		const struct mr_curve_row *w = &c->rows[i];
 		char lab[256];
@@ -306,11 +316,22 @@ static int curve_section(struct report *r, struct mr_results *res, const char *p
 			   "<td data-name=\"workingset_refault_anon\">%llu</td>"
 			   "<td data-name=\"workingset_refault_file\">%llu</td>"
 			   "<td data-name=\"pswpin\">%llu</td><td data-name=\"pswpout\">%llu</td>"
-			   "<td data-name=\"mr_oom\">%llu</td></tr>\n",
+			   "<td data-name=\"mr_oom\">%llu</td>",
 			(unsigned long long)w->misses, (unsigned long long)w->refs,
 			(unsigned long long)w->refaults_anon, (unsigned long long)w->refaults_file,
 			(unsigned long long)w->pswpin, (unsigned long long)w->pswpout,
 			(unsigned long long)w->oom);
+		if (sampled && w->sample_den)
+			fprintf(f, "<td class=\"l\" style=\"white-space:nowrap\">1/%u seed %llu</td>", w->sample_den,
+				(unsigned long long)w->sample_seed);
+		else if (sampled)
+			fprintf(f, "<td class=\"l\">-</td>");
+		if (c->ntraces > 1) {
+			fprintf(f, "<td class=\"l\">");
+			cli_xml_text(f, w->trace);
+			fprintf(f, "</td>");
+		}
+		fprintf(f, "</tr>\n");
 		if (w->memory_pages && !m0)
 			m0 = w->memory_pages;
 		else if (w->memory_pages && w->memory_pages != m0)
@@ -357,6 +378,25 @@ static void compare_table(struct report *r, const struct mr_compare *c, const ch
 		for (size_t k = 0; k < r->nruns; k++)
 			if (r->runs[k].id == c->run_id[i])
 				cli_xml_text(f, r->runs[k].label);
+		if (c->by_cohort) {
+			/* a merge of several traces or samplings: which one this run is */
+			int traces = 0;
+
+			for (size_t j = 0; j < c->nruns && !traces; j++)
+				traces = strcmp(c->trace[j], c->trace[i]) != 0;
+			fprintf(f, "<br>");
+			if (traces) {
+				const char *b = strrchr(c->trace[i], '/');
+
+				cli_xml_text(f, b ? b + 1 : c->trace[i]);
+				fprintf(f, " ");
+			}
+			if (c->sample_den[i])
+				fprintf(f, "1/%u seed %llu", c->sample_den[i],
+					(unsigned long long)c->sample_seed[i]);
+			else
+				fprintf(f, "full");
+		}
 		fprintf(f, "</th>");
 	}
 	fprintf(f, "</tr>\n");
@@ -439,10 +479,11 @@ static int compare_section(struct report *r, struct mr_results *res, const char 
 	if (rc)
 		return rc;
 	fprintf(f, "<h2>Counters against the baseline</h2>\n<p>Each run against run %lld's policy at "
-		   "its own memory size (as <code>memreplay compare</code>); below each value the "
+		   "its own memory size%s (as <code>memreplay compare</code>); below each value the "
 		   "delta in percent and its 95 %% interval (a paired block bootstrap over the "
 		   "trace's time segments, docs/replay.md); grey with ~: inside noise, the "
-		   "interval contains 0.</p>\n", (long long)c->run_id[c->baseline]);
+		   "interval contains 0.</p>\n", (long long)c->run_id[c->baseline],
+		c->by_cohort ? ", trace and sampling" : "");
 	if (!c->intervals)
 		fprintf(f, "<p class=\"note\">These results have no time segments (written by an "
 			   "older memreplay): no intervals; replay the trace again for them.</p>\n");
