@@ -334,6 +334,8 @@ static void print_table(const struct mr_compare *c, int asked)
 	for (size_t i = 0; (c->by_memory || c->by_cohort) && i < c->nruns; i++) {
 		size_t l = mr_policy_short_spec(c->spec[i], spec, sizeof(spec));
 
+		if (c->vary_seed[i])
+			l += 2 + (size_t)snprintf(NULL, 0, "%llu", (unsigned long long)c->vary_seed[i]);
 		if (l > wspec)
 			wspec = l < 60 ? l : 60;
 	}
@@ -341,7 +343,10 @@ static void print_table(const struct mr_compare *c, int asked)
 		if ((size_t)snprintf(id, sizeof(id), "%lld", (long long)c->run_id[i]) > wid)
 			wid = strlen(id);
 	for (size_t i = 0; i < c->nruns; i++) {
-		mr_policy_short_spec(c->spec[i], spec, sizeof(spec));
+		size_t l = mr_policy_short_spec(c->spec[i], spec, sizeof(spec));
+
+		if (c->vary_seed[i] && l + 1 < sizeof(spec)) /* as replay names it */
+			snprintf(spec + l, sizeof(spec) - l, " ~%llu", (unsigned long long)c->vary_seed[i]);
 		printf("  %s#%-*lld  ", c->base[i] == i ? "*" : " ", (int)wid, (long long)c->run_id[i]);
 		cli_print_text(spec, 0); /* stored text: escaped */
 		if (c->by_memory)

@@ -25,7 +25,10 @@ static const char definition[] =
 
 static void label_of(const struct mr_curve_row *r, char *buf, size_t cap)
 {
-	mr_policy_short_spec(r->spec, buf, cap);
+	size_t n = mr_policy_short_spec(r->spec, buf, cap);
+
+	if (r->vary_seed && n + 1 < cap) /* as replay names it: 'SPEC ~SEED' */
+		snprintf(buf + n, cap - n, " ~%llu", (unsigned long long)r->vary_seed);
 }
 
 static void fmt_ratio(const struct mr_curve_row *r, char *buf, size_t cap)
@@ -184,9 +187,10 @@ static void print_table(const struct mr_curve *c)
 		free(w);
 	}
 	if (nm > 1 && c->max_seeds > 1)
-		printf("\nA sampled column of several seeds (x N: merged results files) gives their "
-		       "mean and, in brackets, the lowest and highest seed: how far the sample's "
-		       "choice of pages moves the curve (docs/replay.md, \"Sampled replay\").\n");
+		printf("\nA column of several seeds (x N: the seeds of a sampled rate, merged results "
+		       "files; ~xN: replay --vary N) gives their mean and, in brackets, the lowest and "
+		       "highest seed: how far the sample's choice of pages, or the timing --vary draws, "
+		       "moves the curve (docs/replay.md, \"Sampled replay\", \"--vary N\").\n");
 	if (any_oom)
 		printf("\n! the run went over its memory (mr_oom > 0): it had more than its size, not "
 		       "comparable (docs/replay.md)\n");

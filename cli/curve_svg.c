@@ -71,7 +71,9 @@ void cli_curve_group_label(const struct mr_curve *c, size_t g, char *buf, size_t
 	}
 	for (size_t i = 0; i < c->n; i++)
 		seeds += c->rows[i].group == g && c->rows[i].series == i;
-	if (r->sample_den && seeds > 1)
+	if (r->vary_seed)
+		mr_strbuf_printf(&sb, " ~x%zu", seeds);
+	if (r->sample_den && seeds > 1 && !r->vary_seed)
 		mr_strbuf_printf(&sb, " 1/%u x%zu", r->sample_den, seeds);
 	else if (r->sample_den)
 		mr_strbuf_printf(&sb, " 1/%u", r->sample_den);

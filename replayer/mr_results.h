@@ -258,6 +258,7 @@ struct mr_compare {
 	char (*trace)[256];
 	uint32_t *sample_den;
 	uint64_t *sample_seed;
+	uint64_t *vary_seed;  /* runs.vary_seed (replay --vary), 0 = none */
 	size_t *cohort;
 	int by_cohort;
 	char trace_id[80]; /* runs.trace_id of the first run */
@@ -316,6 +317,8 @@ struct mr_curve_row {
 	 * combined there. Runs of one group and seed are one series, one line. Each is named
 	 * by the index of its first row. */
 	size_t group, series;
+	uint64_t vary_seed;      /* runs.vary_seed (replay --vary), 0 = none; the seeds of a
+				  * spec are one group apart from its plain run */
 	char trace[256];         /* runs.trace, as the replay was given it */
 	char trace_id[80];       /* runs.trace_id */
 	char policy[64];

@@ -864,6 +864,7 @@ void mr_compare_free(struct mr_compare *c)
 	free(c->trace);
 	free(c->sample_den);
 	free(c->sample_seed);
+	free(c->vary_seed);
 	free(c->cohort);
 	free(c->notes);
 	free(c);
@@ -1006,6 +1007,17 @@ static void read_cohorts(struct mr_results *res, struct mr_compare *c, char (*tr
 		}
 	}
 	sqlite3_finalize(st); /* a file from before the notes table: all full */
+	st = NULL;
+	if (sqlite3_prepare_v2(res->db, "SELECT id, vary_seed FROM runs WHERE vary_seed IS NOT NULL",
+			       -1, &st, NULL) == SQLITE_OK) {
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			int i = run_index(c, sqlite3_column_int64(st, 0));
+
+			if (i >= 0)
+				c->vary_seed[i] = (uint64_t)sqlite3_column_int64(st, 1);
+		}
+	}
+	sqlite3_finalize(st); /* a file from before --vary: no seeds */
 	for (size_t i = 0; i < c->nruns; i++) {
 		c->cohort[i] = i;
 		for (size_t j = 0; j < i; j++)
@@ -1317,10 +1329,11 @@ int mr_results_compare(struct mr_results *res, const struct mr_compare_opts *o,
 	c->trace = calloc(n, sizeof(*c->trace));
 	c->sample_den = calloc(n, sizeof(*c->sample_den));
 	c->sample_seed = calloc(n, sizeof(*c->sample_seed));
+	c->vary_seed = calloc(n, sizeof(*c->vary_seed));
 	c->cohort = calloc(n, sizeof(*c->cohort));
 	tids = calloc(n, sizeof(*tids));
 	if (!c->run_id || !c->spec || !c->memory_pages || !c->base || !c->trace ||
-	    !c->sample_den || !c->sample_seed || !c->cohort || !tids) {
+	    !c->sample_den || !c->sample_seed || !c->vary_seed || !c->cohort || !tids) {
 		rc = mr_error_set(err, MR_ENOMEM, "out of memory");
 		goto fail;
 	}
@@ -1617,8 +1630,11 @@ static void curve_traces(struct mr_results *res, struct mr_curve *c)
 {
 	sqlite3_stmt *st = NULL;
 
-	if (sqlite3_prepare_v2(res->db, "SELECT id, trace, trace_id FROM runs", -1, &st, NULL) !=
-	    SQLITE_OK)
+	/* vary_seed: a file written before --vary has no such column */
+	if (sqlite3_prepare_v2(res->db, "SELECT id, trace, trace_id, vary_seed FROM runs", -1, &st,
+			       NULL) != SQLITE_OK &&
+	    sqlite3_prepare_v2(res->db, "SELECT id, trace, trace_id, NULL FROM runs", -1, &st,
+			       NULL) != SQLITE_OK)
 		return;
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		int64_t run = sqlite3_column_int64(st, 0);
@@ -1630,6 +1646,7 @@ static void curve_traces(struct mr_results *res, struct mr_curve *c)
 					 tr ? (const char *)tr : "");
 				snprintf(c->rows[k].trace_id, sizeof(c->rows[k].trace_id), "%s",
 					 id ? (const char *)id : "");
+				c->rows[k].vary_seed = (uint64_t)sqlite3_column_int64(st, 3);
 			}
 	}
 	sqlite3_finalize(st);
@@ -1656,10 +1673,10 @@ static int curve_groups(struct mr_results *res, struct mr_curve *c, struct mr_er
 			const struct mr_curve_row *q = &c->rows[k];
 
 			if (strcmp(q->spec, r->spec) || strcmp(q->trace_id, r->trace_id) ||
-			    q->sample_den != r->sample_den)
+			    q->sample_den != r->sample_den || !q->vary_seed != !r->vary_seed)
 				continue;
 			r->group = q->group;
-			if (q->sample_seed == r->sample_seed) {
+			if (q->sample_seed == r->sample_seed && q->vary_seed == r->vary_seed) {
 				r->series = q->series;
 				break;
 			}

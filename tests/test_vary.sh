@@ -31,6 +31,10 @@ check "the run without a seed is the plain replay" \
 	  "$(q "$T/plain.db" "SELECT name, value FROM counters WHERE run = 1 ORDER BY memcg, name")" ]
 levels=$(q "$T/a.db" "SELECT count(DISTINCT value) FROM counters WHERE name = 'pgscan_anon' AND memcg IS NULL")
 check "the seeds spread pgscan over several values ($levels)" [ "$levels" -ge 3 ]
+"$MR" compare "$T/a.db" >"$T/cmp.txt" 2>&1
+check "compare names each seed's run SPEC ~SEED" grep -q '^   #9  mglru:kernel=6.12.95 ~8$' "$T/cmp.txt"
+"$MR" curve "$T/a.db" >"$T/curve.txt" 2>&1
+check "curve names each seed's run SPEC ~SEED" grep -q '^mglru:kernel=6.12.95 ~8 ' "$T/curve.txt"
 check "vary_p is stored with each seed" \
 	[ "$(q "$T/a.db" "SELECT count(*) FROM runs WHERE vary_seed IS NOT NULL AND vary_p = 0.4")" = 8 ]
 "$MR" replay "$TR" $P --vary 0 -o "$T/c.db" >/dev/null 2>"$T/err"
