@@ -298,11 +298,7 @@ static void print_signs(const struct mr_compare *c, int asked)
  * name, when the file has more than one) and "full" or "sampled 1/N seed S". */
 static void print_cohort(const struct mr_compare *c, size_t i)
 {
-	int traces = 0;
-
-	for (size_t j = 0; j < c->nruns && !traces; j++)
-		traces = strcmp(c->trace[j], c->trace[i]) != 0;
-	if (traces) {
+	if (c->many_traces) {
 		cli_print_text(c->trace[i], 0);
 		putchar(' ');
 	}
@@ -350,7 +346,8 @@ static void print_table(const struct mr_compare *c, int asked)
 		printf("  %s#%-*lld  ", c->base[i] == i ? "*" : " ", (int)wid, (long long)c->run_id[i]);
 		cli_print_text(spec, 0); /* stored text: escaped */
 		if (c->by_memory)
-			printf("%*s  at %s", (int)(wspec > strlen(spec) ? wspec - strlen(spec) : 0), "",
+			printf("%*s  at %-*s", (int)(wspec > strlen(spec) ? wspec - strlen(spec) : 0), "",
+			       c->by_cohort ? 8 : 0,
 			       c->memory_pages[i] ? mr_replay_format_memory(c->memory_pages[i], mem, sizeof(mem))
 						  : "no whole-trace size");
 		if (c->by_cohort) {

@@ -170,8 +170,11 @@ static void print_table(const struct mr_curve *c)
 		for (size_t g = 0; w && g < ng; g++) {
 			cli_curve_group_label(c, groups[g], lab, sizeof(lab));
 			w[g] = strlen(lab) > 9 ? (strlen(lab) < 48 ? strlen(lab) : 48) : 9;
-			if (c->max_seeds > 1 && w[g] < 25)
-				w[g] = 25; /* "mean (min-max)" */
+			for (size_t m = 0; m < nm; m++) { /* "mean (min-max)" cells are wider */
+				cell(c, groups[g], mems[m], ratio, sizeof(ratio));
+				if (strlen(ratio) > w[g])
+					w[g] = strlen(ratio);
+			}
 			printf("  %*s", (int)(w[g] > strlen(lab) ? w[g] - strlen(lab) : 0), "");
 			cli_print_text(lab, 0);
 		}

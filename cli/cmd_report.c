@@ -380,15 +380,22 @@ static void compare_table(struct report *r, const struct mr_compare *c, const ch
 				cli_xml_text(f, r->runs[k].label);
 		if (c->by_cohort) {
 			/* a merge of several traces or samplings: which one this run is */
-			int traces = 0;
-
-			for (size_t j = 0; j < c->nruns && !traces; j++)
-				traces = strcmp(c->trace[j], c->trace[i]) != 0;
 			fprintf(f, "<br>");
-			if (traces) {
+			if (c->many_traces) {
 				const char *b = strrchr(c->trace[i], '/');
 
-				cli_xml_text(f, b ? b + 1 : c->trace[i]);
+				/* its file name, or its path where another trace has that name */
+				b = b ? b + 1 : c->trace[i];
+				for (size_t j = 0; j < c->nruns; j++) {
+					const char *o = strrchr(c->trace[j], '/');
+
+					if (!strcmp(o ? o + 1 : c->trace[j], b) &&
+					    strcmp(c->trace_ids[j], c->trace_ids[i])) {
+						b = c->trace[i];
+						break;
+					}
+				}
+				cli_xml_text(f, b);
 				fprintf(f, " ");
 			}
 			if (c->sample_den[i])

@@ -44,7 +44,29 @@ void cli_xml_text(FILE *f, const char *s)
 	}
 }
 
+static void group_label(const struct mr_curve *c, size_t g, char *buf, size_t cap);
+
 void cli_curve_group_label(const struct mr_curve *c, size_t g, char *buf, size_t cap)
+{
+	char other[512];
+
+	group_label(c, g, buf, cap);
+	/* groups that differ only in settings the label leaves out (--swap, --reclaim, a
+	 * script, ...): told apart by their first run */
+	for (size_t i = 0; i < c->n; i++) {
+		if (c->rows[i].group != i || i == g)
+			continue;
+		group_label(c, i, other, sizeof(other));
+		if (!strcmp(other, buf)) {
+			size_t l = strlen(buf);
+
+			snprintf(buf + l, cap > l ? cap - l : 0, " #%lld", (long long)c->rows[g].run);
+			return;
+		}
+	}
+}
+
+static void group_label(const struct mr_curve *c, size_t g, char *buf, size_t cap)
 {
 	const struct mr_curve_row *r = &c->rows[g];
 	struct mr_strbuf sb = { buf, cap, 0 };
@@ -82,21 +104,39 @@ void cli_curve_group_label(const struct mr_curve *c, size_t g, char *buf, size_t
 size_t cli_curve_at(const struct mr_curve *c, size_t g, uint64_t mem, struct mr_spread *sp,
 		    int *oom)
 {
-	double x[256];
-	size_t n = 0, all = 0;
+	size_t all = 0, from = SIZE_MAX;
+	double sum = 0;
 
-	for (size_t i = 0; i < c->n; i++) {
+	*sp = (struct mr_spread){ .mean = NAN, .sd = NAN, .min = NAN, .max = NAN, .t_lo = NAN,
+				  .t_hi = NAN };
+	/* a group's rows are by memory, then run: one row per series (seed) at mem, its
+	 * first (a spec given twice to one replay runs twice, alike) */
+	for (size_t i = g; i < c->n && c->rows[i].group == g; i++) {
 		const struct mr_curve_row *r = &c->rows[i];
+		int dup = 0;
 
-		if (r->group != g || r->memory_pages != mem)
+		if (r->memory_pages != mem)
+			continue;
+		if (from == SIZE_MAX)
+			from = i;
+		for (size_t j = from; j < i && !dup; j++)
+			dup = c->rows[j].series == r->series;
+		if (dup)
 			continue;
 		all++;
 		if (oom && r->oom)
 			*oom = 1;
-		if (!isnan(r->miss_ratio) && n < sizeof(x) / sizeof(x[0]))
-			x[n++] = 100.0 * r->miss_ratio;
+		if (isnan(r->miss_ratio))
+			continue;
+		sum += 100.0 * r->miss_ratio;
+		if (!sp->n || 100.0 * r->miss_ratio < sp->min)
+			sp->min = 100.0 * r->miss_ratio;
+		if (!sp->n || 100.0 * r->miss_ratio > sp->max)
+			sp->max = 100.0 * r->miss_ratio;
+		sp->n++;
 	}
-	mr_spread_of(x, n, sp);
+	if (sp->n)
+		sp->mean = sum / (double)sp->n;
 	return all;
 }
 
@@ -230,30 +270,29 @@ static void draw(FILE *f, const struct mr_curve *c, const char *source, const st
 		/* through the mean at each size (several seeds of a sampled rate: a bar from the
 		 * lowest to the highest, and a point for each run) */
 		fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", col);
-		for (size_t j = i; j < c->n; j++) {
+		for (size_t j = i, last = 0, any = 0; j < c->n && c->rows[j].group == i; j++) {
 			struct mr_spread sp;
 
-			if (c->rows[j].group != i || !plotted(&c->rows[j]) ||
-			    (j > i && c->rows[j - 1].group == i &&
-			     c->rows[j - 1].memory_pages == c->rows[j].memory_pages && plotted(&c->rows[j - 1])))
+			if (!plotted(&c->rows[j]) || (any && c->rows[j].memory_pages == last))
 				continue;
-			cli_curve_at(c, i, c->rows[j].memory_pages, &sp, NULL);
-			fprintf(f, "%s%.1f,%.1f", first ? "" : " ", px(a, c->rows[j].memory_pages),
-				py(a, sp.mean));
+			any = 1;
+			last = c->rows[j].memory_pages;
+			cli_curve_at(c, i, last, &sp, NULL);
+			fprintf(f, "%s%.1f,%.1f", first ? "" : " ", px(a, last), py(a, sp.mean));
 			first = 0;
 		}
 		fprintf(f, "\"/>\n");
-		for (size_t j = i; j < c->n; j++) {
+		for (size_t j = i, last = 0, any = 0; j < c->n && c->rows[j].group == i; j++) {
 			struct mr_spread sp;
 
-			if (c->rows[j].group != i || !plotted(&c->rows[j]) ||
-			    (j > i && c->rows[j - 1].group == i &&
-			     c->rows[j - 1].memory_pages == c->rows[j].memory_pages))
+			if (!plotted(&c->rows[j]) || (any && c->rows[j].memory_pages == last))
 				continue;
-			if (cli_curve_at(c, i, c->rows[j].memory_pages, &sp, NULL) > 1 && sp.n > 1)
+			any = 1;
+			last = c->rows[j].memory_pages;
+			if (cli_curve_at(c, i, last, &sp, NULL) > 1 && sp.n > 1)
 				fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
-					   "stroke-width=\"1\"/>\n", px(a, c->rows[j].memory_pages),
-					py(a, sp.min), px(a, c->rows[j].memory_pages), py(a, sp.max), col);
+					   "stroke-width=\"1\"/>\n", px(a, last), py(a, sp.min), px(a, last),
+					py(a, sp.max), col);
 		}
 		for (size_t j = i; j < c->n; j++)
 			if (c->rows[j].group == i && plotted(&c->rows[j]))

@@ -253,9 +253,12 @@ struct mr_compare {
 	int by_memory;     /* the runs differ in memory_pages */
 	/* A run is compared only with a run of the same trace and sampling (a merge of
 	 * several traces or seeds, docs/sweep.md): runs.trace and the sampled note's rate and
-	 * seed of each (0 = a full replay); cohort = the index of the first run of the same
-	 * trace_id, rate and seed; by_cohort: the runs differ in those. */
+	 * seed of each (0 = a full replay), runs.trace_id in trace_ids; cohort = the index of
+	 * the first run of the same trace_id, rate and seed; by_cohort: the runs differ in
+	 * those; many_traces: in trace_id. */
+	int many_traces;
 	char (*trace)[256];
+	char (*trace_ids)[80];
 	uint32_t *sample_den;
 	uint64_t *sample_seed;
 	uint64_t *vary_seed;  /* runs.vary_seed (replay --vary), 0 = none */
@@ -312,15 +315,18 @@ void mr_spread_of(const double *x, size_t n, struct mr_spread *out);
 /* One run: its miss ratio and what a curve over memory sizes shows beside it. */
 struct mr_curve_row {
 	int64_t run;
-	/* Runs of one spec, trace (trace_id) and sampling rate are one group, one column of
-	 * the curve: the seeds of a sampled rate (merged results files, docs/sweep.md) are
-	 * combined there. Runs of one group and seed are one series, one line. Each is named
-	 * by the index of its first row. */
+	/* Runs of one spec, trace (trace_id), settings and sampling rate are one group, one
+	 * column of the curve: the seeds of a sampled rate (merged results files,
+	 * docs/sweep.md) are combined there. Runs of one group and seed are one series.
+	 * Each is named by the index of its first row. */
 	size_t group, series;
 	uint64_t vary_seed;      /* runs.vary_seed (replay --vary), 0 = none; the seeds of a
 				  * spec are one group apart from its plain run */
 	char trace[256];         /* runs.trace, as the replay was given it */
 	char trace_id[80];       /* runs.trace_id */
+	/* the run's other settings (swap, nodes, writeback delay, reclaim, shadow,
+	 * fault-around, script, sampling unit): runs that differ in them are other groups */
+	char settings[160];
 	char policy[64];
 	char spec[256];
 	uint64_t memory_pages;   /* 0 = none (cgroup limits only) */
@@ -340,6 +346,7 @@ struct mr_curve_row {
 	uint64_t oom;            /* mr_oom: > 0 = the run went over its memory */
 	uint32_t sample_den;     /* a sampled run: 1 in sample_den regions; 0 = full */
 	uint64_t sample_seed;
+	uint32_t sample_unit;    /* pages a sampled unit holds, 0 = page by page */
 };
 
 struct mr_curve {

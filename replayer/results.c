@@ -862,6 +862,7 @@ void mr_compare_free(struct mr_compare *c)
 	free(c->memory_pages);
 	free(c->base);
 	free(c->trace);
+	free(c->trace_ids);
 	free(c->sample_den);
 	free(c->sample_seed);
 	free(c->vary_seed);
@@ -988,8 +989,10 @@ static void pick_bases(struct mr_compare *c)
 }
 
 /* Each run's trace and sampling (its note "sampled 1/N (seed S)"), and its cohort. */
-static void read_cohorts(struct mr_results *res, struct mr_compare *c, char (*trace_id)[80])
+static void read_cohorts(struct mr_results *res, struct mr_compare *c)
 {
+	char (*trace_id)[80] = c->trace_ids;
+
 	sqlite3_stmt *st = NULL;
 
 	if (sqlite3_prepare_v2(res->db, "SELECT run, message FROM notes WHERE kind = 'sampled'",
@@ -1019,6 +1022,7 @@ static void read_cohorts(struct mr_results *res, struct mr_compare *c, char (*tr
 	}
 	sqlite3_finalize(st); /* a file from before --vary: no seeds */
 	for (size_t i = 0; i < c->nruns; i++) {
+		c->many_traces |= strcmp(trace_id[i], trace_id[0]) != 0;
 		c->cohort[i] = i;
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(trace_id[j], trace_id[i]) && c->sample_den[j] == c->sample_den[i] &&
@@ -1302,7 +1306,6 @@ int mr_results_compare(struct mr_results *res, const struct mr_compare_opts *o,
 		       struct mr_compare **out, struct mr_error *err)
 {
 	struct mr_compare *c = calloc(1, sizeof(*c));
-	char (*tids)[80] = NULL;
 	sqlite3_stmt *st = NULL;
 	size_t cap = 0, n = 0;
 	int rc = 0;
@@ -1331,9 +1334,9 @@ int mr_results_compare(struct mr_results *res, const struct mr_compare_opts *o,
 	c->sample_seed = calloc(n, sizeof(*c->sample_seed));
 	c->vary_seed = calloc(n, sizeof(*c->vary_seed));
 	c->cohort = calloc(n, sizeof(*c->cohort));
-	tids = calloc(n, sizeof(*tids));
+	c->trace_ids = calloc(n, sizeof(*c->trace_ids));
 	if (!c->run_id || !c->spec || !c->memory_pages || !c->base || !c->trace ||
-	    !c->sample_den || !c->sample_seed || !c->vary_seed || !c->cohort || !tids) {
+	    !c->sample_den || !c->sample_seed || !c->vary_seed || !c->cohort || !c->trace_ids) {
 		rc = mr_error_set(err, MR_ENOMEM, "out of memory");
 		goto fail;
 	}
@@ -1352,7 +1355,7 @@ int mr_results_compare(struct mr_results *res, const struct mr_compare_opts *o,
 			snprintf(c->trace_id, sizeof(c->trace_id), "%s",
 				 (const char *)sqlite3_column_text(st, 3));
 		if (sqlite3_column_text(st, 3))
-			snprintf(tids[c->nruns], sizeof(tids[0]), "%s",
+			snprintf(c->trace_ids[c->nruns], sizeof(c->trace_ids[0]), "%s",
 				 (const char *)sqlite3_column_text(st, 3));
 		if (sqlite3_column_text(st, 4))
 			snprintf(c->trace[c->nruns], sizeof(c->trace[0]), "%s",
@@ -1361,9 +1364,7 @@ int mr_results_compare(struct mr_results *res, const struct mr_compare_opts *o,
 	}
 	sqlite3_finalize(st);
 	st = NULL;
-	read_cohorts(res, c, tids);
-	free(tids);
-	tids = NULL;
+	read_cohorts(res, c);
 	rc = pick_baseline(c, o ? o->baseline : NULL, err);
 	if (rc)
 		goto fail;
@@ -1503,7 +1504,6 @@ int mr_results_compare(struct mr_results *res, const struct mr_compare_opts *o,
 	return 0;
 fail:
 	sqlite3_finalize(st);
-	free(tids);
 	mr_compare_free(c);
 	return rc;
 }
@@ -1625,91 +1625,162 @@ static int curve_order(const void *a, const void *b)
 	return x->run < y->run ? -1 : x->run > y->run;
 }
 
-/* What runs.trace and runs.trace_id say of run (empty strings where they say nothing) */
+/* The row of run id run (rows in run order, before curve_order()), or NULL */
+static struct mr_curve_row *row_of_run(struct mr_curve *c, int64_t run)
+{
+	size_t lo = 0, hi = c->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->rows[mid].run < run)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->n && c->rows[lo].run == run ? &c->rows[lo] : NULL;
+}
+
+/* What runs says of each run's trace, --vary seed and other settings (empty where it
+ * says nothing: a file from before a column has it NULL or lacks it) */
 static void curve_traces(struct mr_results *res, struct mr_curve *c)
 {
 	sqlite3_stmt *st = NULL;
 
-	/* vary_seed: a file written before --vary has no such column */
-	if (sqlite3_prepare_v2(res->db, "SELECT id, trace, trace_id, vary_seed FROM runs", -1, &st,
-			       NULL) != SQLITE_OK &&
-	    sqlite3_prepare_v2(res->db, "SELECT id, trace, trace_id, NULL FROM runs", -1, &st,
+	if (sqlite3_prepare_v2(res->db, "SELECT id, trace, trace_id, vary_seed, printf('swap %s "
+			       "nodes %s wb %s %s %s fa %s script %s', swap_pages, nodes, "
+			       "writeback_delay_ns, reclaim, shadow, fault_around_pages, "
+			       "script_sha256) FROM runs", -1, &st, NULL) != SQLITE_OK &&
+	    sqlite3_prepare_v2(res->db, "SELECT id, trace, trace_id, NULL, '' FROM runs", -1, &st,
 			       NULL) != SQLITE_OK)
 		return;
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		int64_t run = sqlite3_column_int64(st, 0);
+		struct mr_curve_row *r = row_of_run(c, sqlite3_column_int64(st, 0));
 		const unsigned char *tr = sqlite3_column_text(st, 1), *id = sqlite3_column_text(st, 2);
+		const unsigned char *set = sqlite3_column_text(st, 4);
 
-		for (size_t k = 0; k < c->n; k++)
-			if (c->rows[k].run == run) {
-				snprintf(c->rows[k].trace, sizeof(c->rows[k].trace), "%s",
-					 tr ? (const char *)tr : "");
-				snprintf(c->rows[k].trace_id, sizeof(c->rows[k].trace_id), "%s",
-					 id ? (const char *)id : "");
-				c->rows[k].vary_seed = (uint64_t)sqlite3_column_int64(st, 3);
-			}
+		if (!r)
+			continue;
+		snprintf(r->trace, sizeof(r->trace), "%s", tr ? (const char *)tr : "");
+		snprintf(r->trace_id, sizeof(r->trace_id), "%s", id ? (const char *)id : "");
+		snprintf(r->settings, sizeof(r->settings), "%s", set ? (const char *)set : "");
+		r->vary_seed = (uint64_t)sqlite3_column_int64(st, 3);
 	}
 	sqlite3_finalize(st);
 }
 
-/*
- * Groups and series (struct mr_curve_row) in the order of their first run, then the rows
- * in curve_order(), each group and series named by its first row in that order.
- */
-#define NAMED ((size_t)1 << (sizeof(size_t) * 8 - 1))
+struct curve_key {
+	const struct mr_curve_row *r;
+	size_t i;
+};
 
+static int group_cmp(const struct mr_curve_row *x, const struct mr_curve_row *y)
+{
+	int d = strcmp(x->spec, y->spec);
+
+	if (!d)
+		d = strcmp(x->trace_id, y->trace_id);
+	if (!d)
+		d = strcmp(x->settings, y->settings);
+	if (!d && x->sample_den != y->sample_den)
+		d = x->sample_den < y->sample_den ? -1 : 1;
+	if (!d && x->sample_unit != y->sample_unit)
+		d = x->sample_unit < y->sample_unit ? -1 : 1;
+	if (!d && !x->vary_seed != !y->vary_seed)
+		d = !x->vary_seed ? -1 : 1;
+	return d;
+}
+
+/* by group, then seed (sampling, --vary), then first run */
+static int curve_key_cmp(const void *a, const void *b)
+{
+	const struct curve_key *x = a, *y = b;
+	int d = group_cmp(x->r, y->r);
+
+	if (!d && x->r->sample_seed != y->r->sample_seed)
+		d = x->r->sample_seed < y->r->sample_seed ? -1 : 1;
+	if (!d && x->r->vary_seed != y->r->vary_seed)
+		d = x->r->vary_seed < y->r->vary_seed ? -1 : 1;
+	if (!d)
+		d = x->i < y->i ? -1 : x->i > y->i;
+	return d;
+}
+
+static int trace_id_cmp(const void *a, const void *b)
+{
+	return strcmp((*(const struct mr_curve_row *const *)a)->trace_id,
+		      (*(const struct mr_curve_row *const *)b)->trace_id);
+}
+
+/*
+ * Groups and series (struct mr_curve_row), then the rows in curve_order(): groups in the
+ * order of their first run, each group and series named by its first row in that order.
+ * Sorts, so that a merge of many cells (docs/sweep.md) costs n log n, not n^2.
+ */
 static int curve_groups(struct mr_results *res, struct mr_curve *c, struct mr_error *err)
 {
-	size_t *seeds = calloc(c->n, sizeof(*seeds));
+	struct curve_key *k = malloc(c->n * sizeof(*k));
+	const struct mr_curve_row **t = malloc(c->n * sizeof(*t));
+	size_t *gname = malloc(c->n * sizeof(*gname)), *sname = malloc(c->n * sizeof(*sname));
 
-	if (!seeds)
+	if (!k || !t || !gname || !sname) {
+		free(k);
+		free(t);
+		free(gname);
+		free(sname);
 		return mr_error_set(err, MR_ENOMEM, "out of memory");
+	}
 	curve_traces(res, c);
-	for (size_t i = 0; i < c->n; i++) {
-		struct mr_curve_row *r = &c->rows[i];
+	for (size_t i = 0; i < c->n; i++)
+		k[i] = (struct curve_key){ &c->rows[i], i };
+	qsort(k, c->n, sizeof(*k), curve_key_cmp);
+	c->max_seeds = 0;
+	for (size_t a = 0, b; a < c->n; a = b) {
+		size_t first = k[a].i, nser = 0;
 
-		r->group = r->series = i;
-		for (size_t k = 0; k < i; k++) {
-			const struct mr_curve_row *q = &c->rows[k];
+		/* a group's block [a, b), by seed and then run: named by its first run */
+		for (b = a + 1; b < c->n && !group_cmp(k[a].r, k[b].r); b++)
+			if (k[b].i < first)
+				first = k[b].i;
+		for (size_t j = a; j < b; j++) {
+			struct mr_curve_row *r = &c->rows[k[j].i];
 
-			if (strcmp(q->spec, r->spec) || strcmp(q->trace_id, r->trace_id) ||
-			    q->sample_den != r->sample_den || !q->vary_seed != !r->vary_seed)
-				continue;
-			r->group = q->group;
-			if (q->sample_seed == r->sample_seed && q->vary_seed == r->vary_seed) {
-				r->series = q->series;
-				break;
+			r->group = first;
+			if (j == a || curve_key_cmp(&(struct curve_key){ k[j - 1].r, 0 },
+						    &(struct curve_key){ r, 0 })) {
+				r->series = k[j].i; /* a seed's first run: its smallest index */
+				nser++;
+			} else {
+				r->series = c->rows[k[j - 1].i].series;
 			}
 		}
+		if (nser > c->max_seeds)
+			c->max_seeds = nser;
 	}
-	/* count per group its series, per trace id its first row: before the sort renames */
-	c->ntraces = c->max_seeds = 0;
-	for (size_t i = 0; i < c->n; i++) {
-		int seen = 0;
-
-		if (c->rows[i].series == i && ++seeds[c->rows[i].group] > c->max_seeds)
-			c->max_seeds = seeds[c->rows[i].group];
-		for (size_t k = 0; k < i && !seen; k++)
-			seen = !strcmp(c->rows[k].trace_id, c->rows[i].trace_id);
-		c->ntraces += !seen;
-	}
-	free(seeds);
+	for (size_t i = 0; i < c->n; i++)
+		t[i] = &c->rows[i];
+	qsort(t, c->n, sizeof(*t), trace_id_cmp);
+	c->ntraces = 0;
+	for (size_t i = 0; i < c->n; i++)
+		c->ntraces += !i || strcmp(t[i - 1]->trace_id, t[i]->trace_id);
 	qsort(c->rows, c->n, sizeof(*c->rows), curve_order);
-	/* renamed ones are marked by the top bit until all are */
+	/* rename each group and series by its first row in this order */
+	for (size_t i = 0; i < c->n; i++)
+		gname[i] = sname[i] = SIZE_MAX;
 	for (size_t i = 0; i < c->n; i++) {
-		size_t g = c->rows[i].group, s = c->rows[i].series;
-
-		for (size_t k = i; k < c->n; k++) {
-			if (!(g & NAMED) && c->rows[k].group == g)
-				c->rows[k].group = i | NAMED;
-			if (!(s & NAMED) && c->rows[k].series == s)
-				c->rows[k].series = i | NAMED;
-		}
+		if (gname[c->rows[i].group] == SIZE_MAX)
+			gname[c->rows[i].group] = i;
+		if (sname[c->rows[i].series] == SIZE_MAX)
+			sname[c->rows[i].series] = i;
 	}
 	for (size_t i = 0; i < c->n; i++) {
-		c->rows[i].group &= ~NAMED;
-		c->rows[i].series &= ~NAMED;
+		c->rows[i].group = gname[c->rows[i].group];
+		c->rows[i].series = sname[c->rows[i].series];
 	}
+	free(k);
+	free(t);
+	free(gname);
+	free(sname);
 	return 0;
 }
 
@@ -1780,13 +1851,17 @@ int mr_results_curve(struct mr_results *res, struct mr_curve **out, struct mr_er
 			unsigned den;
 			unsigned long long seed;
 
-			if (!m || sscanf(m, "sampled 1/%u (seed %llu)", &den, &seed) != 2)
+			struct mr_curve_row *r = row_of_run(c, run);
+			const char *u;
+
+			if (!r || !m || sscanf(m, "sampled 1/%u (seed %llu)", &den, &seed) != 2)
 				continue;
-			for (size_t k = 0; k < c->n; k++)
-				if (c->rows[k].run == run) {
-					c->rows[k].sample_den = den;
-					c->rows[k].sample_seed = seed;
-				}
+			r->sample_den = den;
+			r->sample_seed = seed;
+			/* the sampling unit: "... 1 in 16 units of 512 pages ..." (a page
+			 * by page sample says "1 in 16 pages"); settings are read later */
+			if ((u = strstr(m, " units of ")) && sscanf(u, " units of %u", &den) == 1)
+				r->sample_unit = den;
 		}
 	}
 	sqlite3_finalize(st);
@@ -1802,11 +1877,9 @@ int mr_results_curve(struct mr_results *res, struct mr_curve **out, struct mr_er
 			double trefs = sqlite3_column_double(st, 1), kept = sqlite3_column_double(st, 2);
 			double all = sqlite3_column_double(st, 3), srefs = sqlite3_column_double(st, 4);
 
-			for (size_t k = 0; k < c->n; k++) {
-				struct mr_curve_row *r = &c->rows[k];
+			struct mr_curve_row *r = row_of_run(c, run);
 
-				if (r->run != run || !r->sample_den || isnan(r->miss_ratio))
-					continue;
+			if (r && r->sample_den && !isnan(r->miss_ratio)) {
 				/* SHARDS-adj (Waldspurger et al., FAST '15): the sampled pages'
 				 * references beyond or short of their share are the hottest
 				 * pages', which hit at every size. The references the pages'

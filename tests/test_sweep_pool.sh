@@ -105,6 +105,14 @@ mx() { "$MR" query "$1" --csv "SELECT printf('%.3f', 100.0 * miss_ratio) FROM cu
 	WHERE policy = 'lru' AND memory_pages = 1024" | tail -n +2; }
 check "curve of the merge: a column 'lru z.db' and one 'lru l.db'" \
 	sh -c "grep -q '^  memory.* lru z.db .* lru l.db' '$T/curve'"
+# runs of one policy and trace that differ in a setting (--swap 0) are two columns, not
+# one averaged as if they were seeds
+"$MR" replay m/z.db --policy lru --memory 2M,4M --swap 0 --threads 1 -q -o swap0_z.db >/dev/null 2>&1
+"$MR" merge -q -o swaps.db single_z.db swap0_z.db >/dev/null 2>&1
+"$MR" curve swaps.db >"$T/swaps" 2>&1
+check "curve of two --swap settings: two lru columns, no mean of the two ($(mx swap0_z.db) with swap 0)" \
+	sh -c "grep -q '^  memory .*lru #.*lru #' '$T/swaps' && ! sed -n '/by memory/,\$p' '$T/swaps' | grep '^ *[0-9.]*[KMG] ' | grep -q '(' &&
+	       grep '^ *4M ' '$T/swaps' | grep -qF '$(mx swap0_z.db)' && grep '^ *4M ' '$T/swaps' | grep -qF '$(mx single_z.db)'"
 check "... at 4M each with its trace's miss ratio ($(mx single_z.db), $(mx single_l.db))" \
 	sh -c "grep '^ *4M ' '$T/curve' | grep -qF '$(mx single_z.db)' &&
 	       grep '^ *4M ' '$T/curve' | grep -qF '$(mx single_l.db)'"
