@@ -166,7 +166,10 @@ static int plotted(const struct mr_curve_row *r)
 static void draw(FILE *f, const struct mr_curve *c, const char *source, const struct axes *a)
 {
 	uint64_t *mems = calloc(c->n ? c->n : 1, sizeof(*mems));
-	size_t nm = 0, line = 0;
+	struct bar {
+		double x, lo, hi;
+	} *bars = calloc(c->n ? c->n : 1, sizeof(*bars)); /* a group's seeds: lowest to highest */
+	size_t nm = 0, line = 0, nbar = 0;
 	char mem[32], lab[512];
 
 	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
@@ -270,6 +273,7 @@ static void draw(FILE *f, const struct mr_curve *c, const char *source, const st
 		/* through the mean at each size (several seeds of a sampled rate: a bar from the
 		 * lowest to the highest, and a point for each run) */
 		fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", col);
+		nbar = 0;
 		for (size_t j = i, last = 0, any = 0; j < c->n && c->rows[j].group == i; j++) {
 			struct mr_spread sp;
 
@@ -277,23 +281,15 @@ static void draw(FILE *f, const struct mr_curve *c, const char *source, const st
 				continue;
 			any = 1;
 			last = c->rows[j].memory_pages;
-			cli_curve_at(c, i, last, &sp, NULL);
+			if (cli_curve_at(c, i, last, &sp, NULL) > 1 && sp.n > 1 && bars)
+				bars[nbar++] = (struct bar){ px(a, last), py(a, sp.min), py(a, sp.max) };
 			fprintf(f, "%s%.1f,%.1f", first ? "" : " ", px(a, last), py(a, sp.mean));
 			first = 0;
 		}
 		fprintf(f, "\"/>\n");
-		for (size_t j = i, last = 0, any = 0; j < c->n && c->rows[j].group == i; j++) {
-			struct mr_spread sp;
-
-			if (!plotted(&c->rows[j]) || (any && c->rows[j].memory_pages == last))
-				continue;
-			any = 1;
-			last = c->rows[j].memory_pages;
-			if (cli_curve_at(c, i, last, &sp, NULL) > 1 && sp.n > 1)
-				fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
-					   "stroke-width=\"1\"/>\n", px(a, last), py(a, sp.min), px(a, last),
-					py(a, sp.max), col);
-		}
+		for (size_t k = 0; k < nbar; k++)
+			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+				   "stroke-width=\"1\"/>\n", bars[k].x, bars[k].lo, bars[k].x, bars[k].hi, col);
 		for (size_t j = i; j < c->n; j++)
 			if (c->rows[j].group == i && plotted(&c->rows[j]))
 				fprintf(f, "<circle data-chart=\"curve\" data-run=\"%lld\" data-x=\"%.6f\" data-v=\"%.6f\" "
@@ -314,6 +310,7 @@ static void draw(FILE *f, const struct mr_curve *c, const char *source, const st
 		line++;
 	}
 	fprintf(f, "</svg>\n");
+	free(bars);
 	free(mems);
 }
 
