@@ -96,7 +96,8 @@ static int read_curve(const char *path, struct mr_results **res, struct mr_curve
 /* One seed's errors, added into the trace's NPOL rows at out[0..NPOL): per policy,
  * sampled against full over the sizes (the caller divides the sums by the seeds). */
 static int add_errors(const char *full_db, const char *sampled_db,
-		      struct mr_bench_sample_case *out, struct mr_error *err)
+		      struct mr_bench_sample_case *out, const uint64_t *sizes,
+		      double (*sum)[NSIZES], double (*full)[NSIZES], struct mr_error *err)
 {
 	struct mr_results *rf = NULL, *rs = NULL;
 	struct mr_curve *cf = NULL, *cs = NULL;
@@ -123,6 +124,12 @@ static int add_errors(const char *full_db, const char *sampled_db,
 					continue;
 				e = 100.0 * fabs(s->miss_ratio - f->miss_ratio);
 				raw = 100.0 * fabs(s->miss_ratio_raw - f->miss_ratio);
+				/* the seeds' sum at this size, for their mean's error */
+				for (int z = 0; z < NSIZES; z++)
+					if (sizes[z] == f->memory_pages) {
+						sum[p][z] += s->miss_ratio;
+						full[p][z] = f->miss_ratio;
+					}
 				mae += e;
 				raw_mae += raw;
 				if (e > k->max_pp)
@@ -174,6 +181,7 @@ static int bench_trace(const struct mr_bench_sample_opts *o, const char *trace, 
 {
 	char nucache[1100], full_db[1100], sampled_db[1100];
 	uint64_t pages = 0, sizes[NSIZES], events = 0;
+	double sum[NPOL][NSIZES], full[NPOL][NSIZES]; /* the seeds' sum, the full curve */
 	double full_s = 0, full1_s = 0, sampled_s = 0, prime_s = 0, counts_s = 0;
 	uint32_t seeds = o->seeds ? o->seeds : 1;
 	int rc;
@@ -226,6 +234,10 @@ static int bench_trace(const struct mr_bench_sample_opts *o, const char *trace, 
 		k->full1_s = full1_s;
 		k->counts_s = counts_s;
 	}
+	memset(sum, 0, sizeof(sum));
+	for (size_t p = 0; p < NPOL; p++)
+		for (int z = 0; z < NSIZES; z++)
+			full[p][z] = NAN;
 	for (uint32_t seed = 0; seed < seeds; seed++) {
 		double t = 0;
 
@@ -235,16 +247,25 @@ static int bench_trace(const struct mr_bench_sample_opts *o, const char *trace, 
 		rc = replay_once(trace, dir, nucache, sizes, NSIZES, den, seed, o->unit, sampled_db,
 				 &t, NULL, err);
 		if (!rc)
-			rc = add_errors(full_db, sampled_db, &out[*n], err);
+			rc = add_errors(full_db, sampled_db, &out[*n], sizes, sum, full, err);
 		if (rc)
 			return rc;
 		sampled_s += t;
 	}
 	sampled_s /= seeds;
 	for (size_t p = 0; p < NPOL; p++) {
+		double m = 0;
+		int nz = 0;
+
 		out[*n + p].mae_pp /= seeds;
 		out[*n + p].mae_raw_pp /= seeds;
 		out[*n + p].sampled_s = sampled_s;
+		for (int z = 0; z < NSIZES; z++)
+			if (!isnan(full[p][z])) {
+				m += 100.0 * fabs(sum[p][z] / seeds - full[p][z]);
+				nz++;
+			}
+		out[*n + p].mean_mae_pp = nz ? m / nz : NAN;
 	}
 	*n += NPOL;
 	BENCH_NOTE(o, "%s: full %.1f s, one size %.1f s, sampled %.1f s (mean of %u seeds), "
@@ -302,40 +323,43 @@ int mr_bench_sample(const struct mr_bench_sample_opts *o, struct mr_bench_sample
 int mr_bench_sample_format(const struct mr_bench_sample_case *c, size_t n, char *buf, size_t cap)
 {
 	struct mr_strbuf sb = { buf, cap, 0 };
-	double sum = 0, worst = 0;
+	double sum = 0, worst = 0, msum = 0;
 
 	if ((!c && n) || (!buf && cap))
 		return MR_EINVAL;
 	if (cap)
 		buf[0] = '\0';
-	mr_strbuf_printf(&sb, "%-28s %-6s %8s %10s %5s %5s %5s %9s %9s %9s %9s %8s %8s %9s %8s %7s %7s %7s\n",
+	mr_strbuf_printf(&sb, "%-28s %-6s %8s %10s %5s %5s %5s %9s %9s %9s %9s %9s %8s %8s %9s %8s %7s %7s %7s\n",
 			 "trace", "policy", "pages", "events", "rate", "unit", "seeds", "MAE pp",
-			 "worst pp", "max pp", "raw MAE", "full s", "1-size s", "sampled s",
-			 "counts s", "/full", "/1-size", "+counts");
+			 "worst pp", "max pp", "raw MAE", "mean MAE", "full s", "1-size s",
+			 "sampled s", "counts s", "/full", "/1-size", "+counts");
 	for (size_t i = 0; i < n; i++) {
 		const struct mr_bench_sample_case *k = &c[i];
 
 		mr_strbuf_printf(&sb, "%-28.28s %-6s %8llu %10llu  1/%-2u %4uK %5u %9.3f %9.3f %9.3f "
-				 "%9.3f %8.1f %8.1f %9.1f %8.2f %7.3f %7.3f %7.3f\n", k->trace, k->policy,
+				 "%9.3f %9.3f %8.1f %8.1f %9.1f %8.2f %7.3f %7.3f %7.3f\n", k->trace, k->policy,
 				 (unsigned long long)k->pages, (unsigned long long)k->events, k->den,
 				 k->unit * 4, k->seeds, k->mae_pp, k->worst_seed_pp, k->max_pp,
-				 k->mae_raw_pp, k->full_s, k->full1_s, k->sampled_s, k->counts_s,
+				 k->mae_raw_pp, k->mean_mae_pp, k->full_s, k->full1_s, k->sampled_s, k->counts_s,
 				 k->full_s > 0 ? k->sampled_s / k->full_s : 0,
 				 k->full1_s > 0 ? k->sampled_s / k->full1_s : 0,
 				 k->full1_s > 0 ? (k->sampled_s + k->counts_s) / k->full1_s : 0);
 		sum += k->mae_pp;
+		msum += k->mean_mae_pp;
 		if (k->mae_pp > worst)
 			worst = k->mae_pp;
 	}
 	if (n)
-		mr_strbuf_printf(&sb, "mean MAE over the rows %.3f pp, worst %.3f pp\n", sum / (double)n,
-				 worst);
+		mr_strbuf_printf(&sb, "mean MAE over the rows %.3f pp, worst %.3f pp; of the seeds' mean "
+				 "curves %.3f pp\n", sum / (double)n, worst, msum / (double)n);
 	mr_strbuf_printf(&sb,
 	       "lru, mglru and opt at 16 sizes from 1/32 of the trace's pages to all of them;\n"
 	       "MAE pp = mean |sampled - full| miss ratio over the sizes and seeds, in percentage\n"
 	       "points, as `memreplay curve` prints them; worst pp = the worst seed's mean; max\n"
 	       "pp = the largest at any size and seed; raw MAE = the mean for the sampled\n"
-	       "machine's misses over its own references (no adjustment); unit = --sample-unit;\n"
+	       "machine's misses over its own references (no adjustment); mean MAE = the mean\n"
+	       "over the sizes of |the seeds' mean - full|, what averaging the seeds leaves (the\n"
+	       "scaled machine's bias; MAE pp also has each seed's spread); unit = --sample-unit;\n"
 	       "full s = the 48 runs in full in one pass, 1-size s = the 3 policies in full at the\n"
 	       "middle size (one full replay), sampled s = the 48 runs sampled in one pass (the\n"
 	       "seeds' mean), each create + run on one thread with the next-use times and the\n"

@@ -144,6 +144,9 @@ struct mr_bench_sample_case {
 				 * over sizes and seeds, the largest at any size and seed */
 	double worst_seed_pp;   /* the largest of the seeds' means over the sizes */
 	double mae_raw_pp;      /* the mean with the sampled machine's raw ratio */
+	double mean_mae_pp;     /* the mean over the sizes of |the seeds' mean - full|: what
+				 * averaging the seeds leaves (bias), where mae_pp also has
+				 * each seed's spread */
 	double full_s;          /* the 48 runs in full, one pass, one thread */
 	double full1_s;         /* the 3 policies in full at one size */
 	double sampled_s;       /* the 48 runs sampled, one pass, one thread (mean of seeds),
