@@ -320,7 +320,10 @@ check "bench sample: three rows of write.db, 4K units, 2 seeds" \
 check "bench sample: worst seed >= mean, largest >= worst seed" \
 	awk '$1 == "write.db" { n++; if ($9 < $8 || $10 < $9) bad = 1 } END { exit bad || n != 3 }' "$T/bench.txt"
 check "bench sample: the page counts' pass timed apart, +counts = (sampled + counts) / 1-size" \
-	awk '$1 == "write.db" { n++; if ($15 < 0 || $18 < $17) bad = 1 } END { exit bad || n != 3 }' "$T/bench.txt"
+	awk '$1 == "write.db" { n++; if ($16 < 0 || $19 < $18) bad = 1 } END { exit bad || n != 3 }' "$T/bench.txt"
+# |mean of the seeds - full| <= the mean of |seed - full| (the triangle inequality)
+check "bench sample: the seeds' mean curve's error at most each seed's mean error" \
+	awk '$1 == "write.db" { n++; if ($12 > $8 + 0.0015 || $12 < 0) bad = 1 } END { exit bad || n != 3 }' "$T/bench.txt"
 "$MR" bench sample --no-zipf --unit 2M --dir "$T" --trace "$W" >"$T/bench2.txt" 2>/dev/null
 check "bench sample --unit 2M: its rows say 2048K" \
 	[ "$(awk '$1 == "write.db" && $6 == "2048K" && $7 == 1' "$T/bench2.txt" | wc -l)" = 3 ]
