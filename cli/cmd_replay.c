@@ -5,6 +5,7 @@
  * progress line goes to stderr when stderr is a terminal; a "trace too coarse" warning
  * goes to stderr once.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -303,6 +304,121 @@ static void warn_no_swap(const struct mr_replay *r)
 	}
 }
 
+/* What one replay prints beside its runs, the same for every seed of --sample-seed A..B */
+struct one_args {
+	const char *const *policies;
+	size_t npol, nsizes;
+	const char *format;
+	int quiet, timing;
+	struct progress *pr;
+};
+
+/* Create, run, write the results to write_to (NULL: none) and print; out is the results
+ * file the user named (printed). Returns the command's exit status. */
+static int replay_one(struct mr_replay_opts *o, const char *write_to, const char *out,
+		      const struct one_args *a)
+{
+	double t0 = mr_clock_s();
+	struct mr_replay *r = NULL;
+	struct mr_error err = { 0 };
+	int rc = mr_replay_create(o, &r, &err);
+	if (!rc)
+		rc = mr_replay_run(r, &err);
+	if (a->pr->on)
+		fputc('\n', stderr);
+	if (!rc && out)
+		rc = mr_replay_write_results(r, write_to, &err);
+	if (rc) {
+		mr_replay_destroy(r);
+		return cli_fail("replay", &err);
+	}
+	if (mr_replay_series_note(r))
+		fprintf(stderr, "memreplay replay: warning: %s\n", mr_replay_series_note(r));
+	warn_coarse(r);
+	if (!a->quiet && mr_replay_nruns(r) && mr_replay_coverage(r, 0))
+		/* the trace's part is the same for every run; the unseen refaults are the
+		 * first run's (each run's are in the notes table) */
+		fprintf(stderr, "memreplay replay: coverage: %s\n", mr_replay_coverage(r, 0));
+	if (!a->quiet)
+		fprintf(stderr, "memreplay replay: assumed: shadow entries %s (--shadow %s)\n",
+			o->shadow == MR_SHADOW_KERNEL ? "reclaimed past mm/workingset.c's shadow-node limit" :
+			o->shadow == MR_SHADOW_NONE ? "never kept (no refault is recognised)" :
+			"kept until their page comes back", mr_replay_shadow_name(o->shadow));
+	if (!a->quiet) {
+		const char *from;
+		uint32_t fa = mr_replay_fault_around(r, &from);
+
+		int asked = !strcmp(from, "--fault-around");
+
+		if (fa > 1)
+			fprintf(stderr, "memreplay replay: assumed: fault-around maps %u KiB around each "
+				"read fault of a file mapping (%s%s)\n", fa * 4, from,
+				asked ? "" : "; --fault-around sets it");
+		else
+			fprintf(stderr, "memreplay replay: assumed: no fault-around (%s)\n", from);
+	}
+	for (size_t i = 0; !a->quiet && mr_replay_assumed(r, i); i++)
+		fprintf(stderr, "memreplay replay: assumed: %s\n", mr_replay_assumed(r, i));
+	if (mr_replay_no_swap(r))
+		warn_no_swap(r);
+	if (mr_replay_sample_note(r))
+		/* even with -q: these are not a full replay's counters */
+		fprintf(stderr, "memreplay replay: %s\n", mr_replay_sample_note(r));
+	if (!a->quiet && mr_replay_sample_cache_note(r))
+		fprintf(stderr, "memreplay replay: %s\n", mr_replay_sample_cache_note(r));
+	if (!a->quiet && mr_replay_nextuse_note(r))
+		fprintf(stderr, "memreplay replay: %s\n", mr_replay_nextuse_note(r));
+	if (!a->quiet)
+		print_notes(r, a->policies, a->npol, a->nsizes);
+	print_runs(r, a->policies, a->npol, a->nsizes, a->format, a->timing, mr_clock_s() - t0, out);
+	mr_replay_destroy(r);
+	return 0;
+}
+
+#define MAX_SEEDS 64
+
+/* --sample-seed S, S1,S2,... or A..B: the seeds, each a whole number */
+static int parse_seeds(const char *arg, uint64_t *seeds, size_t *n)
+{
+	const char *p = arg;
+	char *end;
+
+	*n = 0;
+	for (;;) {
+		uint64_t a, b;
+
+		if (!isdigit((unsigned char)*p))
+			return -1;
+		errno = 0;
+		a = b = strtoull(p, &end, 0);
+		if (errno)
+			return -1;
+		if (end[0] == '.' && end[1] == '.') {
+			p = end + 2;
+			if (!isdigit((unsigned char)*p))
+				return -1;
+			b = strtoull(p, &end, 0);
+			if (errno || b < a || b - a >= MAX_SEEDS)
+				return -1;
+		}
+		for (uint64_t v = a;; v++) {
+			for (size_t i = 0; i < *n; i++)
+				if (seeds[i] == v)
+					return -1; /* a seed twice: the same runs twice */
+			if (*n == MAX_SEEDS)
+				return -1;
+			seeds[(*n)++] = v;
+			if (v == b)
+				break;
+		}
+		if (!*end)
+			return 0;
+		if (*end != ',')
+			return -1;
+		p = end + 1;
+	}
+}
+
 int cmd_replay(int argc, char **argv)
 {
 	enum { O_MEMORY = 256, O_SWAP, O_SCRIPT, O_INTERVAL, O_SNAP, O_WBDELAY,
@@ -349,18 +465,18 @@ int cmd_replay(int argc, char **argv)
 	uint32_t vseed[MAX_POLICIES];
 	unsigned nvary = 0;
 	int vary_p_set = 0, sample_seed_set = 0, sample_unit_set = 0;
+	uint64_t seeds[MAX_SEEDS] = { 0 };
+	size_t nseeds = 1;
 	struct mr_replay_limit limits[MAX_LIMITS];
 	uint64_t sizes[MR_REPLAY_MAX_SIZES];
 	size_t npol = 0, nlim = 0, nplug = 0, nsizes = 0;
 	struct mr_replay_opts o = { .threads = MR_REPLAY_THREADS_AUTO };
 	struct progress pr = { 0 };
 	struct mr_error err = { 0 };
-	struct mr_replay *r = NULL;
 	char memspec[512] = "";
 	const char *out = NULL, *format = "table", *nu_cache = NULL;
 	char nu_buf[1024];
-	int list = 0, quiet = 0, timing = 1, c, rc;
-	double t0;
+	int list = 0, quiet = 0, timing = 1, c, rc = 0;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "P:f:o:qh", opts, NULL)) != -1) {
@@ -453,17 +569,14 @@ int cmd_replay(int argc, char **argv)
 			if (mr_replay_parse_sample(optarg, &o.sample_den, &err))
 				return cli_fail("replay", &err);
 			break;
-		case O_SAMPLE_SEED: {
-			char *end;
-
-			errno = 0;
-			o.sample_seed = strtoull(optarg, &end, 0);
-			if (*end || end == optarg || errno || optarg[0] == '-')
-				return cli_usage_error("replay", "--sample-seed '%s': give a whole number from 0 to 2^64 - 1",
-						       optarg);
+		case O_SAMPLE_SEED:
+			if (parse_seeds(optarg, seeds, &nseeds))
+				return cli_usage_error("replay", "--sample-seed '%s': give a whole number from 0 "
+						       "to 2^64 - 1, a list 0,1,2 or a range 0..3 (at most %d seeds)",
+						       optarg, MAX_SEEDS);
+			o.sample_seed = seeds[0];
 			sample_seed_set = 1;
 			break;
-		}
 		case O_SAMPLE_UNIT:
 			if (mr_replay_parse_sample_unit(optarg, &o.sample_unit, &err))
 				return cli_fail("replay", &err);
@@ -659,57 +772,38 @@ int cmd_replay(int argc, char **argv)
 	o.progress = on_progress;
 	o.progress_arg = &pr;
 
-	t0 = mr_clock_s();
-	rc = mr_replay_create(&o, &r, &err);
-	if (!rc)
-		rc = mr_replay_run(r, &err);
-	if (pr.on)
-		fputc('\n', stderr);
-	if (!rc && out)
-		rc = mr_replay_write_results(r, out, &err);
-	if (rc) {
-		mr_replay_destroy(r);
-		return cli_fail("replay", &err);
-	}
-	if (mr_replay_series_note(r))
-		fprintf(stderr, "memreplay replay: warning: %s\n", mr_replay_series_note(r));
-	warn_coarse(r);
-	if (!quiet && mr_replay_nruns(r) && mr_replay_coverage(r, 0))
-		/* the trace's part is the same for every run; the unseen refaults are the
-		 * first run's (each run's are in the notes table) */
-		fprintf(stderr, "memreplay replay: coverage: %s\n", mr_replay_coverage(r, 0));
-	if (!quiet)
-		fprintf(stderr, "memreplay replay: assumed: shadow entries %s (--shadow %s)\n",
-			o.shadow == MR_SHADOW_KERNEL ? "reclaimed past mm/workingset.c's shadow-node limit" :
-			o.shadow == MR_SHADOW_NONE ? "never kept (no refault is recognised)" :
-			"kept until their page comes back", mr_replay_shadow_name(o.shadow));
-	if (!quiet) {
-		const char *from;
-		uint32_t fa = mr_replay_fault_around(r, &from);
+	{
+		struct one_args a = { .policies = policies, .npol = npol, .nsizes = nsizes,
+				      .format = format, .quiet = quiet, .timing = timing, .pr = &pr };
+		char tmp[MAX_SEEDS][1100];
+		const char *in[MAX_SEEDS];
+		uint64_t nruns = 0;
 
-		int asked = !strcmp(from, "--fault-around");
-
-		if (fa > 1)
-			fprintf(stderr, "memreplay replay: assumed: fault-around maps %u KiB around each "
-				"read fault of a file mapping (%s%s)\n", fa * 4, from,
-				asked ? "" : "; --fault-around sets it");
-		else
-			fprintf(stderr, "memreplay replay: assumed: no fault-around (%s)\n", from);
+		if (nseeds == 1)
+			return replay_one(&o, out, out, &a);
+		/* several seeds: a pass each (each samples its own pages), their results
+		 * merged into out as `memreplay merge` would (docs/replay.md, "Sampled replay") */
+		for (size_t k = 0; k < nseeds; k++) {
+			if (out && (size_t)snprintf(tmp[k], sizeof(tmp[k]), "%s.seed-%llu.partial", out,
+						     (unsigned long long)seeds[k]) >= sizeof(tmp[k]))
+				return cli_usage_error("replay", "-o '%.60s...': too long a path", out);
+			in[k] = tmp[k];
+		}
+		for (size_t k = 0; k < nseeds && !rc; k++) {
+			o.sample_seed = seeds[k];
+			rc = replay_one(&o, out ? tmp[k] : NULL, out, &a);
+		}
+		if (!rc && out) {
+			rc = mr_results_merge(out, in, nseeds, &nruns, &err);
+			if (rc)
+				rc = cli_fail("replay", &err);
+		}
+		for (size_t k = 0; out && k < nseeds; k++)
+			unlink(tmp[k]);
+		if (!rc && out)
+			fprintf(stderr, "memreplay replay: %zu seeds, %llu runs, in %s: `memreplay curve "
+				"%s` gives each policy's mean and range over the seeds\n", nseeds,
+				(unsigned long long)nruns, out, out);
+		return rc;
 	}
-	for (size_t i = 0; !quiet && mr_replay_assumed(r, i); i++)
-		fprintf(stderr, "memreplay replay: assumed: %s\n", mr_replay_assumed(r, i));
-	if (mr_replay_no_swap(r))
-		warn_no_swap(r);
-	if (mr_replay_sample_note(r))
-		/* even with -q: these are not a full replay's counters */
-		fprintf(stderr, "memreplay replay: %s\n", mr_replay_sample_note(r));
-	if (!quiet && mr_replay_sample_cache_note(r))
-		fprintf(stderr, "memreplay replay: %s\n", mr_replay_sample_cache_note(r));
-	if (!quiet && mr_replay_nextuse_note(r))
-		fprintf(stderr, "memreplay replay: %s\n", mr_replay_nextuse_note(r));
-	if (!quiet)
-		print_notes(r, policies, npol, nsizes);
-	print_runs(r, policies, npol, nsizes, format, timing, mr_clock_s() - t0, out);
-	mr_replay_destroy(r);
-	return 0;
 }

@@ -93,6 +93,13 @@ check "another seed samples other pages" \
 # seeds, their mean and range at each size, not the first seed's value alone; the full
 # replay merged beside them keeps a column of its own
 "$MR" merge -q -o "$T/ac.db" "$T/a.db" "$T/c.db" "$T/full.db" >/dev/null 2>&1
+# the same in one command: --sample-seed 0,7 runs a pass per seed and merges them
+"$MR" replay "$T/z.db" $P --sample 1/16 --sample-seed 0,7 -o "$T/ac1.db" >/dev/null 2>"$T/ac1.err"
+check "--sample-seed 0,7: exits 0, says where the two seeds' runs are" \
+	sh -c "[ $? = 0 ] && grep -q '2 seeds, 24 runs, in $T/ac1.db' '$T/ac1.err'"
+"$MR" merge -q -o "$T/ac0.db" "$T/a.db" "$T/c.db" >/dev/null 2>&1
+check "--sample-seed 0,7 gives the merge of the two seeds' replays, byte for byte" cmp -s "$T/ac1.db" "$T/ac0.db"
+check "... and leaves no partial file" sh -c "! ls '$T'/ac1.db.seed-* 2>/dev/null"
 "$MR" curve "$T/ac.db" >"$T/ac.txt"
 "$MR" curve "$T/ac.db" --csv >"$T/ac.csv"
 check "two seeds: a column 'lru 1/16 x2' and one 'lru' of the full replay" \
@@ -347,6 +354,12 @@ for bad in 0 2/1 x 1/0 0.0625 1/ 1/65537; do
 done
 "$MR" replay "$T/z.db" --policy lru --memory 64M --sample-seed 3 -q >/dev/null 2>"$T/bad.err"
 check "--sample-seed without --sample refused" [ $? != 0 ]
+for bad in 1,1 3..1 0..64 x 0, -1 1..; do
+	"$MR" replay "$T/z.db" --policy lru --memory 64M --sample 1/16 --sample-seed "$bad" -q >/dev/null 2>"$T/bad.err"
+	rc=$?
+	check "--sample-seed $bad refused (2), saying the forms" \
+		sh -c "[ $rc = 2 ] && grep -q 'a list 0,1,2 or a range 0..3' '$T/bad.err'"
+done
 for bad in 0 12K 4M x; do
 	"$MR" replay "$T/z.db" --policy lru --memory 64M --sample 1/16 --sample-unit "$bad" -q >/dev/null 2>"$T/bad.err"
 	rc=$?
