@@ -86,6 +86,16 @@ void cli_csv_field(const char *s);
  * (a trace given by mistake); writes beside path and renames. 0, or MR_EINVAL / MR_EIO
  * with a message (curve_svg.c).
  */
+/* The name to show for a trace of a results file that holds several (a merge): its file
+ * name, or its path where another of the n traces (traces + i * tstride, their trace_ids
+ * at ids + i * istride) has the same file name and another trace_id (main.c). */
+const char *cli_trace_name(const char *trace, const char *trace_id, const char *traces,
+			   size_t tstride, const char *ids, size_t istride, size_t n);
+struct mr_compare;
+/* Where run i of a compare comes from, in a file of several traces or samplings: the
+ * trace's name (where several) and "full" or "sampled 1/N seed S" (cmd_compare.c). */
+void cli_run_source(const struct mr_compare *c, size_t i, char *buf, size_t cap);
+
 struct mr_curve;
 struct mr_spread;
 /* The name of group g (the index of its first row) of a curve: the policy's short spec,

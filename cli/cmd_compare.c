@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "mr_policy.h"
 #include "mr_replay.h"
+#include "mr_util.h"
 
 #define MAX_COUNTERS 256
 
@@ -296,16 +297,19 @@ static void print_signs(const struct mr_compare *c, int asked)
 
 /* Where run i comes from, for a file of several traces or samplings: the trace (its file
  * name, when the file has more than one) and "full" or "sampled 1/N seed S". */
-static void print_cohort(const struct mr_compare *c, size_t i)
+void cli_run_source(const struct mr_compare *c, size_t i, char *buf, size_t cap)
 {
-	if (c->many_traces) {
-		cli_print_text(c->trace[i], 0);
-		putchar(' ');
-	}
+	struct mr_strbuf sb = { buf, cap, 0 };
+
+	if (c->many_traces)
+		mr_strbuf_printf(&sb, "%s ", cli_trace_name(c->trace[i], c->trace_ids[i], c->trace[0],
+							    sizeof(c->trace[0]), c->trace_ids[0],
+							    sizeof(c->trace_ids[0]), c->nruns));
 	if (c->sample_den[i])
-		printf("sampled 1/%u seed %llu", c->sample_den[i], (unsigned long long)c->sample_seed[i]);
+		mr_strbuf_printf(&sb, "sampled 1/%u seed %llu", c->sample_den[i],
+				 (unsigned long long)c->sample_seed[i]);
 	else
-		printf("full");
+		mr_strbuf_printf(&sb, "full");
 }
 
 static void print_table(const struct mr_compare *c, int asked)
@@ -351,8 +355,11 @@ static void print_table(const struct mr_compare *c, int asked)
 			       c->memory_pages[i] ? mr_replay_format_memory(c->memory_pages[i], mem, sizeof(mem))
 						  : "no whole-trace size");
 		if (c->by_cohort) {
+			char src[400];
+
 			printf("%*s  ", (int)(!c->by_memory && wspec > strlen(spec) ? wspec - strlen(spec) : 0), "");
-			print_cohort(c, i);
+			cli_run_source(c, i, src, sizeof(src));
+			cli_print_text(src, 0);
 		}
 		if (c->base[i] == MR_COMPARE_NONE)
 			printf(" (no baseline run of this %s: no deltas)",

@@ -322,11 +322,12 @@ static int replay_one(struct mr_replay_opts *o, const char *write_to, const char
 	struct mr_replay *r = NULL;
 	struct mr_error err = { 0 };
 	int rc = mr_replay_create(o, &r, &err);
+
 	if (!rc)
 		rc = mr_replay_run(r, &err);
 	if (a->pr->on)
 		fputc('\n', stderr);
-	if (!rc && out)
+	if (!rc && write_to)
 		rc = mr_replay_write_results(r, write_to, &err);
 	if (rc) {
 		mr_replay_destroy(r);

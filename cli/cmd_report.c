@@ -380,29 +380,11 @@ static void compare_table(struct report *r, const struct mr_compare *c, const ch
 				cli_xml_text(f, r->runs[k].label);
 		if (c->by_cohort) {
 			/* a merge of several traces or samplings: which one this run is */
+			char src[400];
+
+			cli_run_source(c, i, src, sizeof(src));
 			fprintf(f, "<br>");
-			if (c->many_traces) {
-				const char *b = strrchr(c->trace[i], '/');
-
-				/* its file name, or its path where another trace has that name */
-				b = b ? b + 1 : c->trace[i];
-				for (size_t j = 0; j < c->nruns; j++) {
-					const char *o = strrchr(c->trace[j], '/');
-
-					if (!strcmp(o ? o + 1 : c->trace[j], b) &&
-					    strcmp(c->trace_ids[j], c->trace_ids[i])) {
-						b = c->trace[i];
-						break;
-					}
-				}
-				cli_xml_text(f, b);
-				fprintf(f, " ");
-			}
-			if (c->sample_den[i])
-				fprintf(f, "1/%u seed %llu", c->sample_den[i],
-					(unsigned long long)c->sample_seed[i]);
-			else
-				fprintf(f, "full");
+			cli_xml_text(f, src);
 		}
 		fprintf(f, "</th>");
 	}

@@ -75,22 +75,10 @@ static void group_label(const struct mr_curve *c, size_t g, char *buf, size_t ca
 
 	mr_policy_short_spec(r->spec, spec, sizeof(spec));
 	mr_strbuf_printf(&sb, "%s", spec);
-	if (c->ntraces > 1) {
-		const char *base = strrchr(r->trace, '/');
-
-		base = base ? base + 1 : r->trace;
-		/* the file's name, or its path where another trace has the same name */
-		for (size_t i = 0; i < c->n; i++) {
-			const char *o = strrchr(c->rows[i].trace, '/');
-
-			if (!strcmp(o ? o + 1 : c->rows[i].trace, base) &&
-			    strcmp(c->rows[i].trace_id, r->trace_id)) {
-				base = r->trace;
-				break;
-			}
-		}
-		mr_strbuf_printf(&sb, " %s", base);
-	}
+	if (c->ntraces > 1)
+		mr_strbuf_printf(&sb, " %s", cli_trace_name(r->trace, r->trace_id, c->rows[0].trace,
+							    sizeof(c->rows[0]), c->rows[0].trace_id,
+							    sizeof(c->rows[0]), c->n));
 	for (size_t i = 0; i < c->n; i++)
 		seeds += c->rows[i].group == g && c->rows[i].series == i;
 	if (r->vary_seed)

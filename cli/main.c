@@ -368,6 +368,21 @@ void cli_json_string(const char *s)
 	putchar('"');
 }
 
+const char *cli_trace_name(const char *trace, const char *trace_id, const char *traces,
+			   size_t tstride, const char *ids, size_t istride, size_t n)
+{
+	const char *base = strrchr(trace, '/');
+
+	base = base ? base + 1 : trace;
+	for (size_t i = 0; i < n; i++) {
+		const char *t = traces + i * tstride, *o = strrchr(t, '/');
+
+		if (!strcmp(o ? o + 1 : t, base) && strcmp(ids + i * istride, trace_id))
+			return trace;
+	}
+	return base;
+}
+
 void cli_csv_field(const char *s)
 {
 	putchar('"');

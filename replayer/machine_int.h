@@ -417,7 +417,6 @@ static inline void fail(struct rp_machine *mach, int code, const char *what)
 	mach->failed = code;
 }
 
-/* First position in mm's table array with key >= key. */
 /* The first of mm's tables at or above key: a search without branches on the data
  * (the comparison selects the half by a conditional move), as the keys a random fault
  * asks for are unpredictable and a mispredicted halving costs more than the load. */

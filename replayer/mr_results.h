@@ -254,13 +254,14 @@ struct mr_compare {
 	/* A run is compared only with a run of the same trace and sampling (a merge of
 	 * several traces or seeds, docs/sweep.md): runs.trace and the sampled note's rate and
 	 * seed of each (0 = a full replay), runs.trace_id in trace_ids; cohort = the index of
-	 * the first run of the same trace_id, rate and seed; by_cohort: the runs differ in
-	 * those; many_traces: in trace_id. */
+	 * the first run of the same trace_id, rate, unit and seed; by_cohort: the runs differ
+	 * in those; many_traces: in trace_id. */
 	int many_traces;
 	char (*trace)[256];
 	char (*trace_ids)[80];
 	uint32_t *sample_den;
 	uint64_t *sample_seed;
+	uint32_t *sample_unit; /* pages a sampled unit holds, 0 = page by page */
 	uint64_t *vary_seed;  /* runs.vary_seed (replay --vary), 0 = none */
 	size_t *cohort;
 	int by_cohort;

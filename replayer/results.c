@@ -866,6 +866,7 @@ void mr_compare_free(struct mr_compare *c)
 	free(c->trace_ids);
 	free(c->sample_den);
 	free(c->sample_seed);
+	free(c->sample_unit);
 	free(c->vary_seed);
 	free(c->cohort);
 	free(c->notes);
@@ -913,6 +914,36 @@ static int run_index(const struct mr_compare *c, int64_t id)
 		if (c->run_id[i] == id)
 			return (int)i;
 	return -1;
+}
+
+/*
+ * Each sampled run's rate, seed and unit, from its note "sampled 1/N (seed S): 1 in N
+ * pages ..." or "... 1 in N units of U pages ..." (results.c writes it, kind 'sampled'):
+ * fn(arg, run, N, S, U) for each, U = 0 page by page. A file from before the notes table
+ * has none: every run full.
+ */
+static void each_sampled_run(struct mr_results *res,
+			     void (*fn)(void *arg, int64_t run, uint32_t den, uint64_t seed,
+					uint32_t unit),
+			     void *arg)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (sqlite3_prepare_v2(res->db, "SELECT run, message FROM notes WHERE kind = 'sampled'",
+			       -1, &st, NULL) != SQLITE_OK)
+		return;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *m = (const char *)sqlite3_column_text(st, 1), *u;
+		unsigned den, unit = 0;
+		unsigned long long seed;
+
+		if (!m || sscanf(m, "sampled 1/%u (seed %llu)", &den, &seed) != 2)
+			continue;
+		if ((u = strstr(m, " units of ")) && sscanf(u, " units of %u", &unit) != 1)
+			unit = 0;
+		fn(arg, sqlite3_column_int64(st, 0), den, seed, unit);
+	}
+	sqlite3_finalize(st);
 }
 
 static int pick_baseline(struct mr_compare *c, const char *b, struct mr_error *err)
@@ -989,29 +1020,24 @@ static void pick_bases(struct mr_compare *c)
 	}
 }
 
-/* Each run's trace and sampling (its note "sampled 1/N (seed S)"), and its cohort. */
+static void compare_sampled(void *arg, int64_t run, uint32_t den, uint64_t seed, uint32_t unit)
+{
+	struct mr_compare *c = arg;
+	int i = run_index(c, run);
+
+	if (i >= 0) {
+		c->sample_den[i] = den;
+		c->sample_seed[i] = seed;
+		c->sample_unit[i] = unit;
+	}
+}
+
+/* Each run's sampling and --vary seed, and its cohort (trace, rate, unit and seed). */
 static void read_cohorts(struct mr_results *res, struct mr_compare *c)
 {
-	char (*trace_id)[80] = c->trace_ids;
-
 	sqlite3_stmt *st = NULL;
 
-	if (sqlite3_prepare_v2(res->db, "SELECT run, message FROM notes WHERE kind = 'sampled'",
-			       -1, &st, NULL) == SQLITE_OK) {
-		while (sqlite3_step(st) == SQLITE_ROW) {
-			int i = run_index(c, sqlite3_column_int64(st, 0));
-			const char *m = (const char *)sqlite3_column_text(st, 1);
-			unsigned den;
-			unsigned long long seed;
-
-			if (i >= 0 && m && sscanf(m, "sampled 1/%u (seed %llu)", &den, &seed) == 2) {
-				c->sample_den[i] = den;
-				c->sample_seed[i] = seed;
-			}
-		}
-	}
-	sqlite3_finalize(st); /* a file from before the notes table: all full */
-	st = NULL;
+	each_sampled_run(res, compare_sampled, c);
 	if (sqlite3_prepare_v2(res->db, "SELECT id, vary_seed FROM runs WHERE vary_seed IS NOT NULL",
 			       -1, &st, NULL) == SQLITE_OK) {
 		while (sqlite3_step(st) == SQLITE_ROW) {
@@ -1023,10 +1049,11 @@ static void read_cohorts(struct mr_results *res, struct mr_compare *c)
 	}
 	sqlite3_finalize(st); /* a file from before --vary: no seeds */
 	for (size_t i = 0; i < c->nruns; i++) {
-		c->many_traces |= strcmp(trace_id[i], trace_id[0]) != 0;
+		c->many_traces |= strcmp(c->trace_ids[i], c->trace_ids[0]) != 0;
 		c->cohort[i] = i;
 		for (size_t j = 0; j < i; j++)
-			if (!strcmp(trace_id[j], trace_id[i]) && c->sample_den[j] == c->sample_den[i] &&
+			if (!strcmp(c->trace_ids[j], c->trace_ids[i]) &&
+			    c->sample_den[j] == c->sample_den[i] && c->sample_unit[j] == c->sample_unit[i] &&
 			    c->sample_seed[j] == c->sample_seed[i]) {
 				c->cohort[i] = c->cohort[j];
 				break;
@@ -1333,11 +1360,13 @@ int mr_results_compare(struct mr_results *res, const struct mr_compare_opts *o,
 	c->trace = calloc(n, sizeof(*c->trace));
 	c->sample_den = calloc(n, sizeof(*c->sample_den));
 	c->sample_seed = calloc(n, sizeof(*c->sample_seed));
+	c->sample_unit = calloc(n, sizeof(*c->sample_unit));
 	c->vary_seed = calloc(n, sizeof(*c->vary_seed));
 	c->cohort = calloc(n, sizeof(*c->cohort));
 	c->trace_ids = calloc(n, sizeof(*c->trace_ids));
 	if (!c->run_id || !c->spec || !c->memory_pages || !c->base || !c->trace ||
-	    !c->sample_den || !c->sample_seed || !c->vary_seed || !c->cohort || !c->trace_ids) {
+	    !c->sample_den || !c->sample_seed || !c->sample_unit || !c->vary_seed || !c->cohort ||
+	    !c->trace_ids) {
 		rc = mr_error_set(err, MR_ENOMEM, "out of memory");
 		goto fail;
 	}
@@ -1642,6 +1671,17 @@ static struct mr_curve_row *row_of_run(struct mr_curve *c, int64_t run)
 	return lo < c->n && c->rows[lo].run == run ? &c->rows[lo] : NULL;
 }
 
+static void curve_sampled(void *arg, int64_t run, uint32_t den, uint64_t seed, uint32_t unit)
+{
+	struct mr_curve_row *r = row_of_run(arg, run);
+
+	if (r) {
+		r->sample_den = den;
+		r->sample_seed = seed;
+		r->sample_unit = unit;
+	}
+}
+
 /* What runs says of each run's trace, --vary seed and other settings (empty where it
  * says nothing: a file from before a column has it NULL or lacks it) */
 static void curve_traces(struct mr_results *res, struct mr_curve *c)
@@ -1844,29 +1884,7 @@ int mr_results_curve(struct mr_results *res, struct mr_curve **out, struct mr_er
 	sqlite3_finalize(st);
 	st = NULL;
 	/* sampled runs (docs/replay.md, "Sampled replay"): their note says the rate */
-	if (sqlite3_prepare_v2(res->db, "SELECT run, message FROM notes WHERE kind = 'sampled'",
-			       -1, &st, NULL) == SQLITE_OK) {
-		while (sqlite3_step(st) == SQLITE_ROW) {
-			int64_t run = sqlite3_column_int64(st, 0);
-			const char *m = (const char *)sqlite3_column_text(st, 1);
-			unsigned den;
-			unsigned long long seed;
-
-			struct mr_curve_row *r = row_of_run(c, run);
-			const char *u;
-
-			if (!r || !m || sscanf(m, "sampled 1/%u (seed %llu)", &den, &seed) != 2)
-				continue;
-			r->sample_den = den;
-			r->sample_seed = seed;
-			/* the sampling unit: "... 1 in 16 units of 512 pages ..." (a page
-			 * by page sample says "1 in 16 pages"); settings are read later */
-			if ((u = strstr(m, " units of ")) && sscanf(u, " units of %u", &den) == 1)
-				r->sample_unit = den;
-		}
-	}
-	sqlite3_finalize(st);
-	st = NULL;
+	each_sampled_run(res, curve_sampled, c);
 	if (sqlite3_prepare_v2(res->db, "SELECT run, max(CASE name WHEN 'mr_sample_trace_references' THEN value END),"
 			       " max(CASE name WHEN 'mr_sample_pages' THEN value END),"
 			       " max(CASE name WHEN 'mr_sample_trace_pages' THEN value END),"

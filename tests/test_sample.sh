@@ -128,7 +128,7 @@ ok = len(runs) == 36 and all(r["baseline"] is not None and
 sys.exit(not ok)' "$T/ac_cmp.json"
 "$MR" report "$T/ac.db" -o "$T/ac.html" >/dev/null 2>&1
 check "report of the merge: each compared run's column names its seed or full" \
-	sh -c "grep -q '<br>1/16 seed 7</th>' '$T/ac.html' && grep -q '<br>full</th>' '$T/ac.html'"
+	sh -c "grep -q '<br>sampled 1/16 seed 7</th>' '$T/ac.html' && grep -q '<br>full</th>' '$T/ac.html'"
 check "two seeds: the range is not empty (the seeds differ)" \
 	sh -c "echo '$CELL' | awk -F'[ ()-]+' '{ exit !(\$2 < \$3) }'"
 
