@@ -737,9 +737,11 @@ int rp_machine_run(struct rp_machine *mach, const struct mr_event *ev, size_t n,
 		for (; i < stop; i++) {
 			const struct mr_event *e = &ev[i];
 
-			prefetch_ahead(mach, ev, i, n);
-			if (i + PF_DIST / 2 < n)
-				prefetch_window(mach, &ev[i + PF_DIST / 2]);
+			if (mach->prefetch) {
+				prefetch_ahead(mach, ev, i, n);
+				if (i + PF_DIST / 2 < n)
+					prefetch_window(mach, &ev[i + PF_DIST / 2]);
+			}
 
 			if (e->time >= mach->next_due)
 				process_due(mach, e->time);

@@ -1158,6 +1158,7 @@ int rp_machine_create(const struct rp_image *t, const struct rp_machine_opts *o,
 	mach->shadow_mode = o->shadow;
 	/* fault_around_bytes defaults to 64 KiB (mm/memory.c) */
 	mach->fault_around = o->fault_around_pages ? o->fault_around_pages : 16;
+	mach->prefetch = t->nr_pages > RP_PREFETCH_PAGES;
 	mach->vary_seed = o->vary_seed;
 	mach->vary_rng = 0x9e3779b97f4a7c15ull * (o->vary_seed + 1);
 	mach->vary_thresh = o->vary_p >= 1 ? UINT64_MAX : (uint64_t)(o->vary_p * 18446744073709551616.0);

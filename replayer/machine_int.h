@@ -38,6 +38,16 @@
 #include "rp_machine.h"
 #include "rp_detail.h"
 
+/*
+ * Machines of more pages than this prefetch each event's state some events ahead
+ * (events.c); smaller ones keep their pages' records (16 B each, 256 KiB here), tables
+ * and frames in L2 across a batch, where the prefetches only cost. Measured on
+ * mmaprand.db's sampled 16-size curve (about 4100 pages a machine): 0.75 of the time
+ * without them; a sampled machine of the bench's 10M-event Zipf trace (49000 pages) is
+ * 1.04 times slower without them (docs/replay.md, "Speed").
+ */
+#define RP_PREFETCH_PAGES 16384
+
 #define TSHIFT 10
 #define TPER (1u << TSHIFT) /* tables per slab */
 #define MAX_TABLES (1u << 23)
@@ -269,6 +279,9 @@ struct rp_machine {
 	/* shadow entries after they are stored (shadow.c) */
 	int shadow_mode;           /* enum rp_shadow_mode */
 	uint32_t fault_around;     /* pages of do_fault_around()'s window, <= 1 = off */
+	/* prefetch the state of events ahead (events.c, rp_machine_run()): only where the
+	 * per-page state outgrows the caches (RP_PREFETCH_PAGES) */
+	int prefetch;
 	uint32_t *lruvec_pages;  /* [nr_lruvecs]: mr_machine.lruvec_pages */
 	/* which slots of the direct maps of files (rp_image.fmap) hold a page in the
 	 * page cache: a fault-around window's neighbours are neighbouring bits */

@@ -734,6 +734,30 @@ static int fa_any_resident(const uint64_t *bits, uint64_t s0, uint64_t s1, uint6
 	return 0;
 }
 
+/* Is every resident page of the direct-map slots [s0, s1) but self mapped in mm at its
+ * address through v, by its PTE hint (a live PTE of the folio while E_HINT)? */
+static int fa_window_mapped(const struct rp_machine *mach, const struct mr_vma *v, uint32_t mm,
+			    uint64_t s0, uint64_t s1, uint32_t self)
+{
+	const struct rp_image *t = mach->t;
+
+	for (uint64_t s = s0; s < s1; s++) {
+		uint64_t a;
+		const struct rp_pg *g;
+		uint32_t p, ti;
+
+		if (!(mach->fa_resident[s >> 6] & (1ull << (s & 63))) || (p = t->fmap[s]) == self)
+			continue;
+		g = &mach->pg[p];
+		a = v->start + ((t->fmap_kmin[v->file] + s - t->fmap_base[v->file] - v->pgoff) << 12);
+		ti = LOC_TABLE(g->pte);
+		if (!(g->flags & E_HINT) || ti >= mach->ntables || mach->tbl_mm[ti] != mm ||
+		    mach->tbl_addr[ti] != (a & ~((1ull << 21) - 1)) || LOC_SLOT(g->pte) != ((a >> 12) & 511))
+			return 0;
+	}
+	return 1;
+}
+
 void rp_fault_around(struct rp_machine *mach, uint32_t vi, uint32_t mm, uint64_t addr, uint32_t page,
 		     uint32_t task)
 {
@@ -776,6 +800,12 @@ void rp_fault_around(struct rp_machine *mach, uint32_t vi, uint32_t mm, uint64_t
 		s0 = t->fmap_base[f] + k0 - kmin;
 		s1 = k1 > k0 ? s0 + (k1 - k0) : s0;
 		if (!fa_any_resident(mach->fa_resident, s0, s1, self))
+			return;
+		/* nor when each of its resident pages is mapped at its own address in mm
+		 * already, as its PTE hint tells without searching mm's tables (in a sampled
+		 * replay, the window of an unsampled page's fault mostly holds one sampled
+		 * page, which its own earlier fault mapped) */
+		if (fa_window_mapped(mach, v, mm, s0, s1, page))
 			return;
 	}
 	/* nothing to do when the window is mapped already: one look at the table */
