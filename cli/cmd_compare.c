@@ -167,9 +167,17 @@ static int sign_row(const struct mr_compare *c, size_t k, int asked)
 
 struct sign {
 	size_t n;                 /* sizes with a delta */
-	size_t run[64];           /* their runs, by memory */
+	size_t *run;              /* their runs, by memory ([nruns], the caller's) */
 	const char *status;
 };
+
+/* Runs a and b are of one series of sizes: one spec, one trace and sampling (cohort),
+ * one --vary seed. */
+static int same_series(const struct mr_compare *c, size_t a, size_t b)
+{
+	return !strcmp(c->spec[a], c->spec[b]) && c->cohort[a] == c->cohort[b] &&
+	       c->vary_seed[a] == c->vary_seed[b];
+}
 
 static int by_memory_then_id(const struct mr_compare *c, size_t a, size_t b)
 {
@@ -179,8 +187,8 @@ static int by_memory_then_id(const struct mr_compare *c, size_t a, size_t b)
 }
 
 /*
- * Run g's policy (its spec) in row k: its runs at every size that has a baseline run,
- * by memory, and what the signs of their deltas do. "flips": above 0 at one size and
+ * Run g's policy (its spec) in row k: its runs of g's trace and sampling at every size
+ * that has a baseline run, by memory, and what the signs of their deltas do. "flips": above 0 at one size and
  * below at another, both outside noise (or, without intervals, of both signs); "flips~":
  * both signs, but one side only inside noise; "keeps +" / "keeps -"; "no change".
  * 0 when the policy is the baseline's or has fewer than two sizes.
@@ -190,11 +198,11 @@ static int sign_of(const struct mr_compare *c, size_t k, size_t g, struct sign *
 	size_t pos = 0, neg = 0, pos_out = 0, neg_out = 0;
 
 	sg->n = 0;
-	for (size_t j = 0; j < c->nruns && sg->n < 64; j++) {
+	for (size_t j = 0; j < c->nruns; j++) {
 		double abs, pct;
 		size_t at;
 
-		if (strcmp(c->spec[j], c->spec[g]) || c->base[j] == MR_COMPARE_NONE || c->base[j] == j ||
+		if (!same_series(c, j, g) || c->base[j] == MR_COMPARE_NONE || c->base[j] == j ||
 		    mr_compare_delta(c, k, j, &abs, &pct))
 			continue;
 		at = sg->n++;
@@ -224,36 +232,57 @@ static int sign_of(const struct mr_compare *c, size_t k, size_t g, struct sign *
 	return 1;
 }
 
-/* g is the first run of its spec, and not of the baseline's */
+/* g is the first run of its series (same_series()), and not of the baseline's spec */
 static int sign_group(const struct mr_compare *c, size_t g)
 {
 	if (!strcmp(c->spec[g], c->spec[c->baseline]))
 		return 0;
 	for (size_t j = 0; j < g; j++)
-		if (!strcmp(c->spec[j], c->spec[g]))
+		if (same_series(c, j, g))
 			return 0;
 	return 1;
+}
+
+/* A series' name in the sign summary: its short spec, its --vary seed, and where its
+ * runs come from when the file has several traces or samplings (cli_run_source()). */
+static size_t series_label(const struct mr_compare *c, size_t g, char *buf, size_t cap)
+{
+	size_t l = mr_policy_short_spec(c->spec[g], buf, cap);
+
+	if (c->vary_seed[g] && l < cap)
+		l += (size_t)snprintf(buf + l, cap - l, " ~%llu", (unsigned long long)c->vary_seed[g]);
+	if (c->by_cohort && l + 3 < cap) {
+		char src[400];
+
+		cli_run_source(c, g, src, sizeof(src));
+		l += (size_t)snprintf(buf + l, cap - l, " (%s)", src);
+	}
+	return l < cap ? l : cap - 1;
 }
 
 static void print_signs(const struct mr_compare *c, int asked)
 {
 	char spec[512], mem[32], base[512];
 	size_t wspec = 0, wname = 0, any = 0;
-	struct sign sg;
+	struct sign sg = { .run = calloc(c->nruns, sizeof(size_t)) };
 
-	if (!c->by_memory)
+	if (!c->by_memory || !sg.run) {
+		free(sg.run);
 		return;
+	}
 	for (size_t g = 0; g < c->nruns; g++)
 		for (size_t k = 0; k < c->nrows; k++)
 			if (sign_group(c, g) && sign_row(c, k, asked) && sign_of(c, k, g, &sg)) {
-				size_t l = mr_policy_short_spec(c->spec[g], spec, sizeof(spec));
+				size_t l = series_label(c, g, spec, sizeof(spec));
 
-				wspec = l > wspec ? (l < 40 ? l : 40) : wspec;
+				wspec = l > wspec ? (l < 64 ? l : 64) : wspec;
 				wname = strlen(c->rows[k].name) > wname ? strlen(c->rows[k].name) : wname;
 				any++;
 			}
-	if (!any)
+	if (!any) {
+		free(sg.run);
 		return;
+	}
 	mr_policy_short_spec(c->spec[c->baseline], base, sizeof(base));
 	printf("\nsign of the delta across memory sizes (against ");
 	cli_print_text(base, 0);
@@ -266,7 +295,7 @@ static void print_signs(const struct mr_compare *c, int asked)
 
 			if (!sign_row(c, k, asked) || !sign_of(c, k, g, &sg))
 				continue;
-			l = mr_policy_short_spec(c->spec[g], spec, sizeof(spec));
+			l = series_label(c, g, spec, sizeof(spec));
 			printf("  ");
 			cli_print_text(spec, 0);
 			printf("%*s  ", (int)(wspec > l ? wspec - l : 0), "");
@@ -293,6 +322,7 @@ static void print_signs(const struct mr_compare *c, int asked)
 	}
 	printf("(flips: above 0 at one size, below at another%s; flips~: both signs, but one only "
 	       "inside noise)\n", c->intervals ? ", both outside noise" : "");
+	free(sg.run);
 }
 
 /* Where run i comes from, for a file of several traces or samplings: the trace (its file
@@ -487,10 +517,10 @@ static void print_csv(const struct mr_compare *c)
 
 static void print_json_signs(const struct mr_compare *c, int asked)
 {
-	struct sign sg;
+	struct sign sg = { .run = calloc(c->nruns, sizeof(size_t)) };
 	int first = 1;
 
-	for (size_t g = 0; c->by_memory && g < c->nruns; g++) {
+	for (size_t g = 0; sg.run && c->by_memory && g < c->nruns; g++) {
 		if (!sign_group(c, g))
 			continue;
 		for (size_t k = 0; k < c->nrows; k++) {
@@ -498,6 +528,17 @@ static void print_json_signs(const struct mr_compare *c, int asked)
 				continue;
 			printf("%s\n  {\"spec\": ", first ? "" : ",");
 			cli_json_string(c->spec[g]);
+			if (c->vary_seed[g])
+				printf(", \"vary_seed\": %llu", (unsigned long long)c->vary_seed[g]);
+			if (c->by_cohort) {
+				printf(", \"trace\": ");
+				cli_json_string(c->trace[g]);
+				if (c->sample_den[g])
+					printf(", \"sample_den\": %u, \"sample_seed\": %llu", c->sample_den[g],
+					       (unsigned long long)c->sample_seed[g]);
+				else
+					printf(", \"sample_den\": null, \"sample_seed\": null");
+			}
 			printf(", \"counter\": ");
 			cli_json_string(c->rows[k].name);
 			printf(", \"status\": \"%s\", \"sizes\": [", sg.status);
@@ -520,6 +561,7 @@ static void print_json_signs(const struct mr_compare *c, int asked)
 			first = 0;
 		}
 	}
+	free(sg.run);
 }
 
 static void print_json(const struct mr_compare *c, int asked)

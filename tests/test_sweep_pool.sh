@@ -97,6 +97,13 @@ check "rows follow their run: notes of run 9 are l.db's run 1" [ \
 	"$(q single_l.db 'SELECT group_concat(kind || message) FROM notes WHERE run = 1')" ]
 "$MR" compare all.db >"$T/cmp" 2>&1
 check "compare reads the merge" [ $? = 0 ]
+# the sign of a delta across sizes is each trace's own: one line per policy and trace,
+# with that trace's two sizes (one line of both traces' four deltas, two of them "at
+# 2M", was what a merge of two traces printed)
+sg() { sed -n '/^sign of the delta/,/^(flips/p' "$T/cmp" | grep "^  $1 ($2 full)  *mr_misses "; }
+check "compare: mglru's sign of z.db and of l.db on a line each, with their own two sizes" \
+	[ "$(sg mglru z.db | grep -o ' at [0-9.]*[KMG]' | wc -l)" = 2 ] &&
+	[ "$(sg mglru l.db | grep -o ' at [0-9.]*[KMG]' | wc -l)" = 2 ]
 "$MR" curve all.db >"$T/curve" 2>&1
 check "curve reads the merge" [ $? = 0 ] && grep -q '^opt ' "$T/curve"
 # the matrix keeps the two traces apart: a column of each policy per trace, its cells
