@@ -166,16 +166,28 @@ static void warn_coarse(const struct mr_replay *r)
  * there are several sizes (the canonical spec with every parameter, and the memory in
  * pages, are in csv/json, the results and `compare`). Without timing, nothing printed
  * depends on the wall clock. */
+/* Where a pass is among several seeds' (replay --sample-seed LIST), for one table, CSV or
+ * JSON document over all of them; NULL for a single pass. */
+struct seed_pass {
+	size_t k, n;     /* this pass, of n */
+	uint64_t seed;   /* its seed */
+	size_t printed;  /* JSON: runs printed by the passes so far */
+	double t0;       /* the first pass's start */
+};
+
 static void print_runs(const struct mr_replay *r, const char *const *policies, size_t npol,
-		       size_t nsizes, const char *format, int timing, double wall, const char *out)
+		       size_t nsizes, const char *format, int timing, double wall, const char *out,
+		       struct seed_pass *sp)
 {
 	size_t n = mr_replay_nruns(r), w = 6;
 	struct mr_replay_summary s;
 	char mem[32], what[96];
 
 	if (!strcmp(format, "csv")) {
-		printf("policy,spec,events,pgfault,pgmajfault,misses,refaults,evictions,pswpin,"
-		       "pswpout,oom,usage_max,memory_pages%s\n", timing ? ",mevps" : "");
+		if (!sp || !sp->k)
+			printf("policy,spec,events,pgfault,pgmajfault,misses,refaults,evictions,pswpin,"
+			       "pswpout,oom,usage_max,memory_pages%s%s\n", timing ? ",mevps" : "",
+			       sp ? ",sample_seed" : "");
 		for (size_t i = 0; i < n; i++) {
 			if (mr_replay_summary(r, i, &s))
 				continue;
@@ -190,18 +202,21 @@ static void print_runs(const struct mr_replay *r, const char *const *policies, s
 			       (unsigned long long)s.usage_max, (unsigned long long)s.memory_pages);
 			if (timing)
 				printf(",%.3f", s.wall_s > 0 ? (double)s.events / s.wall_s / 1e6 : 0.0);
+			if (sp)
+				printf(",%llu", (unsigned long long)sp->seed);
 			printf("\n");
 		}
 		return;
 	}
 	if (!strcmp(format, "json")) {
-		printf("{\"runs\": [");
+		if (!sp || !sp->k)
+			printf("{\"runs\": [");
 		for (size_t i = 0; i < n; i++) {
 			const char *note = mr_replay_coarse_note(r, i);
 
 			if (mr_replay_summary(r, i, &s))
 				continue;
-			printf("%s\n  {\"policy\": ", i ? "," : "");
+			printf("%s\n  {\"policy\": ", i || (sp && sp->printed) ? "," : "");
 			cli_json_string(policies[i % npol]);
 			printf(", \"spec\": ");
 			cli_json_string(s.spec);
@@ -224,7 +239,15 @@ static void print_runs(const struct mr_replay *r, const char *const *policies, s
 				printf("null");
 			if (timing)
 				printf(", \"wall_s\": %.6f", s.wall_s);
+			if (sp)
+				printf(", \"sample_seed\": %llu", (unsigned long long)sp->seed);
 			printf("}");
+		}
+		if (sp) {
+			sp->printed += n;
+			if (sp->k + 1 < sp->n)
+				return;
+			wall = mr_clock_s() - sp->t0;
 		}
 		printf("\n]");
 		if (out) {
@@ -241,6 +264,9 @@ static void print_runs(const struct mr_replay *r, const char *const *policies, s
 			w = strlen(policies[i]);
 	if (w > 48)
 		w = 48;
+	if (sp)
+		printf("%ssampled, seed %llu (%zu of %zu):\n", sp->k ? "\n" : "",
+		       (unsigned long long)sp->seed, sp->k + 1, sp->n);
 	printf("%-*s", (int)w, "policy");
 	if (nsizes > 1)
 		printf(" %8s", "memory");
@@ -268,6 +294,8 @@ static void print_runs(const struct mr_replay *r, const char *const *policies, s
 			 npol == 1 ? "y" : "ies", nsizes, n);
 	else
 		snprintf(what, sizeof(what), "%zu polic%s", n, n == 1 ? "y" : "ies");
+	if (sp) /* the results are in out once every pass is merged (said then) */
+		out = NULL;
 	if (timing)
 		printf("%s in one pass over the trace in %.2f s (M ev/s: each machine's own "
 		       "time)%s%s\n", what, wall, out ? "; results in " : "", out ? out : "");
@@ -311,6 +339,7 @@ struct one_args {
 	const char *format;
 	int quiet, timing;
 	struct progress *pr;
+	struct seed_pass *sp; /* NULL: a single pass */
 };
 
 /* Create, run, write the results to write_to (NULL: none) and print; out is the results
@@ -371,7 +400,8 @@ static int replay_one(struct mr_replay_opts *o, const char *write_to, const char
 		fprintf(stderr, "memreplay replay: %s\n", mr_replay_nextuse_note(r));
 	if (!a->quiet)
 		print_notes(r, a->policies, a->npol, a->nsizes);
-	print_runs(r, a->policies, a->npol, a->nsizes, a->format, a->timing, mr_clock_s() - t0, out);
+	print_runs(r, a->policies, a->npol, a->nsizes, a->format, a->timing, mr_clock_s() - t0, out,
+		   a->sp);
 	mr_replay_destroy(r);
 	return 0;
 }
@@ -780,27 +810,57 @@ int cmd_replay(int argc, char **argv)
 		const char *in[MAX_SEEDS];
 		uint64_t nruns = 0;
 
+		struct seed_pass sp = { .n = nseeds, .t0 = mr_clock_s() };
+		struct mr_results_claim *claim = NULL;
+		size_t made = 0;
+
 		if (nseeds == 1)
 			return replay_one(&o, out, out, &a);
 		/* several seeds: a pass each (each samples its own pages), their results
-		 * merged into out as `memreplay merge` would (docs/replay.md, "Sampled replay") */
+		 * merged into out as `memreplay merge` would (docs/replay.md, "Sampled replay").
+		 * Each pass writes OUT.seed-S.partial beside out; out is claimed first and held
+		 * until the merge is in place, so a second replay to it stops before it runs
+		 * or touches a partial file, and nothing but this command's own passes write
+		 * those files meanwhile. */
 		for (size_t k = 0; k < nseeds; k++) {
-			if (out && (size_t)snprintf(tmp[k], sizeof(tmp[k]), "%s.seed-%llu.partial", out,
-						     (unsigned long long)seeds[k]) >= sizeof(tmp[k]))
+			const char *base;
+
+			if (!out)
+				continue;
+			if ((size_t)snprintf(tmp[k], sizeof(tmp[k]), "%s.seed-%llu.partial", out,
+					     (unsigned long long)seeds[k]) >= sizeof(tmp[k]))
 				return cli_usage_error("replay", "-o '%.60s...': too long a path", out);
+			base = strrchr(tmp[k], '/') ? strrchr(tmp[k], '/') + 1 : tmp[k];
+			if (strlen(base) > 255)
+				return cli_usage_error("replay", "-o '%.60s...': a name too long for its "
+						       "seeds' partial files (%s, over 255 bytes): give a "
+						       "shorter name", out, "NAME.seed-S.partial");
 			in[k] = tmp[k];
 		}
+		if (out) {
+			rc = mr_results_claim(out, &claim, &err);
+			if (rc)
+				return cli_fail("replay", &err);
+			o.output = NULL; /* held here, not by each pass */
+		}
+		a.sp = &sp;
 		for (size_t k = 0; k < nseeds && !rc; k++) {
 			o.sample_seed = seeds[k];
+			sp.k = k;
+			sp.seed = seeds[k];
+			made = k + 1;
 			rc = replay_one(&o, out ? tmp[k] : NULL, out, &a);
 		}
 		if (!rc && out) {
-			rc = mr_results_merge(out, in, nseeds, &nruns, &err);
+			rc = mr_results_merge_claimed(claim, in, nseeds, &nruns, &err);
 			if (rc)
 				rc = cli_fail("replay", &err);
 		}
-		for (size_t k = 0; out && k < nseeds; k++)
+		/* only the partial files of this command's passes: the claim kept any other
+		 * replay of out from making its own */
+		for (size_t k = 0; out && k < made; k++)
 			unlink(tmp[k]);
+		mr_results_release(claim);
 		if (!rc && out)
 			fprintf(stderr, "memreplay replay: %zu seeds, %llu runs, in %s: `memreplay curve "
 				"%s` gives each policy's mean and range over the seeds\n", nseeds,

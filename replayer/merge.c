@@ -254,21 +254,13 @@ static int same_file(const char *a, const char *b)
 	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-int mr_results_merge(const char *out, const char *const *inputs, size_t n, uint64_t *nruns,
-		     struct mr_error *err)
+/* Every input is a results file of this version with this writer's schema objects,
+ * none is out and none is given twice: checked before anything is written
+ * (mr_results_open() refuses the others, naming why). */
+static int check_inputs(const char *out, const char *const *inputs, size_t n, struct mr_error *err)
 {
-	static const struct mr_results_setup none = { 0 };
-	struct mr_results_claim *claim = NULL;
-	struct mctx m = { .out = out, .err = err };
-	char tmp[PATH_MAX + 32], side[PATH_MAX + 48];
-	int64_t total = 0;
-	int rc, v;
+	int rc;
 
-	*nruns = 0;
-	if (!n)
-		return mr_error_set(err, MR_EINVAL, "merge: no input results files given");
-	/* every input is a results file of this version with this writer's schema objects
-	 * before anything is written (mr_results_open() refuses the others, naming why) */
 	for (size_t i = 0; i < n; i++) {
 		struct mr_results *r;
 
@@ -286,7 +278,43 @@ int mr_results_merge(const char *out, const char *const *inputs, size_t n, uint6
 			return rc;
 		mr_results_close(r);
 	}
+	return 0;
+}
+
+int mr_results_merge(const char *out, const char *const *inputs, size_t n, uint64_t *nruns,
+		     struct mr_error *err)
+{
+	struct mr_results_claim *claim = NULL;
+	int rc;
+
+	*nruns = 0;
+	if (!n)
+		return mr_error_set(err, MR_EINVAL, "merge: no input results files given");
+	rc = check_inputs(out, inputs, n, err);
+	if (rc)
+		return rc;
 	rc = mr_results_claim(out, &claim, err);
+	if (rc)
+		return rc;
+	rc = mr_results_merge_claimed(claim, inputs, n, nruns, err);
+	mr_results_release(claim);
+	return rc;
+}
+
+int mr_results_merge_claimed(const struct mr_results_claim *claim, const char *const *inputs,
+			     size_t n, uint64_t *nruns, struct mr_error *err)
+{
+	static const struct mr_results_setup none = { 0 };
+	const char *out = mr_results_claim_path(claim);
+	struct mctx m = { .out = out, .err = err };
+	char tmp[PATH_MAX + 32], side[PATH_MAX + 48];
+	int64_t total = 0;
+	int rc, v;
+
+	*nruns = 0;
+	if (!n)
+		return mr_error_set(err, MR_EINVAL, "merge: no input results files given");
+	rc = check_inputs(out, inputs, n, err);
 	if (rc)
 		return rc;
 	snprintf(tmp, sizeof(tmp), "%s.merge-%ld", out, (long)getpid());
@@ -323,7 +351,6 @@ out:
 		snprintf(side, sizeof(side), "%s-journal", tmp);
 		unlink(side);
 	}
-	mr_results_release(claim);
 	if (!rc)
 		*nruns = (uint64_t)total;
 	return rc;

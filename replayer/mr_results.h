@@ -378,5 +378,9 @@ void mr_curve_free(struct mr_curve *c); /* NULL: no-op */
  */
 int mr_results_merge(const char *out, const char *const *inputs, size_t n, uint64_t *nruns,
 		     struct mr_error *err);
+/* The same into a path the caller has claimed (mr_results_claim()) and still holds, as
+ * `replay --sample-seed` holds its -o over all of its passes and their merge. */
+int mr_results_merge_claimed(const struct mr_results_claim *claim, const char *const *inputs,
+			     size_t n, uint64_t *nruns, struct mr_error *err);
 
 #endif /* MR_RESULTS_H */

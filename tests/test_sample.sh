@@ -100,6 +100,27 @@ check "--sample-seed 0,7: exits 0, says where the two seeds' runs are" \
 "$MR" merge -q -o "$T/ac0.db" "$T/a.db" "$T/c.db" >/dev/null 2>&1
 check "--sample-seed 0,7 gives the merge of the two seeds' replays, byte for byte" cmp -s "$T/ac1.db" "$T/ac0.db"
 check "... and leaves no partial file" sh -c "! ls '$T'/ac1.db.seed-* 2>/dev/null"
+# a second replay to the same -o while the first is between its passes: refused before it
+# runs, and the first one's partial files are not its to remove (it removed them all, and
+# the first one then failed, after printing its seeds' tables as written)
+touch "$T/held.db.seed-0.partial"
+flock "$T/held.db.lock" sh -c "echo 4242 >'$T/held.db.lock'; \"$MR\" replay '$T/z.db' $P --sample 1/16 \
+	--sample-seed 0,7 -o '$T/held.db' >/dev/null 2>'$T/held.err'; echo \$? >'$T/held.rc'"
+check "--sample-seed 0,7 to a -o another replay holds: exit 1, naming the holder" \
+	sh -c "[ \"\$(cat '$T/held.rc')\" = 1 ] && grep -q 'being written by another replay, pid 4242' '$T/held.err'"
+check "... another replay's partial file left where it was" [ -e "$T/held.db.seed-0.partial" ]
+check "... and no pass ran" sh -c "! grep -q 'sampled 1/16' '$T/held.err'"
+# one JSON document and one CSV header over the seeds, each run with its seed
+"$MR" replay "$T/z.db" $P --sample 1/16 --sample-seed 0,7 -q --json -o "$T/js.db" >"$T/js.json" 2>/dev/null
+check "--sample-seed 0,7 --json: one document, 24 runs, their seeds, the results file" \
+	python3 -c "import json, sys; d = json.load(open('$T/js.json'));
+assert len(d['runs']) == 24, len(d['runs'])
+assert [r['sample_seed'] for r in d['runs']] == [0] * 12 + [7] * 12
+assert d['results'] == '$T/js.db'"
+"$MR" replay "$T/z.db" $P --sample 1/16 --sample-seed 0,7 -q --csv >"$T/js.csv" 2>/dev/null
+check "--sample-seed 0,7 --csv: one header, a sample_seed column, 24 rows" \
+	sh -c "[ \"\$(grep -c '^policy,' '$T/js.csv')\" = 1 ] && head -1 '$T/js.csv' | grep -q ',sample_seed\$' &&
+	       [ \"\$(tail -n +2 '$T/js.csv' | wc -l)\" = 24 ] && [ \"\$(grep -c ',7\$' '$T/js.csv')\" = 12 ]"
 "$MR" curve "$T/ac.db" >"$T/ac.txt"
 "$MR" curve "$T/ac.db" --csv >"$T/ac.csv"
 check "two seeds: a column 'lru 1/16 x2' and one 'lru' of the full replay" \
