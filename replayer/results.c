@@ -1912,6 +1912,11 @@ int mr_results_curve(struct mr_results *res, struct mr_curve **out, struct mr_er
 							((double)r->refs * (trefs * kept / all) / srefs);
 				else if (trefs > 0 && kept > 0 && all > 0)
 					r->miss_ratio = (double)r->misses / (trefs * kept / all);
+				/* a sample short of its share of references, at a size where
+				 * nearly every one misses, can be scaled past every reference
+				 * missing; the full machine's ratio is at most that */
+				if (r->miss_ratio > 1)
+					r->miss_ratio = 1;
 			}
 		}
 	}

@@ -339,6 +339,17 @@ mae "$T/mf.txt" "$T/ms.txt" >"$T/mmae.txt"
 cat "$T/mmae.txt"
 check "mmapseq.db: lru within 0.3 pp" awk '$1 == "lru" && $2 <= 0.3 { ok = 1 } END { exit !ok }' "$T/mmae.txt"
 
+# the adjusted miss ratio is at most 1: kernel-lab's seq.db at 2000 pages, seed 3, where
+# mglru's sampled machine misses 0.975 of its references and has fewer than its share,
+# scaled to 1.004 before
+S=$(dirname "$0")/../traces/kernel-lab/loop-2026-12-01/seq.db
+"$MR" replay "$S" --policy mglru --memory 2000 --sample 1/16 --sample-seed 3 -q --no-timing \
+	--threads 0 -o "$T/seq3.db" >/dev/null 2>&1
+"$MR" curve "$T/seq3.db" --json >"$T/seq3.json" 2>/dev/null
+check "seq.db seed 3: the raw ratio under 1, the adjusted one 1 exactly, not above" \
+	python3 -c "import json; r = json.load(open('$T/seq3.json'))['runs'][0]
+assert 0.9 < r['miss_ratio_raw'] < 1 and r['miss_ratio'] == 1.0, r"
+
 # bench sample --seeds: one row per policy with the unit and the seeds, the worst seed's
 # mean at least the mean, the largest error at least the worst seed's mean
 "$MR" bench sample --no-zipf --seeds 2 --dir "$T" --trace "$W" >"$T/bench.txt" 2>/dev/null
