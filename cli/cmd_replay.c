@@ -409,7 +409,9 @@ static int replay_one(struct mr_replay_opts *o, const char *write_to, const char
 #define MAX_SEEDS 64
 
 /* --sample-seed S, S1,S2,... or A..B: the seeds, each a whole number */
-static int parse_seeds(const char *arg, uint64_t *seeds, size_t *n)
+/* --sample-seed S, a list 0,1,2 or a range 0..3 (or both: 0..3,9), decimal: NULL, or
+ * what is wrong with it (in why[]). */
+static const char *parse_seeds(const char *arg, uint64_t *seeds, size_t *n, char *why, size_t cap)
 {
 	const char *p = arg;
 	char *end;
@@ -419,33 +421,42 @@ static int parse_seeds(const char *arg, uint64_t *seeds, size_t *n)
 		uint64_t a, b;
 
 		if (!isdigit((unsigned char)*p))
-			return -1;
+			return *p ? "not a number where a seed should be" : "a seed missing";
 		errno = 0;
-		a = b = strtoull(p, &end, 0);
+		a = b = strtoull(p, &end, 10);
 		if (errno)
-			return -1;
+			return "a seed above 2^64 - 1";
 		if (end[0] == '.' && end[1] == '.') {
 			p = end + 2;
 			if (!isdigit((unsigned char)*p))
-				return -1;
-			b = strtoull(p, &end, 0);
-			if (errno || b < a || b - a >= MAX_SEEDS)
-				return -1;
+				return "a range without its last seed";
+			b = strtoull(p, &end, 10);
+			if (errno)
+				return "a seed above 2^64 - 1";
+			if (b < a) {
+				snprintf(why, cap, "the range %llu..%llu runs downwards",
+					 (unsigned long long)a, (unsigned long long)b);
+				return why;
+			}
+			if (b - a >= MAX_SEEDS)
+				return "more seeds than 64";
 		}
 		for (uint64_t v = a;; v++) {
 			for (size_t i = 0; i < *n; i++)
-				if (seeds[i] == v)
-					return -1; /* a seed twice: the same runs twice */
+				if (seeds[i] == v) { /* the same runs twice */
+					snprintf(why, cap, "seed %llu given twice", (unsigned long long)v);
+					return why;
+				}
 			if (*n == MAX_SEEDS)
-				return -1;
+				return "more seeds than 64";
 			seeds[(*n)++] = v;
 			if (v == b)
 				break;
 		}
 		if (!*end)
-			return 0;
+			return NULL;
 		if (*end != ',')
-			return -1;
+			return "not a number where a seed should be";
 		p = end + 1;
 	}
 }
@@ -600,14 +611,18 @@ int cmd_replay(int argc, char **argv)
 			if (mr_replay_parse_sample(optarg, &o.sample_den, &err))
 				return cli_fail("replay", &err);
 			break;
-		case O_SAMPLE_SEED:
-			if (parse_seeds(optarg, seeds, &nseeds))
-				return cli_usage_error("replay", "--sample-seed '%s': give a whole number from 0 "
-						       "to 2^64 - 1, a list 0,1,2 or a range 0..3 (at most %d seeds)",
-						       optarg, MAX_SEEDS);
+		case O_SAMPLE_SEED: {
+			char why[96];
+			const char *bad = parse_seeds(optarg, seeds, &nseeds, why, sizeof(why));
+
+			if (bad)
+				return cli_usage_error("replay", "--sample-seed '%s': %s; give a whole number "
+						       "from 0 to 2^64 - 1 (decimal), a list 0,1,2 or a range "
+						       "0..3 (at most %d seeds)", optarg, bad, MAX_SEEDS);
 			o.sample_seed = seeds[0];
 			sample_seed_set = 1;
 			break;
+		}
 		case O_SAMPLE_UNIT:
 			if (mr_replay_parse_sample_unit(optarg, &o.sample_unit, &err))
 				return cli_fail("replay", &err);

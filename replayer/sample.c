@@ -86,7 +86,8 @@ int mr_replay_parse_sample_unit(const char *arg, uint32_t *pages, struct mr_erro
 	if (mr_parse_pages(arg, MR_PAGE_SIZE, 0, &pg, &perr) || !pg || pg > 512 || (pg & (pg - 1)))
 		return mr_error_set(err, MR_EINVAL,
 				    "--sample-unit '%s': give a power of two from 4K (a page) to 2M "
-				    "(one PTE table's pages)", arg);
+				    "(one PTE table's pages), a size with its unit (K, M) or a count of "
+				    "4 KiB pages (1 to 512)", arg);
 	*pages = (uint32_t)pg;
 	return 0;
 }

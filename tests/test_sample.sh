@@ -386,11 +386,18 @@ for bad in 0 2/1 x 1/0 0.0625 1/ 1/65537; do
 done
 "$MR" replay "$T/z.db" --policy lru --memory 64M --sample-seed 3 -q >/dev/null 2>"$T/bad.err"
 check "--sample-seed without --sample refused" [ $? != 0 ]
-for bad in 1,1 3..1 0..64 x 0, -1 1..; do
+for bad in 1,1 3..1 0..64 x 0, -1 1.. 0x10; do
 	"$MR" replay "$T/z.db" --policy lru --memory 64M --sample 1/16 --sample-seed "$bad" -q >/dev/null 2>"$T/bad.err"
 	rc=$?
 	check "--sample-seed $bad refused (2), saying the forms" \
 		sh -c "[ $rc = 2 ] && grep -q 'a list 0,1,2 or a range 0..3' '$T/bad.err'"
+done
+# ... and what is wrong with it
+for c in "1,1:seed 1 given twice" "3..1:the range 3..1 runs downwards" "0..64:more seeds than 64" \
+	 "0x10:not a number where" "0,:a seed missing" "18446744073709551616:a seed above 2^64 - 1"; do
+	"$MR" replay "$T/z.db" --policy lru --memory 64M --sample 1/16 --sample-seed "${c%%:*}" -q \
+		>/dev/null 2>"$T/bad.err"
+	check "--sample-seed ${c%%:*}: '${c#*:}'" grep -qF -- "${c#*:}" "$T/bad.err"
 done
 for bad in 0 12K 4M x; do
 	"$MR" replay "$T/z.db" --policy lru --memory 64M --sample 1/16 --sample-unit "$bad" -q >/dev/null 2>"$T/bad.err"
