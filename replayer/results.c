@@ -791,6 +791,114 @@ static int check_schema(struct mr_results *r, struct mr_error *err)
 	return rc ? MR_ECORRUPT : 0;
 }
 
+/* Decimal digits at *p up to max: the value, *p past them; -1 when none or above max. */
+static int dec(const char **p, uint64_t max, uint64_t *v)
+{
+	const char *s = *p;
+
+	*v = 0;
+	if (*s < '0' || *s > '9')
+		return -1;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		if (*v > (max - (uint64_t)(*s - '0')) / 10)
+			return -1;
+		*v = *v * 10 + (uint64_t)(*s - '0');
+	}
+	*p = s;
+	return 0;
+}
+
+/*
+ * A sampled run's note, "sampled 1/N (seed S): 1 in N pages ..." or "... 1 in N units of
+ * U pages ..." (replay.c writes it): N from 1 to MR_REPLAY_MAX_SAMPLE_DEN, S a 64-bit
+ * seed, U (0 page by page) from 1 to 512. 0, or -1 when it does not read so.
+ */
+static int parse_sampled(const char *m, uint32_t *den, uint64_t *seed, uint32_t *unit)
+{
+	const char *p = m, *u;
+	uint64_t n, sd, un = 0;
+
+	if (!m || strncmp(p, "sampled 1/", 10))
+		return -1;
+	p += 10;
+	if (dec(&p, 65536, &n) || !n || strncmp(p, " (seed ", 7))
+		return -1;
+	p += 7;
+	if (dec(&p, UINT64_MAX, &sd) || *p != ')')
+		return -1;
+	if ((u = strstr(p, " units of "))) {
+		u += 10;
+		if (dec(&u, 512, &un) || !un)
+			return -1;
+	}
+	*den = (uint32_t)n;
+	*seed = sd;
+	*unit = (uint32_t)un;
+	return 0;
+}
+
+/*
+ * The rows curve, compare and report compute with (the schema is check_schema()'s): a
+ * file changed by hand, or damaged, is refused naming the row, rather than read as
+ * sizes of 2^64 - 5 pages, ratios of 10^16 or a sampled run taken for a full one.
+ */
+static int check_rows(struct mr_results *r, struct mr_error *err)
+{
+	static const struct {
+		const char *sql, *what;
+	} rules[] = {
+		{ "SELECT id, memory_pages FROM runs WHERE memory_pages IS NOT NULL AND "
+		  "(typeof(memory_pages) != 'integer' OR memory_pages < 0) LIMIT 1",
+		  "runs row %lld: memory_pages '%s' is not a count of pages (0 or more)" },
+		{ "SELECT run, name FROM counters WHERE typeof(value) != 'integer' OR value < 0 LIMIT 1",
+		  "counters of run %lld: %s is not a count (an integer, 0 or more)" },
+		/* a run with the sampling's counters is a sampled one: its note says the rate */
+		{ "SELECT c.run, c.name FROM counters c WHERE c.name = 'mr_sample_pages' AND "
+		  "c.memcg IS NULL AND NOT EXISTS (SELECT 1 FROM notes n WHERE n.run = c.run AND "
+		  "n.kind = 'sampled') LIMIT 1",
+		  "run %lld has the sampling's counters (%s) but no 'sampled' note, which says its "
+		  "rate and seed" },
+	};
+	sqlite3_stmt *st = NULL;
+	int rc = 0;
+
+	/* a table an older version did not have (notes) has nothing to check */
+	for (size_t i = 0; !rc && i < sizeof(rules) / sizeof(rules[0]); i++) {
+		if (sqlite3_prepare_v2(r->db, rules[i].sql, -1, &st, NULL) != SQLITE_OK)
+			continue;
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			char what[400];
+			const char *v = (const char *)sqlite3_column_text(st, 1);
+
+			snprintf(what, sizeof(what), rules[i].what, (long long)sqlite3_column_int64(st, 0),
+				 v ? v : "NULL");
+			rc = mr_error_set(err, MR_ECORRUPT, "%s: %s: the file was changed or damaged; "
+					  "replay again to write it anew", r->path, what);
+		}
+		sqlite3_finalize(st);
+		st = NULL;
+	}
+	if (rc)
+		return rc;
+	if (sqlite3_prepare_v2(r->db, "SELECT run, message FROM notes WHERE kind = 'sampled'", -1,
+			       &st, NULL) != SQLITE_OK)
+		return 0;
+	while (!rc && sqlite3_step(st) == SQLITE_ROW) {
+		const char *m = (const char *)sqlite3_column_text(st, 1);
+		uint32_t den, unit;
+		uint64_t seed;
+
+		if (parse_sampled(m, &den, &seed, &unit))
+			rc = mr_error_set(err, MR_ECORRUPT, "%s: run %lld's 'sampled' note '%.60s' does not "
+					  "say a rate 1/N (N 1 to 65536), a seed and, if any, a unit of 1 to "
+					  "512 pages: the file was changed "
+					  "or damaged; replay again to write it anew", r->path,
+					  (long long)sqlite3_column_int64(st, 0), m ? m : "NULL");
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
 int mr_results_open(const char *path, struct mr_results **out, struct mr_error *err)
 {
 	struct mr_results *r;
@@ -825,7 +933,7 @@ int mr_results_open(const char *path, struct mr_results **out, struct mr_error *
 		mr_results_close(r);
 		return MR_EVERSION;
 	}
-	if (check_schema(r, err)) {
+	if (check_schema(r, err) || check_rows(r, err)) {
 		mr_results_close(r);
 		return MR_ECORRUPT;
 	}
@@ -933,15 +1041,12 @@ static void each_sampled_run(struct mr_results *res,
 			       -1, &st, NULL) != SQLITE_OK)
 		return;
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		const char *m = (const char *)sqlite3_column_text(st, 1), *u;
-		unsigned den, unit = 0;
-		unsigned long long seed;
+		uint32_t den, unit;
+		uint64_t seed;
 
-		if (!m || sscanf(m, "sampled 1/%u (seed %llu)", &den, &seed) != 2)
-			continue;
-		if ((u = strstr(m, " units of ")) && sscanf(u, " units of %u", &unit) != 1)
-			unit = 0;
-		fn(arg, sqlite3_column_int64(st, 0), den, seed, unit);
+		/* mr_results_open() refused a file with a note that does not parse */
+		if (!parse_sampled((const char *)sqlite3_column_text(st, 1), &den, &seed, &unit))
+			fn(arg, sqlite3_column_int64(st, 0), den, seed, unit);
 	}
 	sqlite3_finalize(st);
 }

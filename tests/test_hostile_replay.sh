@@ -197,6 +197,32 @@ if want $CASE; then
 	fi
 fi
 
+# Rows of a results file changed by hand: a negative or text size, a negative counter, a
+# sampled run without its note or with one that does not say its rate and seed were
+# read as sizes of 2^64 - 5 pages, ratios of 10^16, or a full run's unscaled ratio.
+# Every reader (curve, compare, report, merge) refuses the file, naming the row.
+CASE=results_rows
+if want $CASE; then
+	"$MR" replay "$T/a.db" --policy lru --memory 8,16 --sample 1/2 -q --no-timing \
+		-o "$T/rr.db" >/dev/null 2>&1 || bad "sampled replay -o"
+	for c in "memory_pages '-5'|UPDATE runs SET memory_pages = -5 WHERE id = 2" \
+		 "memory_pages 'abc'|UPDATE runs SET memory_pages = 'abc' WHERE id = 1" \
+		 "mr_misses is not a count|UPDATE counters SET value = -5 WHERE run = 1 AND name = 'mr_misses' AND memcg IS NULL" \
+		 "but no 'sampled' note|DELETE FROM notes WHERE kind = 'sampled'" \
+		 "does not say a rate 1/N|UPDATE notes SET message = replace(message, 'sampled 1/2 ', 'sampled 1/0 ') WHERE kind = 'sampled'" \
+		 "does not say a rate 1/N|UPDATE notes SET message = replace(message, '(seed 0)', '(seed -1)') WHERE kind = 'sampled'"; do
+		cp "$T/rr.db" "$T/rr2.db"
+		"$TOOL" sql "$T/rr2.db" "${c#*|}" || bad "edit: ${c#*|}"
+		for cmd in curve compare; do
+			refuse "${c%%|*}" 20 "$T/rr2.db" -- "$MR" $cmd "$T/rr2.db"
+		done
+		refuse "${c%%|*}" 20 "$T/rr2.db" -- "$MR" report "$T/rr2.db" -o "$T/rr2.html"
+		refuse "${c%%|*}" 20 "$T/rr2.db" -- "$MR" merge -o "$T/rr3.db" "$T/rr2.db" "$T/rr.db"
+	done
+	run 20 "$MR" curve "$T/rr.db"
+	sane curve "$T/rr.db" && { [ "$RC" = 0 ] && ok || bad "curve of the untouched file: exit $RC"; }
+fi
+
 CASE=output_race
 if want $CASE; then
 	lost=0
