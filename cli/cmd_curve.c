@@ -69,19 +69,28 @@ static void print_sampled(const struct mr_curve *c)
 }
 
 /* The miss ratio of group g at mem: one run's, or of several seeds' runs the mean and
- * the range; "!" when one went over its memory. */
-static void cell(const struct mr_curve *c, size_t g, uint64_t mem, char *buf, size_t cap)
+ * the range; "!" when one went over its memory; " k/N" when only k of the group's N
+ * seeds have a ratio there (a seed replayed at other sizes, a run without its counters),
+ * and then 1 is returned. */
+static int cell(const struct mr_curve *c, size_t g, uint64_t mem, char *buf, size_t cap)
 {
 	struct mr_spread sp;
 	int oom = 0;
-	size_t all = cli_curve_at(c, g, mem, &sp, &oom);
+	size_t all = cli_curve_at(c, g, mem, &sp, &oom), seeds = 0, l;
 
+	for (size_t i = g; i < c->n && c->rows[i].group == g; i++)
+		seeds += c->rows[i].series == i;
 	if (!sp.n)
 		snprintf(buf, cap, "-");
 	else if (all == 1)
 		snprintf(buf, cap, "%.3f%s", sp.mean, oom ? "!" : "");
 	else
 		snprintf(buf, cap, "%.3f (%.3f-%.3f)%s", sp.mean, sp.min, sp.max, oom ? "!" : "");
+	if (!sp.n || seeds < 2 || sp.n >= seeds)
+		return 0;
+	l = strlen(buf);
+	snprintf(buf + l, cap > l ? cap - l : 0, " %zu/%zu", sp.n, seeds);
+	return 1;
 }
 
 static void print_table(const struct mr_curve *c)
@@ -90,7 +99,7 @@ static void print_table(const struct mr_curve *c)
 	size_t *groups = calloc(c->n, sizeof(*groups));
 	uint64_t *mems = calloc(c->n, sizeof(*mems));
 	char lab[512], mem[32], ratio[96];
-	int any_oom = 0, any_sampled = 0;
+	int any_oom = 0, any_sampled = 0, partial = 0;
 
 	if (!groups || !mems) {
 		free(groups);
@@ -182,13 +191,17 @@ static void print_table(const struct mr_curve *c)
 		for (size_t m = 0; w && m < nm; m++) {
 			printf("%8s", mems[m] ? mr_replay_format_memory(mems[m], mem, sizeof(mem)) : "-");
 			for (size_t g = 0; g < ng; g++) {
-				cell(c, groups[g], mems[m], ratio, sizeof(ratio));
+				partial |= cell(c, groups[g], mems[m], ratio, sizeof(ratio));
 				printf("  %*s", (int)w[g], ratio);
 			}
 			printf("\n");
 		}
 		free(w);
 	}
+	if (partial)
+		printf("\nk/N: the mean and range of only k of the column's N seeds, the others "
+		       "without a miss ratio at that size (replayed at other sizes, or their counters "
+		       "missing)\n");
 	if (nm > 1 && c->max_seeds > 1)
 		printf("\nA column of several seeds (x N: the seeds of a sampled rate, merged results "
 		       "files; ~xN: replay --vary N) gives their mean and, in brackets, the lowest and "

@@ -100,6 +100,14 @@ check "--sample-seed 0,7: exits 0, says where the two seeds' runs are" \
 "$MR" merge -q -o "$T/ac0.db" "$T/a.db" "$T/c.db" >/dev/null 2>&1
 check "--sample-seed 0,7 gives the merge of the two seeds' replays, byte for byte" cmp -s "$T/ac1.db" "$T/ac0.db"
 check "... and leaves no partial file" sh -c "! ls '$T'/ac1.db.seed-* 2>/dev/null"
+# a seed replayed at fewer sizes: its column says x3, and a cell of two seeds says so
+"$MR" replay "$T/z.db" --policy lru --policy mglru --policy opt --memory 16M -q --no-timing \
+	--threads 0 --nextuse-cache off --sample 1/16 --sample-seed 9 -o "$T/s9.db" >/dev/null 2>&1
+"$MR" merge -q -o "$T/ac9.db" "$T/a.db" "$T/c.db" "$T/s9.db" >/dev/null 2>&1
+"$MR" curve "$T/ac9.db" >"$T/ac9.txt" 2>&1
+check "a seed at one size of four: 'lru 1/16 x3', three seeds at 16M, '2/3' at 256M, said why" \
+	sh -c "grep -q 'lru 1/16 x3' '$T/ac9.txt' && ! grep '^ *16M ' '$T/ac9.txt' | grep -q ' [0-9]/3' &&
+	       grep '^ *256M ' '$T/ac9.txt' | grep -q ') 2/3' && grep -q '^k/N: the mean and range of only k' '$T/ac9.txt'"
 # a second replay to the same -o while the first is between its passes: refused before it
 # runs, and the first one's partial files are not its to remove (it removed them all, and
 # the first one then failed, after printing its seeds' tables as written)
