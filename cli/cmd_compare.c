@@ -110,25 +110,34 @@ static int has_notes(const struct mr_compare *c, size_t run)
  */
 static void print_sampled(const struct mr_compare *c)
 {
-	for (size_t k = 0; k < c->nnotes; k++) {
-		unsigned den;
-		unsigned long long seed;
+	/* one line per rate and seed, and per trace in a file of several */
+	for (size_t i = 0; i < c->nruns; i++) {
 		size_t runs = 0, seen = 0;
 
-		if (strcmp(c->notes[k].kind, "sampled") ||
-		    sscanf(c->notes[k].message, "sampled 1/%u (seed %llu)", &den, &seed) != 2)
+		if (!c->sample_den[i])
 			continue;
-		for (size_t j = 0; j < k && !seen; j++)
-			seen = !strcmp(c->notes[j].kind, "sampled") &&
-			       !strcmp(c->notes[j].message, c->notes[k].message);
+		for (size_t j = 0; j < c->nruns; j++) {
+			int same = c->sample_den[j] == c->sample_den[i] &&
+				   c->sample_seed[j] == c->sample_seed[i] &&
+				   (!c->many_traces || !strcmp(c->trace_ids[j], c->trace_ids[i]));
+
+			seen += same && j < i;
+			runs += same;
+		}
 		if (seen)
 			continue;
-		for (size_t j = k; j < c->nnotes; j++)
-			runs += !strcmp(c->notes[j].kind, "sampled") &&
-				!strcmp(c->notes[j].message, c->notes[k].message);
-		printf("sampled 1/%u (seed %llu) in %zu of %zu runs: their counters are those of a "
-		       "machine replaying 1 in %u pages (or units, --sample-unit), not scaled up "
-		       "(docs/replay.md, \"Sampled replay\")\n", den, seed, runs, c->nruns, den);
+		printf("sampled 1/%u (seed %llu) in %zu of %zu runs", c->sample_den[i],
+		       (unsigned long long)c->sample_seed[i], runs, c->nruns);
+		if (c->many_traces) {
+			printf(" (");
+			cli_print_text(cli_trace_name(c->trace[i], c->trace_ids[i], c->trace[0],
+						      sizeof(c->trace[0]), c->trace_ids[0],
+						      sizeof(c->trace_ids[0]), c->nruns), 0);
+			printf(")");
+		}
+		printf(": their counters are those of a machine replaying 1 in %u pages (or units, "
+		       "--sample-unit), not scaled up (docs/replay.md, \"Sampled replay\")\n",
+		       c->sample_den[i]);
 	}
 }
 

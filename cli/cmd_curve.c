@@ -52,19 +52,28 @@ static void print_sampled(const struct mr_curve *c)
 
 		if (!r->sample_den)
 			continue;
-		for (size_t j = 0; j < i && !seen; j++)
-			seen = c->rows[j].sample_den == r->sample_den &&
-			       c->rows[j].sample_seed == r->sample_seed;
+		/* one line per rate and seed, and per trace in a file of several */
+		for (size_t j = 0; j < c->n; j++) {
+			int same = c->rows[j].sample_den == r->sample_den &&
+				   c->rows[j].sample_seed == r->sample_seed &&
+				   (c->ntraces < 2 || !strcmp(c->rows[j].trace_id, r->trace_id));
+
+			seen |= same && j < i;
+			runs += same;
+		}
 		if (seen)
 			continue;
-		for (size_t j = 0; j < c->n; j++)
-			runs += c->rows[j].sample_den == r->sample_den &&
-				c->rows[j].sample_seed == r->sample_seed;
-		printf("sampled 1/%u (seed %llu): %zu of the %zu runs replayed 1 in %u pages (or "
-		       "units, --sample-unit) on a machine scaled to them; their miss ratio counts the "
-		       "references their machine did not see as hits (docs/replay.md, \"Sampled "
-		       "replay\")\n", r->sample_den, (unsigned long long)r->sample_seed, runs, c->n,
-		       r->sample_den);
+		printf("sampled 1/%u (seed %llu): %zu of the %zu runs", r->sample_den,
+		       (unsigned long long)r->sample_seed, runs, c->n);
+		if (c->ntraces > 1) {
+			printf(" of ");
+			cli_print_text(cli_trace_name(r->trace, r->trace_id, c->rows[0].trace,
+						      sizeof(c->rows[0]), c->rows[0].trace_id,
+						      sizeof(c->rows[0]), c->n), 0);
+		}
+		printf(" replayed 1 in %u pages (or units, --sample-unit) on a machine scaled to them; "
+		       "their miss ratio counts the references their machine did not see as hits "
+		       "(docs/replay.md, \"Sampled replay\")\n", r->sample_den);
 	}
 }
 

@@ -322,6 +322,16 @@ points "$T/w-s.db" >"$T/ws.txt"
 mae "$T/wf.txt" "$T/ws.txt" >"$T/wmae.txt"
 cat "$T/wmae.txt"
 check "write.db: opt within 1.5 pp" awk '$1 == "opt" && $2 <= 1.5 { ok = 1 } END { exit !ok }' "$T/wmae.txt"
+# two traces sampled at one rate and seed, merged: a line of each, naming it (both said
+# "sampled 1/16 (seed 0) in N of M runs" alike)
+"$MR" merge -q -o "$T/two.db" "$T/a.db" "$T/w-s.db" >/dev/null 2>&1
+"$MR" compare "$T/two.db" >"$T/two.cmp" 2>&1
+"$MR" curve "$T/two.db" >"$T/two.crv" 2>&1
+check "compare and curve of two sampled traces: a 'sampled 1/16 (seed 0)' line per trace" \
+	sh -c "grep -q '^sampled 1/16 (seed 0) in 12 of 20 runs (z.db)' '$T/two.cmp' &&
+	       grep -q '^sampled 1/16 (seed 0) in 8 of 20 runs (write.db)' '$T/two.cmp' &&
+	       grep -q '^sampled 1/16 (seed 0): 12 of the 20 runs of z.db ' '$T/two.crv' &&
+	       grep -q '^sampled 1/16 (seed 0): 8 of the 20 runs of write.db ' '$T/two.crv'"
 
 # a file read through a mapping (kernel-lab's mmapseq.db: a sequential loop over a
 # mapped file): most of its pages are mapped by fault-around of their neighbours'
