@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -407,6 +408,39 @@ static int replay_one(struct mr_replay_opts *o, const char *write_to, const char
 }
 
 #define MAX_SEEDS 64
+
+/* What an interrupted several-seed replay leaves behind otherwise: the partial files of
+ * its passes so far (each a whole results file) and the lock of its claim on -o. Only
+ * unlink() and raise() here, which are async-signal-safe. */
+static char seed_files[MAX_SEEDS + 1][1100];
+static volatile sig_atomic_t seed_nfiles;
+
+static void seeds_on_signal(int sig)
+{
+	for (sig_atomic_t i = 0; i < seed_nfiles; i++)
+		unlink(seed_files[i]);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* A signal ignored when the replay started (nohup's SIGHUP, a background job's SIGINT)
+ * stays ignored. */
+static void seeds_signals(int on)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	static int caught[3];
+	struct sigaction sa = { .sa_handler = on ? seeds_on_signal : SIG_DFL }, old;
+
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		if (on) {
+			caught[i] = !sigaction(sigs[i], NULL, &old) && old.sa_handler != SIG_IGN;
+			if (caught[i])
+				sigaction(sigs[i], &sa, NULL);
+		} else if (caught[i]) {
+			sigaction(sigs[i], &sa, NULL);
+		}
+	}
+}
 
 /* --sample-seed S, S1,S2,... or A..B: the seeds, each a whole number */
 /* --sample-seed S, a list 0,1,2 or a range 0..3 (or both: 0..3,9), decimal: NULL, or
@@ -857,6 +891,10 @@ int cmd_replay(int argc, char **argv)
 			if (rc)
 				return cli_fail("replay", &err);
 			o.output = NULL; /* held here, not by each pass */
+			/* interrupted: the lock and the passes' files so far go too */
+			snprintf(seed_files[0], sizeof(seed_files[0]), "%s.lock", out);
+			seed_nfiles = 1;
+			seeds_signals(1);
 		}
 		a.sp = &sp;
 		for (size_t k = 0; k < nseeds && !rc; k++) {
@@ -864,6 +902,10 @@ int cmd_replay(int argc, char **argv)
 			sp.k = k;
 			sp.seed = seeds[k];
 			made = k + 1;
+			if (out) {
+				memcpy(seed_files[k + 1], tmp[k], sizeof(seed_files[0]));
+				seed_nfiles = (sig_atomic_t)(k + 2);
+			}
 			rc = replay_one(&o, out ? tmp[k] : NULL, out, &a);
 		}
 		if (!rc && out) {
@@ -875,6 +917,8 @@ int cmd_replay(int argc, char **argv)
 		 * replay of out from making its own */
 		for (size_t k = 0; out && k < made; k++)
 			unlink(tmp[k]);
+		if (out)
+			seeds_signals(0);
 		mr_results_release(claim);
 		if (!rc && out)
 			fprintf(stderr, "memreplay replay: %zu seeds, %llu runs, in %s: `memreplay curve "

@@ -118,6 +118,17 @@ check "--sample-seed 0,7 to a -o another replay holds: exit 1, naming the holder
 	sh -c "[ \"\$(cat '$T/held.rc')\" = 1 ] && grep -q 'being written by another replay, pid 4242' '$T/held.err'"
 check "... another replay's partial file left where it was" [ -e "$T/held.db.seed-0.partial" ]
 check "... and no pass ran" sh -c "! grep -q 'sampled 1/16' '$T/held.err'"
+# interrupted between its passes (SIGTERM once the first seed's file is there, seven
+# passes before the end; a background job ignores SIGINT, and so does the replay then):
+# the partial files and the lock go with it
+"$MR" replay "$T/z.db" $P --sample 1/16 --sample-seed 0..7 -o "$T/int.db" >/dev/null 2>&1 &
+pid=$!
+for i in $(seq 200); do [ -e "$T/int.db.seed-0.partial" ] && break; sleep 0.05; done
+kill -TERM $pid
+wait $pid
+rc=$?
+check "--sample-seed 0..7 terminated: exit 143, no partial file, no lock, no results left" \
+	sh -c "[ $rc = 143 ] && ! ls '$T'/int.db* 2>/dev/null"
 # one JSON document and one CSV header over the seeds, each run with its seed
 "$MR" replay "$T/z.db" $P --sample 1/16 --sample-seed 0,7 -q --json -o "$T/js.db" >"$T/js.json" 2>/dev/null
 check "--sample-seed 0,7 --json: one document, 24 runs, their seeds, the results file" \
