@@ -119,6 +119,7 @@ static void print_sampled(const struct mr_compare *c)
 		for (size_t j = 0; j < c->nruns; j++) {
 			int same = c->sample_den[j] == c->sample_den[i] &&
 				   c->sample_seed[j] == c->sample_seed[i] &&
+				   c->sample_unit[j] == c->sample_unit[i] &&
 				   (!c->many_traces || !strcmp(c->trace_ids[j], c->trace_ids[i]));
 
 			seen += same && j < i;
@@ -128,6 +129,8 @@ static void print_sampled(const struct mr_compare *c)
 			continue;
 		printf("sampled 1/%u (seed %llu) in %zu of %zu runs", c->sample_den[i],
 		       (unsigned long long)c->sample_seed[i], runs, c->nruns);
+		if (c->many_units)
+			printf(" of %uK units", (c->sample_unit[i] ? c->sample_unit[i] : 1) * 4);
 		if (c->many_traces) {
 			printf(" (");
 			cli_print_text(cli_trace_name(c->trace[i], c->trace_ids[i], c->trace[0],
@@ -334,6 +337,38 @@ static void print_signs(const struct mr_compare *c, int asked)
 	free(sg.run);
 }
 
+/* The words of a run's settings (results.c, RUN_SETTINGS: "swap N nodes N wb N RECLAIM
+ * SHADOW fa N script SHA", a value empty where the run's column is NULL) where they
+ * differ from the first run's, each value with its name: " swap 0". */
+static void settings_diff(const char *set, const char *first, struct mr_strbuf *sb)
+{
+	static const char *const named[] = { "swap", "nodes", "wb", "fa", "script" };
+	char a[160], b[160], *pa = a, *pb = b;
+	const char *key = NULL;
+
+	snprintf(a, sizeof(a), "%s", set);
+	snprintf(b, sizeof(b), "%s", first);
+	/* words split at each single space, empty ones kept, so that the two line up */
+	while (pa) {
+		const char *wa = strsep(&pa, " "), *wb = pb ? strsep(&pb, " ") : "";
+		int is_key = 0;
+
+		for (size_t k = 0; k < sizeof(named) / sizeof(named[0]); k++)
+			is_key |= !strcmp(wa, named[k]);
+		if (is_key) {
+			key = wa;
+			continue;
+		}
+		if (strcmp(wa, wb)) {
+			if (key)
+				mr_strbuf_printf(sb, " %s %s", key, *wa ? wa : "default");
+			else
+				mr_strbuf_printf(sb, " %s", wa);
+		}
+		key = NULL;
+	}
+}
+
 /* Where run i comes from, for a file of several traces or samplings: the trace (its file
  * name, when the file has more than one) and "full" or "sampled 1/N seed S". */
 void cli_run_source(const struct mr_compare *c, size_t i, char *buf, size_t cap)
@@ -349,6 +384,10 @@ void cli_run_source(const struct mr_compare *c, size_t i, char *buf, size_t cap)
 				 (unsigned long long)c->sample_seed[i]);
 	else
 		mr_strbuf_printf(&sb, "full");
+	if (c->sample_den[i] && c->many_units)
+		mr_strbuf_printf(&sb, " unit %uK", (c->sample_unit[i] ? c->sample_unit[i] : 1) * 4);
+	if (c->many_settings)
+		settings_diff(c->settings[i], c->settings[0], &sb);
 }
 
 static void print_table(const struct mr_compare *c, int asked)
@@ -524,6 +563,17 @@ static void print_csv(const struct mr_compare *c)
 	}
 }
 
+/* A run's sampling unit and settings, where the file's runs differ in them */
+static void json_cohort_extra(const struct mr_compare *c, size_t i)
+{
+	if (c->many_units && c->sample_den[i])
+		printf(", \"sample_unit_pages\": %u", c->sample_unit[i] ? c->sample_unit[i] : 1);
+	if (c->many_settings) {
+		printf(", \"settings\": ");
+		cli_json_string(c->settings[i]);
+	}
+}
+
 static void print_json_signs(const struct mr_compare *c, int asked)
 {
 	struct sign sg = { .run = calloc(c->nruns, sizeof(size_t)) };
@@ -547,6 +597,7 @@ static void print_json_signs(const struct mr_compare *c, int asked)
 					       (unsigned long long)c->sample_seed[g]);
 				else
 					printf(", \"sample_den\": null, \"sample_seed\": null");
+				json_cohort_extra(c, g);
 			}
 			printf(", \"counter\": ");
 			cli_json_string(c->rows[k].name);
@@ -603,6 +654,7 @@ static void print_json(const struct mr_compare *c, int asked)
 			       (unsigned long long)c->sample_seed[i]);
 		else
 			printf(", \"sample_den\": null, \"sample_seed\": null");
+		json_cohort_extra(c, i);
 		printf(", \"notes\": [");
 		for (size_t k = 0; k < c->nnotes; k++) {
 			if (c->notes[k].run != i)

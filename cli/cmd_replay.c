@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,6 +174,7 @@ struct seed_pass {
 	size_t k, n;     /* this pass, of n */
 	uint64_t seed;   /* its seed */
 	size_t printed;  /* JSON: runs printed by the passes so far */
+	int opened;      /* JSON: the document is open (seeds_json_close() ends it) */
 	double t0;       /* the first pass's start */
 };
 
@@ -210,8 +212,10 @@ static void print_runs(const struct mr_replay *r, const char *const *policies, s
 		return;
 	}
 	if (!strcmp(format, "json")) {
-		if (!sp || !sp->k)
+		if (!sp || !sp->opened)
 			printf("{\"runs\": [");
+		if (sp)
+			sp->opened = 1;
 		for (size_t i = 0; i < n; i++) {
 			const char *note = mr_replay_coarse_note(r, i);
 
@@ -244,11 +248,9 @@ static void print_runs(const struct mr_replay *r, const char *const *policies, s
 				printf(", \"sample_seed\": %llu", (unsigned long long)sp->seed);
 			printf("}");
 		}
-		if (sp) {
+		if (sp) { /* the command ends the document once the seeds are merged */
 			sp->printed += n;
-			if (sp->k + 1 < sp->n)
-				return;
-			wall = mr_clock_s() - sp->t0;
+			return;
 		}
 		printf("\n]");
 		if (out) {
@@ -305,6 +307,24 @@ static void print_runs(const struct mr_replay *r, const char *const *policies, s
 		       out ? out : "");
 }
 
+/* The JSON document of several seeds' passes, ended after their merge: "results" only
+ * when it is written (out NULL else), so that a failed pass or merge still leaves a
+ * document that parses. */
+static void seeds_json_close(const struct seed_pass *sp, const char *format, int timing,
+			     const char *out)
+{
+	if (strcmp(format, "json") || !sp->opened)
+		return;
+	printf("\n]");
+	if (out) {
+		printf(", \"results\": ");
+		cli_json_string(out);
+	}
+	if (timing)
+		printf(", \"wall_s\": %.6f", mr_clock_s() - sp->t0);
+	printf("}\n");
+}
+
 /* Without swap, anon pages over the limit cannot go: what became of each run that had
  * to charge past it (mr_oom), said even with -q since its counters are not a fit. */
 static void warn_no_swap(const struct mr_replay *r)
@@ -357,8 +377,22 @@ static int replay_one(struct mr_replay_opts *o, const char *write_to, const char
 		rc = mr_replay_run(r, &err);
 	if (a->pr->on)
 		fputc('\n', stderr);
-	if (!rc && write_to)
+	if (!rc && write_to) {
+		sigset_t block, was;
+
+		/* one of several seeds' passes: a signal waits until its file is in place
+		 * (the handler knows the written ones, not a write's temporary file and lock;
+		 * the pass's threads have ended) */
+		sigemptyset(&block);
+		if (a->sp) {
+			sigaddset(&block, SIGINT);
+			sigaddset(&block, SIGTERM);
+			sigaddset(&block, SIGHUP);
+		}
+		pthread_sigmask(SIG_BLOCK, &block, &was);
 		rc = mr_replay_write_results(r, write_to, &err);
+		pthread_sigmask(SIG_SETMASK, &was, NULL);
+	}
 	if (rc) {
 		mr_replay_destroy(r);
 		return cli_fail("replay", &err);
@@ -861,7 +895,7 @@ int cmd_replay(int argc, char **argv)
 
 		struct seed_pass sp = { .n = nseeds, .t0 = mr_clock_s() };
 		struct mr_results_claim *claim = NULL;
-		size_t made = 0;
+		int wrote[MAX_SEEDS] = { 0 };
 
 		if (nseeds == 1)
 			return replay_one(&o, out, out, &a);
@@ -877,8 +911,11 @@ int cmd_replay(int argc, char **argv)
 			if (!out)
 				continue;
 			if ((size_t)snprintf(tmp[k], sizeof(tmp[k]), "%s.seed-%llu.partial", out,
-					     (unsigned long long)seeds[k]) >= sizeof(tmp[k]))
-				return cli_usage_error("replay", "-o '%.60s...': too long a path", out);
+					     (unsigned long long)seeds[k]) >= sizeof(tmp[k]) ||
+			    strlen(tmp[k]) > MR_RESULTS_PATH_MAX)
+				return cli_usage_error("replay", "-o '%.60s...': too long a path for its "
+						       "seeds' partial files (PATH.seed-S.partial, at most "
+						       "%d bytes)", out, MR_RESULTS_PATH_MAX);
 			base = strrchr(tmp[k], '/') ? strrchr(tmp[k], '/') + 1 : tmp[k];
 			if (strlen(base) > 255)
 				return cli_usage_error("replay", "-o '%.60s...': a name too long for its "
@@ -890,6 +927,22 @@ int cmd_replay(int argc, char **argv)
 			rc = mr_results_claim(out, &claim, &err);
 			if (rc)
 				return cli_fail("replay", &err);
+			/* out held: a partial file there now is one a killed replay left, a
+			 * results file, replaced; anything else is not this command's */
+			for (size_t k = 0; k < nseeds; k++) {
+				struct mr_results *old;
+
+				if (access(tmp[k], F_OK))
+					continue;
+				if (mr_results_open(tmp[k], &old, &err)) {
+					fprintf(stderr, "memreplay replay: %s exists and is not a partial "
+						"results file of an earlier --sample-seed replay: move it "
+						"away or give another -o\n", tmp[k]);
+					mr_results_release(claim);
+					return 1;
+				}
+				mr_results_close(old);
+			}
 			o.output = NULL; /* held here, not by each pass */
 			/* interrupted: the lock and the passes' files so far go too */
 			snprintf(seed_files[0], sizeof(seed_files[0]), "%s.lock", out);
@@ -901,22 +954,34 @@ int cmd_replay(int argc, char **argv)
 			o.sample_seed = seeds[k];
 			sp.k = k;
 			sp.seed = seeds[k];
-			made = k + 1;
-			if (out) {
+			rc = replay_one(&o, out ? tmp[k] : NULL, out, &a);
+			wrote[k] = !rc;
+			if (out && !rc) { /* written: now this command's to remove */
 				memcpy(seed_files[k + 1], tmp[k], sizeof(seed_files[0]));
 				seed_nfiles = (sig_atomic_t)(k + 2);
 			}
-			rc = replay_one(&o, out ? tmp[k] : NULL, out, &a);
 		}
 		if (!rc && out) {
+			sigset_t block, was;
+
+			/* the merge's temporary file and lock are not in seed_files: a signal
+			 * waits until it is in place */
+			sigemptyset(&block);
+			sigaddset(&block, SIGINT);
+			sigaddset(&block, SIGTERM);
+			sigaddset(&block, SIGHUP);
+			pthread_sigmask(SIG_BLOCK, &block, &was);
 			rc = mr_results_merge_claimed(claim, in, nseeds, &nruns, &err);
+			pthread_sigmask(SIG_SETMASK, &was, NULL);
 			if (rc)
 				rc = cli_fail("replay", &err);
 		}
-		/* only the partial files of this command's passes: the claim kept any other
-		 * replay of out from making its own */
-		for (size_t k = 0; out && k < made; k++)
-			unlink(tmp[k]);
+		seeds_json_close(&sp, format, timing, !rc ? out : NULL);
+		/* only the partial files this command's passes wrote: the claim kept any
+		 * other replay of out from making its own */
+		for (size_t k = 0; out && k < nseeds; k++)
+			if (wrote[k])
+				unlink(tmp[k]);
 		if (out)
 			seeds_signals(0);
 		mr_results_release(claim);

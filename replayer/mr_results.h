@@ -185,6 +185,8 @@ struct mr_results_setup {
  * Returns 0, MR_EINVAL, MR_EBUSY, MR_EPERM, MR_EIO, MR_ENOMEM.
  */
 struct mr_results_claim;
+#define MR_RESULTS_PATH_MAX 960 /* the longest path a claim takes (its lock and temporary
+				 * files add to it) */
 int mr_results_claim(const char *path, struct mr_results_claim **out, struct mr_error *err);
 void mr_results_release(struct mr_results_claim *c);	/* NULL: no-op */
 const char *mr_results_claim_path(const struct mr_results_claim *c);
@@ -254,14 +256,18 @@ struct mr_compare {
 	/* A run is compared only with a run of the same trace and sampling (a merge of
 	 * several traces or seeds, docs/sweep.md): runs.trace and the sampled note's rate and
 	 * seed of each (0 = a full replay), runs.trace_id in trace_ids; cohort = the index of
-	 * the first run of the same trace_id, rate, unit and seed; by_cohort: the runs differ
-	 * in those; many_traces: in trace_id. */
+	 * the first run of the same trace_id, rate, unit, seed and settings; by_cohort: the
+	 * runs differ in those; many_traces: in trace_id. */
 	int many_traces;
 	char (*trace)[256];
 	char (*trace_ids)[80];
 	uint32_t *sample_den;
 	uint64_t *sample_seed;
 	uint32_t *sample_unit; /* pages a sampled unit holds, 0 = page by page */
+	/* the run's other settings (swap, nodes, writeback delay, reclaim, shadows,
+	 * fault-around, script): runs that differ in them are other cohorts */
+	char (*settings)[160];
+	int many_settings, many_units; /* the runs differ in those, in sampled units */
 	uint64_t *vary_seed;  /* runs.vary_seed (replay --vary), 0 = none */
 	size_t *cohort;
 	int by_cohort;

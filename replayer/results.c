@@ -169,7 +169,7 @@ int mr_results_claim(const char *path, struct mr_results_claim **out, struct mr_
 	*out = NULL;
 	if (!path || !*path)
 		return mr_error_set(err, MR_EINVAL, "no results path given");
-	if (strlen(path) >= sizeof(c->path) - 32)
+	if (strlen(path) > MR_RESULTS_PATH_MAX || strlen(path) >= sizeof(c->path) - 32)
 		return mr_error_set(err, MR_EINVAL, "results path '%.60s...' is too long", path);
 	c = calloc(1, sizeof(*c));
 	if (!c)
@@ -854,8 +854,8 @@ static int check_rows(struct mr_results *r, struct mr_error *err)
 		  "counters of run %lld: %s is not a count (an integer, 0 or more)" },
 		/* a run with the sampling's counters is a sampled one: its note says the rate */
 		{ "SELECT c.run, c.name FROM counters c WHERE c.name = 'mr_sample_pages' AND "
-		  "c.memcg IS NULL AND NOT EXISTS (SELECT 1 FROM notes n WHERE n.run = c.run AND "
-		  "n.kind = 'sampled') LIMIT 1",
+		  "c.memcg IS NULL AND c.run NOT IN (SELECT run FROM notes WHERE kind = 'sampled') "
+		  "LIMIT 1",
 		  "run %lld has the sampling's counters (%s) but no 'sampled' note, which says its "
 		  "rate and seed" },
 	};
@@ -975,6 +975,7 @@ void mr_compare_free(struct mr_compare *c)
 	free(c->sample_den);
 	free(c->sample_seed);
 	free(c->sample_unit);
+	free(c->settings);
 	free(c->vary_seed);
 	free(c->cohort);
 	free(c->notes);
@@ -1125,6 +1126,13 @@ static void pick_bases(struct mr_compare *c)
 	}
 }
 
+/* A run's settings other than its policy, size, trace and sampling, as one string: runs
+ * that differ in them are not compared with each other (compare) nor averaged as seeds
+ * (curve). */
+#define RUN_SETTINGS                                                                     \
+	"printf('swap %s nodes %s wb %s %s %s fa %s script %s', swap_pages, nodes, "       \
+	"writeback_delay_ns, reclaim, shadow, fault_around_pages, script_sha256)"
+
 static void compare_sampled(void *arg, int64_t run, uint32_t den, uint64_t seed, uint32_t unit)
 {
 	struct mr_compare *c = arg;
@@ -1153,13 +1161,30 @@ static void read_cohorts(struct mr_results *res, struct mr_compare *c)
 		}
 	}
 	sqlite3_finalize(st); /* a file from before --vary: no seeds */
+	st = NULL;
+	/* a file from before these columns: the settings of every run alike */
+	if (sqlite3_prepare_v2(res->db, "SELECT id, " RUN_SETTINGS " FROM runs", -1, &st, NULL) ==
+	    SQLITE_OK) {
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			int i = run_index(c, sqlite3_column_int64(st, 0));
+			const unsigned char *set = sqlite3_column_text(st, 1);
+
+			if (i >= 0)
+				snprintf(c->settings[i], sizeof(c->settings[0]), "%s",
+					 set ? (const char *)set : "");
+		}
+	}
+	sqlite3_finalize(st);
 	for (size_t i = 0; i < c->nruns; i++) {
 		c->many_traces |= strcmp(c->trace_ids[i], c->trace_ids[0]) != 0;
+		c->many_settings |= strcmp(c->settings[i], c->settings[0]) != 0;
+		c->many_units |= c->sample_den[i] && c->sample_unit[i] != c->sample_unit[0];
 		c->cohort[i] = i;
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(c->trace_ids[j], c->trace_ids[i]) &&
 			    c->sample_den[j] == c->sample_den[i] && c->sample_unit[j] == c->sample_unit[i] &&
-			    c->sample_seed[j] == c->sample_seed[i]) {
+			    c->sample_seed[j] == c->sample_seed[i] &&
+			    !strcmp(c->settings[j], c->settings[i])) {
 				c->cohort[i] = c->cohort[j];
 				break;
 			}
@@ -1467,11 +1492,12 @@ int mr_results_compare(struct mr_results *res, const struct mr_compare_opts *o,
 	c->sample_seed = calloc(n, sizeof(*c->sample_seed));
 	c->sample_unit = calloc(n, sizeof(*c->sample_unit));
 	c->vary_seed = calloc(n, sizeof(*c->vary_seed));
+	c->settings = calloc(n, sizeof(*c->settings));
 	c->cohort = calloc(n, sizeof(*c->cohort));
 	c->trace_ids = calloc(n, sizeof(*c->trace_ids));
 	if (!c->run_id || !c->spec || !c->memory_pages || !c->base || !c->trace ||
 	    !c->sample_den || !c->sample_seed || !c->sample_unit || !c->vary_seed || !c->cohort ||
-	    !c->trace_ids) {
+	    !c->trace_ids || !c->settings) {
 		rc = mr_error_set(err, MR_ENOMEM, "out of memory");
 		goto fail;
 	}
@@ -1793,10 +1819,8 @@ static void curve_traces(struct mr_results *res, struct mr_curve *c)
 {
 	sqlite3_stmt *st = NULL;
 
-	if (sqlite3_prepare_v2(res->db, "SELECT id, trace, trace_id, vary_seed, printf('swap %s "
-			       "nodes %s wb %s %s %s fa %s script %s', swap_pages, nodes, "
-			       "writeback_delay_ns, reclaim, shadow, fault_around_pages, "
-			       "script_sha256) FROM runs", -1, &st, NULL) != SQLITE_OK &&
+	if (sqlite3_prepare_v2(res->db, "SELECT id, trace, trace_id, vary_seed, " RUN_SETTINGS
+			       " FROM runs", -1, &st, NULL) != SQLITE_OK &&
 	    sqlite3_prepare_v2(res->db, "SELECT id, trace, trace_id, NULL, '' FROM runs", -1, &st,
 			       NULL) != SQLITE_OK)
 		return;

@@ -100,6 +100,15 @@ check "--sample-seed 0,7: exits 0, says where the two seeds' runs are" \
 "$MR" merge -q -o "$T/ac0.db" "$T/a.db" "$T/c.db" >/dev/null 2>&1
 check "--sample-seed 0,7 gives the merge of the two seeds' replays, byte for byte" cmp -s "$T/ac1.db" "$T/ac0.db"
 check "... and leaves no partial file" sh -c "! ls '$T'/ac1.db.seed-* 2>/dev/null"
+# two sampling units of one rate and seed merged: compare tells them apart (its header
+# line and each run's source name the unit; both read "sampled 1/16 seed 0" before)
+"$MR" replay "$T/z.db" $P --sample 1/16 --sample-unit 64K -o "$T/u64.db" >/dev/null 2>&1
+"$MR" merge -q -o "$T/units.db" "$T/a.db" "$T/u64.db" >/dev/null 2>&1
+"$MR" compare "$T/units.db" >"$T/units.txt" 2>&1
+check "compare of two units: a sampled line each, runs named 'unit 64K' and another unit" \
+	sh -c "[ \"\$(grep -c '^sampled 1/16 (seed 0) in 12 of 24 runs of [0-9]*K units' '$T/units.txt')\" = 2 ] &&
+	       grep -q 'sampled 1/16 seed 0 unit 64K' '$T/units.txt' &&
+	       grep 'sampled 1/16 seed 0 unit ' '$T/units.txt' | grep -qv 'unit 64K'"
 # a seed replayed at fewer sizes: its column says x3, and a cell of two seeds says so
 "$MR" replay "$T/z.db" --policy lru --policy mglru --policy opt --memory 16M -q --no-timing \
 	--threads 0 --nextuse-cache off --sample 1/16 --sample-seed 9 -o "$T/s9.db" >/dev/null 2>&1
@@ -118,6 +127,13 @@ check "--sample-seed 0,7 to a -o another replay holds: exit 1, naming the holder
 	sh -c "[ \"\$(cat '$T/held.rc')\" = 1 ] && grep -q 'being written by another replay, pid 4242' '$T/held.err'"
 check "... another replay's partial file left where it was" [ -e "$T/held.db.seed-0.partial" ]
 check "... and no pass ran" sh -c "! grep -q 'sampled 1/16' '$T/held.err'"
+# a file of the user's own at a partial file's name: refused before any pass, and kept
+echo mine >"$T/own.db.seed-7.partial"
+"$MR" replay "$T/z.db" $P --sample 1/16 --sample-seed 0,7 -o "$T/own.db" >/dev/null 2>"$T/own.err"
+check "--sample-seed 0,7 with a file of its own at OUT.seed-7.partial: exit 1, said, the file kept" \
+	sh -c "[ $? = 1 ] && grep -q 'own.db.seed-7.partial exists and is not a partial results file' '$T/own.err' &&
+	       [ \"\$(cat '$T/own.db.seed-7.partial')\" = mine ] && ! grep -q 'sampled 1/16' '$T/own.err' &&
+	       ! ls '$T'/own.db '$T'/own.db.seed-0.partial '$T'/own.db.lock 2>/dev/null"
 # interrupted between its passes (SIGTERM once the first seed's file is there, seven
 # passes before the end; a background job ignores SIGINT, and so does the replay then):
 # the partial files and the lock go with it

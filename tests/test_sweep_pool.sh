@@ -120,6 +120,22 @@ check "curve of the merge: a column 'lru z.db' and one 'lru l.db'" \
 check "curve of two --swap settings: two lru columns, no mean of the two ($(mx swap0_z.db) with swap 0)" \
 	sh -c "grep -q '^  memory .*lru #.*lru #' '$T/swaps' && ! sed -n '/by memory/,\$p' '$T/swaps' | grep '^ *[0-9.]*[KMG] ' | grep -q '(' &&
 	       grep '^ *4M ' '$T/swaps' | grep -qF '$(mx swap0_z.db)' && grep '^ *4M ' '$T/swaps' | grep -qF '$(mx single_z.db)'"
+# and compare pairs a --swap 0 run with the baseline's --swap 0 run, not the other's,
+# and gives each setting its own sign line, naming what differs
+"$MR" replay m/z.db --policy lru --policy mglru --memory 2M,4M --swap 0 --threads 1 -q \
+	-o swap0b_z.db >/dev/null 2>&1
+"$MR" merge -q -o swaps2.db single_z.db swap0b_z.db >/dev/null 2>&1
+"$MR" compare swaps2.db --json >"$T/swaps2.json" 2>&1
+"$MR" compare swaps2.db >"$T/swaps2.txt" 2>&1
+check "compare of --swap settings merged: a swap-0 run's baseline is the swap-0 lru run" \
+	python3 -c "import json; d = json.load(open('$T/swaps2.json'))
+ids = {r['id']: r for r in d['runs']}
+for r in d['runs']:
+    b = ids[r['baseline']]
+    assert b['settings'] == r['settings'] and b['memory_pages'] == r['memory_pages'], (r, b)
+    assert b['spec'].startswith('lru'), b"
+check "... and a sign line 'mglru (full swap 0)' beside 'mglru (full)'" \
+	sh -c "grep -q '^  mglru (full swap 0) .*mr_misses' '$T/swaps2.txt' && grep -q '^  mglru (full)  .*mr_misses' '$T/swaps2.txt'"
 check "... at 4M each with its trace's miss ratio ($(mx single_z.db), $(mx single_l.db))" \
 	sh -c "grep '^ *4M ' '$T/curve' | grep -qF '$(mx single_z.db)' &&
 	       grep '^ *4M ' '$T/curve' | grep -qF '$(mx single_l.db)'"
