@@ -225,6 +225,16 @@ if cmp -s "$T/lk.bin" "$T/lk2.bin"; then ok; else bad "export -> import -> expor
 replays "$T/lk.db"
 expect 1 "already exists" -- "$MR" export --format oracleGeneral "$T/lk.db" -o "$T/lk2.bin"
 expect 0 "wrote" -- "$MR" export --format oracleGeneral "$T/lk.db" -o "$T/lk2.bin" --force
+# -o naming the input itself, --force or not, under another name or not: refused, the
+# input kept (it was replaced by the output: a recorded trace lost)
+cp "$T/lk.db" "$T/self.db"
+sum0=$(md5sum <"$T/self.db")
+expect 1 "is the input" -- "$MR" export --format oracleGeneral "$T/self.db" -o "$T/./self.db" --force
+same "export -o the input: the trace kept" "$(md5sum <"$T/self.db")" "$sum0"
+cp "$T/lk.bin" "$T/self.bin"
+sum0=$(md5sum <"$T/self.bin")
+expect 1 "is the input" -- "$MR" import oracleGeneral "$T/self.bin" -o "$T/self.bin" --force
+same "import -o the input: the input kept" "$(md5sum <"$T/self.bin")" "$sum0"
 # a generated trace with read()s: FD_ACCESS pages are references too
 expect 0 "wrote" -- "$MR" gen seq -o "$T/seq.db" --size 1M --passes 2
 expect 0 "wrote" -- "$MR" export --format oracleGeneral "$T/seq.db" -o "$T/seq.bin" --time-unit us

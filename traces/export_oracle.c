@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gen_priv.h"
 #include "import_priv.h"
 
 #define EXP_REC 24
@@ -175,6 +176,9 @@ int mr_export_oracle(const char *trace_path, const char *out_path,
 		return mr_error_set(err, MR_EINVAL, "unknown time unit %d", (int)o->unit);
 	x.div = unit_ns[o->unit];
 	x.unit = unit_name[o->unit];
+	rc = trace_out_not_input(trace_path, out_path, err);
+	if (rc)
+		return rc;
 	rc = mr_store_open(trace_path, MR_STORE_RDONLY, &s, err);
 	if (rc)
 		return rc;

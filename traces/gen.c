@@ -243,6 +243,18 @@ int trace_out_check(const char *path, int overwrite, struct mr_error *err)
 	return 0;
 }
 
+int trace_out_not_input(const char *input, const char *path, struct mr_error *err)
+{
+	struct stat a, b;
+
+	if (input && path && !stat(input, &a) && !stat(path, &b) && a.st_dev == b.st_dev &&
+	    a.st_ino == b.st_ino)
+		return mr_error_set(err, MR_EINVAL,
+				    "-o %s is the input %s itself: writing it would destroy what is "
+				    "read; give another -o", path, input);
+	return 0;
+}
+
 /* Move the finished store tmp to path: with overwrite by rename() (the old file stays
  * whole until then); without, by link(), which fails if path appeared meanwhile. */
 int trace_out_install(const char *tmp, const char *path, int overwrite, struct mr_error *err)

@@ -325,6 +325,9 @@ extern const struct mr_gen mr_gen_zipf, mr_gen_seq, mr_gen_loop, mr_gen_agetest,
  */
 struct mr_error;
 int trace_out_check(const char *path, int overwrite, struct mr_error *err);
+/* MR_EINVAL when path is the file input names (even through another name): writing it
+ * would destroy what is being read, --force or not. */
+int trace_out_not_input(const char *input, const char *path, struct mr_error *err);
 int trace_out_install(const char *tmp, const char *path, int overwrite, struct mr_error *err);
 
 #endif /* MR_GEN_PRIV_H */

@@ -433,7 +433,9 @@ int mr_import_create(const struct mr_importer *imp, const char *input, const cha
 	c.err = err;
 	c.input = strcmp(input, "-") ? input : "(standard input)";
 	c.next_mm = c.next_task = c.next_vma = c.next_file = 1;
-	rc = imp_prepare_output(path, c.o->overwrite, tmp, sizeof(tmp), err);
+	rc = strcmp(input, "-") ? trace_out_not_input(input, path, err) : 0;
+	if (!rc)
+		rc = imp_prepare_output(path, c.o->overwrite, tmp, sizeof(tmp), err);
 	if (rc)
 		return rc;
 	if (!strcmp(input, "-")) {
