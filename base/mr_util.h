@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "mr_err.h"
 
@@ -68,6 +69,14 @@ int mr_sort_key_cmp(const void *a, const void *b);
 
 /* Format bytes as "1.5 MiB" into buf. Returns buf. */
 char *mr_format_bytes(uint64_t bytes, char *buf, int cap);
+
+/*
+ * getline() that stops reading at max bytes: the line's length (its newline kept, NULs
+ * counted), -1 at the end or on a read error (ferror() tells), -2 when the line is longer
+ * than max (the rest of it is left unread: getline() would hold a file without a newline
+ * whole in memory, /dev/zero without end).
+ */
+long mr_getline_max(char **buf, size_t *cap, FILE *f, size_t max);
 
 /* CLOCK_MONOTONIC in nanoseconds: the clock of recordings (perf's use_clockid) and of
  * every wall time memreplay measures. */

@@ -211,3 +211,40 @@ uint64_t mr_clock_ns(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
+
+long mr_getline_max(char **buf, size_t *cap, FILE *f, size_t max)
+{
+	size_t n = 0;
+	int ch;
+
+	for (;;) {
+		if (n + 2 > *cap) {
+			size_t nc = *cap ? 2 * *cap : 256;
+			char *nb;
+
+			if (nc > max + 2)
+				nc = max + 2;
+			if (nc < n + 2)
+				return -2;
+			nb = realloc(*buf, nc);
+			if (!nb) {
+				errno = ENOMEM;
+				return -1;
+			}
+			*buf = nb;
+			*cap = nc;
+		}
+		ch = getc_unlocked(f);
+		if (ch == EOF)
+			break;
+		if (n == max)
+			return -2;
+		(*buf)[n++] = (char)ch;
+		if (ch == '\n')
+			break;
+	}
+	if (!n)
+		return -1;
+	(*buf)[n] = 0;
+	return (long)n;
+}

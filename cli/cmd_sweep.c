@@ -42,6 +42,7 @@
 
 #define MAX_CELLS 10000
 #define MAX_POL 256
+#define SWEEP_LINE_MAX 65536 /* a manifest line: a trace path, policies and sizes */
 
 struct cell {
 	char *trace;			/* as passed to replay: relative to the manifest's folder */
@@ -348,7 +349,7 @@ static int parse_manifest(struct sweep *sw)
 	struct para p = { 0 };
 	char *line = NULL, *slash;
 	size_t cap = 0;
-	ssize_t len;
+	long len;
 	unsigned no = 0;
 	int rc = 0;
 
@@ -365,12 +366,17 @@ static int parse_manifest(struct sweep *sw)
 		slash[1] = 0;
 	else
 		sw->dir[0] = 0;
-	while (!rc && (len = getline(&line, &cap, f)) >= 0) {
+	while (!rc && (len = mr_getline_max(&line, &cap, f, SWEEP_LINE_MAX)) != -1) {
 		char *s, *hash, *w[4], *save;
 		int nw = 0, k = -1;
 		size_t kl;
 
 		no++;
+		if (len == -2) { /* not read further: a file without newlines is not held whole */
+			rc = merr(sw, no, "a line of more than 64 KiB: the manifest is not a text "
+				  "file of lines", NULL, NULL);
+			break;
+		}
 		if (strlen(line) != (size_t)len) {
 			rc = merr(sw, no, "a NUL byte: the manifest is not a text file", NULL, NULL);
 			break;

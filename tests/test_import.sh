@@ -105,6 +105,15 @@ same "perf threads: major fault" "$(q "$T/threads.db" "SELECT count(*) FROM even
 # without the address: perf's default fields print only the IP
 printf '%s\n' '   prog 100 10.000001:          1 page-faults:  ffffffff8177819a elf_load+0x28a ([kernel.kallsyms])' >"$T/noaddr.txt"
 expect 1 "noaddr.txt:1: one address in a line of perf's default fields" -- "$MR" import perf "$T/noaddr.txt" -o "$T/noaddr.db"
+# input without a newline is refused at 1 MiB, not read whole into memory (/dev/zero took
+# 2-4 GB a second until killed): under a 256 MiB address-space bound (not for an
+# ASan build, whose shadow memory needs terabytes of it) and 20 s
+lim="ulimit -v 262144;"
+ldd "$MR" 2>/dev/null | grep -q libasan && lim=
+for f in perf lackey; do
+	expect 1 "a line of more than 1048576 bytes" -- sh -c "$lim exec timeout 20 '$MR' import $f /dev/zero -o '$T/zero.db'"
+done
+expect 1 "a line of more than 64 KiB" -- sh -c "$lim exec timeout 20 '$MR' sweep /dev/zero --list"
 no_leftovers noaddr.db
 { head -3 "$S/perf-touch.txt"; echo "this is not perf output"; } >"$T/bad.txt"
 expect 1 "bad.txt:4: expected a sample line with a time field" -- "$MR" import perf "$T/bad.txt" -o "$T/bad.db"

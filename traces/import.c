@@ -11,6 +11,7 @@
 
 #include "gen_priv.h"
 #include "import_priv.h"
+#include "mr_util.h"
 #include "mr_vm.h"
 
 static const struct mr_importer imp_perf = {
@@ -311,20 +312,23 @@ int imp_emit(struct imp_ctx *c, uint32_t stream, uint64_t t, uint8_t kind, uint3
 
 int imp_getline(struct imp_ctx *c, char **buf, size_t *cap)
 {
-	ssize_t n;
+	long n;
 
 	errno = 0;
-	n = getline(buf, cap, c->in);
+	n = mr_getline_max(buf, cap, c->in, IMP_LINE_MAX);
+	if (n == -2) { /* stopped there: a file without newlines is not read whole */
+		c->line++;
+		return imp_fail(c, "a line of more than %u bytes: this is not %s output",
+				IMP_LINE_MAX, c->imp->name);
+	}
 	if (n < 0) {
-		if (ferror(c->in))
-			return mr_error_set(c->err, MR_EIO, "reading %s: %s", c->input,
-					    strerror(errno ? errno : EIO));
+		if (ferror(c->in) || errno == ENOMEM)
+			return mr_error_set(c->err, errno == ENOMEM ? MR_ENOMEM : MR_EIO,
+					    "reading %s: %s", c->input, strerror(errno ? errno : EIO));
 		return 0;
 	}
 	c->line++;
 	c->st.records++;
-	if ((size_t)n > IMP_LINE_MAX)
-		return imp_fail(c, "a line of %zd bytes: this is not %s output", n, c->imp->name);
 	while (n && ((*buf)[n - 1] == '\n' || (*buf)[n - 1] == '\r'))
 		(*buf)[--n] = 0;
 	if (memchr(*buf, 0, (size_t)n))
