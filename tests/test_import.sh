@@ -234,6 +234,17 @@ if cmp -s "$T/lk.bin" "$T/lk2.bin"; then ok; else bad "export -> import -> expor
 replays "$T/lk.db"
 expect 1 "already exists" -- "$MR" export --format oracleGeneral "$T/lk.db" -o "$T/lk2.bin"
 expect 0 "wrote" -- "$MR" export --format oracleGeneral "$T/lk.db" -o "$T/lk2.bin" --force
+# random bytes are not records (their sizes average 2 GiB: some 10^9 pages rows were
+# written until the disk filled), an empty file imports nothing, and a record before the
+# first one in time is clamped and counted as one
+python3 -c "import random, sys; r = random.Random(7); sys.stdout.buffer.write(bytes(r.getrandbits(8) for _ in range(100000)))" >"$T/rand.bin"
+expect 1 "this is not an oracleGeneral trace" -- timeout 60 "$MR" import oracleGeneral "$T/rand.bin" -o "$T/rand.db"
+same "random bytes: no trace and no temporary file left" "$(ls "$T" | grep -c '^rand.db')" 0
+: >"$T/empty.bin"
+expect 1 "holds no oracleGeneral record with a page access" -- "$MR" import oracleGeneral "$T/empty.bin" -o "$T/empty.db"
+python3 -c "import struct, sys; sys.stdout.buffer.write(b''.join(struct.pack('<IQIq', t, o, 4096, -1) for t, o in ((10, 1), (5, 2), (12, 3))))" >"$T/back.bin"
+expect 0 "wrote" -- "$MR" import oracleGeneral "$T/back.bin" -o "$T/back.db"
+same "a record before the first in time: clamped, counted" "$(q "$T/back.db" "SELECT value FROM meta WHERE key = 'import.clamped'")" 1
 # -o naming the input itself, --force or not, under another name or not: refused, the
 # input kept (it was replaced by the output: a recorded trace lost)
 cp "$T/lk.db" "$T/self.db"

@@ -459,7 +459,7 @@ int mr_import_create(const struct mr_importer *imp, const char *input, const cha
 	rc = write_meta(&c, input);
 	if (!rc)
 		rc = imp->ops->run(&c);
-	if (!rc && !c.st.events)
+	if (!rc && !c.st.accesses)
 		rc = mr_error_set(err, MR_EINVAL, "%s holds no %s record with a page access: "
 				  "nothing to import (make it with: %s)", c.input, imp->name,
 				  imp->howto);

@@ -426,7 +426,7 @@ static int snapshot_member(struct json *j, const char *key, void *arg)
 									  ds->end_time;
 	}
 	ds->t = ds->end_time >= ds->t0 ? ds->end_time - ds->t0 : 0;
-	if (ds->t < ds->last) {
+	if (ds->t < ds->last || ds->end_time < ds->t0) {
 		ds->c->st.clamped++;
 		ds->t = ds->last;
 	}

@@ -27,6 +27,14 @@
 #define ORACLE_BATCH 4096
 #define ORACLE_MAX_OBJ_PAGES (1u << 20) /* uint32 sizes: at most 4 GiB, 2^20 pages */
 #define ORACLE_VPAGE_BASE (1ull << 32)   /* anon objects from address 2^44 */
+/*
+ * Past 2^22 pages (16 GiB of objects), objects of more than 64 MiB on average are taken
+ * for data that is not an oracleGeneral trace (random bytes average 2 GiB and would
+ * write some 10^9 pages rows first); libCacheSim's traces of CDN, block and key-value
+ * caches average bytes to a few MiB.
+ */
+#define ORACLE_IMPLAUSIBLE_PAGES (1ull << 22)
+#define ORACLE_IMPLAUSIBLE_AVG 16384ull
 
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 	       "oracleGeneral is little-endian: reads need byte swaps on this host");
@@ -95,7 +103,7 @@ static int oracle_record(struct imp_ctx *c, struct oracle_state *os, const unsig
 		os->t0 = ts;
 	}
 	t = ts >= os->t0 ? (uint64_t)(ts - os->t0) * IMP_NS_PER_S : 0;
-	if (t < os->last) {
+	if (t < os->last || ts < os->t0) { /* before the previous record, or the first */
 		c->st.clamped++;
 		t = os->last;
 	}
@@ -118,6 +126,14 @@ static int oracle_record(struct imp_ctx *c, struct oracle_state *os, const unsig
 		if (rc)
 			return rc;
 		*slot = (uint64_t)first << 32 | npages;
+		/* random bytes read as records average 2 GiB objects: ORACLE_IMPLAUSIBLE */
+		if (c->st.pages > ORACLE_IMPLAUSIBLE_PAGES &&
+		    c->st.pages / c->st.records > ORACLE_IMPLAUSIBLE_AVG)
+			return imp_fail(c, "%llu pages for the first %llu records, objects of %llu MiB "
+					"on average: this is not an oracleGeneral trace (or give "
+					"--one-page to take each object as one page)",
+					(unsigned long long)c->st.pages, (unsigned long long)c->st.records,
+					(unsigned long long)(c->st.pages / c->st.records / 256));
 	}
 	if (c->o->file_pages)
 		return imp_emit(c, os->stream, t, MR_EV_FD_ACCESS, first, os->task, MR_ACC_READ,

@@ -180,8 +180,10 @@ static int perf_line(struct imp_ctx *c, struct perf_state *ps, char *line)
 		ps->have_t0 = 1;
 		ps->t0 = t;
 	}
-	if (t < ps->t0)
-		t = ps->t0;
+	if (t < ps->t0) { /* before the first sample: at the last, as one before the last */
+		c->st.clamped++;
+		t = ps->t0 + ps->last;
+	}
 	t -= ps->t0;
 	if (t < ps->last) {
 		c->st.clamped++; /* perf script sorts by time; keep the stream ordered */
