@@ -187,6 +187,26 @@ static int add_entry(struct sweep *sw, const char *trace, const char *pol, const
 		if (!strcmp(c->canon[i], canon))
 			return merr(sw, line, "policy '%s' comes twice for this trace and memory (%s): give each once",
 				    pol, memory);
+	/* the same policy at a size another cell of the trace has, written otherwise
+	 * (4M, 4096K, 1024) or in another list: the same run twice */
+	for (size_t k = 0; k < sw->n; k++) {
+		const struct cell *o = &sw->cells[k];
+		int has = 0;
+
+		if (o == c || strcmp(o->trace, c->trace))
+			continue;
+		for (size_t i = 0; i < o->npol && !has; i++)
+			has = !strcmp(o->canon[i], canon);
+		for (size_t x = 0; has && x < o->nsizes; x++)
+			for (size_t y = 0; y < c->nsizes; y++)
+				if (o->sizes[x] == c->sizes[y]) {
+					char m[32];
+
+					return merr(sw, line, "policy '%s' comes twice for this trace at %s "
+						    "(as another line's memory): give each once", pol,
+						    mr_replay_format_memory(c->sizes[y], m, sizeof(m)));
+				}
+	}
 	if (c->npol == MAX_POL)
 		return merr(sw, line, "more than 256 policies for one trace and memory", NULL, NULL);
 	c->pol[c->npol] = strdup(pol);

@@ -226,6 +226,11 @@ printf 'traces: z.db\npolicies: lru\n' >m/e5.txt
 refuse "no 'memory:' line" "$MR" sweep m/e5.txt --list
 printf 'z.db lru 2M\nz.db lru 2M\n' >m/e6.txt
 refuse "comes twice" "$MR" sweep m/e6.txt --list
+# the same run written another way, or in another line's list: 2M is 2048K and 512 pages
+printf 'z.db lru 2M\nz.db lru 2048K\n' >m/e6b.txt
+refuse "e6b.txt:2: policy 'lru' comes twice for this trace at 2M" "$MR" sweep m/e6b.txt --list
+printf 'z.db lru 2M,4M\nz.db mglru 512\nz.db lru 512\n' >m/e6c.txt
+refuse "e6c.txt:3: policy 'lru' comes twice for this trace at 2M" "$MR" sweep m/e6c.txt --list
 printf '# nothing\n' >m/e7.txt
 refuse "has no cells" "$MR" sweep m/e7.txt --list
 refuse "cannot open manifest" "$MR" sweep m/none.txt
