@@ -63,6 +63,10 @@ case_durations() {
 	[ $rc = 0 ] || fail "gen numa --round 5ms --age_interval 1ms: $err"
 	run gen numa -o "$T/n2.db" --round 10us
 	[ $rc = 1 ] && grep -qF "out of range" <<<"$err" || fail "--round 10us (below 1ms): exit $rc, $err"
+	# each parameter in range, their quotient not: 10^9 markers were written until killed
+	out=$(timeout 20 "$MR" gen numa -o "$T/n3.db" --age_interval 1ns 2>"$T/err"); rc=$?; err=$(cat "$T/err")
+	[ $rc = 1 ] && grep -qF "1000000000 aging markers, more than 10000000" <<<"$err" && [ ! -e "$T/n3.db" ] ||
+		fail "--age_interval 1ns: exit $rc, $err"
 	run gen agetest --help
 	grep -qE -- "--idle +time" <<<"$out" || fail "gen agetest --help does not call idle a time"
 }

@@ -32,6 +32,7 @@ static const struct mr_gen_param numa_params[P_NR] = {
 
 #define NUMA_BATCH 64      /* pages a worker touches before the next one runs */
 #define NUMA_MAX_PAGES (64ull << 20)
+#define NUMA_MAX_MARKERS 10000000ull /* 10 ms over 27 hours */
 
 static int numa_run(const struct mr_gen_values *v, struct mr_writer *w, struct mr_error *err)
 {
@@ -79,6 +80,15 @@ static int numa_run(const struct mr_gen_values *v, struct mr_writer *w, struct m
 			goto out;
 	}
 	end = v->v[P_ROUNDS].u * round_ns;
+	/* each parameter in its range, their quotient not: 1ns over 1000 s is 10^12 markers */
+	if (age_ns && end / age_ns > NUMA_MAX_MARKERS) {
+		rc = mr_error_set(err, MR_ERANGE,
+				  "numa: age_interval %llu ns over rounds x round = %llu ns is %llu aging "
+				  "markers, more than %llu: give a longer age_interval",
+				  (unsigned long long)age_ns, (unsigned long long)end,
+				  (unsigned long long)(end / age_ns), (unsigned long long)NUMA_MAX_MARKERS);
+		goto out;
+	}
 	if (age_ns)
 		gen_markers_every(&c, age_ns, age_ns, end / age_ns, "age nodes=0,1");
 
