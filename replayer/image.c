@@ -296,6 +296,48 @@ static int cmp_by_key(const void *a, const void *b, void *arg)
 	return x < y ? -1 : x > y;
 }
 
+/* A file page's file is a row of files (as a VMA's is: store_check.c), not an id the
+ * image would index arrays with and name nothing. */
+static int check_page_files(struct load *l)
+{
+	struct rp_image *t = l->t;
+	uint64_t *row = calloc(t->nr_files / 64 + 1, sizeof(uint64_t));
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (!row)
+		return mr_error_set(l->err, MR_ENOMEM, "out of memory");
+	rc = prepare(l, "SELECT id FROM files", &st);
+	if (rc) {
+		free(row);
+		return rc;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+
+		if (id >= 0 && (uint64_t)id < t->nr_files)
+			row[id / 64] |= 1ull << (id % 64);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		free(row);
+		return sqlerr(l, "reading files");
+	}
+	rc = 0;
+	for (uint32_t i = 0; !rc && i < t->nr_pages; i++) {
+		const struct rp_page *p = &t->pages[i];
+
+		if ((p->info & RP_PAGE_VALID) && rp_page_type(p) == RP_FILE &&
+		    !(row[p->owner / 64] & (1ull << (p->owner % 64))))
+			rc = mr_error_set(l->err, MR_ECORRUPT, "%s: pages row %u, column file: %u is "
+					  "not the id of a row of files; the trace is damaged or was "
+					  "not written by memreplay: record or generate it again",
+					  t->path, i, p->owner);
+	}
+	free(row);
+	return rc;
+}
+
 /* ---- VMAs ---- */
 
 static int cmp_vma(const void *a, const void *b)
@@ -1037,6 +1079,8 @@ static int load_all(struct load *l)
 		const unsigned char *path = sqlite3_column_text(st, 1);
 		int64_t max = sqlite3_column_int64(st, 2);
 
+		if (p)
+			t->memcgs[p - l->cg_ids].has_row = 1;
 		if (p && path && *path)
 			snprintf(t->memcgs[p - l->cg_ids].path, sizeof(t->memcgs[0].path), "%s",
 				 (const char *)path);
@@ -1046,6 +1090,20 @@ static int load_all(struct load *l)
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
 		return sqlerr(l, "reading cgroups");
+	/* a page charged to a cgroup the trace has no row of (as tasks and vmas name only
+	 * rows of theirs): refused, not modelled as a memcg of unknown path */
+	for (uint32_t i = 0; i < t->nr_memcgs; i++) {
+		if (t->memcgs[i].cgroup && !t->memcgs[i].has_row) {
+			uint32_t page = 0;
+
+			while (page < t->nr_pages && t->pages[page].memcg != i)
+				page++;
+			return mr_error_set(l->err, MR_ECORRUPT, "%s: pages row %u, column cgroup: %u "
+					    "is neither 0 (none) nor the id of a row of cgroups; the "
+					    "trace is damaged or was not written by memreplay: record "
+					    "or generate it again", t->path, page, t->memcgs[i].cgroup);
+		}
+	}
 	if (t->nodes * t->nr_memcgs > 65535)
 		return mr_error_set(l->err, MR_ERANGE, "%s: %u nodes x %u memcgs is too many lruvecs",
 				    t->path, t->nodes, t->nr_memcgs);
@@ -1156,6 +1214,9 @@ static int load_all(struct load *l)
 		return mr_error_set(l->err, MR_ECORRUPT, "%s: file id %llu is too large (file ids must be dense)",
 				    t->path, (unsigned long long)mx);
 	t->nr_files = (uint32_t)mx + 1;
+	rc = check_page_files(l);
+	if (rc)
+		return rc;
 
 	/* every table size the identity holds is known: the identity, then the sample */
 	t->nr_pages_full = t->nr_pages;

@@ -111,6 +111,20 @@ if want $CASE; then
 	refuse "page ids are dense" 60 "$T/p.db" -- "$MR" replay "$T/p.db" --policy lru --memory 8 -q
 fi
 
+# a page charged to a cgroup, or of a file, the trace has no row of (as tasks and vmas
+# may not name one): it was modelled as a memcg of path '?' or a file of nothing
+CASE=pages_dangling
+if want $CASE; then
+	cp "$T/a.db" "$T/pc.db"
+	"$TOOL" sql "$T/pc.db" "UPDATE pages SET cgroup = 999 WHERE id = 3" || bad "edit"
+	refuse "pages row 3, column cgroup: 999 is neither 0" 60 "$T/pc.db" -- \
+		"$MR" replay "$T/pc.db" --policy lru --memory 8 -q
+	cp "$T/a.db" "$T/pf.db"
+	"$TOOL" sql "$T/pf.db" "UPDATE pages SET type = 1, file = 777, idx = 0, mm = NULL, vpage = NULL WHERE id = 4" || bad "edit"
+	refuse "pages row 4, column file: 777 is not the id of a row of files" 60 "$T/pf.db" -- \
+		"$MR" replay "$T/pf.db" --policy lru --memory 8 -q
+fi
+
 # 3: a time of 2^64 - 1 ns, in a chunk row or in an event, must not equal "nothing
 # pending" and loop for ever.
 CASE=time_max
