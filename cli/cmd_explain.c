@@ -4,6 +4,7 @@
  * differ most between two runs, each with its history under both (mr_explain(),
  * replayer/explain.c; docs/replay.md "Why was this page evicted").
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -279,9 +280,11 @@ static void print_json(const struct mr_explain *x, const char *results, const in
 static int parse_id(const char *s, const char *end, int64_t *v)
 {
 	char *e;
-	long long x = strtoll(s, &e, 10);
+	long long x;
 
-	if (e == s || e != end || x < 1)
+	errno = 0;
+	x = strtoll(s, &e, 10);
+	if (e == s || e != end || x < 1 || errno == ERANGE) /* not read as 2^63 - 1 */
 		return -1;
 	*v = x;
 	return 0;

@@ -189,12 +189,20 @@ static int replay_again(sqlite3 *db, const struct mr_explain_opts *o, const stru
 
 	*out = NULL;
 	rc = mr_replay_create(&ro, &r, err);
-	if (rc && !o->trace && rc != MR_ENOMEM) {
+	if (rc && rc != MR_ENOMEM) {
 		char msg[sizeof(err->msg)];
+		/* the trace cannot be read where the replay read it, or the runs row's
+		 * settings (spec, sizes, script ...) are not ones a replay takes */
+		int trace = rc == MR_ENOENT || rc == MR_ENOTSTORE || rc == MR_EVERSION || rc == MR_EIO ||
+			    strstr(err->msg, ro.trace) != NULL;
 
 		snprintf(msg, sizeof(msg), "%s", err->msg);
-		mr_error_set(err, rc, "%.400s (run %lld's trace, at the path its replay was given: give it with --trace)",
-			     msg, (long long)rr->id);
+		if (trace && !o->trace)
+			mr_error_set(err, rc, "%.400s (run %lld's trace, at the path its replay was given: give it with --trace)",
+				     msg, (long long)rr->id);
+		else if (!trace)
+			mr_error_set(err, rc, "%.400s (from run %lld's row of runs in %s: the results file was changed, or written by another memreplay; replay the trace again to explain it)",
+				     msg, (long long)rr->id, o->results);
 	}
 	if (!rc && strcmp(rp_replay_image(r)->identity, rr->trace_id))
 		rc = mr_error_set(err, MR_EINVAL,
@@ -202,12 +210,21 @@ static int replay_again(sqlite3 *db, const struct mr_explain_opts *o, const stru
 				  ro.trace, (long long)rr->id, rr->trace_id);
 	if (!rc)
 		rc = mr_replay_run(r, err);
-	for (size_t i = 0; !rc && i < sizeof(check) / sizeof(check[0]); i++) {
+	for (size_t i = 0, checked = 0; !rc && i < sizeof(check) / sizeof(check[0]); i++) {
 		uint64_t want, got;
 
 		if (!stored_counter(db, rr->id, check[i], &want) ||
-		    mr_replay_counter(r, 0, check[i], -1, &got))
+		    mr_replay_counter(r, 0, check[i], -1, &got)) {
+			/* none of them stored: nothing says this replay is the run's */
+			if (i + 1 == sizeof(check) / sizeof(check[0]) && !checked)
+				rc = mr_error_set(err, MR_ECORRUPT,
+						  "run %lld has none of the counters (mr_misses, mr_evictions, "
+						  "pgfault, ...) its replay is checked against: the results "
+						  "file was changed; replay the trace again to explain it",
+						  (long long)rr->id);
 			continue;
+		}
+		checked++;
 		if (want != got)
 			rc = mr_error_set(err, MR_ECORRUPT,
 					  "replaying run %lld (%s) again gives %s %llu where the results have %llu: the trace, its script or memreplay changed since; replay it again to explain it",
@@ -377,8 +394,10 @@ int mr_explain(const struct mr_explain_opts *o, struct mr_explain **out, struct 
 		goto out;
 	if (strcmp(rr[0].trace_id, rr[1].trace_id)) {
 		rc = mr_error_set(err, MR_EINVAL,
-				  "runs %lld and %lld replayed different traces (%s and %s): explain compares two runs of one trace",
-				  (long long)rr[0].id, (long long)rr[1].id, rr[0].trace, rr[1].trace);
+				  "runs %lld and %lld replayed different traces (%s, %.24s..., and %s, "
+				  "%.24s...): explain compares two runs of one trace",
+				  (long long)rr[0].id, (long long)rr[1].id, rr[0].trace, rr[0].trace_id,
+				  rr[1].trace, rr[1].trace_id);
 		goto out;
 	}
 	for (int k = 0; k < 2; k++) {

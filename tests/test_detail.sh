@@ -199,6 +199,20 @@ case_explain_errors() {
 	# the trace given is another one
 	run "$MR" explain r.db --runs 1,2 --trace y.db
 	[ "$rc" = 1 ] && grep -q "is not the trace run 1 replayed" <<<"$err" || fail "other trace: $rc $err"
+	# a run id past 2^63 is not read as 2^63 - 1
+	run "$MR" explain r.db --runs 99999999999999999999,1
+	[ "$rc" = 2 ] && grep -q "give two run ids" <<<"$err" || fail "--runs 10^20,1: $rc $err"
+	# a runs row changed by hand: its settings, not the trace, are named as the cause
+	cp r.db rs.db
+	python3 -c "import sqlite3; c = sqlite3.connect('rs.db'); c.execute(\"UPDATE runs SET spec = 'lru:swappiness=999' WHERE id = 1\"); c.commit()"
+	run "$MR" explain rs.db --runs 1,2
+	[ "$rc" = 1 ] && grep -q "from run 1's row of runs in rs.db" <<<"$err" && ! grep -q -- "--trace" <<<"$err" ||
+		fail "a changed spec: $rc $err"
+	# its counters gone: nothing to check the replay against, said
+	cp r.db rc.db
+	python3 -c "import sqlite3; c = sqlite3.connect('rc.db'); c.execute('DELETE FROM counters'); c.commit()"
+	run "$MR" explain rc.db --runs 1,2
+	[ "$rc" = 1 ] && grep -q "run 1 has none of the counters" <<<"$err" || fail "no counters: $rc $err"
 }
 
 setup
