@@ -442,7 +442,8 @@ static int parse_manifest(struct sweep *sw)
 			rc = add_entry(sw, w[0], w[1], w[2], no);
 	}
 	if (!rc && ferror(f))
-		rc = mr_error_set(&sw->err, MR_EIO, "reading manifest %s failed", sw->manifest);
+		rc = mr_error_set(&sw->err, MR_EIO, "reading manifest %s failed: %s", sw->manifest,
+				  strerror(errno ? errno : EIO));
 	if (!rc)
 		rc = flush_para(sw, &p);
 	for (int k = 0; k < 3; k++)
@@ -1054,6 +1055,17 @@ int cmd_sweep(int argc, char **argv)
 			strerror(errno));
 		rc = 1;
 		goto out;
+	}
+	{
+		struct stat ob;
+
+		/* a file there: every cell would fail writing into it */
+		if (stat(out, &ob) || !S_ISDIR(ob.st_mode)) {
+			fprintf(stderr, "memreplay sweep: -o %s exists and is not a directory: give "
+				"the directory the cells' results go to\n", out);
+			rc = 1;
+			goto out;
+		}
 	}
 	if (emit && !strcmp(emit, "slurm"))
 		rc = emit_slurm(&sw, self, cwd, out, pl.threads, sbatch);

@@ -234,6 +234,10 @@ refuse "e6c.txt:3: policy 'lru' comes twice for this trace at 2M" "$MR" sweep m/
 printf '# nothing\n' >m/e7.txt
 refuse "has no cells" "$MR" sweep m/e7.txt --list
 refuse "cannot open manifest" "$MR" sweep m/none.txt
+# a directory for the manifest, a file for -o: said before any cell runs
+refuse "reading manifest m failed: Is a directory" "$MR" sweep m
+echo x >notdir
+refuse "-o notdir exists and is not a directory" "$MR" sweep m/sweep.txt -o notdir
 refuse "cells 0..1" "$MR" sweep m/sweep.txt -o D --cell 2
 refuse "give slurm or parallel" "$MR" sweep m/sweep.txt --emit pbs
 refuse "-j '0'" "$MR" sweep m/sweep.txt -j 0
