@@ -563,9 +563,17 @@ static void print_csv(const struct mr_compare *c)
 	}
 }
 
-/* A run's sampling unit and settings, where the file's runs differ in them */
-static void json_cohort_extra(const struct mr_compare *c, size_t i)
+/* Where run i comes from, in JSON: its trace and sampling, and its sampling unit and
+ * settings where the file's runs differ in them */
+static void json_source(const struct mr_compare *c, size_t i)
 {
+	printf(", \"trace\": ");
+	cli_json_string(c->trace[i]);
+	if (c->sample_den[i])
+		printf(", \"sample_den\": %u, \"sample_seed\": %llu", c->sample_den[i],
+		       (unsigned long long)c->sample_seed[i]);
+	else
+		printf(", \"sample_den\": null, \"sample_seed\": null");
 	if (c->many_units && c->sample_den[i])
 		printf(", \"sample_unit_pages\": %u", c->sample_unit[i] ? c->sample_unit[i] : 1);
 	if (c->many_settings) {
@@ -589,16 +597,8 @@ static void print_json_signs(const struct mr_compare *c, int asked)
 			cli_json_string(c->spec[g]);
 			if (c->vary_seed[g])
 				printf(", \"vary_seed\": %llu", (unsigned long long)c->vary_seed[g]);
-			if (c->by_cohort) {
-				printf(", \"trace\": ");
-				cli_json_string(c->trace[g]);
-				if (c->sample_den[g])
-					printf(", \"sample_den\": %u, \"sample_seed\": %llu", c->sample_den[g],
-					       (unsigned long long)c->sample_seed[g]);
-				else
-					printf(", \"sample_den\": null, \"sample_seed\": null");
-				json_cohort_extra(c, g);
-			}
+			if (c->by_cohort)
+				json_source(c, g);
 			printf(", \"counter\": ");
 			cli_json_string(c->rows[k].name);
 			printf(", \"status\": \"%s\", \"sizes\": [", sg.status);
@@ -647,14 +647,7 @@ static void print_json(const struct mr_compare *c, int asked)
 			printf(", \"baseline\": null");
 		else
 			printf(", \"baseline\": %lld", (long long)c->run_id[c->base[i]]);
-		printf(", \"trace\": ");
-		cli_json_string(c->trace[i]);
-		if (c->sample_den[i])
-			printf(", \"sample_den\": %u, \"sample_seed\": %llu", c->sample_den[i],
-			       (unsigned long long)c->sample_seed[i]);
-		else
-			printf(", \"sample_den\": null, \"sample_seed\": null");
-		json_cohort_extra(c, i);
+		json_source(c, i);
 		printf(", \"notes\": [");
 		for (size_t k = 0; k < c->nnotes; k++) {
 			if (c->notes[k].run != i)

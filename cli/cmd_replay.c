@@ -178,6 +178,20 @@ struct seed_pass {
 	double t0;       /* the first pass's start */
 };
 
+/* The end of replay's JSON document: the runs list closed, the results file (NULL:
+ * none written) and, with timing, the whole time. */
+static void json_tail(const char *out, int timing, double wall)
+{
+	printf("\n]");
+	if (out) {
+		printf(", \"results\": ");
+		cli_json_string(out);
+	}
+	if (timing)
+		printf(", \"wall_s\": %.6f", wall);
+	printf("}\n");
+}
+
 static void print_runs(const struct mr_replay *r, const char *const *policies, size_t npol,
 		       size_t nsizes, const char *format, int timing, double wall, const char *out,
 		       struct seed_pass *sp)
@@ -252,14 +266,7 @@ static void print_runs(const struct mr_replay *r, const char *const *policies, s
 			sp->printed += n;
 			return;
 		}
-		printf("\n]");
-		if (out) {
-			printf(", \"results\": ");
-			cli_json_string(out);
-		}
-		if (timing)
-			printf(", \"wall_s\": %.6f", wall);
-		printf("}\n");
+		json_tail(out, timing, wall);
 		return;
 	}
 	for (size_t i = 0; i < npol; i++)
@@ -313,16 +320,8 @@ static void print_runs(const struct mr_replay *r, const char *const *policies, s
 static void seeds_json_close(const struct seed_pass *sp, const char *format, int timing,
 			     const char *out)
 {
-	if (strcmp(format, "json") || !sp->opened)
-		return;
-	printf("\n]");
-	if (out) {
-		printf(", \"results\": ");
-		cli_json_string(out);
-	}
-	if (timing)
-		printf(", \"wall_s\": %.6f", mr_clock_s() - sp->t0);
-	printf("}\n");
+	if (!strcmp(format, "json") && sp->opened)
+		json_tail(out, timing, mr_clock_s() - sp->t0);
 }
 
 /* Without swap, anon pages over the limit cannot go: what became of each run that had
