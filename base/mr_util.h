@@ -71,10 +71,12 @@ int mr_sort_key_cmp(const void *a, const void *b);
 char *mr_format_bytes(uint64_t bytes, char *buf, int cap);
 
 /*
- * getline() that stops reading at max bytes: the line's length (its newline kept, NULs
- * counted), -1 at the end or on a read error (ferror() tells), -2 when the line is longer
- * than max (the rest of it is left unread: getline() would hold a file without a newline
- * whole in memory, /dev/zero without end).
+ * getline() that stops reading at max bytes (max < SIZE_MAX - 2): the line's length (its
+ * newline kept and counted, NULs counted), -1 at the end, on a read error (ferror()
+ * tells) or out of memory (errno ENOMEM), -2 when the line is longer than max: then
+ * max + 1 of its bytes have been read and the rest is left unread, and buf holds the
+ * first max of them, terminated (getline() would hold a file without a newline whole in
+ * memory, /dev/zero without end).
  */
 long mr_getline_max(char **buf, size_t *cap, FILE *f, size_t max);
 

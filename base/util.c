@@ -237,8 +237,10 @@ long mr_getline_max(char **buf, size_t *cap, FILE *f, size_t max)
 		ch = getc_unlocked(f);
 		if (ch == EOF)
 			break;
-		if (n == max)
+		if (n == max) {
+			(*buf)[n] = 0;
 			return -2;
+		}
 		(*buf)[n++] = (char)ch;
 		if (ch == '\n')
 			break;

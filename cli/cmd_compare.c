@@ -337,35 +337,35 @@ static void print_signs(const struct mr_compare *c, int asked)
 	free(sg.run);
 }
 
-/* The words of a run's settings (results.c, RUN_SETTINGS: "swap N nodes N wb N RECLAIM
- * SHADOW fa N script SHA", a value empty where the run's column is NULL) where they
- * differ from the first run's, each value with its name: " swap 0". */
-static void settings_diff(const char *set, const char *first, struct mr_strbuf *sb)
+/* The settings of run i (results.c, RUN_SETTINGS: "swap N nodes N wb N reclaim R
+ * shadow S fa N script SHA", name and value pairs) that differ between the file's runs,
+ * each with its name: " swap 0", " swap default", the same names for every run. */
+static void settings_diff(const struct mr_compare *c, size_t i, struct mr_strbuf *sb)
 {
-	static const char *const named[] = { "swap", "nodes", "wb", "fa", "script" };
-	char a[160], b[160], *pa = a, *pb = b;
-	const char *key = NULL;
+	char mine[160], *pm = mine, *w;
+	unsigned pos = 0;
 
-	snprintf(a, sizeof(a), "%s", set);
-	snprintf(b, sizeof(b), "%s", first);
-	/* words split at each single space, empty ones kept, so that the two line up */
-	while (pa) {
-		const char *wa = strsep(&pa, " "), *wb = pb ? strsep(&pb, " ") : "";
-		int is_key = 0;
+	snprintf(mine, sizeof(mine), "%s", c->settings[i]);
+	while ((w = strsep(&pm, " ")) != NULL) {
+		const char *value = pm ? strsep(&pm, " ") : NULL;
+		int differs = 0;
 
-		for (size_t k = 0; k < sizeof(named) / sizeof(named[0]); k++)
-			is_key |= !strcmp(wa, named[k]);
-		if (is_key) {
-			key = wa;
-			continue;
+		if (!value)
+			break;
+		/* does the value at this pair differ in any run of the file? */
+		for (size_t j = 0; j < c->nruns && !differs; j++) {
+			char other[160], *po = other, *ov = NULL;
+
+			snprintf(other, sizeof(other), "%s", c->settings[j]);
+			for (unsigned k = 0; k <= pos && po; k++) {
+				strsep(&po, " "); /* the name */
+				ov = po ? strsep(&po, " ") : NULL;
+			}
+			differs = !ov || strcmp(ov, value);
 		}
-		if (strcmp(wa, wb)) {
-			if (key)
-				mr_strbuf_printf(sb, " %s %s", key, *wa ? wa : "default");
-			else
-				mr_strbuf_printf(sb, " %s", wa);
-		}
-		key = NULL;
+		if (differs)
+			mr_strbuf_printf(sb, " %s %s", w, value);
+		pos++;
 	}
 }
 
@@ -387,7 +387,7 @@ void cli_run_source(const struct mr_compare *c, size_t i, char *buf, size_t cap)
 	if (c->sample_den[i] && c->many_units)
 		mr_strbuf_printf(&sb, " unit %uK", (c->sample_unit[i] ? c->sample_unit[i] : 1) * 4);
 	if (c->many_settings)
-		settings_diff(c->settings[i], c->settings[0], &sb);
+		settings_diff(c, i, &sb);
 }
 
 static void print_table(const struct mr_compare *c, int asked)

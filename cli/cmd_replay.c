@@ -10,6 +10,7 @@
 #include <getopt.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -353,6 +354,9 @@ static void warn_no_swap(const struct mr_replay *r)
 }
 
 /* What one replay prints beside its runs, the same for every seed of --sample-seed A..B */
+static void seeds_written(size_t k, const char *path);
+static void seeds_block(sigset_t *was);
+
 struct one_args {
 	const char *const *policies;
 	size_t npol, nsizes;
@@ -377,19 +381,17 @@ static int replay_one(struct mr_replay_opts *o, const char *write_to, const char
 	if (a->pr->on)
 		fputc('\n', stderr);
 	if (!rc && write_to) {
-		sigset_t block, was;
+		sigset_t was;
 
 		/* one of several seeds' passes: a signal waits until its file is in place
 		 * (the handler knows the written ones, not a write's temporary file and lock;
 		 * the pass's threads have ended) */
-		sigemptyset(&block);
-		if (a->sp) {
-			sigaddset(&block, SIGINT);
-			sigaddset(&block, SIGTERM);
-			sigaddset(&block, SIGHUP);
-		}
-		pthread_sigmask(SIG_BLOCK, &block, &was);
+		pthread_sigmask(SIG_BLOCK, NULL, &was);
+		if (a->sp)
+			seeds_block(&was);
 		rc = mr_replay_write_results(r, write_to, &err);
+		if (!rc && a->sp) /* written: now this command's to remove, before a signal */
+			seeds_written(a->sp->k, write_to);
 		pthread_sigmask(SIG_SETMASK, &was, NULL);
 	}
 	if (rc) {
@@ -447,6 +449,26 @@ static int replay_one(struct mr_replay_opts *o, const char *write_to, const char
  * unlink() and raise() here, which are async-signal-safe. */
 static char seed_files[MAX_SEEDS + 1][1100];
 static volatile sig_atomic_t seed_nfiles;
+/* SIGPIPE: stdout piped to a reader that quit (| head) */
+#define SEED_SIGNALS SIGINT, SIGTERM, SIGHUP, SIGPIPE
+
+/* Pass k's partial file is written (with the signals blocked): the handler's to remove. */
+static void seeds_written(size_t k, const char *path)
+{
+	snprintf(seed_files[k + 1], sizeof(seed_files[0]), "%s", path);
+	seed_nfiles = (sig_atomic_t)(k + 2);
+}
+
+static void seeds_block(sigset_t *was)
+{
+	static const int sigs[] = { SEED_SIGNALS };
+	sigset_t block;
+
+	sigemptyset(&block);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaddset(&block, sigs[i]);
+	pthread_sigmask(SIG_BLOCK, &block, was);
+}
 
 static void seeds_on_signal(int sig)
 {
@@ -460,8 +482,8 @@ static void seeds_on_signal(int sig)
  * stays ignored. */
 static void seeds_signals(int on)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
-	static int caught[3];
+	static const int sigs[] = { SEED_SIGNALS };
+	static int caught[sizeof(sigs) / sizeof(sigs[0])];
 	struct sigaction sa = { .sa_handler = on ? seeds_on_signal : SIG_DFL }, old;
 
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
@@ -930,10 +952,12 @@ int cmd_replay(int argc, char **argv)
 			 * results file, replaced; anything else is not this command's */
 			for (size_t k = 0; k < nseeds; k++) {
 				struct mr_results *old;
+				struct stat sb;
 
-				if (access(tmp[k], F_OK))
+				if (lstat(tmp[k], &sb))
 					continue;
-				if (mr_results_open(tmp[k], &old, &err)) {
+				/* a FIFO would block the open, a link lead elsewhere */
+				if (!S_ISREG(sb.st_mode) || mr_results_open(tmp[k], &old, &err)) {
 					fprintf(stderr, "memreplay replay: %s exists and is not a partial "
 						"results file of an earlier --sample-seed replay: move it "
 						"away or give another -o\n", tmp[k]);
@@ -955,21 +979,13 @@ int cmd_replay(int argc, char **argv)
 			sp.seed = seeds[k];
 			rc = replay_one(&o, out ? tmp[k] : NULL, out, &a);
 			wrote[k] = !rc;
-			if (out && !rc) { /* written: now this command's to remove */
-				memcpy(seed_files[k + 1], tmp[k], sizeof(seed_files[0]));
-				seed_nfiles = (sig_atomic_t)(k + 2);
-			}
 		}
 		if (!rc && out) {
-			sigset_t block, was;
+			sigset_t was;
 
 			/* the merge's temporary file and lock are not in seed_files: a signal
 			 * waits until it is in place */
-			sigemptyset(&block);
-			sigaddset(&block, SIGINT);
-			sigaddset(&block, SIGTERM);
-			sigaddset(&block, SIGHUP);
-			pthread_sigmask(SIG_BLOCK, &block, &was);
+			seeds_block(&was);
 			rc = mr_results_merge_claimed(claim, in, nseeds, &nruns, &err);
 			pthread_sigmask(SIG_SETMASK, &was, NULL);
 			if (rc)

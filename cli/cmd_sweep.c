@@ -386,7 +386,8 @@ static int parse_manifest(struct sweep *sw)
 		slash[1] = 0;
 	else
 		sw->dir[0] = 0;
-	while (!rc && (len = mr_getline_max(&line, &cap, f, SWEEP_LINE_MAX)) != -1) {
+	/* errno set before each read: after the loop it is the last read's */
+	while (!rc && (errno = 0, len = mr_getline_max(&line, &cap, f, SWEEP_LINE_MAX)) != -1) {
 		char *s, *hash, *w[4], *save;
 		int nw = 0, k = -1;
 		size_t kl;
@@ -441,8 +442,9 @@ static int parse_manifest(struct sweep *sw)
 		else if (!rc)
 			rc = add_entry(sw, w[0], w[1], w[2], no);
 	}
-	if (!rc && ferror(f))
-		rc = mr_error_set(&sw->err, MR_EIO, "reading manifest %s failed: %s", sw->manifest,
+	if (!rc && (ferror(f) || errno == ENOMEM)) /* not its end: a manifest cut short */
+		rc = mr_error_set(&sw->err, errno == ENOMEM ? MR_ENOMEM : MR_EIO,
+				  "reading manifest %s failed: %s", sw->manifest,
 				  strerror(errno ? errno : EIO));
 	if (!rc)
 		rc = flush_para(sw, &p);

@@ -1130,8 +1130,10 @@ static void pick_bases(struct mr_compare *c)
  * that differ in them are not compared with each other (compare) nor averaged as seeds
  * (curve). */
 #define RUN_SETTINGS                                                                     \
-	"printf('swap %s nodes %s wb %s %s %s fa %s script %s', swap_pages, nodes, "       \
-	"writeback_delay_ns, reclaim, shadow, fault_around_pages, script_sha256)"
+	"printf('swap %s nodes %s wb %s reclaim %s shadow %s fa %s script %s', "            \
+	"coalesce(swap_pages, 'default'), coalesce(nodes, '-'), "                          \
+	"coalesce(writeback_delay_ns, '-'), coalesce(reclaim, '-'), coalesce(shadow, '-'), " \
+	"coalesce(fault_around_pages, '-'), coalesce(script_sha256, 'none'))"
 
 static void compare_sampled(void *arg, int64_t run, uint32_t den, uint64_t seed, uint32_t unit)
 {
@@ -1175,10 +1177,13 @@ static void read_cohorts(struct mr_results *res, struct mr_compare *c)
 		}
 	}
 	sqlite3_finalize(st);
-	for (size_t i = 0; i < c->nruns; i++) {
+	for (size_t i = 0, s0 = SIZE_MAX; i < c->nruns; i++) {
 		c->many_traces |= strcmp(c->trace_ids[i], c->trace_ids[0]) != 0;
 		c->many_settings |= strcmp(c->settings[i], c->settings[0]) != 0;
-		c->many_units |= c->sample_den[i] && c->sample_unit[i] != c->sample_unit[0];
+		/* units of sampled runs: a full run has none to differ in */
+		if (c->sample_den[i] && s0 == SIZE_MAX)
+			s0 = i;
+		c->many_units |= c->sample_den[i] && c->sample_unit[i] != c->sample_unit[s0];
 		c->cohort[i] = i;
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(c->trace_ids[j], c->trace_ids[i]) &&

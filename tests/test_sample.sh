@@ -134,6 +134,17 @@ check "--sample-seed 0,7 with a file of its own at OUT.seed-7.partial: exit 1, s
 	sh -c "[ $? = 1 ] && grep -q 'own.db.seed-7.partial exists and is not a partial results file' '$T/own.err' &&
 	       [ \"\$(cat '$T/own.db.seed-7.partial')\" = mine ] && ! grep -q 'sampled 1/16' '$T/own.err' &&
 	       ! ls '$T'/own.db '$T'/own.db.seed-0.partial '$T'/own.db.lock 2>/dev/null"
+# a FIFO at a partial file's name: refused at once (opening it blocked for ever), no lock
+# left; and a reader that quits early (SIGPIPE) leaves neither partial files nor a lock
+mkfifo "$T/fifo.db.seed-7.partial"
+timeout 20 "$MR" replay "$T/z.db" $P --sample 1/16 --sample-seed 0,7 -o "$T/fifo.db" >/dev/null 2>"$T/fifo.err"
+check "a FIFO at OUT.seed-7.partial: exit 1 at once, said, no lock left" \
+	sh -c "[ $? = 1 ] && grep -q 'fifo.db.seed-7.partial exists and is not a partial results file' '$T/fifo.err' &&
+	       ! ls '$T'/fifo.db.lock 2>/dev/null"
+"$MR" replay "$T/z.db" $P --sample 1/16 --sample-seed 0..7 --csv -o "$T/pipe.db" 2>/dev/null |
+	{ head -c 1 >/dev/null; exec 0<&-; sleep 1; }
+check "--sample-seed 0..7 | a reader that quits: no partial file, no lock left" \
+	sh -c "! ls '$T'/pipe.db.seed-* '$T'/pipe.db.lock 2>/dev/null"
 # interrupted between its passes (SIGTERM once the first seed's file is there, seven
 # passes before the end; a background job ignores SIGINT, and so does the replay then):
 # the partial files and the lock go with it

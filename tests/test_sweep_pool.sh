@@ -134,8 +134,8 @@ for r in d['runs']:
     b = ids[r['baseline']]
     assert b['settings'] == r['settings'] and b['memory_pages'] == r['memory_pages'], (r, b)
     assert b['spec'].startswith('lru'), b"
-check "... and a sign line 'mglru (full swap 0)' beside 'mglru (full)'" \
-	sh -c "grep -q '^  mglru (full swap 0) .*mr_misses' '$T/swaps2.txt' && grep -q '^  mglru (full)  .*mr_misses' '$T/swaps2.txt'"
+check "... and a sign line 'mglru (full swap 0)' beside 'mglru (full swap default)'" \
+	sh -c "grep -q '^  mglru (full swap 0) .*mr_misses' '$T/swaps2.txt' && grep -q '^  mglru (full swap default)  .*mr_misses' '$T/swaps2.txt'"
 check "... at 4M each with its trace's miss ratio ($(mx single_z.db), $(mx single_l.db))" \
 	sh -c "grep '^ *4M ' '$T/curve' | grep -qF '$(mx single_z.db)' &&
 	       grep '^ *4M ' '$T/curve' | grep -qF '$(mx single_l.db)'"

@@ -28,9 +28,11 @@
 #define ORACLE_MAX_OBJ_PAGES (1u << 20) /* uint32 sizes: at most 4 GiB, 2^20 pages */
 #define ORACLE_VPAGE_BASE (1ull << 32)   /* anon objects from address 2^44 */
 /*
- * Past 2^22 pages (16 GiB of objects), objects of more than 64 MiB on average are taken
- * for data that is not an oracleGeneral trace (random bytes average 2 GiB and would
- * write some 10^9 pages rows first); libCacheSim's traces of CDN, block and key-value
+ * Past 2^22 pages (16 GiB of objects) and 16 records, objects of more than 64 MiB on
+ * average with more than a quarter of the records out of time order are taken for data
+ * that is not an oracleGeneral trace: random bytes average 2 GiB objects and half their
+ * timestamps go back, and would write some 10^9 pages rows first. A trace of a few huge
+ * objects in time order is not refused; libCacheSim's traces of CDN, block and key-value
  * caches average bytes to a few MiB.
  */
 #define ORACLE_IMPLAUSIBLE_PAGES (1ull << 22)
@@ -126,14 +128,17 @@ static int oracle_record(struct imp_ctx *c, struct oracle_state *os, const unsig
 		if (rc)
 			return rc;
 		*slot = (uint64_t)first << 32 | npages;
-		/* random bytes read as records average 2 GiB objects: ORACLE_IMPLAUSIBLE */
-		if (c->st.pages > ORACLE_IMPLAUSIBLE_PAGES &&
-		    c->st.pages / c->st.records > ORACLE_IMPLAUSIBLE_AVG)
+		/* random bytes read as records: ORACLE_IMPLAUSIBLE */
+		if (c->st.pages > ORACLE_IMPLAUSIBLE_PAGES && c->st.records >= 16 &&
+		    c->st.pages / c->st.records > ORACLE_IMPLAUSIBLE_AVG &&
+		    c->st.clamped * 4 > c->st.records)
 			return imp_fail(c, "%llu pages for the first %llu records, objects of %llu MiB "
-					"on average: this is not an oracleGeneral trace (or give "
-					"--one-page to take each object as one page)",
+					"on average, and %llu of the records earlier than the one before: "
+					"this is not an oracleGeneral trace (or give --one-page to take "
+					"each object as one page)",
 					(unsigned long long)c->st.pages, (unsigned long long)c->st.records,
-					(unsigned long long)(c->st.pages / c->st.records / 256));
+					(unsigned long long)(c->st.pages / c->st.records / 256),
+					(unsigned long long)c->st.clamped);
 	}
 	if (c->o->file_pages)
 		return imp_emit(c, os->stream, t, MR_EV_FD_ACCESS, first, os->task, MR_ACC_READ,
