@@ -3,12 +3,18 @@
 #include "mr_err.h"
 
 #include <stdio.h>
+#include <string.h>
 
 int mr_error_vset(struct mr_error *err, int code, const char *fmt, va_list ap)
 {
 	if (err) {
+		int n;
+
 		err->code = code;
-		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		n = vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		/* cut: said, not a message that seems to end mid-word for no reason */
+		if (n >= (int)sizeof(err->msg))
+			memcpy(err->msg + sizeof(err->msg) - 4, "...", 4);
 	}
 	return code;
 }

@@ -54,6 +54,10 @@ const char *cli_bench_dir(const struct cli_bench_opts *b);
 
 /* Print "memreplay CMD: message" for an error context and return exit status 1. */
 int cli_fail(const char *cmd, const struct mr_error *err);
+/* An output file path may be written (replaced by a rename): absent, or a regular file
+ * that is not input (NULL: none) — never a link, a device, a FIFO or the file read;
+ * --force does not change that. 0, or MR_EINVAL / MR_EIO with a message. */
+int cli_out_ok(const char *path, const char *input, struct mr_error *err);
 /*
  * The duration argument arg of option opt (mr_parse_duration: a bare number is ns) into
  * *ns. A value that is not 0 but below min_ns is refused as well, naming the unit: for

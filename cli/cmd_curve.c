@@ -357,8 +357,11 @@ int cmd_curve(int argc, char **argv)
 	rc = mr_results_open(argv[optind], &res, &err);
 	if (!rc)
 		rc = mr_results_curve(res, &c, &err);
-	if (!rc && svg)
-		rc = cli_curve_svg(svg, c, argv[optind], &err);
+	if (!rc && svg) {
+		rc = cli_out_ok(svg, argv[optind], &err);
+		if (!rc)
+			rc = cli_curve_svg(svg, c, argv[optind], &err);
+	}
 	if (rc) {
 		mr_curve_free(c);
 		mr_results_close(res);

@@ -836,6 +836,8 @@ int cmd_report(int argc, char **argv)
 				       "RESULTS.db -o REPORT.html)");
 	if (!out)
 		return cli_usage_error("report", "give the HTML file to write: -o REPORT.html");
+	if (cli_out_ok(out, argv[optind], &err))
+		return cli_fail("report", &err);
 	/* an existing file must be an HTML report: -o next to a database is one typo away */
 	f = fopen(out, "rb");
 	if (f) {

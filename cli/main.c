@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <string.h>
 
 #include "cli.h"
@@ -332,6 +333,25 @@ const struct mr_cmd *cli_find(const char *name)
 	return NULL;
 }
 
+int cli_out_ok(const char *path, const char *input, struct mr_error *err)
+{
+	struct stat sb, ib;
+
+	if (lstat(path, &sb))
+		return errno == ENOENT ? 0 : mr_error_set(err, MR_EIO, "cannot write %s: %s", path,
+							  strerror(errno));
+	if (S_ISLNK(sb.st_mode))
+		return mr_error_set(err, MR_EINVAL, "%s is a symbolic link: give the path of the "
+				    "file itself (-o)", path);
+	if (!S_ISREG(sb.st_mode))
+		return mr_error_set(err, MR_EINVAL, "%s exists and is not a regular file: give "
+				    "another -o", path);
+	if (input && !stat(input, &ib) && ib.st_dev == sb.st_dev && ib.st_ino == sb.st_ino)
+		return mr_error_set(err, MR_EINVAL, "-o %s is the input %s itself: give another -o",
+				    path, input);
+	return 0;
+}
+
 int cli_fail(const char *cmd, const struct mr_error *err)
 {
 	fprintf(stderr, "memreplay %s: %s\n", cmd,
@@ -591,6 +611,19 @@ static int cmd_version(int argc, char **argv)
 	return 0;
 }
 
+/* What was printed reached standard output: a full disk or /dev/full lost it silently
+ * (exit 0) otherwise. */
+static int out_flushed(const char *name, int rc)
+{
+	errno = 0;
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "memreplay %s: writing standard output failed: %s\n", name,
+			strerror(errno ? errno : EIO));
+		return rc ? rc : 1;
+	}
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	const struct mr_cmd *c;
@@ -600,9 +633,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
-		return cmd_help(1, argv);
+		return out_flushed("help", cmd_help(1, argv));
 	if (!strcmp(argv[1], "--version"))
-		return cmd_version(1, argv);
+		return out_flushed("version", cmd_version(1, argv));
 	c = cli_find(argv[1]);
 	if (!c) {
 		fprintf(stderr, "memreplay: unknown subcommand '%s'; run `memreplay help` for the list\n",
@@ -611,6 +644,6 @@ int main(int argc, char **argv)
 	}
 	/* `X --help` is `help X` for every subcommand, whatever its own parser does */
 	if (argc > 2 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h")))
-		return cli_help(c->name);
-	return c->fn(argc - 1, argv + 1);
+		return out_flushed(c->name, cli_help(c->name));
+	return out_flushed(c->name, c->fn(argc - 1, argv + 1));
 }

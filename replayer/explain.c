@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "mr_detail.h"
 #include "mr_replay.h"
@@ -382,6 +383,13 @@ int mr_explain(const struct mr_explain_opts *o, struct mr_explain **out, struct 
 		rc = mr_error_set(err, MR_EINVAL, "--runs %lld,%lld names one run twice: give two different runs",
 				  (long long)o->runs[0], (long long)o->runs[1]);
 		goto out;
+	}
+	{
+		struct stat sb;
+
+		if (!stat(o->results, &sb) && !S_ISREG(sb.st_mode)) /* a FIFO blocks the open */
+			return mr_error_set(err, MR_EINVAL, "cannot open results %s: not a regular file",
+					    o->results);
 	}
 	if (sqlite3_open_v2(o->results, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
 		rc = mr_error_set(err, MR_EINVAL, "cannot open results %s: %s", o->results,

@@ -137,14 +137,20 @@ static int range(const char *arg, const char *s, size_t n, uint64_t *pages, size
 	}
 }
 
-int mr_replay_parse_memory(const char *arg, uint64_t *pages, size_t cap, size_t *n,
+int mr_replay_parse_memory(const char *full, uint64_t *pages, size_t cap, size_t *n,
 			   struct mr_error *err)
 {
-	const char *s = arg;
+	const char *s = full;
+	char arg[80]; /* the argument as messages show it: a long list cut, so that the
+		       * message's reason after it is not */
 	int rc = 0;
 
-	if (!arg || !*arg)
+	if (!full || !*full)
 		return mr_error_set(err, MR_EINVAL, "--memory '': give a size (256M), a list (32M,64M) or a range (16M..1G:8)");
+	if (strlen(full) < sizeof(arg))
+		snprintf(arg, sizeof(arg), "%s", full);
+	else
+		snprintf(arg, sizeof(arg), "%.60s...", full);
 	while (!rc) {
 		const char *comma = strchr(s, ','), *dots;
 		size_t len = comma ? (size_t)(comma - s) : strlen(s);

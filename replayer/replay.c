@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "mr_replay.h"
@@ -164,7 +165,12 @@ static int load_script(struct mr_replay *r, const struct mr_replay_opts *o, stru
 	int rc;
 
 	if (o->script) {
-		FILE *f = fopen(o->script, "r");
+		struct stat sb;
+		/* a FIFO would block the open (and the replay) until a writer came */
+		FILE *f = !stat(o->script, &sb) && !S_ISREG(sb.st_mode) ? NULL : fopen(o->script, "r");
+
+		if (!f && !stat(o->script, &sb) && !S_ISREG(sb.st_mode))
+			return mr_error_set(err, MR_EINVAL, "cannot read script %s: not a regular file", o->script);
 		size_t cap = 0;
 
 		if (!f)

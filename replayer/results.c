@@ -909,6 +909,9 @@ int mr_results_open(const char *path, struct mr_results **out, struct mr_error *
 	*out = NULL;
 	if (stat(path, &sb))
 		return mr_error_set(err, MR_ENOENT, "cannot open results %s: %s", path, strerror(errno));
+	if (!S_ISREG(sb.st_mode)) /* a FIFO would block SQLite's open */
+		return mr_error_set(err, MR_ENOTSTORE, "%s is not a memreplay results database (not "
+				    "a regular file)", path);
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return mr_error_set(err, MR_ENOMEM, "out of memory");

@@ -237,6 +237,38 @@ if want $CASE; then
 	sane curve "$T/rr.db" && { [ "$RC" = 0 ] && ok || bad "curve of the untouched file: exit $RC"; }
 fi
 
+# Outputs and inputs that are not regular files, and output that cannot be written:
+# `report --force` replaced the results file it read and /dev/full itself; a FIFO given
+# as -o, results or --script hung; a full stdout exited 0; a long --memory list lost the
+# message's reason past 512 bytes.
+CASE=cli_paths
+if want $CASE; then
+	"$MR" replay "$T/a.db" --policy lru --policy mglru --memory 8,16 -q --no-timing \
+		-o "$T/cp.db" >/dev/null 2>&1 || bad "replay -o"
+	refuse "is the input" 20 "$T/cp.db" -- "$MR" report "$T/cp.db" -o "$T/cp.db" --force
+	mkfifo "$T/cp.fifo"
+	refuse "is not a regular file" 20 "$T/cp.db" -- "$MR" report "$T/cp.db" -o "$T/cp.fifo" --force
+	refuse "is not a regular file" 20 "$T/cp.db" -- "$MR" curve "$T/cp.db" -o "$T/cp.fifo"
+	ln -s "$T/nowhere.html" "$T/cp-link.html"
+	refuse "is a symbolic link" 20 "$T/cp.db" -- "$MR" report "$T/cp.db" -o "$T/cp-link.html"
+	for cmd in compare curve; do
+		refuse "not a regular file" 20 "$T/cp.db" -- "$MR" $cmd "$T/cp.fifo"
+	done
+	refuse "not a regular file" 20 "$T/cp.db" -- "$MR" explain "$T/cp.fifo" --runs 1,2
+	refuse "not a regular file" 20 "$T/cp.db" -- "$MR" query "$T/cp.fifo" "SELECT 1"
+	refuse "cannot read script $T/cp.fifo: not a regular file" 20 "$T/a.db" -- \
+		"$MR" replay "$T/a.db" --policy lru --memory 8 -q --script "$T/cp.fifo"
+	if [ -c /dev/full ]; then
+		for cmd in "info $T/a.db" "curve $T/cp.db" "compare $T/cp.db --json"; do
+			run 20 sh -c "exec \"\$@\" >/dev/full" sh "$MR" $cmd
+			sane $cmd && { [ "$RC" = 1 ] && grep -q "writing standard output failed" <<<"$OUT" &&
+				ok || bad "$cmd >/dev/full: exit $RC, $OUT"; }
+		done
+	fi
+	refuse "more than 64 sizes; give fewer" 20 "$T/a.db" -- \
+		"$MR" replay "$T/a.db" --policy lru --memory "$(seq -s, 64 8 1656)" -q
+fi
+
 CASE=output_race
 if want $CASE; then
 	lost=0
