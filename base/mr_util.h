@@ -27,6 +27,10 @@ int mr_parse_pages(const char *s, uint64_t page_size, int allow_zero, uint64_t *
 		   struct mr_error *err);
 /* Parse a count: "50M" = 50,000,000 (decimal K/M/G/T), "1000". */
 int mr_parse_count(const char *s, uint64_t *out, struct mr_error *err);
+/* Is s (a size mr_parse_pages() reads) a whole number of pages? A page count is; bytes
+ * with a suffix (5K) are rounded up to pages by mr_parse_pages(), which a setting that
+ * takes pages (fault-around, the sampling unit) should refuse rather than change. */
+int mr_size_whole_pages(const char *s, uint64_t page_size);
 /*
  * Parse a duration into nanoseconds: the one syntax of every duration option and script
  * time. A whole or decimal number and a unit, ns, us, ms, s, m or h ("500ms", "1.5s",

@@ -250,3 +250,15 @@ long mr_getline_max(char **buf, size_t *cap, FILE *f, size_t max)
 	(*buf)[n] = 0;
 	return (long)n;
 }
+
+int mr_size_whole_pages(const char *s, uint64_t page_size)
+{
+	uint64_t bytes;
+	struct mr_error e = { 0 };
+
+	if (!s || !strpbrk(s, "kKmMgGtT"))
+		return 1; /* a page count */
+	if (mr_parse_pages(s, 1, 1, &bytes, &e))
+		return 1; /* not a size: its parser says why */
+	return bytes % page_size == 0;
+}

@@ -727,7 +727,7 @@ int cmd_replay(int argc, char **argv)
 				break;
 			}
 			if (mr_parse_pages(optarg, MR_PAGE_SIZE, 0, &pg, &perr) || pg > 512 ||
-			    (pg & (pg - 1)))
+			    (pg & (pg - 1)) || !mr_size_whole_pages(optarg, MR_PAGE_SIZE))
 				return cli_usage_error("replay", "--fault-around '%s': give a power of two "
 						       "from 4K (off) to 2M, as fault_around_bytes "
 						       "takes, or off", optarg);

@@ -83,7 +83,8 @@ int mr_replay_parse_sample_unit(const char *arg, uint32_t *pages, struct mr_erro
 	struct mr_error perr = { 0 };
 
 	/* what is sampled whole: a page up to one PTE table's 2 MiB */
-	if (mr_parse_pages(arg, MR_PAGE_SIZE, 0, &pg, &perr) || !pg || pg > 512 || (pg & (pg - 1)))
+	if (mr_parse_pages(arg, MR_PAGE_SIZE, 0, &pg, &perr) || !pg || pg > 512 || (pg & (pg - 1)) ||
+	    !mr_size_whole_pages(arg, MR_PAGE_SIZE))
 		return mr_error_set(err, MR_EINVAL,
 				    "--sample-unit '%s': give a power of two from 4K (a page) to 2M "
 				    "(one PTE table's pages), a size with its unit (K, M) or a count of "
