@@ -17,8 +17,10 @@ int cli_bench_opt(int c, const char *arg, struct cli_bench_opts *b)
 	struct mr_error err = { 0 };
 
 	switch (c) {
-	case 'e':
-		return mr_parse_count(arg, &b->events, &err) ? cli_fail("bench", &err) : 0;
+	case 'e': /* 0 is "the default" inside: given, it would run 50M events */
+		if (mr_parse_count(arg, &b->events, &err))
+			return cli_fail("bench", &err);
+		return b->events ? 0 : cli_usage_error("bench", "--events 0: give a count of 1 or more");
 	case 'p':
 	case 's':
 		return mr_parse_pages(arg, MR_PAGE_SIZE, 0, &b->pages, &err) ?
@@ -65,6 +67,8 @@ static int bench_store(int argc, char **argv)
 		if (rc)
 			return rc;
 	}
+	if (optind != argc)
+		return cli_usage_error("bench", "store takes no '%s'", argv[optind]);
 	o = (struct mr_bench_store_opts){ .dir = cli_bench_dir(&b), .events = b.events,
 					  .pages = b.pages, .keep = b.keep };
 	fprintf(stderr, "memreplay bench store: generating and measuring (zipf %s events)...\n",

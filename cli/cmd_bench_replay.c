@@ -56,6 +56,8 @@ int cmd_bench_replay(int argc, char **argv)
 		if (rc)
 			return rc;
 	}
+	if (optind != argc)
+		return cli_usage_error("bench", "replay takes no '%s'", argv[optind]);
 	o.dir = cli_bench_dir(&b);
 	o.events = b.events;
 	o.pages = b.pages;

@@ -126,6 +126,9 @@ for fa in default:16 off:1 32K:8 2M:512; do
 done
 expect 2 "give a power of two from 4K (off) to 2M" -- "$MR" replay "$T/fa.db" --policy mglru --memory 8M --fault-around 12K
 expect 2 "give a power of two from 4K (off) to 2M" -- "$MR" replay "$T/fa.db" --policy mglru --memory 8M --fault-around 4M
+# bench: --events 0 ran the 50M-event default, an extra word was ignored
+expect 2 "--events 0: give a count of 1 or more" -- "$MR" bench store --events 0
+expect 2 "replay takes no 'extra'" -- "$MR" bench replay extra
 # bytes that are not whole pages were rounded up (5K ran as 8K)
 expect 2 "give a power of two from 4K (off) to 2M" -- "$MR" replay "$T/fa.db" --policy mglru --memory 8M --fault-around 5K
 expect 0 "fault-around maps 64 KiB around each read fault of a file mapping (the kernel's default" -- "$MR" replay "$T/fa.db" --policy mglru --memory 8M --no-timing
