@@ -387,9 +387,11 @@ int mr_explain(const struct mr_explain_opts *o, struct mr_explain **out, struct 
 	{
 		struct stat sb;
 
-		if (!stat(o->results, &sb) && !S_ISREG(sb.st_mode)) /* a FIFO blocks the open */
-			return mr_error_set(err, MR_EINVAL, "cannot open results %s: not a regular file",
-					    o->results);
+		if (!stat(o->results, &sb) && !S_ISREG(sb.st_mode)) { /* a FIFO blocks the open */
+			rc = mr_error_set(err, MR_EINVAL, "cannot open results %s: not a regular file",
+					  o->results);
+			goto out;
+		}
 	}
 	if (sqlite3_open_v2(o->results, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
 		rc = mr_error_set(err, MR_EINVAL, "cannot open results %s: %s", o->results,

@@ -166,13 +166,14 @@ static int load_script(struct mr_replay *r, const struct mr_replay_opts *o, stru
 
 	if (o->script) {
 		struct stat sb;
-		/* a FIFO would block the open (and the replay) until a writer came */
-		FILE *f = !stat(o->script, &sb) && !S_ISREG(sb.st_mode) ? NULL : fopen(o->script, "r");
-
-		if (!f && !stat(o->script, &sb) && !S_ISREG(sb.st_mode))
-			return mr_error_set(err, MR_EINVAL, "cannot read script %s: not a regular file", o->script);
 		size_t cap = 0;
+		FILE *f;
 
+		/* a FIFO would block the open (and the replay) until a writer came */
+		if (!stat(o->script, &sb) && !S_ISREG(sb.st_mode))
+			return mr_error_set(err, MR_EINVAL, "cannot read script %s: not a regular file",
+					    o->script);
+		f = fopen(o->script, "r");
 		if (!f)
 			return mr_error_set(err, MR_ENOENT, "cannot open script %s", o->script);
 		for (;;) {
