@@ -10,7 +10,6 @@
 #include <getopt.h>
 #include <pthread.h>
 #include <signal.h>
-#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,11 +163,6 @@ static void warn_coarse(const struct mr_replay *r)
 		fprintf(stderr, "memreplay replay: warning: %s\n", first);
 }
 
-/* The per-run lines. Runs are size-major (every policy at the first size, then at the
- * next): the table shows each policy as the user wrote it, with a memory column when
- * there are several sizes (the canonical spec with every parameter, and the memory in
- * pages, are in csv/json, the results and `compare`). Without timing, nothing printed
- * depends on the wall clock. */
 /* Where a pass is among several seeds' (replay --sample-seed LIST), for one table, CSV or
  * JSON document over all of them; NULL for a single pass. */
 struct seed_pass {
@@ -193,6 +187,11 @@ static void json_tail(const char *out, int timing, double wall)
 	printf("}\n");
 }
 
+/* The per-run lines. Runs are size-major (every policy at the first size, then at the
+ * next): the table shows each policy as the user wrote it, with a memory column when
+ * there are several sizes (the canonical spec with every parameter, and the memory in
+ * pages, are in csv/json, the results and `compare`). Without timing, nothing printed
+ * depends on the wall clock. */
 static void print_runs(const struct mr_replay *r, const char *const *policies, size_t npol,
 		       size_t nsizes, const char *format, int timing, double wall, const char *out,
 		       struct seed_pass *sp)
@@ -353,10 +352,10 @@ static void warn_no_swap(const struct mr_replay *r)
 	}
 }
 
-/* What one replay prints beside its runs, the same for every seed of --sample-seed A..B */
 static void seeds_written(size_t k, const char *path);
 static void seeds_block(sigset_t *was);
 
+/* What one replay prints beside its runs, the same for every seed of --sample-seed A..B */
 struct one_args {
 	const char *const *policies;
 	size_t npol, nsizes;
@@ -386,13 +385,14 @@ static int replay_one(struct mr_replay_opts *o, const char *write_to, const char
 		/* one of several seeds' passes: a signal waits until its file is in place
 		 * (the handler knows the written ones, not a write's temporary file and lock;
 		 * the pass's threads have ended) */
-		pthread_sigmask(SIG_BLOCK, NULL, &was);
 		if (a->sp)
 			seeds_block(&was);
 		rc = mr_replay_write_results(r, write_to, &err);
-		if (!rc && a->sp) /* written: now this command's to remove, before a signal */
-			seeds_written(a->sp->k, write_to);
-		pthread_sigmask(SIG_SETMASK, &was, NULL);
+		if (a->sp) {
+			if (!rc) /* written: now this command's to remove, before a signal */
+				seeds_written(a->sp->k, write_to);
+			pthread_sigmask(SIG_SETMASK, &was, NULL);
+		}
 	}
 	if (rc) {
 		mr_replay_destroy(r);
@@ -497,7 +497,6 @@ static void seeds_signals(int on)
 	}
 }
 
-/* --sample-seed S, S1,S2,... or A..B: the seeds, each a whole number */
 /* --sample-seed S, a list 0,1,2 or a range 0..3 (or both: 0..3,9), decimal: NULL, or
  * what is wrong with it (in why[]). */
 static const char *parse_seeds(const char *arg, uint64_t *seeds, size_t *n, char *why, size_t cap)
@@ -916,7 +915,7 @@ int cmd_replay(int argc, char **argv)
 
 		struct seed_pass sp = { .n = nseeds, .t0 = mr_clock_s() };
 		struct mr_results_claim *claim = NULL;
-		int wrote[MAX_SEEDS] = { 0 };
+		size_t written = 0; /* passes whose partial file this command wrote */
 
 		if (nseeds == 1)
 			return replay_one(&o, out, out, &a);
@@ -951,20 +950,13 @@ int cmd_replay(int argc, char **argv)
 			/* out held: a partial file there now is one a killed replay left, a
 			 * results file, replaced; anything else is not this command's */
 			for (size_t k = 0; k < nseeds; k++) {
-				struct mr_results *old;
-				struct stat sb;
-
-				if (lstat(tmp[k], &sb))
+				if (!mr_results_check_target(tmp[k], &err))
 					continue;
-				/* a FIFO would block the open, a link lead elsewhere */
-				if (!S_ISREG(sb.st_mode) || mr_results_open(tmp[k], &old, &err)) {
-					fprintf(stderr, "memreplay replay: %s exists and is not a partial "
-						"results file of an earlier --sample-seed replay: move it "
-						"away or give another -o\n", tmp[k]);
-					mr_results_release(claim);
-					return 1;
-				}
-				mr_results_close(old);
+				fprintf(stderr, "memreplay replay: %s exists and is not a partial "
+					"results file of an earlier --sample-seed replay: move it away "
+					"or give another -o\n", tmp[k]);
+				mr_results_release(claim);
+				return 1;
 			}
 			o.output = NULL; /* held here, not by each pass */
 			/* interrupted: the lock and the passes' files so far go too */
@@ -978,7 +970,8 @@ int cmd_replay(int argc, char **argv)
 			sp.k = k;
 			sp.seed = seeds[k];
 			rc = replay_one(&o, out ? tmp[k] : NULL, out, &a);
-			wrote[k] = !rc;
+			if (!rc)
+				written = k + 1;
 		}
 		if (!rc && out) {
 			sigset_t was;
@@ -994,9 +987,8 @@ int cmd_replay(int argc, char **argv)
 		seeds_json_close(&sp, format, timing, !rc ? out : NULL);
 		/* only the partial files this command's passes wrote: the claim kept any
 		 * other replay of out from making its own */
-		for (size_t k = 0; out && k < nseeds; k++)
-			if (wrote[k])
-				unlink(tmp[k]);
+		for (size_t k = 0; out && k < written; k++)
+			unlink(tmp[k]);
 		if (out)
 			seeds_signals(0);
 		mr_results_release(claim);

@@ -188,6 +188,10 @@ struct mr_results_claim;
 #define MR_RESULTS_PATH_MAX 960 /* the longest path a claim takes (its lock and temporary
 				 * files add to it) */
 int mr_results_claim(const char *path, struct mr_results_claim **out, struct mr_error *err);
+/* May path be replaced by a results file: absent, or a results database; never a link,
+ * a FIFO or another file (what mr_results_claim() checks first). 0 or MR_EINVAL / MR_EIO
+ * with a message. */
+int mr_results_check_target(const char *path, struct mr_error *err);
 void mr_results_release(struct mr_results_claim *c);	/* NULL: no-op */
 const char *mr_results_claim_path(const struct mr_results_claim *c);
 /*

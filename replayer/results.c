@@ -114,8 +114,7 @@ struct mr_results_claim {
 	char lock[1040];
 };
 
-/* path may be replaced: absent, or a results database; never a link or another file */
-static int check_target(const char *path, struct mr_error *err)
+int mr_results_check_target(const char *path, struct mr_error *err)
 {
 	struct stat sb;
 	sqlite3 *db = NULL;
@@ -177,7 +176,7 @@ int mr_results_claim(const char *path, struct mr_results_claim **out, struct mr_
 	c->fd = -1;
 	snprintf(c->path, sizeof(c->path), "%s", path);
 	snprintf(c->lock, sizeof(c->lock), "%s.lock", path);
-	rc = check_target(path, err);
+	rc = mr_results_check_target(path, err);
 	for (int tries = 0; !rc; tries++) {
 		struct stat fs, ls;
 		char pid[32];
@@ -630,7 +629,7 @@ int mr_results_write_claimed(const struct mr_results_claim *c,
 	struct wctx w = { .path = path, .err = err };
 	sqlite3_stmt *st[NST] = { 0 };
 	char sql[256], tmp[1100], side[1200];
-	int rc = check_target(path, err); /* again: it may have changed since the claim */
+	int rc = mr_results_check_target(path, err); /* again: it may have changed since the claim */
 
 	if (!rc)
 		rc = create_temp(path, tmp, sizeof(tmp), err);
