@@ -71,6 +71,10 @@ int mr_sort_keys(struct mr_sort_key *e, uint64_t n);
 /* Their order as a qsort() comparator (what small sets take). */
 int mr_sort_key_cmp(const void *a, const void *b);
 
+/* Do paths a and b name one file (one device and inode, through any name)? 0 when either
+ * does not exist. */
+int mr_same_file(const char *a, const char *b);
+
 /* Format bytes as "1.5 MiB" into buf. Returns buf. */
 char *mr_format_bytes(uint64_t bytes, char *buf, int cap);
 

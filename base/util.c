@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
 
 /* Leading unsigned integer; rejects signs, empty input and overflow. */
@@ -261,4 +262,12 @@ int mr_size_whole_pages(const char *s, uint64_t page_size)
 	if (mr_parse_pages(s, 1, 1, &bytes, &e))
 		return 1; /* not a size: its parser says why */
 	return bytes % page_size == 0;
+}
+
+int mr_same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return a && b && !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
 }

@@ -335,7 +335,7 @@ const struct mr_cmd *cli_find(const char *name)
 
 int cli_out_ok(const char *path, const char *input, struct mr_error *err)
 {
-	struct stat sb, ib;
+	struct stat sb;
 
 	if (lstat(path, &sb))
 		return errno == ENOENT ? 0 : mr_error_set(err, MR_EIO, "cannot write %s: %s", path,
@@ -346,7 +346,7 @@ int cli_out_ok(const char *path, const char *input, struct mr_error *err)
 	if (!S_ISREG(sb.st_mode))
 		return mr_error_set(err, MR_EINVAL, "%s exists and is not a regular file: give "
 				    "another -o", path);
-	if (input && !stat(input, &ib) && ib.st_dev == sb.st_dev && ib.st_ino == sb.st_ino)
+	if (mr_same_file(input, path))
 		return mr_error_set(err, MR_EINVAL, "-o %s is the input %s itself: give another -o",
 				    path, input);
 	return 0;

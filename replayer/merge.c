@@ -247,13 +247,6 @@ static int merge_one(struct mctx *m, const char *in, int64_t *nruns)
 }
 
 /* in and out are one file (merging a file into itself would replace an input) */
-static int same_file(const char *a, const char *b)
-{
-	struct stat sa, sb;
-
-	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
 /* Every input is a results file of this version with this writer's schema objects,
  * none is out and none is given twice: checked before anything is written
  * (mr_results_open() refuses the others, naming why). */
@@ -264,12 +257,12 @@ static int check_inputs(const char *out, const char *const *inputs, size_t n, st
 	for (size_t i = 0; i < n; i++) {
 		struct mr_results *r;
 
-		if (same_file(inputs[i], out))
+		if (mr_same_file(inputs[i], out))
 			return mr_error_set(err, MR_EINVAL,
 					    "merge: %s is both an input and the output (-o): write the merge to another file",
 					    inputs[i]);
 		for (size_t j = 0; j < i; j++)
-			if (same_file(inputs[i], inputs[j]))
+			if (mr_same_file(inputs[i], inputs[j]))
 				return mr_error_set(err, MR_EINVAL,
 						    "merge: %s is given twice (also as %s): its runs would be counted twice",
 						    inputs[i], inputs[j]);
@@ -281,6 +274,9 @@ static int check_inputs(const char *out, const char *const *inputs, size_t n, st
 	return 0;
 }
 
+static int merge_into(const struct mr_results_claim *claim, const char *const *inputs,
+		      size_t n, uint64_t *nruns, struct mr_error *err);
+
 int mr_results_merge(const char *out, const char *const *inputs, size_t n, uint64_t *nruns,
 		     struct mr_error *err)
 {
@@ -290,19 +286,33 @@ int mr_results_merge(const char *out, const char *const *inputs, size_t n, uint6
 	*nruns = 0;
 	if (!n)
 		return mr_error_set(err, MR_EINVAL, "merge: no input results files given");
+	/* the inputs checked before out is claimed: a bad input leaves no lock behind */
 	rc = check_inputs(out, inputs, n, err);
 	if (rc)
 		return rc;
 	rc = mr_results_claim(out, &claim, err);
 	if (rc)
 		return rc;
-	rc = mr_results_merge_claimed(claim, inputs, n, nruns, err);
+	rc = merge_into(claim, inputs, n, nruns, err);
 	mr_results_release(claim);
 	return rc;
 }
 
 int mr_results_merge_claimed(const struct mr_results_claim *claim, const char *const *inputs,
 			     size_t n, uint64_t *nruns, struct mr_error *err)
+{
+	int rc;
+
+	*nruns = 0;
+	if (!n)
+		return mr_error_set(err, MR_EINVAL, "merge: no input results files given");
+	rc = check_inputs(mr_results_claim_path(claim), inputs, n, err);
+	return rc ? rc : merge_into(claim, inputs, n, nruns, err);
+}
+
+/* The merge of checked inputs into claim's path (temp + rename). */
+static int merge_into(const struct mr_results_claim *claim, const char *const *inputs,
+		      size_t n, uint64_t *nruns, struct mr_error *err)
 {
 	static const struct mr_results_setup none = { 0 };
 	const char *out = mr_results_claim_path(claim);
@@ -311,12 +321,6 @@ int mr_results_merge_claimed(const struct mr_results_claim *claim, const char *c
 	int64_t total = 0;
 	int rc, v;
 
-	*nruns = 0;
-	if (!n)
-		return mr_error_set(err, MR_EINVAL, "merge: no input results files given");
-	rc = check_inputs(out, inputs, n, err);
-	if (rc)
-		return rc;
 	snprintf(tmp, sizeof(tmp), "%s.merge-%ld", out, (long)getpid());
 	unlink(tmp);
 	rc = mr_results_write(tmp, &none, NULL, 0, err);

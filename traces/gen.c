@@ -245,10 +245,7 @@ int trace_out_check(const char *path, int overwrite, struct mr_error *err)
 
 int trace_out_not_input(const char *input, const char *path, struct mr_error *err)
 {
-	struct stat a, b;
-
-	if (input && path && !stat(input, &a) && !stat(path, &b) && a.st_dev == b.st_dev &&
-	    a.st_ino == b.st_ino)
+	if (mr_same_file(input, path))
 		return mr_error_set(err, MR_EINVAL,
 				    "-o %s is the input %s itself: writing it would destroy what is "
 				    "read; give another -o", path, input);
