@@ -183,17 +183,14 @@ static int add_entry(struct sweep *sw, const char *trace, const char *pol, const
 	c = cell_of(sw, path, memory, line);
 	if (!c)
 		return sw->err.code;
-	for (size_t i = 0; i < c->npol; i++)
-		if (!strcmp(c->canon[i], canon))
-			return merr(sw, line, "policy '%s' comes twice for this trace and memory (%s): give each once",
-				    pol, memory);
-	/* the same policy at a size another cell of the trace has, written otherwise
-	 * (4M, 4096K, 1024) or in another list: the same run twice */
+	/* the same policy at a size a cell of the trace has (this one, or another whose
+	 * memory is written otherwise, 4M, 4096K, 1024, or in another list): the same run
+	 * twice */
 	for (size_t k = 0; k < sw->n; k++) {
 		const struct cell *o = &sw->cells[k];
 		int has = 0;
 
-		if (o == c || strcmp(o->trace, c->trace))
+		if (strcmp(o->trace, c->trace))
 			continue;
 		for (size_t i = 0; i < o->npol && !has; i++)
 			has = !strcmp(o->canon[i], canon);
@@ -202,8 +199,8 @@ static int add_entry(struct sweep *sw, const char *trace, const char *pol, const
 				if (o->sizes[x] == c->sizes[y]) {
 					char m[32];
 
-					return merr(sw, line, "policy '%s' comes twice for this trace at %s "
-						    "(as another line's memory): give each once", pol,
+					return merr(sw, line, "policy '%s' comes twice for this trace at %s: "
+						    "give each once", pol,
 						    mr_replay_format_memory(c->sizes[y], m, sizeof(m)));
 				}
 	}
