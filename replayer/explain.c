@@ -186,6 +186,7 @@ static int replay_again(sqlite3 *db, const struct mr_explain_opts *o, const stru
 		.ntrace_pages = npages,
 	};
 	struct mr_replay *r = NULL;
+	size_t checked = 0;
 	int rc;
 
 	*out = NULL;
@@ -211,20 +212,12 @@ static int replay_again(sqlite3 *db, const struct mr_explain_opts *o, const stru
 				  ro.trace, (long long)rr->id, rr->trace_id);
 	if (!rc)
 		rc = mr_replay_run(r, err);
-	for (size_t i = 0, checked = 0; !rc && i < sizeof(check) / sizeof(check[0]); i++) {
+	for (size_t i = 0; !rc && i < sizeof(check) / sizeof(check[0]); i++) {
 		uint64_t want, got;
 
 		if (!stored_counter(db, rr->id, check[i], &want) ||
-		    mr_replay_counter(r, 0, check[i], -1, &got)) {
-			/* none of them stored: nothing says this replay is the run's */
-			if (i + 1 == sizeof(check) / sizeof(check[0]) && !checked)
-				rc = mr_error_set(err, MR_ECORRUPT,
-						  "run %lld has none of the counters (mr_misses, mr_evictions, "
-						  "pgfault, ...) its replay is checked against: the results "
-						  "file was changed; replay the trace again to explain it",
-						  (long long)rr->id);
+		    mr_replay_counter(r, 0, check[i], -1, &got))
 			continue;
-		}
 		checked++;
 		if (want != got)
 			rc = mr_error_set(err, MR_ECORRUPT,
@@ -232,6 +225,11 @@ static int replay_again(sqlite3 *db, const struct mr_explain_opts *o, const stru
 					  (long long)rr->id, rr->spec, check[i], (unsigned long long)got,
 					  (unsigned long long)want);
 	}
+	if (!rc && !checked) /* none of them stored: nothing says this replay is the run's */
+		rc = mr_error_set(err, MR_ECORRUPT,
+				  "run %lld has none of the counters (mr_misses, mr_evictions, pgfault, "
+				  "...) its replay is checked against: the results file was changed; "
+				  "replay the trace again to explain it", (long long)rr->id);
 	if (rc) {
 		mr_replay_destroy(r);
 		return rc;
