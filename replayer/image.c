@@ -962,6 +962,7 @@ static int load_all(struct load *l)
 	uint32_t *tmp = NULL, ntmp = 0, capv = 0;
 	struct rp_image_vma *v = NULL;
 	uint32_t nv = 0;
+	uint8_t *has_row;
 	int rc;
 
 	rc = mr_store_summarize_chunks(l->s, &sum, l->err);
@@ -1070,17 +1071,23 @@ static int load_all(struct load *l)
 		t->memcgs[i].cgroup = l->cg_ids[i];
 		snprintf(t->memcgs[i].path, sizeof(t->memcgs[i].path), "%s", l->cg_ids[i] ? "?" : "/");
 	}
+	/* which memcgs the cgroups table has a row of */
+	has_row = calloc(t->nr_memcgs, 1);
+	if (!has_row)
+		return mr_error_set(l->err, MR_ENOMEM, "out of memory");
 	rc = prepare(l, "SELECT id, coalesce(path,''), coalesce(memory_max,0) FROM cgroups ORDER BY id",
 		     &st);
-	if (rc)
+	if (rc) {
+		free(has_row);
 		return rc;
+	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		uint32_t *p = find_u32(l->cg_ids, l->ncg, (uint32_t)sqlite3_column_int64(st, 0));
 		const unsigned char *path = sqlite3_column_text(st, 1);
 		int64_t max = sqlite3_column_int64(st, 2);
 
 		if (p)
-			t->memcgs[p - l->cg_ids].has_row = 1;
+			has_row[p - l->cg_ids] = 1;
 		if (p && path && *path)
 			snprintf(t->memcgs[p - l->cg_ids].path, sizeof(t->memcgs[0].path), "%s",
 				 (const char *)path);
@@ -1088,22 +1095,26 @@ static int load_all(struct load *l)
 			t->memcgs[p - l->cg_ids].memory_max = (uint64_t)max;
 	}
 	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
+	if (rc != SQLITE_DONE) {
+		free(has_row);
 		return sqlerr(l, "reading cgroups");
+	}
 	/* a page charged to a cgroup the trace has no row of (as tasks and vmas name only
 	 * rows of theirs): refused, not modelled as a memcg of unknown path */
 	for (uint32_t i = 0; i < t->nr_memcgs; i++) {
-		if (t->memcgs[i].cgroup && !t->memcgs[i].has_row) {
+		if (t->memcgs[i].cgroup && !has_row[i]) {
 			uint32_t page = 0;
 
 			while (page < t->nr_pages && t->pages[page].memcg != i)
 				page++;
+			free(has_row);
 			return mr_error_set(l->err, MR_ECORRUPT, "%s: pages row %u, column cgroup: %u "
 					    "is neither 0 (none) nor the id of a row of cgroups; the "
 					    "trace is damaged or was not written by memreplay: record "
 					    "or generate it again", t->path, page, t->memcgs[i].cgroup);
 		}
 	}
+	free(has_row);
 	if (t->nodes * t->nr_memcgs > 65535)
 		return mr_error_set(l->err, MR_ERANGE, "%s: %u nodes x %u memcgs is too many lruvecs",
 				    t->path, t->nodes, t->nr_memcgs);

@@ -85,7 +85,6 @@ struct rp_memcg_row {
 	uint32_t cgroup; /* trace cgroup id (0 = pages without a cgroup: the root) */
 	uint64_t memory_max; /* its cgroups row's memory_max in bytes, 0 = unknown or none */
 	char path[120];
-	uint8_t has_row;     /* the trace has its cgroups row (0 for the root, id 0) */
 };
 
 /*
