@@ -106,6 +106,8 @@ struct mr_spread;
  * the trace's file name where the curve has several traces, the sampling rate and how
  * many seeds it combines (curve_svg.c). */
 void cli_curve_group_label(const struct mr_curve *c, size_t g, char *buf, size_t cap);
+/* The seeds (series) group g combines (curve_svg.c). */
+size_t cli_curve_seeds(const struct mr_curve *c, size_t g);
 /* The runs of group g at mem: their count; *sp the spread of their miss ratios in
  * percent (NaN ones left out); *oom set when one went over its memory. */
 size_t cli_curve_at(const struct mr_curve *c, size_t g, uint64_t mem, struct mr_spread *sp,

@@ -85,10 +85,8 @@ static int cell(const struct mr_curve *c, size_t g, uint64_t mem, char *buf, siz
 {
 	struct mr_spread sp;
 	int oom = 0;
-	size_t all = cli_curve_at(c, g, mem, &sp, &oom), seeds = 0, l;
+	size_t all = cli_curve_at(c, g, mem, &sp, &oom), seeds = cli_curve_seeds(c, g), l;
 
-	for (size_t i = g; i < c->n && c->rows[i].group == g; i++)
-		seeds += c->rows[i].series == i;
 	if (!sp.n)
 		snprintf(buf, cap, "-");
 	else if (all == 1)

@@ -70,7 +70,7 @@ static void group_label(const struct mr_curve *c, size_t g, char *buf, size_t ca
 {
 	const struct mr_curve_row *r = &c->rows[g];
 	struct mr_strbuf sb = { buf, cap, 0 };
-	size_t seeds = 0;
+	size_t seeds = cli_curve_seeds(c, g);
 	char spec[256];
 
 	mr_policy_short_spec(r->spec, spec, sizeof(spec));
@@ -79,14 +79,23 @@ static void group_label(const struct mr_curve *c, size_t g, char *buf, size_t ca
 		mr_strbuf_printf(&sb, " %s", cli_trace_name(r->trace, r->trace_id, c->rows[0].trace,
 							    sizeof(c->rows[0]), c->rows[0].trace_id,
 							    sizeof(c->rows[0]), c->n));
-	for (size_t i = 0; i < c->n; i++)
-		seeds += c->rows[i].group == g && c->rows[i].series == i;
 	if (r->vary_seed)
 		mr_strbuf_printf(&sb, " ~x%zu", seeds);
 	if (r->sample_den && seeds > 1 && !r->vary_seed)
 		mr_strbuf_printf(&sb, " 1/%u x%zu", r->sample_den, seeds);
 	else if (r->sample_den)
 		mr_strbuf_printf(&sb, " 1/%u", r->sample_den);
+}
+
+size_t cli_curve_seeds(const struct mr_curve *c, size_t g)
+{
+	size_t seeds = 0;
+
+	/* a group's rows follow its first (mr_results_curve()); a series is named by its
+	 * first row */
+	for (size_t i = g; i < c->n && c->rows[i].group == g; i++)
+		seeds += c->rows[i].series == i;
+	return seeds;
 }
 
 size_t cli_curve_at(const struct mr_curve *c, size_t g, uint64_t mem, struct mr_spread *sp,
