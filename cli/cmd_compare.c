@@ -337,36 +337,37 @@ static void print_signs(const struct mr_compare *c, int asked)
 	free(sg.run);
 }
 
-/* The settings of run i (results.c, RUN_SETTINGS: "swap N nodes N wb N reclaim R
- * shadow S fa N script SHA", name and value pairs) that differ between the file's runs,
- * each with its name: " swap 0", " swap default", the same names for every run. */
+/* The pos-th name and value of a settings string (results.c, RUN_SETTINGS: "swap N
+ * nodes N wb N reclaim R shadow S fa N script SHA"): 1, or 0 past its end. */
+static int setting_at(const char *set, unsigned pos, char *name, char *value, size_t cap)
+{
+	for (unsigned k = 0; *set; k++) {
+		size_t nl = strcspn(set, " "), vl;
+		const char *v = set[nl] ? set + nl + 1 : set + nl;
+
+		vl = strcspn(v, " ");
+		if (k == pos) {
+			snprintf(name, cap, "%.*s", (int)nl, set);
+			snprintf(value, cap, "%.*s", (int)vl, v);
+			return 1;
+		}
+		set = v[vl] ? v + vl + 1 : v + vl;
+	}
+	return 0;
+}
+
+/* The settings of run i that differ between the file's runs, each with its name: " swap
+ * 0" beside another run's " swap default". */
 static void settings_diff(const struct mr_compare *c, size_t i, struct mr_strbuf *sb)
 {
-	char mine[160], *pm = mine, *w;
-	unsigned pos = 0;
+	char name[80], value[80], n2[80], v2[80];
 
-	snprintf(mine, sizeof(mine), "%s", c->settings[i]);
-	while ((w = strsep(&pm, " ")) != NULL) {
-		const char *value = pm ? strsep(&pm, " ") : NULL;
-		int differs = 0;
-
-		if (!value)
-			break;
-		/* does the value at this pair differ in any run of the file? */
-		for (size_t j = 0; j < c->nruns && !differs; j++) {
-			char other[160], *po = other, *ov = NULL;
-
-			snprintf(other, sizeof(other), "%s", c->settings[j]);
-			for (unsigned k = 0; k <= pos && po; k++) {
-				strsep(&po, " "); /* the name */
-				ov = po ? strsep(&po, " ") : NULL;
+	for (unsigned pos = 0; setting_at(c->settings[i], pos, name, value, sizeof(name)); pos++)
+		for (size_t j = 0; j < c->nruns; j++)
+			if (!setting_at(c->settings[j], pos, n2, v2, sizeof(n2)) || strcmp(v2, value)) {
+				mr_strbuf_printf(sb, " %s %s", name, value);
+				break;
 			}
-			differs = !ov || strcmp(ov, value);
-		}
-		if (differs)
-			mr_strbuf_printf(sb, " %s %s", w, value);
-		pos++;
-	}
 }
 
 /* Where run i comes from, for a file of several traces or samplings: the trace (its file
