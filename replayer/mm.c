@@ -219,6 +219,31 @@ void rp_zap_pte(struct rp_machine *mach, const struct mr_vma *vma, struct mr_pte
 		mach->ops->mark_accessed(mach->pol, frame);
 }
 
+/* Are the eight slots from s (a multiple of 8) all not present? One test of 32 bytes:
+ * a table a sampled machine unmaps holds a few pages among its 512 slots. */
+static inline int none8(const struct mr_pte_table *pt, unsigned s)
+{
+	uint64_t w[4];
+
+	memcpy(w, &pt->page[s], sizeof(w));
+	return (w[0] & w[1] & w[2] & w[3]) == UINT64_MAX;
+}
+
+/* Zap the present PTEs of slots [first, last] of pt. */
+static void zap_slots(struct rp_machine *mach, const struct mr_vma *vma, struct mr_pte_table *pt,
+		      unsigned first, unsigned last, int explicit)
+{
+	for (unsigned s = first; s <= last && pt->nr_present;) {
+		if (!(s & 7) && s + 7 <= last && none8(pt, s)) {
+			s += 8;
+			continue;
+		}
+		if (pt->page[s] != MR_NONE)
+			rp_zap_pte(mach, vma, pt, s, explicit);
+		s++;
+	}
+}
+
 /* Zap the PTEs of [start, end) in mm and free the tables no live VMA covers any more
  * (the caller has already taken vma off the live list). */
 static void zap_range(struct rp_machine *mach, const struct mr_vma *vma, int explicit)
@@ -234,14 +259,10 @@ static void zap_range(struct rp_machine *mach, const struct mr_vma *vma, int exp
 		unsigned first = key == k0 ? (unsigned)((vma->start >> 12) & 511) : 0;
 		unsigned last = key == k1 ? (unsigned)(((vma->end - 1) >> 12) & 511) : 511;
 
-		for (unsigned s = first; s <= last && pt->nr_present; s++)
-			if (pt->page[s] != MR_NONE)
-				rp_zap_pte(mach, vma, pt, s, explicit);
+		zap_slots(mach, vma, pt, first, last, explicit);
 		if (!vma_overlaps(mach, vma->mm, key << 21, (key + 1) << 21, MR_NONE)) {
 			/* free_pgtables(): nothing maps this region any more */
-			for (unsigned s = 0; s < MR_PTRS_PER_TABLE && pt->nr_present; s++)
-				if (pt->page[s] != MR_NONE)
-					rp_zap_pte(mach, NULL, pt, s, 0);
+			zap_slots(mach, NULL, pt, 0, MR_PTRS_PER_TABLE - 1, 0);
 			rp_table_free(mach, ti);
 			memmove(&mx->tbl[pos], &mx->tbl[pos + 1], (mx->ntbl - pos - 1) * sizeof(*mx->tbl));
 			mx->ntbl--;
@@ -259,6 +280,29 @@ static void list_remove(uint32_t *v, uint32_t *n, uint32_t id)
 			(*n)--;
 			return;
 		}
+	}
+}
+
+/* Take VMA vi off its mm's live list, found by its start (the list is sorted by it). */
+static void live_remove(struct rp_machine *mach, struct rp_mmx *mx, uint32_t vi)
+{
+	uint64_t start = mach->vmas[vi].v.start;
+	uint32_t lo = 0, hi = mx->nlive;
+
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+
+		if (mach->vmas[mx->live[mid]].v.start < start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < mx->nlive && mx->live[lo] == vi) {
+		memmove(&mx->live[lo], &mx->live[lo + 1], (mx->nlive - lo - 1) * sizeof(*mx->live));
+		mx->nlive--;
+	} else {
+		MR_WARN_ON_ONCE(1);
+		list_remove(mx->live, &mx->nlive, vi);
 	}
 }
 
@@ -301,7 +345,7 @@ void rp_vma_unmap(struct rp_machine *mach, uint32_t vi, int explicit)
 
 	if (!mach->vma_live[vi])
 		return;
-	list_remove(mx->live, &mx->nlive, vi);
+	live_remove(mach, mx, vi);
 	if (v->file)
 		list_remove(mach->imap[v->file].live, &mach->imap[v->file].n, vi);
 	mach->vma_live[vi] = 0;
@@ -325,23 +369,28 @@ void rp_vma_activate(struct rp_machine *mach, uint32_t vi)
 
 	if (mach->vma_live[vi] || !mm)
 		return;
-	/* mmap over live mappings unmaps them first (MAP_FIXED) */
+	/* mmap over live mappings unmaps them first (MAP_FIXED). Live VMAs are sorted by
+	 * start, non-empty and disjoint (rows have end > start, image.c), so their ends
+	 * rise too: the first that may overlap is the first ending after nv's start. */
 	for (;;) {
-		uint32_t victim = MR_NONE;
+		const struct mr_vma *v;
 
-		for (uint32_t i = 0; i < mx->nlive; i++) {
-			const struct mr_vma *v = &mach->vmas[mx->live[i]].v;
+		lo = 0;
+		hi = mx->nlive;
+		while (lo < hi) {
+			uint32_t mid = (lo + hi) / 2;
 
-			if (v->start < nv->end && v->end > nv->start) {
-				victim = mx->live[i];
-				break;
-			}
-			if (v->start >= nv->end)
-				break;
+			if (mach->vmas[mx->live[mid]].v.end <= nv->start)
+				lo = mid + 1;
+			else
+				hi = mid;
 		}
-		if (victim == MR_NONE)
+		if (lo == mx->nlive)
 			break;
-		rp_vma_unmap(mach, victim, 0);
+		v = &mach->vmas[mx->live[lo]].v;
+		if (v->start >= nv->end)
+			break;
+		rp_vma_unmap(mach, mx->live[lo], 0);
 	}
 	lo = 0;
 	hi = mx->nlive;
