@@ -42,6 +42,8 @@ struct mctx {
 	sqlite3 *db;
 	const char *out;
 	struct mr_error *err;
+	const char *const *inputs; /* the inputs, and how many are merged so far */
+	size_t ninputs;
 };
 
 static int sqlerr(struct mctx *m, const char *what, const char *in)
@@ -158,12 +160,12 @@ static int copy_table(struct mctx *m, size_t t, const char *in)
 }
 
 /* The input has table t (a file from before a table was added has none: no rows). */
-static int64_t has_table(struct mctx *m, size_t t, const char *in)
+static int64_t has_table(struct mctx *m, const char *name, const char *in)
 {
 	char q[160];
 
 	snprintf(q, sizeof(q), "SELECT count(*) FROM src.sqlite_schema WHERE type = 'table' AND "
-		 "name = '%s'", tables[t].name);
+		 "name = '%s'", name);
 	return query_int(m, q, in);
 }
 
@@ -173,7 +175,7 @@ static int check_orphans(struct mctx *m, const char *in)
 	char q[200];
 
 	for (size_t t = 1; t < NTABLES; t++) {
-		int64_t n = has_table(m, t, in);
+		int64_t n = has_table(m, tables[t].name, in);
 
 		if (n <= 0) {
 			if (n < 0)
@@ -191,6 +193,78 @@ static int check_orphans(struct mctx *m, const char *in)
 					    in, (long long)n, tables[t].name);
 	}
 	return 0;
+}
+
+/*
+ * A run of the input that is one already merged from an earlier input: the same trace,
+ * policy, parameters, memory, settings and build (every column of runs but its id and
+ * the trace's path) and the same counters and notes. The replay is deterministic, so it
+ * is a copy of that run (a file merged with its copy, a cell replayed twice): merged, it
+ * would be counted twice in every curve and compare. Refused, naming both.
+ */
+static int check_duplicates(struct mctx *m, const char *in)
+{
+	char cbuf[4096], qbuf[6144];
+	struct mr_strbuf on = { cbuf, sizeof(cbuf), 0 }, sql = { qbuf, sizeof(qbuf), 0 };
+	sqlite3_stmt *st = NULL;
+	int rc = 0;
+
+	if (!m->ninputs)
+		return 0;
+	if (sqlite3_prepare_v2(m->db, "SELECT m.name, s.name IS NOT NULL FROM pragma_table_info('runs', "
+				      "'main') m LEFT JOIN pragma_table_info('runs', 'src') s ON s.name = "
+				      "m.name WHERE m.name NOT IN ('id', 'trace') ORDER BY m.cid",
+			       -1, &st, NULL) != SQLITE_OK)
+		return sqlerr(m, "reading the schema", in);
+	cbuf[0] = 0;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *c = (const char *)sqlite3_column_text(st, 0);
+
+		if (sqlite3_column_int(st, 1))
+			mr_strbuf_printf(&on, " AND m.\"%s\" IS s.\"%s\"", c, c);
+		else
+			mr_strbuf_printf(&on, " AND m.\"%s\" IS NULL", c);
+	}
+	sqlite3_finalize(st);
+	mr_strbuf_printf(&sql, "SELECT s.id, o.input, o.old FROM src.runs s JOIN main.runs m ON 1%s "
+			 "JOIN temp.merge_origin o ON o.new = m.id WHERE 1", cbuf);
+	for (size_t i = 0; i < 2; i++) { /* the same rows of counters and of notes */
+		const char *t = i ? "notes" : "counters", *c = i ? "kind, message" : "memcg, name, value";
+		int64_t have = has_table(m, t, in);
+
+		if (have < 0)
+			return MR_EIO;
+		if (!have) { /* an older file without the table: no rows */
+			mr_strbuf_printf(&sql, " AND NOT EXISTS (SELECT 1 FROM main.%s WHERE run = m.id)", t);
+			continue;
+		}
+		mr_strbuf_printf(&sql, " AND NOT EXISTS (SELECT %s FROM src.%s WHERE run = s.id EXCEPT "
+				 "SELECT %s FROM main.%s WHERE run = m.id) AND NOT EXISTS (SELECT %s "
+				 "FROM main.%s WHERE run = m.id EXCEPT SELECT %s FROM src.%s WHERE run = "
+				 "s.id)", c, t, c, t, c, t, c, t);
+	}
+	mr_strbuf_printf(&sql, " ORDER BY s.id, m.id LIMIT 1");
+	if (on.len >= on.cap || sql.len >= sql.cap)
+		return mr_error_set(m->err, MR_ERANGE, "merge into %s: table runs has too many columns",
+				    m->out);
+	if (sqlite3_prepare_v2(m->db, qbuf, -1, &st, NULL) != SQLITE_OK)
+		return sqlerr(m, "comparing the runs", in);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0), k = sqlite3_column_int64(st, 1);
+		int64_t old = sqlite3_column_int64(st, 2);
+
+		rc = mr_error_set(m->err, MR_EINVAL,
+				  "merge: run #%lld of %s is run #%lld of %s again (the same trace, "
+				  "policy, parameters, memory, settings, build, counters and notes): "
+				  "merged, it would be counted twice in curves and compares; leave out "
+				  "the copy (a file given with a copy of it, or a cell replayed twice)",
+				  (long long)id, in, (long long)old,
+				  k >= 0 && (size_t)k < m->ninputs ? m->inputs[k] : "an earlier input");
+	} else if (sqlite3_errcode(m->db) != SQLITE_DONE && sqlite3_errcode(m->db) != SQLITE_OK) {
+		rc = sqlerr(m, "comparing the runs", in);
+	}
+	sqlite3_finalize(st);
+	return rc;
 }
 
 static int merge_one(struct mctx *m, const char *in, int64_t *nruns)
@@ -213,14 +287,21 @@ static int merge_one(struct mctx *m, const char *in, int64_t *nruns)
 	if (!rc)
 		rc = check_orphans(m, in);
 	if (!rc)
+		rc = check_duplicates(m, in);
+	if (!rc)
 		rc = exec(m, "DELETE FROM temp.merge_map", in);
 	if (!rc) {
 		snprintf(q, sizeof(q), "INSERT INTO temp.merge_map SELECT id, %lld + row_number() "
 			 "OVER (ORDER BY id) FROM src.runs", (long long)*nruns);
 		rc = exec(m, q, in);
 	}
+	if (!rc) {
+		snprintf(q, sizeof(q), "INSERT INTO temp.merge_origin SELECT new, %zu, old FROM "
+			 "temp.merge_map", m->ninputs);
+		rc = exec(m, q, in);
+	}
 	for (size_t t = 0; !rc && t < NTABLES; t++) {
-		int64_t have = has_table(m, t, in);
+		int64_t have = has_table(m, tables[t].name, in);
 
 		if (have < 0)
 			rc = MR_EIO;
@@ -337,8 +418,10 @@ static int merge_into(const struct mr_results_claim *claim, const char *const *i
 	rc = check_known_tables(&m);
 	if (!rc)
 		rc = exec(&m, "PRAGMA journal_mode=DELETE; CREATE TEMP TABLE merge_map(old INTEGER "
-			      "PRIMARY KEY, new INTEGER NOT NULL);", NULL);
-	for (size_t i = 0; !rc && i < n; i++)
+			      "PRIMARY KEY, new INTEGER NOT NULL); CREATE TEMP TABLE merge_origin(new "
+			      "INTEGER PRIMARY KEY, input INTEGER NOT NULL, old INTEGER NOT NULL);", NULL);
+	m.inputs = inputs;
+	for (size_t i = 0; !rc && i < n; i++, m.ninputs++)
 		rc = merge_one(&m, inputs[i], &total);
 	if (sqlite3_close(m.db) != SQLITE_OK && !rc)
 		rc = mr_error_set(err, MR_EIO, "merge into %s: closing %s failed", out, tmp);

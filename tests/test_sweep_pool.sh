@@ -267,6 +267,18 @@ refuse "exists and is not a memreplay results database" "$MR" merge -o m/z.db D/
 check "... the trace at -o left alone" [ "$(md5sum <m/z.db)" = "$sum" ]
 refuse "both an input and the output" "$MR" merge -o all.db all.db D/cell-0000.db
 refuse "is given twice" "$MR" merge -o x.db D/cell-0000.db D/cell-0000.db
+# the same runs in two files (a copy, or the cell replayed on its own): counted twice
+cp D/cell-0000.db copy.db
+refuse "run #1 of copy.db is run #1 of D/cell-0000.db again" "$MR" merge -o x.db D/cell-0000.db copy.db
+check "... nothing written" [ ! -e x.db ]
+refuse "run #1 of single_z.db is run #1 of D/cell-0000.db again" "$MR" merge -o x.db D/cell-0001.db D/cell-0000.db single_z.db
+# a run with one counter of its own is another run (the counters are compared)
+sqlite3 copy.db 'UPDATE counters SET value = value + 1 WHERE run = 1 AND name = "pgfault"'
+refuse "run #2 of copy.db is run #2 of D/cell-0000.db again" "$MR" merge -o x.db D/cell-0000.db copy.db
+sqlite3 copy.db 'UPDATE counters SET value = value + 1 WHERE run > 1 AND name = "pgfault"'
+"$MR" merge -o x.db D/cell-0000.db copy.db >/dev/null 2>"$T/err"
+check "... which merges when every run differs" [ $? = 0 ]
+rm -f x.db
 refuse "missing -o" "$MR" merge D/cell-0000.db
 
 [ $fail = 0 ] && echo "all passed" || echo "$fail failed"
