@@ -74,6 +74,8 @@ const struct mr_cmd *cli_find(const char *name);
 int cli_help(const char *name);
 /* Print s to stdout as a JSON string literal (quotes, backslashes, control characters escaped). */
 void cli_json_string(const char *s);
+/* The same for n bytes, which may hold NULs (\u0000): a database's text may. */
+void cli_json_stringn(const char *s, size_t n);
 /* Print text from a file (a trace or results database may hold anything) to stdout so that
  * it can neither move the cursor, recolour the terminal nor fake lines: control
  * characters, C1 controls and bytes that are not UTF-8 become \xHH (and \n, \t, \r,
@@ -81,6 +83,8 @@ void cli_json_string(const char *s);
  * and tabs stay, quotes are doubled and backslashes are not. */
 #define CLI_TEXT_CSV 1u
 void cli_print_text(const char *s, unsigned flags);
+/* The same for n bytes, which may hold NULs (\x00). */
+void cli_print_textn(const char *s, size_t n, unsigned flags);
 /* Print s to stdout as one quoted CSV field (cli_print_text() with CLI_TEXT_CSV inside). */
 void cli_csv_field(const char *s);
 

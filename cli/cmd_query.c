@@ -81,19 +81,23 @@ static void stmt_text(const char *sql, const char *tail, char *buf, size_t cap)
 	buf[n] = 0;
 }
 
-static void print_field(const char *v, enum format f)
+static void print_field(const char *v, size_t n, enum format f)
 {
+	int quote = 0;
+
 	if (!v) {
 		if (f == F_TABLE)
 			fputs("NULL", stdout);
 		return;
 	}
-	if (f == F_TABLE || !strpbrk(v, ",\"\n\r")) {
-		cli_print_text(v, f == F_CSV ? CLI_TEXT_CSV : 0);
+	for (size_t i = 0; f == F_CSV && i < n && !quote; i++)
+		quote = v[i] == ',' || v[i] == '"' || v[i] == '\n' || v[i] == '\r';
+	if (!quote) {
+		cli_print_textn(v, n, f == F_CSV ? CLI_TEXT_CSV : 0);
 		return;
 	}
 	putchar('"');
-	cli_print_text(v, CLI_TEXT_CSV);
+	cli_print_textn(v, n, CLI_TEXT_CSV);
 	putchar('"');
 }
 
@@ -129,8 +133,9 @@ static void print_json_value(sqlite3_stmt *st, int i)
 	case SQLITE_BLOB:
 		printf("\"<blob %d bytes>\"", sqlite3_column_bytes(st, i));
 		break;
-	default:
-		cli_json_string((const char *)sqlite3_column_text(st, i));
+	default: /* text (its bytes: it may hold NULs) */
+		cli_json_stringn((const char *)sqlite3_column_text(st, i),
+				 (size_t)sqlite3_column_bytes(st, i));
 	}
 }
 
@@ -152,7 +157,8 @@ static void print_row(sqlite3_stmt *st, int ncol, enum format f, long row)
 		if (sqlite3_column_type(st, i) == SQLITE_BLOB)
 			printf("<blob %d bytes>", sqlite3_column_bytes(st, i));
 		else
-			print_field((const char *)sqlite3_column_text(st, i), f);
+			print_field((const char *)sqlite3_column_text(st, i),
+				    (size_t)sqlite3_column_bytes(st, i), f);
 		putchar(i + 1 < ncol ? (f == F_CSV ? ',' : '\t') : '\n');
 	}
 }
@@ -165,7 +171,9 @@ static int run(sqlite3 *db, sqlite3_stmt *st, enum format f, int index, const ch
 
 	if (ncol && f != F_JSON)
 		for (int i = 0; i < ncol; i++) {
-			print_field(sqlite3_column_name(st, i), f);
+			const char *name = sqlite3_column_name(st, i);
+
+			print_field(name, name ? strlen(name) : 0, f);
 			putchar(i + 1 < ncol ? (f == F_CSV ? ',' : '\t') : '\n');
 		}
 	if (ncol && f == F_JSON)

@@ -376,14 +376,32 @@ int cli_parse_duration(const char *cmd, const char *opt, const char *arg, uint64
 
 void cli_json_string(const char *s)
 {
+	cli_json_stringn(s, strlen(s));
+}
+
+void cli_json_stringn(const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + n;
+
 	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			printf("\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			printf("\\u%04x", *s);
-		else
-			putchar(*s);
+	while (p < end) {
+		unsigned c = *p, len = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 :
+					(c & 0xf0) == 0xe0 ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+		unsigned k = 1;
+
+		if (len > (size_t)(end - p))
+			len = 0;
+		while (len > 1 && k < len && (p[k] & 0xc0) == 0x80)
+			k++;
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else if (len && k == len)
+			fwrite(p, 1, len, stdout);
+		else /* not UTF-8, which a JSON string must be: the replacement character */
+			fputs("\\ufffd", stdout), len = 1;
+		p += len ? len : 1;
 	}
 	putchar('"');
 }
@@ -412,12 +430,20 @@ void cli_csv_field(const char *s)
 
 void cli_print_text(const char *s, unsigned flags)
 {
-	const unsigned char *p = (const unsigned char *)s;
+	cli_print_textn(s, strlen(s), flags);
+}
 
-	while (*p) {
+void cli_print_textn(const char *s, size_t n, unsigned flags)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + n;
+
+	while (p < end) {
 		unsigned c = *p, len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 :
 					(c & 0xf8) == 0xf0 ? 4 : 0;
 		unsigned k = 1;
+
+		if (len > (size_t)(end - p)) /* a sequence cut by the end of the text */
+			len = 0;
 
 		if ((flags & CLI_TEXT_CSV) && (c == '\n' || c == '\r' || c == '\t' || c == '"')) {
 			if (c == '"')

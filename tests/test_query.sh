@@ -83,6 +83,16 @@ case_formats() {
 	want 0 "$(printf '[{"i":1,"f":2.5,"s":"a,\\"b\\"","n":null}]\n[]')"
 	q t.db --json "SELECT 0.1 AS a, 1e300 * 1e300 AS inf, 3.0 AS r, x'0102' AS b"
 	want 0 '[{"a":0.1,"inf":null,"r":3.0,"b":"<blob 2 bytes>"}]'
+	# text holding a NUL, a byte that is not UTF-8 and a cut sequence: all of it shown
+	local odd="SELECT 'ab' || char(0) || 'cd' AS a, CAST(x'6162ff' AS TEXT) AS b, CAST(x'e282' AS TEXT) AS c"
+	q t.db "$odd"
+	want 0 "$(printf 'a\tb\tc\nab\\x00cd\tab\\xff\t\\xe2\\x82')"
+	q t.db --csv "$odd"
+	want 0 "$(printf 'a,b,c\nab\\x00cd,ab\\xff,\\xe2\\x82')"
+	q t.db --json "$odd"
+	want 0 '[{"a":"ab\u0000cd","b":"ab\ufffd","c":"\ufffd\ufffd"}]'
+	printf '%s' "$out" | python3 -c 'import json, sys; json.load(sys.stdin)' ||
+		fail "--json of text that is not UTF-8 is not JSON"
 	# every result set is a JSON document of its own
 	q t.db -f json "SELECT id, type FROM pages ORDER BY id LIMIT 3; SELECT key FROM meta"
 	printf '%s\n' "$out" | python3 -c '
