@@ -54,6 +54,9 @@ const char *cli_bench_dir(const struct cli_bench_opts *b);
 
 /* Print "memreplay CMD: message" for an error context and return exit status 1. */
 int cli_fail(const char *cmd, const struct mr_error *err);
+/* The same for an option's value that does not parse (the command line is wrong): the
+ * message and the usage line, exit status 2 (cli_usage_error()). */
+int cli_bad_option(const char *cmd, const struct mr_error *err);
 /* An output file path may be written (replaced by a rename): absent, or a regular file
  * that is not input (NULL: none) — never a link, a device, a FIFO or the file read;
  * --force does not change that. 0, or MR_EINVAL / MR_EIO with a message. */
@@ -63,7 +66,7 @@ int cli_out_ok(const char *path, const char *input, struct mr_error *err);
  * *ns. A value that is not 0 but below min_ns is refused as well, naming the unit: for
  * options where so short a time cannot be meant, a bare number is seconds or
  * milliseconds typed without the unit. Returns 0, or prints "memreplay CMD: OPT: why"
- * and returns exit status 1.
+ * and the usage line and returns exit status 2.
  */
 int cli_parse_duration(const char *cmd, const char *opt, const char *arg, uint64_t min_ns,
 		       uint64_t *ns);

@@ -19,12 +19,12 @@ int cli_bench_opt(int c, const char *arg, struct cli_bench_opts *b)
 	switch (c) {
 	case 'e': /* 0 is "the default" inside: given, it would run 50M events */
 		if (mr_parse_count(arg, &b->events, &err))
-			return cli_fail("bench", &err);
+			return cli_usage_error("bench", "--events: %s", err.msg);
 		return b->events ? 0 : cli_usage_error("bench", "--events 0: give a count of 1 or more");
 	case 'p':
 	case 's':
 		return mr_parse_pages(arg, MR_PAGE_SIZE, 0, &b->pages, &err) ?
-			       cli_fail("bench", &err) : 0;
+			       cli_usage_error("bench", "--%s: %s", c == 'p' ? "pages" : "size", err.msg) : 0;
 	case 'd':
 		b->dir = arg;
 		return 0;

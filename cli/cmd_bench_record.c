@@ -98,7 +98,7 @@ int cmd_bench_record(int argc, char **argv)
 		switch (c) {
 		case 'r':
 			if (mr_parse_count(optarg, &runs, &err))
-				return cli_fail("bench", &err);
+				return cli_usage_error("bench", "--runs: %s", err.msg);
 			if (runs < 1 || runs > 64)
 				return cli_usage_error("bench", "--runs %s: 1 to 64", optarg);
 			o.runs = (int)runs;

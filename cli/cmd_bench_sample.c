@@ -58,7 +58,7 @@ int cmd_bench_sample(int argc, char **argv)
 		}
 		if (c == O_RATE) {
 			if (mr_replay_parse_sample(optarg, &o.den, &err))
-				return cli_fail("bench", &err);
+				return cli_bad_option("bench", &err);
 			continue;
 		}
 		if (c == O_NO_ZIPF) {
@@ -77,7 +77,7 @@ int cmd_bench_sample(int argc, char **argv)
 		}
 		if (c == O_UNIT) {
 			if (mr_replay_parse_sample_unit(optarg, &o.unit, &err))
-				return cli_fail("bench", &err);
+				return cli_bad_option("bench", &err);
 			continue;
 		}
 		rc = cli_bench_opt(c, optarg, &b);

@@ -77,11 +77,11 @@ int cmd_gen(int argc, char **argv)
 			name[n] = 0;
 			if (!strcmp(name, "seed")) {
 				if (mr_parse_count(eq + 1, &vals.seed, &err))
-					return cli_fail("gen", &err);
+					return cli_bad_option("gen", &err);
 			} else if (!strcmp(name, "output")) {
 				out = eq + 1;
 			} else if (mr_gen_set(g, &vals, name, eq + 1, &err)) {
-				return cli_fail("gen", &err);
+				return cli_bad_option("gen", &err);
 			}
 			continue;
 		}
@@ -91,10 +91,10 @@ int cmd_gen(int argc, char **argv)
 			out = argv[++i];
 		} else if (!strcmp(a, "--seed")) {
 			if (mr_parse_count(argv[++i], &vals.seed, &err))
-				return cli_fail("gen", &err);
+				return cli_bad_option("gen", &err);
 		} else if (!strncmp(a, "--", 2)) {
 			if (mr_gen_set(g, &vals, a + 2, argv[++i], &err))
-				return cli_fail("gen", &err);
+				return cli_bad_option("gen", &err);
 		} else {
 			return cli_usage_error("gen", "unexpected argument '%s'", a);
 		}

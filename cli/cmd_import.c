@@ -53,7 +53,7 @@ int cmd_import(int argc, char **argv)
 				return cli_usage_error("import", "option %s needs a value", a);
 			if (!strcmp(a, "--tick")) {
 				if (cli_parse_duration("import", a, argv[++i], 0, &o.tick_ns))
-					return 1;
+					return 2;
 				if (!o.tick_ns)
 					return cli_usage_error("import", "--tick must be above 0 (1ns, 10ns, 1us)");
 			} else {

@@ -137,7 +137,7 @@ int cmd_record(int argc, char **argv)
 		case O_DURATION:
 			if (cli_parse_duration("record", "--duration", optarg, MIN_RECORD_NS,
 					       &o.duration_ns))
-				return 1;
+				return 2;
 			break;
 		case O_SOURCES:
 			if (mr_record_parse_sources(optarg, &o.sources, NULL)) {
@@ -169,13 +169,13 @@ int cmd_record(int argc, char **argv)
 		case O_YINT:
 			if (cli_parse_duration("record", "--young-interval", optarg, MIN_RECORD_NS,
 					       &o.young_interval_ns))
-				return 1;
+				return 2;
 			if (!o.young_interval_ns)
 				return cli_usage_error("record", "bad --young-interval '%s'", optarg);
 			break;
 		case O_RING:
 			if (mr_parse_pages(optarg, MR_PAGE_SIZE, 0, &pages, &err))
-				return cli_fail("record", &err);
+				return cli_usage_error("record", "--ring-size: %s", err.msg);
 			if (pages & (pages - 1) || pages > (1u << 20))
 				return cli_usage_error("record", "--ring-size %s: must be a power of "
 						       "two number of pages (4K, 8K, ... 4G)", optarg);

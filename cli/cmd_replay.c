@@ -621,7 +621,7 @@ int cmd_replay(int argc, char **argv)
 			size_t ns;
 
 			if (mr_policy_preset(optarg, &specs, &ns, &err))
-				return cli_fail("replay", &err);
+				return cli_bad_option("replay", &err);
 			if (npol + ns > MAX_POLICIES)
 				return cli_usage_error("replay", "at most %d policies in one pass", MAX_POLICIES);
 			for (size_t k = 0; k < ns; k++)
@@ -657,13 +657,13 @@ int cmd_replay(int argc, char **argv)
 								       id, id);
 				limits[nlim].cgroup = (uint32_t)id;
 				if (mr_parse_pages(eq + 1, MR_PAGE_SIZE, 0, &limits[nlim].pages, &err))
-					return cli_fail("replay", &err);
+					return cli_bad_option("replay", &err);
 				nlim++;
 			} else if (mr_replay_parse_memory(optarg, sizes, MR_REPLAY_MAX_SIZES, &nsizes,
 							  &err)) {
 				/* a list of sizes: every policy replays at each (repeating
 				 * --memory adds to the list) */
-				return cli_fail("replay", &err);
+				return cli_bad_option("replay", &err);
 			}
 			break;
 		}
@@ -697,7 +697,7 @@ int cmd_replay(int argc, char **argv)
 		}
 		case O_SAMPLE:
 			if (mr_replay_parse_sample(optarg, &o.sample_den, &err))
-				return cli_fail("replay", &err);
+				return cli_bad_option("replay", &err);
 			break;
 		case O_SAMPLE_SEED: {
 			char why[96];
@@ -713,7 +713,7 @@ int cmd_replay(int argc, char **argv)
 		}
 		case O_SAMPLE_UNIT:
 			if (mr_replay_parse_sample_unit(optarg, &o.sample_unit, &err))
-				return cli_fail("replay", &err);
+				return cli_bad_option("replay", &err);
 			sample_unit_set = 1;
 			break;
 		case O_FAULT_AROUND: {
@@ -762,7 +762,7 @@ int cmd_replay(int argc, char **argv)
 		case O_SWAP:
 			/* 0 is no swap (anon pages stay), as swapoff -a on the host */
 			if (mr_parse_pages(optarg, MR_PAGE_SIZE, 1, &o.swap_pages, &err))
-				return cli_fail("replay", &err);
+				return cli_usage_error("replay", "--swap: %s", err.msg);
 			o.swap_given = 1;
 			break;
 		case 'o':
@@ -773,12 +773,12 @@ int cmd_replay(int argc, char **argv)
 			break;
 		case O_INTERVAL:
 			if (cli_parse_duration("replay", "--interval", optarg, 0, &o.interval_ns))
-				return 1;
+				return 2;
 			break;
 		case O_SNAP:
 			if (cli_parse_duration("replay", "--snapshot-every", optarg, 0,
 					       &o.snapshot_every_ns))
-				return 1;
+				return 2;
 			break;
 		case O_WBDELAY:
 			o.writeback_given = 1;
@@ -786,7 +786,7 @@ int cmd_replay(int argc, char **argv)
 				o.writeback_delay_ns = MR_WRITEBACK_SYNC;
 			else if (cli_parse_duration("replay", "--writeback-delay", optarg, 0,
 						    &o.writeback_delay_ns))
-				return 1;
+				return 2;
 			break;
 		case O_THREADS: {
 			char *end;
@@ -845,6 +845,11 @@ int cmd_replay(int argc, char **argv)
 		return cli_usage_error("replay", optind >= argc ? "name a trace" : "one trace at a time");
 	if (!npol)
 		return cli_usage_error("replay", "name at least one --policy (see --list-policies)");
+	/* a policy or parameter that does not exist is a wrong command line, found before
+	 * the trace is read (the replay would refuse it after) */
+	for (size_t i = 0; i < npol; i++)
+		if (mr_policy_check_spec(policies[i], &err))
+			return cli_bad_option("replay", &err);
 	if (o.detail && !out)
 		return cli_usage_error("replay", "--detail adds tables to the results database: give -o RESULTS.db");
 	if (o.reclaim == MR_RECLAIM_NODE && !nsizes)

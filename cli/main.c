@@ -359,6 +359,11 @@ int cli_fail(const char *cmd, const struct mr_error *err)
 	return 1;
 }
 
+int cli_bad_option(const char *cmd, const struct mr_error *err)
+{
+	return cli_usage_error(cmd, "%s", err->msg[0] ? err->msg : mr_strerror(err->code));
+}
+
 int cli_parse_duration(const char *cmd, const char *opt, const char *arg, uint64_t min_ns,
 		       uint64_t *ns)
 {
@@ -370,8 +375,7 @@ int cli_parse_duration(const char *cmd, const char *opt, const char *arg, uint64
 		mr_error_set(&err, MR_ERANGE, "%s is %llu ns, too short to be meant; a bare "
 			     "number is nanoseconds: give a unit (%ss, %sms)", arg,
 			     (unsigned long long)*ns, arg, arg);
-	fprintf(stderr, "memreplay %s: %s: %s\n", cmd, opt, err.msg);
-	return 1;
+	return cli_usage_error(cmd, "%s: %s", opt, err.msg);
 }
 
 void cli_json_string(const char *s)

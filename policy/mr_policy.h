@@ -507,6 +507,8 @@ int mr_policy_load_plugin(const char *path, struct mr_error *err);
  */
 int mr_policy_parse(const char *spec, const struct mr_policy_ops **ops, void *params,
 		    size_t params_cap, char *canon, size_t canon_cap, struct mr_error *err);
+/* Does spec parse (mr_policy_parse() into a buffer of its own)? 0, or its error. */
+int mr_policy_check_spec(const char *spec, struct mr_error *err);
 
 /*
  * spec with only the parameters that differ from their defaults, in table order, for

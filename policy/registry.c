@@ -524,6 +524,28 @@ int mr_policy_parse(const char *spec, const struct mr_policy_ops **ops_out, void
 	return 0;
 }
 
+int mr_policy_check_spec(const char *spec, struct mr_error *err)
+{
+	const struct mr_policy_ops *ops;
+	size_t need = 0;
+	void *params;
+	int rc;
+
+	ensure_builtins();
+	for (size_t i = 0; spec && i < nr_registered; i++) {
+		size_t n = strlen(registry[i]->name);
+
+		if (!strncmp(registry[i]->name, spec, n) && (spec[n] == ':' || !spec[n]))
+			need = registry[i]->params_size;
+	}
+	params = malloc(need ? need : 1);
+	if (!params)
+		return mr_error_set(err, MR_ENOMEM, "out of memory");
+	rc = mr_policy_parse(spec, &ops, params, need, NULL, 0, err);
+	free(params);
+	return rc;
+}
+
 /* ---- help ---- */
 
 static void describe_one(struct mr_strbuf *sb, const struct mr_policy_ops *ops)

@@ -36,9 +36,9 @@ expect 2 "expected exactly one trace file" -- "$MR" info
 echo "hello" >"$T/text.db"
 expect 1 "not a memreplay trace" -- "$MR" info "$T/text.db"
 expect 2 "unknown generator 'nope'" -- "$MR" gen nope -o "$T/x.db"
-expect 1 "bad size '12Q'" -- "$MR" gen loop -o "$T/x.db" --size 12Q
-expect 1 "-3M" -- "$MR" gen loop -o "$T/x.db" --size -3M
-expect 1 "bogus" -- "$MR" gen loop -o "$T/x.db" --bogus 1
+expect 2 "bad size '12Q'" -- "$MR" gen loop -o "$T/x.db" --size 12Q
+expect 2 "-3M" -- "$MR" gen loop -o "$T/x.db" --size -3M
+expect 2 "bogus" -- "$MR" gen loop -o "$T/x.db" --bogus 1
 expect 2 "missing -o" -- "$MR" gen loop --size 1M
 expect 0 "zipf" -- "$MR" gen --list
 
@@ -54,15 +54,15 @@ expect 0 "512" -- "$MR" query "$T/a.db" "SELECT count(*) FROM pages"
 expect 1 "SQL error" -- "$MR" query "$T/a.db" "SELECT * FROM no_such_table"
 
 # replay / compare: errors name the problem; a replay writes results compare can read.
-expect 1 "unknown policy 'nosuch'" -- "$MR" replay "$T/a.db" --policy nosuch --memory 1M
-expect 1 "swappiness" -- "$MR" replay "$T/a.db" --policy lru:swappiness=999 --memory 1M
-expect 1 "bogus" -- "$MR" replay "$T/a.db" --policy lru:bogus=1 --memory 1M
-expect 1 "bad size 'lots'" -- "$MR" replay "$T/a.db" --policy lru --memory lots
+expect 2 "unknown policy 'nosuch'" -- "$MR" replay "$T/a.db" --policy nosuch --memory 1M
+expect 2 "swappiness" -- "$MR" replay "$T/a.db" --policy lru:swappiness=999 --memory 1M
+expect 2 "bogus" -- "$MR" replay "$T/a.db" --policy lru:bogus=1 --memory 1M
+expect 2 "bad size 'lots'" -- "$MR" replay "$T/a.db" --policy lru --memory lots
 expect 1 "No such file" -- "$MR" replay "$T/missing.db" --policy lru --memory 1M
 expect 1 "not a memreplay trace" -- "$MR" replay "$T/text.db" --policy lru --memory 1M
 expect 0 "lru" -- "$MR" replay --list-policies
 expect 0 "mglru:ra_placement=B" -- "$MR" replay "$T/a.db" --variants seeds --memory 1M -q
-expect 1 "known: seeds" -- "$MR" replay "$T/a.db" --variants nope --memory 1M
+expect 2 "known: seeds" -- "$MR" replay "$T/a.db" --variants nope --memory 1M
 expect 0 "results in" -- "$MR" replay "$T/a.db" --policy lru --policy opt --memory 1M -q -o "$T/r.db"
 expect 0 "pswpout" -- "$MR" compare "$T/r.db"
 expect 0 "counter," -- "$MR" compare "$T/r.db" --format csv

@@ -56,13 +56,13 @@ case_durations() {
 	[ "$("$MR" query "$T/a1.db" "SELECT max(time) >= 50000000 FROM events" | tail -1)" = 1 ] ||
 		fail "--idle 50ms does not last 50 ms"
 	run gen agetest -o "$T/a3.db" --idle_ms 50
-	[ $rc = 1 ] && grep -qF "unknown parameter 'idle_ms'" <<<"$err" || fail "--idle_ms: exit $rc, $err"
+	[ $rc = 2 ] && grep -qF "unknown parameter 'idle_ms'" <<<"$err" || fail "--idle_ms: exit $rc, $err"
 	run gen agetest -o "$T/a3.db" --idle 5x
-	[ $rc = 1 ] && grep -qF "parameter 'idle'" <<<"$err" || fail "--idle 5x: exit $rc, $err"
+	[ $rc = 2 ] && grep -qF "parameter 'idle'" <<<"$err" || fail "--idle 5x: exit $rc, $err"
 	run gen numa -o "$T/n.db" --workers 2 --size_per_worker 256K --rounds 2 --round 5ms --age_interval 1ms
 	[ $rc = 0 ] || fail "gen numa --round 5ms --age_interval 1ms: $err"
 	run gen numa -o "$T/n2.db" --round 10us
-	[ $rc = 1 ] && grep -qF "out of range" <<<"$err" || fail "--round 10us (below 1ms): exit $rc, $err"
+	[ $rc = 2 ] && grep -qF "out of range" <<<"$err" || fail "--round 10us (below 1ms): exit $rc, $err"
 	# each parameter in range, their quotient not: 10^9 markers were written until killed
 	out=$(timeout 20 "$MR" gen numa -o "$T/n3.db" --age_interval 1ns 2>"$T/err"); rc=$?; err=$(cat "$T/err")
 	[ $rc = 1 ] && grep -qF "1000000000 aging markers, more than 10000000" <<<"$err" && [ ! -e "$T/n3.db" ] ||

@@ -70,11 +70,11 @@ expect 0 "3 memory sizes" -- "$MR" replay "$T/a.db" --policy lru --memory 512K..
 expect 0 "3 memory sizes" -- "$MR" replay "$T/a.db" --policy lru --memory 512K..2M:x2 -q --no-timing
 expect 0 "4 memory sizes" -- "$MR" replay "$T/a.db" --policy lru --memory 512K..2M:+512K -q --no-timing
 expect 0 "2 memory sizes" -- "$MR" replay "$T/a.db" --policy lru --memory 1M,2M --memory 1=1536K -q --no-timing
-expect 1 "1M (256 pages) comes twice" -- "$MR" replay "$T/a.db" --policy lru --memory 1M --memory 1M
-expect 1 "takes one size" -- "$MR" replay "$T/a.db" --policy lru --memory 1=1M,2M
+expect 2 "1M (256 pages) comes twice" -- "$MR" replay "$T/a.db" --policy lru --memory 1M --memory 1M
+expect 2 "takes one size" -- "$MR" replay "$T/a.db" --policy lru --memory 1=1M,2M
 expect 2 "cgroup 1 is given twice" -- "$MR" replay "$T/a.db" --policy lru --memory 1=1M --memory 1=2M
-expect 1 "needs a count, factor or step" -- "$MR" replay "$T/a.db" --policy lru --memory 1M..2M
-expect 1 "must go up" -- "$MR" replay "$T/a.db" --policy lru --memory 2M..1M:3
+expect 2 "needs a count, factor or step" -- "$MR" replay "$T/a.db" --policy lru --memory 1M..2M
+expect 2 "must go up" -- "$MR" replay "$T/a.db" --policy lru --memory 2M..1M:3
 
 # The exact output of a sweep (the same trace and policies as test_cli_golden.sh).
 P=(--policy lru --policy mglru --policy opt)
