@@ -1014,6 +1014,14 @@ int cmd_compare(int argc, char **argv)
 		return cli_usage_error("compare", "name a results database (or several, one per recording)");
 	}
 	nfiles = (size_t)(argc - optind);
+	for (size_t f = 0; f < nfiles; f++)
+		for (size_t g = 0; g < f; g++)
+			if (mr_same_file(argv[optind + f], argv[optind + g])) {
+				free(list);
+				return cli_usage_error("compare", "%s is given twice (also as %s): the "
+						       "spread across recordings would count one "
+						       "recording twice", argv[optind + f], argv[optind + g]);
+			}
 	res = calloc(nfiles, sizeof(*res));
 	cs = calloc(nfiles, sizeof(*cs));
 	if (!res || !cs) {

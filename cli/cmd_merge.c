@@ -5,6 +5,7 @@
  */
 #include <getopt.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 #include "mr_results.h"
@@ -43,8 +44,12 @@ int cmd_merge(int argc, char **argv)
 	if (optind == argc)
 		return cli_usage_error("merge", "no input results files (e.g. DIR/cell-*.db)");
 	if (mr_results_merge(out, (const char *const *)argv + optind, (size_t)(argc - optind),
-			     &nruns, &err))
+			     &nruns, &err)) {
+		/* the library's messages say "merge: " for replay --sample-seed's merge */
+		if (!strncmp(err.msg, "merge: ", 7))
+			memmove(err.msg, err.msg + 7, strlen(err.msg + 7) + 1);
 		return cli_fail("merge", &err);
+	}
 	if (!quiet)
 		printf("merged %d files, %llu runs, into %s\n", argc - optind,
 		       (unsigned long long)nruns, out);

@@ -250,7 +250,13 @@ int cmd_query(int argc, char **argv)
 		case O_CSV: f = F_CSV; break;
 		case O_JSON: f = F_JSON; break;
 		case 'h': return cli_help("query");
-		default: return cli_usage_error("query", "bad option");
+		default:
+			/* SQL that starts with a comment or a minus reads as an option */
+			if (optind > 1 && argv[optind - 1][0] == '-' && strpbrk(argv[optind - 1], " \t\n"))
+				return cli_usage_error("query", "'%s' is read as an option: put -- "
+						       "before SQL that starts with '-' (memreplay "
+						       "query DB -- 'SQL')", argv[optind - 1]);
+			return cli_usage_error("query", "bad option");
 		}
 	}
 	if (optind != argc - 2)

@@ -128,7 +128,9 @@ static const struct mr_cmd commands[] = {
 	  "  --csv, --json          the same as --format csv / --format json\n"
 	  "  --no-timing            leave out wall times (M ev/s, seconds): output that\n"
 	  "                         depends only on the trace and the options\n"
-	  "  -q, --quiet            no progress line and no notes on stderr\n"
+	  "  -q, --quiet            no progress line, coverage, assumptions or notes on stderr\n"
+	  "                         (warnings and a sampled replay's rate still do; the\n"
+	  "                         table of results still goes to stdout)\n"
 	  "  -h, --help             this help\n\n"
 	  "Sizes are bytes with a binary suffix (256M, 1G) or a page count (65536); durations\n"
 	  "take a unit (500ms, 1.5s; a bare number is nanoseconds).\n" },
@@ -584,7 +586,19 @@ static void write_man(FILE *f, const struct mr_cmd *c)
 static int write_man_dir(const char *dir)
 {
 	char path[4096];
+	struct stat sb;
 
+	/* a directory that exists: the build makes it (man/), a user names one */
+	int missing = stat(dir, &sb);
+
+	if (missing || !S_ISDIR(sb.st_mode)) {
+		if (missing)
+			fprintf(stderr, "memreplay help: --man-dir %s: %s: give a directory that "
+				"exists (mkdir -p %s)\n", dir, strerror(errno), dir);
+		else
+			fprintf(stderr, "memreplay help: --man-dir %s: not a directory\n", dir);
+		return 1;
+	}
 	for (size_t i = 0; i <= NCOMMANDS; i++) {
 		const struct mr_cmd *c = i < NCOMMANDS ? &commands[i] : NULL;
 		FILE *f;

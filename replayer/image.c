@@ -1093,6 +1093,12 @@ static int load_all(struct load *l)
 				 (const char *)path);
 		if (p && max > 0)
 			t->memcgs[p - l->cg_ids].memory_max = (uint64_t)max;
+		if (!p && max >= 4096 && !t->nr_unpaged_limited++) {
+			t->unpaged.cgroup = (uint32_t)sqlite3_column_int64(st, 0);
+			t->unpaged.memory_max = (uint64_t)max;
+			snprintf(t->unpaged.path, sizeof(t->unpaged.path), "%s",
+				 path ? (const char *)path : "");
+		}
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {

@@ -418,6 +418,17 @@ static int host_defaults(struct mr_replay *r, const struct mr_replay_opts *o, st
 					 "; the rest unlimited (--memory SIZE or CGROUP=SIZE sets it)");
 			return 0;
 		}
+		if ((!t->host_memcg_max || t->host_memcg_max == UINT64_MAX ||
+		     t->host_memcg_max < 4096) && t->nr_unpaged_limited)
+			return mr_error_set(err, MR_EINVAL,
+					    "no memory size given, and no page of %s is charged to a cgroup "
+					    "with a memory.max: its cgroups table has %s (id %u, memory.max "
+					    "%s), but no page is charged to it (a trace recorded before "
+					    "memreplay charged pages to their cgroups); give --memory %s to "
+					    "replay the whole trace at that limit, or another SIZE",
+					    t->path, t->unpaged.path, t->unpaged.cgroup,
+					    mr_replay_format_memory(t->unpaged.memory_max / 4096, mem, sizeof(mem)),
+					    mem);
 		if (!t->host_memcg_max || t->host_memcg_max == UINT64_MAX || t->host_memcg_max < 4096)
 			return mr_error_set(err, MR_EINVAL,
 					    "no memory size given, and %s records no cgroup memory.max to "
@@ -786,8 +797,15 @@ int mr_replay_create(const struct mr_replay_opts *o, struct mr_replay **out, str
 				snprintf(list + l, sizeof(list) - l, "%s%s (%u)", k ? ", " : "",
 					 r->t->memcgs[k].path, r->t->memcgs[k].cgroup);
 			}
-			rc = mr_error_set(err, MR_EINVAL, "--memory %s=...: no cgroup of %s with pages charged to it has the path %s (cgroups with pages: %s); give a path or an id of those",
-					  path, o->trace, path, list);
+			if (r->t->nr_unpaged_limited && !strcmp(path, r->t->unpaged.path))
+				rc = mr_error_set(err, MR_EINVAL, "--memory %s=...: %s has a cgroup %s "
+						  "(id %u), but no page is charged to it (a trace recorded "
+						  "before memreplay charged pages to their cgroups; cgroups "
+						  "with pages: %s): give --memory SIZE to limit the whole trace",
+						  path, o->trace, path, r->t->unpaged.cgroup, list);
+			else
+				rc = mr_error_set(err, MR_EINVAL, "--memory %s=...: no cgroup of %s with pages charged to it has the path %s (cgroups with pages: %s); give a path or an id of those",
+						  path, o->trace, path, list);
 			goto fail;
 		}
 		if (mi < 0) {

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "mr_policy.h"
 #include "mr_results.h"
 #include "mr_util.h"
 
@@ -1091,13 +1092,22 @@ static int pick_baseline(struct mr_compare *c, const char *b, struct mr_error *e
 		c->baseline = hit; /* the first run matching, as runs are listed */
 		return 0;
 	}
+	/* each run as people write it (parameters at their defaults left out), whole
+	 * entries only: the list names what --baseline takes */
 	for (size_t i = 0; i < c->nruns; i++) {
 		size_t l = strlen(list);
+		char one[128], spec[96];
 
-		snprintf(list + l, sizeof(list) - l, "%s%lld=%s", i ? ", " : "", (long long)c->run_id[i],
-			 c->spec[i]);
+		mr_policy_short_spec(c->spec[i], spec, sizeof(spec));
+		snprintf(one, sizeof(one), "%s%lld=%s", i ? ", " : "", (long long)c->run_id[i], spec);
+		if (l + strlen(one) + 24 >= sizeof(list)) {
+			snprintf(list + l, sizeof(list) - l, ", ... (%zu runs)", c->nruns);
+			break;
+		}
+		memcpy(list + l, one, strlen(one) + 1);
 	}
-	return mr_error_set(err, MR_ENOENT, "no run matches baseline '%s' (runs: %s)", b, list);
+	return mr_error_set(err, MR_ENOENT, "no run matches baseline '%s' (runs: %s); give a "
+			    "run id or a policy spec", b, list);
 }
 
 /*

@@ -192,6 +192,11 @@ struct rp_image {
 
 	struct rp_memcg_row *memcgs;
 	uint32_t nr_memcgs;
+	/* cgroups rows with a memory.max and no page charged to them (a trace recorded
+	 * before pages were charged to their cgroups), and the first of them: named when
+	 * a replay looks for a limit and finds none */
+	uint32_t nr_unpaged_limited;
+	struct rp_memcg_row unpaged;
 
 	uint64_t pool_tables;  /* initial PTE table pool (peak live tables, bounded) */
 };

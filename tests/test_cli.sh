@@ -31,6 +31,7 @@ expect() {
 expect 2 "unknown subcommand 'frobnicate'" -- "$MR" frobnicate
 expect 2 "usage: memreplay SUBCOMMAND" -- "$MR"
 expect 0 "info" -- "$MR" help
+expect 1 "give a directory that exists (mkdir -p $T/none)" -- "$MR" help --man-dir "$T/none"
 expect 1 "No such file" -- "$MR" info "$T/missing.db"
 expect 2 "expected exactly one trace file" -- "$MR" info
 echo "hello" >"$T/text.db"

@@ -36,6 +36,19 @@ case_memory_path() {
 	run replay "$T/m.db" --policy lru --memory /nope=1M -q
 	[ $rc = 1 ] && grep -qF "no cgroup of $T/m.db with pages charged to it has the path /nope (cgroups with pages: /memwalk (1))" <<<"$err" ||
 		fail "--memory /nope=1M: exit $rc, $err"
+	# a cgroup with a memory.max that no page is charged to (a trace recorded before
+	# pages were charged to their cgroups): named, not "no cgroup has the path"
+	cp "$T/m.db" "$T/u.db" &&
+		sqlite3 "$T/u.db" "INSERT INTO cgroups(id, path, memory_max) VALUES (7, '/idle', 67108864)" 2>"$T/err" ||
+		{ fail "adding a cgroups row: $(cat "$T/err")"; return; }
+	run replay "$T/u.db" --policy lru --memory /idle=1M -q
+	[ $rc = 1 ] && grep -qF "$T/u.db has a cgroup /idle (id 7), but no page is charged to it" <<<"$err" ||
+		fail "--memory /idle=1M: exit $rc, $err"
+	sqlite3 "$T/u.db" "UPDATE pages SET cgroup = 0; DELETE FROM meta WHERE key LIKE 'host.memcg%'" 2>"$T/err" ||
+		{ fail "uncharging the pages: $(cat "$T/err")"; return; }
+	run replay "$T/u.db" --policy lru -q
+	[ $rc = 1 ] && grep -qF "its cgroups table has /idle (id 7, memory.max 64M), but no page is charged to it" <<<"$err" &&
+		grep -qF "give --memory 64M" <<<"$err" || fail "no --memory, a limit on no page: exit $rc, $err"
 	# under v2, /sys/fs/cgroup/x/memwalk is /x/memwalk, not /memwalk
 	run replay "$T/m.db" --policy lru --memory /sys/fs/cgroup/x/memwalk=1M -q
 	[ $rc = 1 ] || fail "--memory /sys/fs/cgroup/x/memwalk=1M was taken for /memwalk"

@@ -118,7 +118,14 @@ want=$(for i in 1 2 3; do "$MR" compare "$T/m$i.db" --baseline mglru --csv | awk
 got=$(awk -F, '$1 == "\"mr_misses\"" && $2 == "\"opt\"" && $3 == 1024 { printf "%.4f %.4f %.4f", $6, $8, $9 }' "$T/m.csv")
 [ -n "$want" ] && [ "$want" = "$got" ] && ok || bad "across files: mean/min/max '$got', the files say '$want'"
 "$MR" compare "$T/m1.db" "$T/m1.db" --baseline mglru >/dev/null 2>"$T/m.err"
-grep -q "replay the same trace" "$T/m.err" && ok || bad "the same file twice is not flagged"
+[ $? = 2 ] && grep -q "is given twice" "$T/m.err" && ok || bad "the same file twice is not refused"
+# a baseline no run matches: the runs as people write them, not canonical specs
+"$MR" compare "$T/m1.db" --baseline nosuch >/dev/null 2>"$T/m.err"
+grep -q "no run matches baseline 'nosuch' (runs: 1=[a-z]" "$T/m.err" && ! grep -q "swappiness=60" "$T/m.err" &&
+	ok || bad "--baseline nosuch: $(cat "$T/m.err")"
+cp "$T/m1.db" "$T/m1c.db"
+"$MR" compare "$T/m1.db" "$T/m1c.db" --baseline mglru >/dev/null 2>"$T/m.err"
+grep -q "replay the same trace" "$T/m.err" && ok || bad "a copy of a file is not flagged"
 "$MR" compare "$T/m1.db" "$T/m2.db" --baseline lru --json | grep -q '"sd_pct": ' && ok || bad "across files: JSON"
 
 # --- the sign of a delta across sizes: on a kernel build the classic LRU refaults more

@@ -280,7 +280,7 @@ same "oracle --file-pages: events pages tasks accesses" "$(counts "$T/objf.db")"
 same "oracle --file-pages: file pages" "$(q "$T/objf.db" "SELECT count(*) FROM pages WHERE type = 1")" 4
 replays "$T/objf.db"
 # 7 s of trace time is beyond 32 bits of nanoseconds
-expect 1 "coarser --time-unit" -- "$MR" export --format oracleGeneral "$T/obj.db" -o "$T/obj-ns.bin" --time-unit ns
+expect 1 "in ns (at most 4.294967 s): give --time-unit us or coarser" -- "$MR" export --format oracleGeneral "$T/obj.db" -o "$T/obj-ns.bin" --time-unit ns
 no_leftovers obj-ns.bin
 head -c 30 "$T/obj.bin" >"$T/short.bin"
 expect 1 "short.bin:2: record cut short: 6 of its 24 bytes" -- "$MR" import oracleGeneral "$T/short.bin" -o "$T/short.db"

@@ -114,6 +114,12 @@ assert all(set(r) == {"key"} for r in docs[1]) and docs[1], docs[1]
 }
 
 case_errors() {
+	# SQL that starts with a comment reads as an option: say how to give it
+	q t.db "-- only a comment"
+	want 2 "" "'-- only a comment' is read as an option: put -- before SQL"
+	q t.db -- "-- a comment
+		SELECT 1 AS a"
+	want 0 "$(printf 'a\n1')"
 	q t.db "SELECT 1 AS a;
 		SELECT * FROM no_such_table WHERE x = 1"
 	want 1 "" "statement 2 \(SELECT \* FROM no_such_table WHERE x = 1\): SQL error: no such table: no_such_table"

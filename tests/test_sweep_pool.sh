@@ -267,6 +267,7 @@ refuse "exists and is not a memreplay results database" "$MR" merge -o m/z.db D/
 check "... the trace at -o left alone" [ "$(md5sum <m/z.db)" = "$sum" ]
 refuse "both an input and the output" "$MR" merge -o all.db all.db D/cell-0000.db
 refuse "is given twice" "$MR" merge -o x.db D/cell-0000.db D/cell-0000.db
+if grep -q "merge: merge:" "$T/err"; then bad "... said 'merge: merge:'"; else ok "... said 'merge:' once"; fi
 # the same runs in two files (a copy, or the cell replayed on its own): counted twice
 cp D/cell-0000.db copy.db
 refuse "run #1 of copy.db is run #1 of D/cell-0000.db again" "$MR" merge -o x.db D/cell-0000.db copy.db

@@ -89,11 +89,17 @@ static int request(struct exporter *x, uint64_t time_ns, uint32_t page)
 	unsigned char *r;
 	int rc;
 
-	if (ts > UINT32_MAX)
+	if (ts > UINT32_MAX) {
+		/* the finest unit in which this time fits (us: 71 minutes, ms: 49 days) */
+		const char *fit = time_ns / 1000 <= UINT32_MAX ? "us" :
+				  time_ns / 1000000 <= UINT32_MAX ? "ms" : "s";
+
 		return mr_error_set(x->err, MR_ERANGE,
-				    "trace time %llu ns is %llu %s, beyond the 32-bit timestamp of "
-				    "oracleGeneral: give a coarser --time-unit", (unsigned long long)time_ns,
-				    (unsigned long long)ts, x->unit);
+				    "trace time %.6f s does not fit oracleGeneral's 32-bit timestamp "
+				    "in %s (at most %.6f s): give --time-unit %s or coarser",
+				    (double)time_ns / 1e9, x->unit, (double)UINT32_MAX * (double)x->div / 1e9,
+				    fit);
+	}
 	ts32 = (uint32_t)ts;
 	if (x->last[page] == EXP_NONE)
 		x->st.objects++;

@@ -236,7 +236,7 @@ int trace_out_check(const char *path, int overwrite, struct mr_error *err)
 				    "%s is a symbolic link: give the path of the trace file itself (-o)", path);
 	if (!overwrite)
 		return mr_error_set(err, MR_EINVAL,
-				    "%s already exists (it may be a recorded trace): remove it, choose another -o, or give --force to replace it",
+				    "%s already exists: remove it, choose another -o, or give --force to replace it",
 				    path);
 	if (!S_ISREG(sb.st_mode))
 		return mr_error_set(err, MR_EINVAL, "%s exists and is not a regular file", path);
