@@ -787,10 +787,10 @@ static int run_pool(struct pool *pl, long only, int force)
  * The memory a cell's replay needs, in MiB, from the trace's distinct pages and the
  * machines (policies x sizes) the pass simulates. Peak RSS of `memreplay replay
  * --threads 1` measured on generated traces of 16K..348K pages, 0.8M..8.4M events, 1, 6
- * and 24 machines (docs/sweep.md, "Memory per cell"): about 13 MiB + pages x (34 +
- * machines x 58) bytes, the events hardly at all (they are streamed). The estimate is
- * 16 MiB + pages x (40 + machines x 64) bytes, times 1.5, plus 64 MiB, rounded up to
- * 64 MiB.
+ * and 24 machines (docs/sweep.md, "Memory per cell"): about 10 MiB + pages x (55 +
+ * machines x 33) bytes, plus 32 MiB of decode batches when a cell has several machines;
+ * the events are streamed. The estimate is 16 MiB + pages x (40 + machines x 64)
+ * bytes, times 1.5, plus 64 MiB, rounded up to 64 MiB: at most half of it was used.
  */
 #define EST_BASE (16.0 * 1048576)
 #define EST_PER_PAGE 40.0
