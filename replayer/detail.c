@@ -432,8 +432,10 @@ static int write_machine(sqlite3 *db, sqlite3_stmt **st, const struct rp_machine
 			struct sums s = { { 0 } };
 
 			add(&s, &d->pages[p].c);
+			/* a sampled image's pages are renumbered: the trace's id is the key */
 			if (nonzero(&s))
-				rc = put_row(db, st[0], run, p, &s, err);
+				rc = put_row(db, st[0], run, t->sample_ids ? t->sample_ids[p] : p, &s,
+					     err);
 		}
 	}
 	if (!rc && (d->what & (MR_DETAIL_FILES | MR_DETAIL_CGROUPS))) {

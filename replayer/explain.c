@@ -110,6 +110,27 @@ static int read_run(sqlite3 *db, const char *path, int64_t id, struct run_row *r
 	if (!strcmp(rr->script, "(inline)"))
 		return mr_error_set(err, MR_EINVAL, "run %lld of %s ran an inline script, which the results do not keep: it cannot be replayed again to explain it",
 				    (long long)id, path);
+	/* a sampled run's machine holds 1 in N pages, renumbered: explain follows pages of
+	 * a full replay */
+	if (sqlite3_prepare_v2(db, "SELECT substr(message, 1, 40) FROM notes WHERE run = ?1 AND "
+			       "kind = 'sampled'", -1, &st, NULL) == SQLITE_OK) {
+		char what[48] = "";
+
+		sqlite3_bind_int64(st, 1, id);
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			const char *m = (const char *)sqlite3_column_text(st, 0);
+			size_t n = m ? strcspn(m, ":") : 0;
+
+			snprintf(what, sizeof(what), "%.*s", (int)n, m ? m : "");
+		}
+		sqlite3_finalize(st);
+		if (what[0])
+			return mr_error_set(err, MR_EINVAL, "run %lld of %s is a sampled run (%s): "
+					    "explain follows pages through a full replay; replay the "
+					    "trace in full at that size (replay TRACE --policy SPEC "
+					    "--memory SIZE -o FULL.db) and explain its runs",
+					    (long long)id, path, what);
+	}
 	if (sqlite3_prepare_v2(db, "SELECT cgroup, limit_pages FROM memcgs WHERE run = ?1 AND"
 			       " limit_pages IS NOT NULL ORDER BY cgroup", -1, &st, NULL) != SQLITE_OK)
 		return mr_error_set(err, MR_EINVAL, "%s: %s", path, sqlite3_errmsg(db));

@@ -920,6 +920,14 @@ static int sample_pages(struct load *l)
 	} else {
 		free(cow_break);
 	}
+	for (uint32_t i = 0; i < t->nr_pages; i++)
+		k += keep[i];
+	t->sample_ids = malloc(((size_t)k + 1) * sizeof(*t->sample_ids));
+	if (!t->sample_ids) {
+		free(keep);
+		return mr_error_set(l->err, MR_ENOMEM, "out of memory for the sampled pages");
+	}
+	k = 0;
 	for (uint32_t i = 0; i < t->nr_pages; i++) {
 		const struct rp_page *p = &t->pages[i];
 
@@ -944,6 +952,7 @@ static int sample_pages(struct load *l)
 		}
 		if (keep[i]) {
 			t->sample_keep[i / 64] |= 1ull << (i % 64);
+			t->sample_ids[k] = i;
 			t->pages[k++] = *p;
 		}
 	}
@@ -1400,6 +1409,7 @@ void rp_image_free(struct rp_image *t)
 	mr_big_free(t->pages, (size_t)(t->nr_pages_full ? t->nr_pages_full : t->nr_pages) *
 				      sizeof(*t->pages));
 	free(t->sample_keep);
+	free(t->sample_ids);
 	free(t->sample_fpage);
 	free(t->sample_cow);
 	free(t->sample_cow_bits);

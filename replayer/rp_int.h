@@ -120,6 +120,9 @@ struct rp_image {
 	 * page rows. */
 	uint32_t nr_pages_full;
 	uint64_t *sample_keep;
+	/* [nr_pages] or NULL (not sampled): each image page's trace page id, for what is
+	 * written keyed by page (the detail tables join the trace's pages table) */
+	uint32_t *sample_ids;
 	/* [nr_pages_full] or NULL: the file and index of each unsampled file page (file 0
 	 * for the others), for the fault-around of its faults (sample.c) */
 	struct rp_sample_fpage {

@@ -90,6 +90,27 @@ case_attach() {
 	[ "$rc" = 0 ] && grep -q '/data/zipf/' <<<"$out" || fail "refaults by file path: $out $err"
 }
 
+case_sampled() {
+	# a sampled replay renumbers its pages: detail_pages is keyed by the trace's ids, so
+	# the join by page type gives the run's refaults and evictions of each type
+	"$MR" replay z.db -P lru -P mglru --memory 2M --sample 1/4 -o s.db --detail pages -q \
+		--no-timing >/dev/null 2>&1 || { fail "replay --sample 1/4 --detail pages failed"; return; }
+	for c in "0:workingset_refault_anon:refaults" "1:workingset_refault_file:refaults" \
+		"0:mr_evict_anon:evictions" "1:mr_evict_file:evictions"; do
+		type=${c%%:*} rest=${c#*:}
+		name=${rest%%:*} col=${rest#*:}
+		want=$(q s.db "SELECT value FROM counters WHERE run = 1 AND memcg IS NULL AND name = '$name'")
+		got=$(q s.db "ATTACH 'z.db' AS t; SELECT coalesce(sum(d.$col), 0) FROM detail_pages d
+			JOIN t.pages x ON x.id = d.page WHERE d.run = 1 AND x.type = $type")
+		[ -n "$want" ] && [ "$got" = "$want" ] || fail "sampled: $col of type $type pages $got, counter $name $want"
+	done
+	[ "$(q s.db "SELECT max(page) > count(DISTINCT page) FROM detail_pages")" = 1 ] ||
+		fail "sampled detail_pages look renumbered (ids 0..n-1)"
+	run "$MR" explain s.db --runs 1,2
+	[ "$rc" = 1 ] && grep -q "run 1 of s.db is a sampled run (sampled 1/4 (seed 0)): explain follows pages through a full replay" <<<"$err" ||
+		fail "explain of sampled runs: $rc $err"
+}
+
 case_subset() {
 	"$MR" replay z.db -P lru --memory 2M -o f.db --detail files,cgroups -q --no-timing >/dev/null 2>&1 ||
 		fail "replay --detail files,cgroups failed"
@@ -216,7 +237,7 @@ case_explain_errors() {
 }
 
 setup
-cases=${*:-sums attach subset determinism bad_detail explain_diff explain_errors}
+cases=${*:-sums attach sampled subset determinism bad_detail explain_diff explain_errors}
 for case in $cases; do
 	"case_$case"
 done
