@@ -200,9 +200,10 @@ static int by_memory_then_id(const struct mr_compare *c, size_t a, size_t b)
 
 /*
  * Run g's policy (its spec) in row k: its runs of g's trace and sampling at every size
- * that has a baseline run, by memory, and what the signs of their deltas do. "flips": above 0 at one size and
- * below at another, both outside noise (or, without intervals, of both signs); "flips~":
- * both signs, but one side only inside noise; "keeps +" / "keeps -"; "no change".
+ * that has a baseline run, by memory, and what the signs of their deltas do, read from the
+ * deltas outside noise (all of them without intervals): "flips", above 0 at one size and
+ * below at another; "keeps +" / "keeps -", those all of one sign (any inside noise may
+ * have the other); "inside noise", none outside it; "no change", every delta 0.
  * 0 when the policy is the baseline's or has fewer than two sizes.
  */
 static int sign_of(const struct mr_compare *c, size_t k, size_t g, struct sign *sg)
@@ -233,12 +234,14 @@ static int sign_of(const struct mr_compare *c, size_t k, size_t g, struct sign *
 	}
 	if (sg->n < 2)
 		return 0;
-	if (pos && neg)
-		sg->status = pos_out && neg_out ? "flips" : "flips~";
-	else if (pos)
+	if (pos_out && neg_out)
+		sg->status = "flips";
+	else if (pos_out)
 		sg->status = "keeps +";
-	else if (neg)
+	else if (neg_out)
 		sg->status = "keeps -";
+	else if (pos || neg)
+		sg->status = "inside noise";
 	else
 		sg->status = "no change";
 	return 1;
@@ -312,7 +315,7 @@ static void print_signs(const struct mr_compare *c, int asked)
 			cli_print_text(spec, 0);
 			printf("%*s  ", (int)(wspec > l ? wspec - l : 0), "");
 			cli_print_text(c->rows[k].name, 0);
-			printf("%*s  %-9s ", (int)(wname - strlen(c->rows[k].name)), "", sg.status);
+			printf("%*s  %-12s ", (int)(wname - strlen(c->rows[k].name)), "", sg.status);
 			for (size_t j = 0; j < sg.n; j++) {
 				size_t r = sg.run[j];
 				double abs, pct;
@@ -332,8 +335,12 @@ static void print_signs(const struct mr_compare *c, int asked)
 			putchar('\n');
 		}
 	}
-	printf("(flips: above 0 at one size, below at another%s; flips~: both signs, but one only "
-	       "inside noise)\n", c->intervals ? ", both outside noise" : "");
+	if (c->intervals)
+		printf("(of the deltas outside noise: flips, above 0 at one size and below at another; "
+		       "keeps + / keeps -, all of one sign; inside noise: none is outside it)\n");
+	else
+		printf("(flips: above 0 at one size, below at another; keeps + / keeps -: all of one "
+		       "sign)\n");
 	free(sg.run);
 }
 
@@ -777,7 +784,8 @@ static void across_cell(struct mr_compare *const *cs, size_t n, size_t k, size_t
 		pct[f] = p;
 		sum += abs;
 		m++;
-		if (!mr_compare_interval(c, kk, j, &lo, &hi, &plo, &phi)) {
+		/* n counts the files with a percentage; so does "outside noise" */
+		if (!isnan(p) && !mr_compare_interval(c, kk, j, &lo, &hi, &plo, &phi)) {
 			(*with_ci)++;
 			*outside += !mr_compare_noise(c, kk, j);
 		}
@@ -872,6 +880,9 @@ static int print_across(struct mr_compare *const *cs, char *const *paths, size_t
 				continue;
 			across_cell(cs, n, k, i, pct, &mean_abs, &outside, &with_ci);
 			mr_spread_of(pct, n, &sp);
+			/* a count cannot fall below 0: no delta below -100 % */
+			if (sp.t_lo < -100.0)
+				sp.t_lo = -100.0;
 			snprintf(name, sizeof(name), "%s%s", c0->rows[k].model ? "model:" : "",
 				 c0->rows[k].name);
 			if (c0->memory_pages[i])
@@ -941,7 +952,8 @@ static int print_across(struct mr_compare *const *cs, char *const *paths, size_t
 	else if (!csv)
 		printf("\nmean, sd, min, max: of the files' percentage deltas; 95%% t interval: mean -+ "
 		       "t(0.975, n-1) sd / sqrt(n), for n >= 2; outside noise: files whose own interval "
-		       "(the trace's segments) excludes 0\n");
+		       "(the trace's segments) excludes 0; a file whose baseline is 0 there has no "
+		       "percentage and counts in neither\n");
 	free(pct);
 	return 0;
 }

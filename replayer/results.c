@@ -1458,8 +1458,10 @@ static int compare_intervals(struct mr_results *res, struct mr_compare *c, struc
 				boot[b] = sum;
 			}
 			qsort(boot, B, sizeof(*boot), cmp_double);
-			r->lo[i] = boot[(B + 1) / 40 - 1];
-			r->hi[i] = boot[B - (B + 1) / 40];
+			/* the run's count cannot fall below 0, so its delta not below -sy:
+			 * resampled sums can, where a few segments hold most of the baseline */
+			r->lo[i] = fmax(boot[(B + 1) / 40 - 1], -sy);
+			r->hi[i] = fmax(boot[B - (B + 1) / 40], -sy);
 			r->has_ci[i] = 1;
 		}
 	}

@@ -119,6 +119,16 @@ got=$(awk -F, '$1 == "\"mr_misses\"" && $2 == "\"opt\"" && $3 == 1024 { printf "
 [ -n "$want" ] && [ "$want" = "$got" ] && ok || bad "across files: mean/min/max '$got', the files say '$want'"
 "$MR" compare "$T/m1.db" "$T/m1.db" --baseline mglru >/dev/null 2>"$T/m.err"
 [ $? = 2 ] && grep -q "is given twice" "$T/m.err" && ok || bad "the same file twice is not refused"
+# a file whose baseline is 0 for a counter has no percentage: out of n and of the
+# "outside noise" count alike (mglru's mr_misses at 4M zeroed with its segments)
+cp "$T/m3.db" "$T/m3z.db"
+sqlite3 "$T/m3z.db" "UPDATE counters SET value = 0 WHERE name = 'mr_misses' AND run IN
+	(SELECT id FROM runs WHERE policy = 'mglru' AND memory_pages = 1024);
+	UPDATE segment_counters SET value = 0 WHERE name = 'mr_misses' AND run IN
+	(SELECT id FROM runs WHERE policy = 'mglru' AND memory_pages = 1024)" 2>"$T/err" || bad "zeroing: $(cat "$T/err")"
+"$MR" compare "$T/m1.db" "$T/m2.db" "$T/m3z.db" --baseline mglru >"$T/mz.txt" 2>"$T/err"
+grep -Eq "^mr_misses +opt +4M +2 +.* [0-9] of 2$" "$T/mz.txt" && ok ||
+	bad "a zero baseline: n and outside noise disagree: $(grep '^mr_misses *opt *4M' "$T/mz.txt")"
 # a baseline no run matches: the runs as people write them, not canonical specs
 "$MR" compare "$T/m1.db" --baseline nosuch >/dev/null 2>"$T/m.err"
 grep -q "no run matches baseline 'nosuch' (runs: 1=[a-z]" "$T/m.err" && ! grep -q "swappiness=60" "$T/m.err" &&
