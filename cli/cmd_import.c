@@ -48,10 +48,25 @@ int cmd_import(int argc, char **argv)
 			o.file_pages = 1;
 		} else if (!strcmp(a, "--one-page")) {
 			o.one_page = 1;
-		} else if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--tick")) {
+		} else if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--tick") ||
+			   !strcmp(a, "--time-unit")) {
 			if (i + 1 >= argc)
 				return cli_usage_error("import", "option %s needs a value", a);
-			if (!strcmp(a, "--tick")) {
+			if (!strcmp(a, "--time-unit")) {
+				static const struct {
+					const char *name;
+					uint64_t ns;
+				} units[] = { { "s", 1000000000ull }, { "ms", 1000000ull },
+					      { "us", 1000ull }, { "ns", 1 } };
+				const char *v = argv[++i];
+				size_t u = 0;
+
+				while (u < sizeof(units) / sizeof(units[0]) && strcmp(v, units[u].name))
+					u++;
+				if (u == sizeof(units) / sizeof(units[0]))
+					return cli_usage_error("import", "--time-unit '%s': give s, ms, us or ns", v);
+				o.time_unit_ns = units[u].ns;
+			} else if (!strcmp(a, "--tick")) {
 				if (cli_parse_duration("import", a, argv[++i], 0, &o.tick_ns))
 					return 2;
 				if (!o.tick_ns)
@@ -79,8 +94,9 @@ int cmd_import(int argc, char **argv)
 		return cli_usage_error("import", "missing -o TRACE.db");
 	if ((o.with_instr || o.tick_ns) && strcmp(imp->name, "lackey"))
 		return cli_usage_error("import", "--with-instr and --tick are for lackey input");
-	if ((o.file_pages || o.one_page) && strcmp(imp->name, "oracleGeneral"))
-		return cli_usage_error("import", "--file-pages and --one-page are for oracleGeneral input");
+	if ((o.file_pages || o.one_page || o.time_unit_ns) && strcmp(imp->name, "oracleGeneral"))
+		return cli_usage_error("import", "--file-pages, --one-page and --time-unit are for "
+				       "oracleGeneral input");
 	if (mr_import_create(imp, input, out, &o, &st, &err))
 		return cli_fail("import", &err);
 	printf("memreplay import: wrote %s from %s (%s): %llu events, %llu page references of "

@@ -230,7 +230,7 @@ static const struct mr_cmd commands[] = {
 	  "  -h, --help         this help\n" },
 	{ "import", cmd_import, "another tool's output as a trace (perf, damo, lackey, oracleGeneral)",
 	  "memreplay import FORMAT INPUT -o TRACE.db [--force] [--tick T] [--with-instr]\n"
-	  "       [--file-pages] [--one-page]\n"
+	  "       [--file-pages] [--one-page] [--time-unit s|ms|us|ns]\n"
 	  "       memreplay import --list",
 	  "Writes a trace from another tool's output (docs/import.md): perf (perf script of\n"
 	  "page-fault samples with addresses), damo (DAMON's JSON record), lackey (valgrind\n"
@@ -243,6 +243,8 @@ static const struct mr_cmd commands[] = {
 	  "  --with-instr       lackey: instruction fetches too, as exec accesses\n"
 	  "  --file-pages       oracleGeneral: objects are pages of one file read with read()\n"
 	  "  --one-page         oracleGeneral: every object is one page, whatever its size\n"
+	  "  --time-unit U      oracleGeneral: the timestamps' unit, s (default, as\n"
+	  "                     libCacheSim's traces), ms, us or ns (export --time-unit)\n"
 	  "  -h, --help         this help\n" },
 	{ "export", cmd_export, "a trace's page references for libCacheSim (oracleGeneral)",
 	  "memreplay export --format oracleGeneral TRACE.db -o OUT.bin [--time-unit s|ms|us|ns] [--force]",

@@ -261,6 +261,18 @@ expect 0 "wrote" -- "$MR" export --format oracleGeneral "$T/seq.db" -o "$T/seq.b
 same "export: requests of seq.db" "$(( $(stat -c %s "$T/seq.bin") / 24 ))" \
 	"$(q "$T/seq.db" "SELECT sum(CASE kind_id WHEN 0 THEN 1 WHEN 1 THEN size END) FROM events WHERE kind_id IN (0, 1)")"
 expect 2 "--time-unit 'h'" -- "$MR" export --format oracleGeneral "$T/seq.db" -o "$T/x.bin" --time-unit h
+# read back in the unit it was written in: the same span, and the same bytes again
+expect 0 "wrote" -- "$MR" import oracleGeneral "$T/seq.bin" -o "$T/seq-us.db" --time-unit us
+same "import --time-unit us: the export's span in us" \
+	"$(q "$T/seq-us.db" "SELECT max(time) / 1000 FROM events")" \
+	"$(python3 -c "import struct, sys; d = open(sys.argv[1], 'rb').read(); ts = [struct.unpack_from('<I', d, i)[0] for i in range(0, len(d), 24)]; print(max(ts) - ts[0])" "$T/seq.bin")"
+same "import --time-unit us: the unit in import.options" \
+	"$(q "$T/seq-us.db" "SELECT value FROM meta WHERE key = 'import.options'")" "file_pages=0 one_page=0 time_unit_ns=1000"
+expect 0 "wrote" -- "$MR" export --format oracleGeneral "$T/seq-us.db" -o "$T/seq-us.bin" --time-unit us
+same "export --time-unit us -> import --time-unit us -> export: the same bytes" \
+	"$(md5sum <"$T/seq-us.bin")" "$(md5sum <"$T/seq.bin")"
+expect 2 "--time-unit 'h': give s, ms, us or ns" -- "$MR" import oracleGeneral "$T/seq.bin" -o "$T/x.db" --time-unit h
+expect 2 "are for oracleGeneral input" -- "$MR" import lackey "$T/seq.bin" -o "$T/x.db" --time-unit us
 expect 2 "unknown format 'csv'" -- "$MR" export --format csv "$T/seq.db" -o "$T/x.bin"
 
 # objects larger than a page, an object that grows, a timestamp that goes back

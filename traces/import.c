@@ -48,7 +48,8 @@ static const struct mr_importer imp_oracle = {
 	.name = "oracleGeneral",
 	.help = "libCacheSim oracleGeneral binary records (timestamp, obj_id, obj_size, next access)",
 	.lacks = "read/write, tasks and address spaces (one synthetic task), page types, page cache "
-		 "and readahead, mappings, frees, time below a second",
+		 "and readahead, mappings, frees, time below a second (below the unit of "
+		 "--time-unit)",
 	.howto = "libCacheSim traceConv, or memreplay export --format oracleGeneral",
 	.ops = &imp_oracle_ops,
 };
@@ -399,8 +400,9 @@ static int write_meta(struct imp_ctx *c, const char *input)
 		snprintf(opts, sizeof(opts), "tick_ns=%llu with_instr=%d",
 			 (unsigned long long)(o->tick_ns ? o->tick_ns : 1), o->with_instr);
 	else if (c->imp->ops == &imp_oracle_ops)
-		snprintf(opts, sizeof(opts), "file_pages=%d one_page=%d", o->file_pages,
-			 o->one_page);
+		snprintf(opts, sizeof(opts), "file_pages=%d one_page=%d time_unit_ns=%llu",
+			 o->file_pages, o->one_page,
+			 (unsigned long long)(o->time_unit_ns ? o->time_unit_ns : 1000000000ull));
 	else
 		snprintf(opts, sizeof(opts), "none");
 	rc = mr_writer_set_meta(c->w, "source", "import");

@@ -29,6 +29,7 @@ struct mr_import_opts {
 	int with_instr;   /* lackey: instruction fetches (I records) become exec accesses */
 	int file_pages;   /* oracle: objects are pages of one file read with read() (else anon) */
 	int one_page;     /* oracle: every object is one page whatever its size */
+	uint64_t time_unit_ns; /* oracle: ns per timestamp unit (export --time-unit); 0 = 1 s */
 	int overwrite;    /* replace an existing output (never a symbolic link) */
 };
 
