@@ -15,6 +15,7 @@ int cmd_merge(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "keep-copies", no_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -22,6 +23,7 @@ int cmd_merge(int argc, char **argv)
 	const char *out = NULL;
 	uint64_t nruns;
 	int c, quiet = 0;
+	unsigned flags = 0;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1) {
@@ -31,6 +33,9 @@ int cmd_merge(int argc, char **argv)
 			break;
 		case 'q':
 			quiet = 1;
+			break;
+		case 'K':
+			flags |= MR_MERGE_KEEP_COPIES;
 			break;
 		case 'h':
 			printf("usage: %s\n", cli_find("merge")->usage);
@@ -43,7 +48,7 @@ int cmd_merge(int argc, char **argv)
 		return cli_usage_error("merge", "missing -o ALL.db (the merged results file)");
 	if (optind == argc)
 		return cli_usage_error("merge", "no input results files (e.g. DIR/cell-*.db)");
-	if (mr_results_merge(out, (const char *const *)argv + optind, (size_t)(argc - optind),
+	if (mr_results_merge(out, (const char *const *)argv + optind, (size_t)(argc - optind), flags,
 			     &nruns, &err)) {
 		/* the library's messages say "merge: " for replay --sample-seed's merge */
 		if (!strncmp(err.msg, "merge: ", 7))

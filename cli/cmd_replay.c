@@ -984,7 +984,7 @@ int cmd_replay(int argc, char **argv)
 			/* the merge's temporary file and lock are not in seed_files: a signal
 			 * waits until it is in place */
 			seeds_block(&was);
-			rc = mr_results_merge_claimed(claim, in, nseeds, &nruns, &err);
+			rc = mr_results_merge_claimed(claim, in, nseeds, 0, &nruns, &err);
 			pthread_sigmask(SIG_SETMASK, &was, NULL);
 			if (rc)
 				rc = cli_fail("replay", &err);

@@ -44,6 +44,7 @@ struct mctx {
 	struct mr_error *err;
 	const char *const *inputs; /* the inputs, and how many are merged so far */
 	size_t ninputs;
+	unsigned flags; /* MR_MERGE_* */
 };
 
 static int sqlerr(struct mctx *m, const char *what, const char *in)
@@ -195,6 +196,26 @@ static int check_orphans(struct mctx *m, const char *in)
 	return 0;
 }
 
+/* temp.merge_sfp: each run of the input with its counters' and notes' row counts and sums
+ * (an input without one of those tables: 0) */
+static int src_fingerprints(struct mctx *m, const char *in)
+{
+	int64_t hc = has_table(m, "counters", in), hn = has_table(m, "notes", in);
+	char q[768];
+
+	if (hc < 0 || hn < 0)
+		return MR_EIO;
+	snprintf(q, sizeof(q),
+		 "DELETE FROM temp.merge_sfp; INSERT INTO temp.merge_sfp SELECT r.id, "
+		 "coalesce(c.nc, 0), coalesce(c.sv, 0), coalesce(n.nn, 0), coalesce(n.ln, 0) FROM "
+		 "src.runs r LEFT JOIN (%s) c ON c.run = r.id LEFT JOIN (%s) n ON n.run = r.id",
+		 hc ? "SELECT run, count(*) nc, total(value) sv FROM src.counters GROUP BY run" :
+		      "SELECT NULL run, 0 nc, 0 sv WHERE 0",
+		 hn ? "SELECT run, count(*) nn, total(length(message)) ln FROM src.notes GROUP BY run" :
+		      "SELECT NULL run, 0 nn, 0 ln WHERE 0");
+	return exec(m, q, in);
+}
+
 /*
  * A run of the input that is one already merged from an earlier input: the same trace,
  * policy, parameters, memory, settings and build (every column of runs but its id and
@@ -209,8 +230,14 @@ static int check_duplicates(struct mctx *m, const char *in)
 	sqlite3_stmt *st = NULL;
 	int rc = 0;
 
-	if (!m->ninputs)
+	if (m->flags & MR_MERGE_KEEP_COPIES)
 		return 0;
+	/* each input run's fingerprint (how many counter and note rows, their sums): runs
+	 * that differ in it are not compared row by row (seeds given as separate files
+	 * agree in every runs column) */
+	rc = src_fingerprints(m, in);
+	if (rc || !m->ninputs)
+		return rc;
 	if (sqlite3_prepare_v2(m->db, "SELECT m.name, s.name IS NOT NULL FROM pragma_table_info('runs', "
 				      "'main') m LEFT JOIN pragma_table_info('runs', 'src') s ON s.name = "
 				      "m.name WHERE m.name NOT IN ('id', 'trace') ORDER BY m.cid",
@@ -226,7 +253,9 @@ static int check_duplicates(struct mctx *m, const char *in)
 			mr_strbuf_printf(&on, " AND m.\"%s\" IS NULL", c);
 	}
 	sqlite3_finalize(st);
-	mr_strbuf_printf(&sql, "SELECT s.id, o.input, o.old FROM src.runs s JOIN main.runs m ON 1%s "
+	mr_strbuf_printf(&sql, "SELECT s.id, o.input, o.old FROM src.runs s JOIN temp.merge_sfp sf "
+			 "ON sf.id = s.id JOIN temp.merge_fp f ON f.nc = sf.nc AND f.sv = sf.sv AND "
+			 "f.nn = sf.nn AND f.ln = sf.ln JOIN main.runs m ON m.id = f.new%s "
 			 "JOIN temp.merge_origin o ON o.new = m.id WHERE 1", cbuf);
 	for (size_t i = 0; i < 2; i++) { /* the same rows of counters and of notes */
 		const char *t = i ? "notes" : "counters", *c = i ? "kind, message" : "memcg, name, value";
@@ -255,9 +284,10 @@ static int check_duplicates(struct mctx *m, const char *in)
 
 		rc = mr_error_set(m->err, MR_EINVAL,
 				  "merge: run #%lld of %s is run #%lld of %s again (the same trace, "
-				  "policy, parameters, memory, settings, build, counters and notes): "
+				  "policy, parameters, memory, settings, seeds, counters and notes): "
 				  "merged, it would be counted twice in curves and compares; leave out "
-				  "the copy (a file given with a copy of it, or a cell replayed twice)",
+				  "the copy (a file given with a copy of it, or a cell replayed twice), "
+				  "or give --keep-copies to keep both (two builds' runs of one cell)",
 				  (long long)id, in, (long long)old,
 				  k >= 0 && (size_t)k < m->ninputs ? m->inputs[k] : "an earlier input");
 	} else if (sqlite3_errcode(m->db) != SQLITE_DONE && sqlite3_errcode(m->db) != SQLITE_OK) {
@@ -300,6 +330,9 @@ static int merge_one(struct mctx *m, const char *in, int64_t *nruns)
 			 "temp.merge_map", m->ninputs);
 		rc = exec(m, q, in);
 	}
+	if (!rc && !(m->flags & MR_MERGE_KEEP_COPIES))
+		rc = exec(m, "INSERT INTO temp.merge_fp SELECT map.new, sf.nc, sf.sv, sf.nn, sf.ln "
+			  "FROM temp.merge_sfp sf JOIN temp.merge_map map ON map.old = sf.id", in);
 	for (size_t t = 0; !rc && t < NTABLES; t++) {
 		int64_t have = has_table(m, tables[t].name, in);
 
@@ -356,10 +389,10 @@ static int check_inputs(const char *out, const char *const *inputs, size_t n, st
 }
 
 static int merge_into(const struct mr_results_claim *claim, const char *const *inputs,
-		      size_t n, uint64_t *nruns, struct mr_error *err);
+		      size_t n, unsigned flags, uint64_t *nruns, struct mr_error *err);
 
-int mr_results_merge(const char *out, const char *const *inputs, size_t n, uint64_t *nruns,
-		     struct mr_error *err)
+int mr_results_merge(const char *out, const char *const *inputs, size_t n, unsigned flags,
+		     uint64_t *nruns, struct mr_error *err)
 {
 	struct mr_results_claim *claim = NULL;
 	int rc;
@@ -374,13 +407,13 @@ int mr_results_merge(const char *out, const char *const *inputs, size_t n, uint6
 	rc = mr_results_claim(out, &claim, err);
 	if (rc)
 		return rc;
-	rc = merge_into(claim, inputs, n, nruns, err);
+	rc = merge_into(claim, inputs, n, flags, nruns, err);
 	mr_results_release(claim);
 	return rc;
 }
 
 int mr_results_merge_claimed(const struct mr_results_claim *claim, const char *const *inputs,
-			     size_t n, uint64_t *nruns, struct mr_error *err)
+			     size_t n, unsigned flags, uint64_t *nruns, struct mr_error *err)
 {
 	int rc;
 
@@ -388,16 +421,16 @@ int mr_results_merge_claimed(const struct mr_results_claim *claim, const char *c
 	if (!n)
 		return mr_error_set(err, MR_EINVAL, "merge: no input results files given");
 	rc = check_inputs(mr_results_claim_path(claim), inputs, n, err);
-	return rc ? rc : merge_into(claim, inputs, n, nruns, err);
+	return rc ? rc : merge_into(claim, inputs, n, flags, nruns, err);
 }
 
 /* The merge of checked inputs into claim's path (temp + rename). */
 static int merge_into(const struct mr_results_claim *claim, const char *const *inputs,
-		      size_t n, uint64_t *nruns, struct mr_error *err)
+		      size_t n, unsigned flags, uint64_t *nruns, struct mr_error *err)
 {
 	static const struct mr_results_setup none = { 0 };
 	const char *out = mr_results_claim_path(claim);
-	struct mctx m = { .out = out, .err = err };
+	struct mctx m = { .out = out, .err = err, .flags = flags };
 	char tmp[PATH_MAX + 32], side[PATH_MAX + 48];
 	int64_t total = 0;
 	int rc, v;
@@ -419,7 +452,10 @@ static int merge_into(const struct mr_results_claim *claim, const char *const *i
 	if (!rc)
 		rc = exec(&m, "PRAGMA journal_mode=DELETE; CREATE TEMP TABLE merge_map(old INTEGER "
 			      "PRIMARY KEY, new INTEGER NOT NULL); CREATE TEMP TABLE merge_origin(new "
-			      "INTEGER PRIMARY KEY, input INTEGER NOT NULL, old INTEGER NOT NULL);", NULL);
+			      "INTEGER PRIMARY KEY, input INTEGER NOT NULL, old INTEGER NOT NULL); "
+			      "CREATE TEMP TABLE merge_sfp(id INTEGER PRIMARY KEY, nc, sv, nn, ln); "
+			      "CREATE TEMP TABLE merge_fp(new INTEGER PRIMARY KEY, nc, sv, nn, ln); "
+			      "CREATE INDEX temp.merge_fp_key ON merge_fp(nc, sv, nn, ln);", NULL);
 	m.inputs = inputs;
 	for (size_t i = 0; !rc && i < n; i++, m.ninputs++)
 		rc = merge_one(&m, inputs[i], &total);

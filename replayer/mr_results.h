@@ -383,14 +383,18 @@ void mr_curve_free(struct mr_curve *c); /* NULL: no-op */
  * MR_EVERSION, MR_ECORRUPT otherwise, naming it); rows naming no run are refused
  * (MR_ECORRUPT). out is claimed and written as mr_results_write() writes (replaces a
  * results file, refuses any other; temp + rename); an input that is out, or an input
- * given twice, is MR_EINVAL. The same inputs give a byte-identical file. *nruns: the
- * runs written. Returns 0 or a negative enum mr_err with a message.
+ * given twice, is MR_EINVAL, and so is a run that is a run of an earlier input again
+ * (every runs column but id and trace, its counters and notes: a copy, counted twice by
+ * curve and compare) unless flags has MR_MERGE_KEEP_COPIES. The same inputs give a
+ * byte-identical file. *nruns: the runs written. Returns 0 or a negative enum mr_err
+ * with a message.
  */
-int mr_results_merge(const char *out, const char *const *inputs, size_t n, uint64_t *nruns,
-		     struct mr_error *err);
+#define MR_MERGE_KEEP_COPIES 1u
+int mr_results_merge(const char *out, const char *const *inputs, size_t n, unsigned flags,
+		     uint64_t *nruns, struct mr_error *err);
 /* The same into a path the caller has claimed (mr_results_claim()) and still holds, as
  * `replay --sample-seed` holds its -o over all of its passes and their merge. */
 int mr_results_merge_claimed(const struct mr_results_claim *claim, const char *const *inputs,
-			     size_t n, uint64_t *nruns, struct mr_error *err);
+			     size_t n, unsigned flags, uint64_t *nruns, struct mr_error *err);
 
 #endif /* MR_RESULTS_H */

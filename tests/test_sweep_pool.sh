@@ -273,6 +273,9 @@ cp D/cell-0000.db copy.db
 refuse "run #1 of copy.db is run #1 of D/cell-0000.db again" "$MR" merge -o x.db D/cell-0000.db copy.db
 check "... nothing written" [ ! -e x.db ]
 refuse "run #1 of single_z.db is run #1 of D/cell-0000.db again" "$MR" merge -o x.db D/cell-0001.db D/cell-0000.db single_z.db
+"$MR" merge -o x.db D/cell-0000.db copy.db --keep-copies >/dev/null 2>"$T/err"
+check "... --keep-copies keeps both" [ "$(q x.db 'SELECT count(*) FROM runs')" = "$(( 2 * $(q D/cell-0000.db 'SELECT count(*) FROM runs') ))" ]
+rm -f x.db
 # a run with one counter of its own is another run (the counters are compared)
 sqlite3 copy.db 'UPDATE counters SET value = value + 1 WHERE run = 1 AND name = "pgfault"'
 refuse "run #2 of copy.db is run #2 of D/cell-0000.db again" "$MR" merge -o x.db D/cell-0000.db copy.db
