@@ -210,10 +210,13 @@ static const struct mr_cmd commands[] = {
 	  "  -q, --quiet            no progress\n"
 	  "  -h, --help             this help\n" },
 	{ "merge", cmd_merge, "join results files (a sweep's cells) into one results database",
-	  "memreplay merge -o ALL.db RESULTS.db... [-q]",
+	  "memreplay merge -o ALL.db RESULTS.db... [--keep-copies] [-q]",
 	  "Joins results databases into one: run ids renumbered in input order, every table's\n"
-	  "rows carried with them; the same inputs give the same file (docs/sweep.md).\n\n"
+	  "rows carried with them; the same inputs give the same file (docs/sweep.md). A run\n"
+	  "that repeats one of an earlier input (same settings, counters and notes) is\n"
+	  "refused: curve and compare would count it twice.\n\n"
 	  "  -o, --output ALL.db    the database to write\n"
+	  "  --keep-copies          keep such runs too (one cell replayed by two builds)\n"
 	  "  -q, --quiet            no summary\n"
 	  "  -h, --help             this help\n" },
 	{ "gen", cmd_gen, "write a synthetic workload trace (deterministic, seeded)",
@@ -401,6 +404,11 @@ void cli_json_stringn(const char *s, size_t n)
 			len = 0;
 		while (len > 1 && k < len && (p[k] & 0xc0) == 0x80)
 			k++;
+		/* overlong forms, UTF-16 surrogates and code points past U+10FFFF are not
+		 * UTF-8 either (RFC 3629) */
+		if (len > 2 && k == len && ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] > 0x9f) ||
+					    (c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] > 0x8f)))
+			k = 0;
 		if (c == '"' || c == '\\')
 			printf("\\%c", c);
 		else if (c < 0x20)

@@ -91,8 +91,11 @@ case_formats() {
 	want 0 "$(printf 'a,b,c\nab\\x00cd,ab\\xff,\\xe2\\x82')"
 	q t.db --json "$odd"
 	want 0 '[{"a":"ab\u0000cd","b":"ab\ufffd","c":"\ufffd\ufffd"}]'
-	printf '%s' "$out" | python3 -c 'import json, sys; json.load(sys.stdin)' ||
-		fail "--json of text that is not UTF-8 is not JSON"
+	# overlong, surrogate and beyond U+10FFFF: not UTF-8 (a strict decoder refuses them)
+	q t.db --json "SELECT 'x' || $(printf "CAST(x'%s' AS TEXT) || " e08080 eda080 f4908080 c0af)'y' AS a, 'é€😀' AS b"
+	printf '%s' "$out" | python3 -c 'import json, sys; json.loads(sys.stdin.buffer.read().decode("utf-8", "strict"))' ||
+		fail "--json of text that is not UTF-8 is not JSON: $out"
+	printf '%s' "$out" | grep -q '"b":"é€😀"' || fail "--json: UTF-8 text not kept: $out"
 	# every result set is a JSON document of its own
 	q t.db -f json "SELECT id, type FROM pages ORDER BY id LIMIT 3; SELECT key FROM meta"
 	printf '%s\n' "$out" | python3 -c '
