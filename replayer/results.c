@@ -1078,6 +1078,18 @@ static int pick_baseline(struct mr_compare *c, const char *b, struct mr_error *e
 			return 0;
 		}
 	}
+	/* as people write it (what the list below shows): parameters at their defaults
+	 * left out, mglru:ra_placement=B for its canonical spec */
+	for (size_t i = 0; i < c->nruns; i++) {
+		char s1[256], s2[256];
+
+		mr_policy_short_spec(c->spec[i], s1, sizeof(s1));
+		mr_policy_short_spec(b, s2, sizeof(s2));
+		if (!strcmp(s1, s2)) {
+			c->baseline = i;
+			return 0;
+		}
+	}
 	for (size_t i = 0; i < c->nruns; i++) {
 		size_t n = strlen(b);
 

@@ -133,6 +133,14 @@ grep -Eq "^mr_misses +opt +4M +2 +.* [0-9] of 2$" "$T/mz.txt" && ok ||
 "$MR" compare "$T/m1.db" --baseline nosuch >/dev/null 2>"$T/m.err"
 grep -q "no run matches baseline 'nosuch' (runs: 1=[a-z]" "$T/m.err" && ! grep -q "swappiness=60" "$T/m.err" &&
 	ok || bad "--baseline nosuch: $(cat "$T/m.err")"
+# --baseline as the runs list shows it: a parameter that is not the first, defaults left
+# out; and a bare policy name is that policy at its defaults, not the first run it prefixes
+"$MR" replay "$T/z1.db" --policy lru --policy mglru:inc_min_seq=v3,lru_gen_stats=1 --policy mglru \
+	--memory 4M -q --no-timing -o "$T/bs.db" >/dev/null 2>"$T/err" || bad "replay for --baseline: $(cat "$T/err")"
+"$MR" compare "$T/bs.db" --baseline mglru:lru_gen_stats=1,inc_min_seq=v3 2>"$T/err" | grep -q '^  \*#2 ' &&
+	ok || bad "--baseline by short spec (parameters in another order): $(cat "$T/err")"
+"$MR" compare "$T/bs.db" --baseline mglru 2>"$T/err" | grep -q '^  \*#3  mglru$' &&
+	ok || bad "--baseline mglru did not pick mglru at its defaults"
 cp "$T/m1.db" "$T/m1c.db"
 "$MR" compare "$T/m1.db" "$T/m1c.db" --baseline mglru >/dev/null 2>"$T/m.err"
 grep -q "replay the same trace" "$T/m.err" && ok || bad "a copy of a file is not flagged"
