@@ -213,7 +213,9 @@ static void print_table(const struct mr_curve *c)
 		printf("\nA column of several seeds (x N: the seeds of a sampled rate, merged results "
 		       "files; ~xN: replay --vary N) gives their mean and, in brackets, the lowest and "
 		       "highest seed: how far the sample's choice of pages, or the timing --vary draws, "
-		       "moves the curve (docs/replay.md, \"Sampled replay\", \"--vary N\").\n");
+		       "moves the curve (docs/replay.md, \"Sampled replay\", \"--vary N\"). For a "
+		       "sampled rate that range is not its error against a full replay: the scaled "
+		       "machine's bias moves every seed alike, and a full curve may lie outside it.\n");
 	if (any_oom)
 		printf("\n! the run went over its memory (mr_oom > 0): it had more than its size, not "
 		       "comparable (docs/replay.md)\n");

@@ -78,6 +78,7 @@ check "curve --csv has the rate per run" \
 	[ "$("$MR" curve "$T/a.db" --csv | head -2 | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "sample_den") k = i } NR == 2 { print $k }')" = 16 ]
 "$MR" compare "$T/a.db" >"$T/compare.txt"
 check "compare says sampled first" grep -q "^sampled 1/16 (seed 0) in 12 of 12 runs" "$T/compare.txt"
+check "compare says a sampled delta carries the sampling's error, not in its interval" grep -q "^a delta between sampled runs also carries the sampling's error" "$T/compare.txt"
 check "a full replay's curve does not" sh -c "! \"$MR\" curve \"$T/full.db\" | grep -q sampled"
 
 # another seed, other pages
