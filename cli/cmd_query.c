@@ -290,8 +290,13 @@ int cmd_query(int argc, char **argv)
 		if (st || prc != SQLITE_OK)
 			k++;
 		if (prc != SQLITE_OK) {
-			fprintf(stderr, "memreplay query: statement %d (%s): SQL error: %s\n", k, text,
-				sqlite3_errmsg(db));
+			const char *msg = sqlite3_errmsg(db);
+
+			fprintf(stderr, "memreplay query: statement %d (%s): SQL error: %s%s\n", k, text,
+				msg, strstr(msg, "access to view") && strstr(msg, "prohibited") ?
+				" (a trace opened first turns views off, its own and an attached results "
+				"file's: open the results file first and ATTACH the trace, or read the "
+				"view's tables; docs/cli.md)" : "");
 			rc = 1;
 		} else if (st && seen.detach) {
 			fprintf(stderr, "memreplay query: statement %d (%s): DETACH is refused: attached databases stay until the query ends\n",

@@ -50,6 +50,11 @@ case_attach_join() {
 	# the other way round: a results database attaches the trace
 	q r.db "ATTACH 't.db' AS t; SELECT count(*) AS n FROM t.pages, runs WHERE runs.id = 2"
 	want 0 "$(printf 'n\n512')"
+	# a results file's view, from a trace opened first: refused, saying the way round
+	q t.db "ATTACH 'r.db' AS r; SELECT count(*) FROM r.curve"
+	want 1 "" 'access to view "curve" prohibited \(a trace opened first turns views off.*open the results file first and ATTACH the trace'
+	q r.db "ATTACH 't.db' AS t; SELECT count(*) AS n FROM curve WHERE run = 2"
+	want 0 "$(printf 'n\n1')"
 	[ "$(sha256sum <r.db)" = "$sum" ] || fail "query changed r.db"
 	[ ! -e r.db-journal ] && [ ! -e r.db-wal ] || fail "query left side files of r.db"
 }
