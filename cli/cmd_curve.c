@@ -100,6 +100,34 @@ static int cell(const struct mr_curve *c, size_t g, uint64_t mem, char *buf, siz
 	return 1;
 }
 
+/* The groups (policies, and what else sets a curve apart) in the order of their first
+ * run, and the memory sizes ascending: the matrix's columns and rows. groups and mems
+ * hold c->n each. */
+static void matrix_axes(const struct mr_curve *c, size_t *groups, size_t *ng, uint64_t *mems,
+			size_t *nm)
+{
+	*ng = *nm = 0;
+	for (size_t i = 0; i < c->n; i++) {
+		size_t k;
+
+		for (k = 0; k < *ng && groups[k] != c->rows[i].group; k++)
+			;
+		if (k == *ng)
+			groups[(*ng)++] = c->rows[i].group;
+		for (k = 0; k < *nm && mems[k] != c->rows[i].memory_pages; k++)
+			;
+		if (k == *nm)
+			mems[(*nm)++] = c->rows[i].memory_pages;
+	}
+	for (size_t a = 1; a < *nm; a++) /* memory ascending */
+		for (size_t b = a; b > 0 && mems[b - 1] > mems[b]; b--) {
+			uint64_t t = mems[b];
+
+			mems[b] = mems[b - 1];
+			mems[b - 1] = t;
+		}
+}
+
 static void print_table(const struct mr_curve *c)
 {
 	size_t wl = 6, ng = 0, nm = 0;
@@ -160,28 +188,10 @@ static void print_table(const struct mr_curve *c)
 		printf("\n");
 	}
 	/* the matrix: memory down, groups (policies) across */
-	for (size_t i = 0; i < c->n; i++) {
-		size_t k;
-
-		for (k = 0; k < ng && groups[k] != c->rows[i].group; k++)
-			;
-		if (k == ng)
-			groups[ng++] = c->rows[i].group;
-		for (k = 0; k < nm && mems[k] != c->rows[i].memory_pages; k++)
-			;
-		if (k == nm)
-			mems[nm++] = c->rows[i].memory_pages;
-	}
+	matrix_axes(c, groups, &ng, mems, &nm);
 	if (nm > 1) {
 		size_t *w = calloc(ng, sizeof(*w));
 
-		for (size_t a = 1; a < nm; a++) /* memory ascending */
-			for (size_t b = a; b > 0 && mems[b - 1] > mems[b]; b--) {
-				uint64_t t = mems[b];
-
-				mems[b] = mems[b - 1];
-				mems[b - 1] = t;
-			}
 		printf("\nmiss ratio (%%) by memory size:\n%8s", "memory");
 		for (size_t g = 0; w && g < ng; g++) {
 			cli_curve_group_label(c, groups[g], lab, sizeof(lab));
@@ -268,6 +278,8 @@ static void print_csv(const struct mr_curve *c)
 
 static void print_json(const struct mr_curve *c)
 {
+	size_t *groups = calloc(c->n ? c->n : 1, sizeof(*groups));
+	uint64_t *mems = calloc(c->n ? c->n : 1, sizeof(*mems));
 	char lab[512];
 
 	printf("{\"definition\": ");
@@ -310,6 +322,38 @@ static void print_json(const struct mr_curve *c)
 		cli_json_string(r->trace);
 		putchar('}');
 	}
+	/* the matrix the table prints: per group and size, the mean miss ratio of its seeds
+	 * (one run: its own) with the lowest and highest, n of the group's seeds there */
+	printf("\n], \"matrix\": [");
+	if (groups && mems) {
+		size_t ng, nm, first = 1;
+
+		matrix_axes(c, groups, &ng, mems, &nm);
+		for (size_t g = 0; g < ng; g++)
+			for (size_t m = 0; m < nm; m++) {
+				struct mr_spread sp;
+				int oom = 0;
+
+				cli_curve_at(c, groups[g], mems[m], &sp, &oom);
+				if (!sp.n)
+					continue;
+				cli_curve_group_label(c, groups[g], lab, sizeof(lab));
+				printf("%s\n  {\"group\": ", first ? "" : ",");
+				cli_json_string(lab);
+				if (mems[m])
+					printf(", \"memory_pages\": %llu", (unsigned long long)mems[m]);
+				else
+					printf(", \"memory_pages\": null");
+				/* fractions, as the runs' miss_ratio (the table prints %) */
+				printf(", \"n\": %zu, \"seeds\": %zu, \"miss_ratio_mean\": %.6f, "
+				       "\"miss_ratio_min\": %.6f, \"miss_ratio_max\": %.6f, \"oom\": %s}",
+				       sp.n, cli_curve_seeds(c, groups[g]), sp.mean / 100.0, sp.min / 100.0,
+				       sp.max / 100.0, oom ? "true" : "false");
+				first = 0;
+			}
+	}
+	free(groups);
+	free(mems);
 	printf("\n]}\n");
 }
 

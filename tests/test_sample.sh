@@ -182,6 +182,14 @@ CELL=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 		printf "%.3f (%.3f-%.3f)", s[best] / n[best], lo[best], hi[best] }' "$T/ac.csv")
 check "two seeds: lru's cell at the smallest size is $CELL" \
 	sh -c "sed -n '/by memory size/,\$p' '$T/ac.txt' | sed -n 3p | grep -qF '$CELL'"
+# --json carries the same cell in its matrix (fractions)
+JCELL=$("$MR" curve "$T/ac.db" --json | python3 -c '
+import json, sys
+m = [x for x in json.load(sys.stdin)["matrix"] if x["group"] == "lru 1/16 x2"]
+x = min(m, key=lambda x: x["memory_pages"])
+print("%.3f (%.3f-%.3f) n=%d of %d" % (100 * x["miss_ratio_mean"], 100 * x["miss_ratio_min"],
+	100 * x["miss_ratio_max"], x["n"], x["seeds"]))')
+check "two seeds: --json's matrix has that cell ($JCELL)" [ "$JCELL" = "$CELL n=2 of 2" ]
 # compare pairs each run with the baseline's policy of its own seed (or the full
 # replay's) at its size: never a sampled run with a full one, nor two seeds
 "$MR" compare "$T/ac.db" --json 2>/dev/null >"$T/ac_cmp.json"
