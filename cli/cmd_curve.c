@@ -81,23 +81,41 @@ static void print_sampled(const struct mr_curve *c)
  * the range; "!" when one went over its memory; " k/N" when only k of the group's N
  * seeds have a ratio there (a seed replayed at other sizes, a run without its counters),
  * and then 1 is returned. */
-static int cell(const struct mr_curve *c, size_t g, uint64_t mem, char *buf, size_t cap)
+/* Does column g's miss ratio at mems[m] rise above the one at the next smaller size
+ * (more memory, more misses: the curve is not monotonic there)? A thousandth of a
+ * point or more, so that equal ratios computed apart are not taken for a rise. */
+static int rises(const struct mr_curve *c, size_t g, const uint64_t *mems, size_t m)
+{
+	struct mr_spread a, b;
+
+	if (!m)
+		return 0;
+	cli_curve_at(c, g, mems[m - 1], &a, NULL);
+	cli_curve_at(c, g, mems[m], &b, NULL);
+	return a.n && b.n && b.mean > a.mean + 0.001;
+}
+
+/* Column g's cell at mems[m] into buf; bit 1 when it averages only some of the
+ * column's seeds (k/N), bit 2 when it rises above the smaller size's (^). */
+static int cell(const struct mr_curve *c, size_t g, const uint64_t *mems, size_t m, char *buf,
+		size_t cap)
 {
 	struct mr_spread sp;
-	int oom = 0;
-	size_t all = cli_curve_at(c, g, mem, &sp, &oom), seeds = cli_curve_seeds(c, g), l;
+	int oom = 0, up = rises(c, g, mems, m), rc = up ? 2 : 0;
+	size_t all = cli_curve_at(c, g, mems[m], &sp, &oom), seeds = cli_curve_seeds(c, g), l;
 
 	if (!sp.n)
 		snprintf(buf, cap, "-");
 	else if (all == 1)
-		snprintf(buf, cap, "%.3f%s", sp.mean, oom ? "!" : "");
+		snprintf(buf, cap, "%.3f%s%s", sp.mean, up ? "^" : "", oom ? "!" : "");
 	else
-		snprintf(buf, cap, "%.3f (%.3f-%.3f)%s", sp.mean, sp.min, sp.max, oom ? "!" : "");
+		snprintf(buf, cap, "%.3f (%.3f-%.3f)%s%s", sp.mean, sp.min, sp.max, up ? "^" : "",
+			 oom ? "!" : "");
 	if (!sp.n || seeds < 2 || sp.n >= seeds)
-		return 0;
+		return rc;
 	l = strlen(buf);
 	snprintf(buf + l, cap > l ? cap - l : 0, " %zu/%zu", sp.n, seeds);
-	return 1;
+	return rc | 1;
 }
 
 /* The groups (policies, and what else sets a curve apart) in the order of their first
@@ -134,7 +152,7 @@ static void print_table(const struct mr_curve *c)
 	size_t *groups = calloc(c->n, sizeof(*groups));
 	uint64_t *mems = calloc(c->n, sizeof(*mems));
 	char lab[512], mem[32], ratio[96];
-	int any_oom = 0, any_sampled = 0, partial = 0;
+	int any_oom = 0, any_sampled = 0, partial = 0, rise = 0;
 
 	if (!groups || !mems) {
 		free(groups);
@@ -197,7 +215,7 @@ static void print_table(const struct mr_curve *c)
 			cli_curve_group_label(c, groups[g], lab, sizeof(lab));
 			w[g] = strlen(lab) > 9 ? (strlen(lab) < 48 ? strlen(lab) : 48) : 9;
 			for (size_t m = 0; m < nm; m++) { /* "mean (min-max)" cells are wider */
-				cell(c, groups[g], mems[m], ratio, sizeof(ratio));
+				cell(c, groups[g], mems, m, ratio, sizeof(ratio));
 				if (strlen(ratio) > w[g])
 					w[g] = strlen(ratio);
 			}
@@ -208,13 +226,19 @@ static void print_table(const struct mr_curve *c)
 		for (size_t m = 0; w && m < nm; m++) {
 			printf("%8s", mems[m] ? mr_replay_format_memory(mems[m], mem, sizeof(mem)) : "-");
 			for (size_t g = 0; g < ng; g++) {
-				partial |= cell(c, groups[g], mems[m], ratio, sizeof(ratio));
+				int k = cell(c, groups[g], mems, m, ratio, sizeof(ratio));
+
+				partial |= k & 1;
+				rise |= (k & 2) != 0;
 				printf("  %*s", (int)w[g], ratio);
 			}
 			printf("\n");
 		}
 		free(w);
 	}
+	if (rise)
+		printf("\n^: above the miss ratio at the next smaller size: more memory, more misses "
+		       "(the curve is not monotonic there; docs/results-schema.md, \"curve\")\n");
 	if (partial)
 		printf("\nk/N: the mean and range of only k of the column's N seeds, the others "
 		       "without a miss ratio at that size (replayed at other sizes, or their counters "
@@ -346,9 +370,10 @@ static void print_json(const struct mr_curve *c)
 					printf(", \"memory_pages\": null");
 				/* fractions, as the runs' miss_ratio (the table prints %) */
 				printf(", \"n\": %zu, \"seeds\": %zu, \"miss_ratio_mean\": %.6f, "
-				       "\"miss_ratio_min\": %.6f, \"miss_ratio_max\": %.6f, \"oom\": %s}",
-				       sp.n, cli_curve_seeds(c, groups[g]), sp.mean / 100.0, sp.min / 100.0,
-				       sp.max / 100.0, oom ? "true" : "false");
+				       "\"miss_ratio_min\": %.6f, \"miss_ratio_max\": %.6f, \"oom\": %s, "
+				       "\"rises\": %s}", sp.n, cli_curve_seeds(c, groups[g]), sp.mean / 100.0,
+				       sp.min / 100.0, sp.max / 100.0, oom ? "true" : "false",
+				       rises(c, groups[g], mems, m) ? "true" : "false");
 				first = 0;
 			}
 	}

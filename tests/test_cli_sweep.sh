@@ -93,6 +93,11 @@ check curve_default_replay -- "$MR" replay default.db "${P[@]}" --memory 4M..128
 check curve_default_table -- "$MR" curve c.db
 expect 0 "run,policy,spec,memory_pages,references,misses,miss_ratio" -- "$MR" curve "$T/c.db" --csv
 expect 0 "\"miss_ratio\": 0." -- "$MR" curve "$T/c.db" --json
+# more memory, more misses: mglru on default.db from 23200K to 23400K (marked ^)
+(cd "$T" && "$MR" replay default.db --policy mglru --memory 23200K,23400K -q --no-timing -o up.db >/dev/null 2>&1)
+expect 0 "23400K    72.175^" -- "$MR" curve "$T/up.db"
+expect 0 "^: above the miss ratio at the next smaller size" -- "$MR" curve "$T/up.db"
+expect 0 "\"miss_ratio_mean\": 0.721747, \"miss_ratio_min\": 0.721747, \"miss_ratio_max\": 0.721747, \"oom\": false, \"rises\": true" -- "$MR" curve "$T/up.db" --json
 # the view gives the same ratios to sqlite3 users
 a=$("$MR" curve "$T/c.db" --json | sed -n 's/.*"run": \([0-9]*\),.*"miss_ratio": \([0-9.]*\),.*/\1 \2/p' | sort -n)
 b=$("$MR" query "$T/c.db" "SELECT run, printf('%.6f', miss_ratio) FROM curve ORDER BY run" | tail -n +2 | tr '\t' ' ')
