@@ -967,6 +967,69 @@ static int print_across(struct mr_compare *const *cs, char *const *paths, size_t
 	return 0;
 }
 
+/*
+ * --across-traces: every trace of the files (a merged sweep of several recordings of one
+ * workload) taken as a recording of its own, as if each were a file of its own runs.
+ * cs[], labels[] and *n out (freed by the caller). 0, or an exit status with the message.
+ */
+static int split_traces(struct mr_results **res, char *const *paths, size_t nfiles,
+			const struct mr_compare_opts *co, struct mr_compare ***cs_out,
+			char ***labels_out, size_t *n_out, struct mr_error *err)
+{
+	struct mr_compare **cs = NULL, *all;
+	char **labels = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0;
+
+	for (size_t f = 0; f < nfiles && !rc; f++) {
+		rc = mr_results_compare(res[f], co, &all, err);
+		for (size_t i = 0; !rc && i < all->nruns; i++) {
+			struct mr_compare_opts one = *co;
+			size_t seen = 0;
+
+			for (size_t j = 0; j < i; j++)
+				seen |= !strcmp(all->trace_ids[j], all->trace_ids[i]);
+			if (seen)
+				continue;
+			if (n == cap) {
+				size_t nc = cap ? 2 * cap : 8;
+				struct mr_compare **c2 = realloc(cs, nc * sizeof(*c2));
+				char **l2 = c2 ? realloc(labels, nc * sizeof(*l2)) : NULL;
+
+				if (c2)
+					cs = c2;
+				if (!c2 || !l2) {
+					rc = mr_error_set(err, MR_ENOMEM, "out of memory");
+					break;
+				}
+				labels = l2;
+				cap = nc;
+			}
+			one.trace_id = all->trace_ids[i];
+			labels[n] = malloc(strlen(paths[f]) + strlen(all->trace[i]) + 4);
+			if (!labels[n]) {
+				rc = mr_error_set(err, MR_ENOMEM, "out of memory");
+				break;
+			}
+			sprintf(labels[n], "%s (%s)", paths[f], all->trace[i]);
+			rc = mr_results_compare(res[f], &one, &cs[n], err);
+			if (rc)
+				free(labels[n]);
+			else
+				n++;
+		}
+		mr_compare_free(all);
+	}
+	if (!rc && n < 2)
+		rc = mr_error_set(err, MR_EINVAL, "--across-traces: %s hold%s one trace: name the "
+				  "results of several recordings (or files of one each)",
+				  nfiles > 1 ? "the files" : paths[0], nfiles > 1 ? "" : "s");
+	*cs_out = cs;
+	*labels_out = labels;
+	*n_out = n;
+	return rc;
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -975,6 +1038,7 @@ int cmd_compare(int argc, char **argv)
 		{ "counters", required_argument, NULL, 'c' },
 		{ "csv", no_argument, NULL, 'C' },
 		{ "json", no_argument, NULL, 'J' },
+		{ "across-traces", no_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -986,7 +1050,7 @@ int cmd_compare(int argc, char **argv)
 	struct mr_compare **cs = NULL;
 	struct mr_error err = { 0 };
 	size_t nfiles;
-	int ch, rc = 0, status = 0;
+	int ch, rc = 0, status = 0, across_traces = 0;
 
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "b:f:c:h", opts, NULL)) != -1) {
@@ -1022,6 +1086,9 @@ int cmd_compare(int argc, char **argv)
 			}
 			co.counters = co.ncounters ? names : NULL;
 			break;
+		case 'T':
+			across_traces = 1;
+			break;
 		case 'h':
 			free(list);
 			return cli_help("compare");
@@ -1053,14 +1120,30 @@ int cmd_compare(int argc, char **argv)
 	}
 	for (size_t f = 0; f < nfiles && !rc; f++) {
 		rc = mr_results_open(argv[optind + f], &res[f], &err);
-		if (!rc)
+		if (!rc && !across_traces)
 			rc = mr_results_compare(res[f], &co, &cs[f], &err);
+		if (across_traces)
+			continue;
 		if (!rc && !cs[f]->intervals)
 			fprintf(stderr, "memreplay compare: note: %s has no segments (written before "
 				"memreplay kept them): its deltas have no intervals; replay the trace "
 				"again for them\n", argv[optind + f]);
 	}
-	if (rc) {
+	if (!rc && across_traces) {
+		struct mr_compare **tc = NULL;
+		char **labels = NULL;
+		size_t nt = 0;
+
+		rc = split_traces(res, argv + optind, nfiles, &co, &tc, &labels, &nt, &err);
+		status = rc ? cli_fail("compare", &err) :
+			      print_across(tc, labels, nt, format, co.counters != NULL);
+		for (size_t t = 0; t < nt; t++) {
+			mr_compare_free(tc[t]);
+			free(labels[t]);
+		}
+		free(tc);
+		free(labels);
+	} else if (rc) {
 		status = cli_fail("compare", &err);
 	} else if (nfiles > 1) {
 		status = print_across(cs, argv + optind, nfiles, format, co.counters != NULL);

@@ -135,7 +135,8 @@ static const struct mr_cmd commands[] = {
 	  "Sizes are bytes with a binary suffix (256M, 1G) or a page count (65536); durations\n"
 	  "take a unit (500ms, 1.5s; a bare number is nanoseconds).\n" },
 	{ "compare", cmd_compare, "policies side by side with deltas against a baseline",
-	  "memreplay compare RESULTS.db [RESULTS.db ...] [--baseline RUN|SPEC] [--format table|csv|json] [--counters a,b]",
+	  "memreplay compare RESULTS.db [RESULTS.db ...] [--baseline RUN|SPEC] [--format table|csv|json] [--counters a,b]\n"
+	  "       [--across-traces]",
 	  "Prints every run of a results database side by side, each counter with its\n"
 	  "absolute and percentage delta against a baseline run and the delta's 95 %\n"
 	  "interval (a paired block bootstrap over the trace's segments; ~ = it contains 0);\n"
@@ -148,6 +149,8 @@ static const struct mr_cmd commands[] = {
 	  "  -c, --counters a,b       only these counters, in this order\n"
 	  "  -f, --format F           table (default), csv or json\n"
 	  "  --csv, --json            the same as --format csv / --format json\n"
+	  "  --across-traces          each trace of the files (a merge of several\n"
+	  "                           recordings' results) as a recording of its own\n"
 	  "  -h, --help               this help\n" },
 	{ "explain", cmd_explain, "why a page was evicted under one run and kept under another",
 	  "memreplay explain RESULTS.db --runs A,B [--top N | --page ID[,ID...]] [--trace TRACE.db]\n"

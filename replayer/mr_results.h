@@ -222,6 +222,8 @@ struct mr_compare_opts {
 	const char *const *counters;   /* names to show; NULL = every counter that is
 					* non-zero in some run, then model counters */
 	size_t ncounters;
+	const char *trace_id;          /* only the runs of this trace (runs.trace_id), as
+					* if the file held those alone; NULL = every run */
 };
 
 struct mr_compare_row {

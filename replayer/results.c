@@ -1502,8 +1502,14 @@ int mr_results_compare(struct mr_results *res, const struct mr_compare_opts *o,
 	*out = NULL;
 	if (!c)
 		return mr_error_set(err, MR_ENOMEM, "out of memory");
-	if (sqlite3_prepare_v2(res->db, "SELECT count(*) FROM runs", -1, &st, NULL) != SQLITE_OK ||
-	    sqlite3_step(st) != SQLITE_ROW) {
+	if (sqlite3_prepare_v2(res->db, "SELECT count(*) FROM runs WHERE ?1 IS NULL OR trace_id = ?1",
+			       -1, &st, NULL) != SQLITE_OK) {
+		rc = sqlfail(res->db, res->path, "reading runs", err);
+		goto fail;
+	}
+	if (o && o->trace_id)
+		sqlite3_bind_text(st, 1, o->trace_id, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_ROW) {
 		rc = sqlfail(res->db, res->path, "reading runs", err);
 		goto fail;
 	}
@@ -1511,7 +1517,9 @@ int mr_results_compare(struct mr_results *res, const struct mr_compare_opts *o,
 	sqlite3_finalize(st);
 	st = NULL;
 	if (!n) {
-		rc = mr_error_set(err, MR_ENOENT, "%s holds no runs", res->path);
+		rc = o && o->trace_id ? mr_error_set(err, MR_ENOENT, "%s holds no runs of trace %s",
+						     res->path, o->trace_id)
+				      : mr_error_set(err, MR_ENOENT, "%s holds no runs", res->path);
 		goto fail;
 	}
 	c->run_id = calloc(n, sizeof(*c->run_id));
@@ -1533,10 +1541,12 @@ int mr_results_compare(struct mr_results *res, const struct mr_compare_opts *o,
 		goto fail;
 	}
 	if (sqlite3_prepare_v2(res->db, "SELECT id, spec, memory_pages, trace_id, trace FROM runs "
-			       "ORDER BY id", -1, &st, NULL) != SQLITE_OK) {
+			       "WHERE ?1 IS NULL OR trace_id = ?1 ORDER BY id", -1, &st, NULL) != SQLITE_OK) {
 		rc = sqlfail(res->db, res->path, "reading runs", err);
 		goto fail;
 	}
+	if (o && o->trace_id)
+		sqlite3_bind_text(st, 1, o->trace_id, -1, SQLITE_STATIC);
 	while (c->nruns < n && sqlite3_step(st) == SQLITE_ROW) {
 		const unsigned char *s = sqlite3_column_text(st, 1);
 

@@ -119,6 +119,14 @@ got=$(awk -F, '$1 == "\"mr_misses\"" && $2 == "\"opt\"" && $3 == 1024 { printf "
 [ -n "$want" ] && [ "$want" = "$got" ] && ok || bad "across files: mean/min/max '$got', the files say '$want'"
 "$MR" compare "$T/m1.db" "$T/m1.db" --baseline mglru >/dev/null 2>"$T/m.err"
 [ $? = 2 ] && grep -q "is given twice" "$T/m.err" && ok || bad "the same file twice is not refused"
+# the three recordings merged into one file: --across-traces gives the same table,
+# each trace named after its file
+"$MR" merge -q -o "$T/mall.db" "$T/m1.db" "$T/m2.db" "$T/m3.db" 2>"$T/err" || bad "merge: $(cat "$T/err")"
+"$MR" compare "$T/mall.db" --across-traces --baseline mglru >"$T/ma.txt" 2>"$T/err"
+diff <(sed -n '5,$p' "$T/m.txt") <(sed -n '5,$p' "$T/ma.txt") >/dev/null &&
+	grep -Eq "mall.db \(.*z2.db\)" "$T/ma.txt" && ok || bad "--across-traces of the merge differs from the files: $(diff "$T/m.txt" "$T/ma.txt" | head -5) $(cat "$T/err")"
+"$MR" compare "$T/m1.db" --across-traces >/dev/null 2>"$T/err"
+[ $? = 1 ] && grep -q "holds one trace" "$T/err" && ok || bad "--across-traces of one trace: $(cat "$T/err")"
 # a file whose baseline is 0 for a counter has no percentage: out of n and of the
 # "outside noise" count alike (mglru's mr_misses at 4M zeroed with its segments)
 cp "$T/m3.db" "$T/m3z.db"
