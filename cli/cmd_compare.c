@@ -233,12 +233,20 @@ static int sign_of(const struct mr_compare *c, size_t k, size_t g, struct sign *
 			at--;
 		}
 		sg->run[at] = j;
-		if (abs > 0) {
-			pos++;
-			pos_out += !mr_compare_noise(c, k, j);
-		} else if (abs < 0) {
-			neg++;
-			neg_out += !mr_compare_noise(c, k, j);
+		/* outside noise: its interval excludes 0; where the file has intervals, a
+		 * delta without one (a counter without segments) is not taken for outside */
+		{
+			double lo, hi, plo, phi;
+			int out = mr_compare_interval(c, k, j, &lo, &hi, &plo, &phi) ? !c->intervals :
+				  !mr_compare_noise(c, k, j);
+
+			if (abs > 0) {
+				pos++;
+				pos_out += out;
+			} else if (abs < 0) {
+				neg++;
+				neg_out += out;
+			}
 		}
 	}
 	if (sg->n < 2)

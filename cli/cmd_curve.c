@@ -81,18 +81,24 @@ static void print_sampled(const struct mr_curve *c)
  * the range; "!" when one went over its memory; " k/N" when only k of the group's N
  * seeds have a ratio there (a seed replayed at other sizes, a run without its counters),
  * and then 1 is returned. */
-/* Does column g's miss ratio at mems[m] rise above the one at the next smaller size
- * (more memory, more misses: the curve is not monotonic there)? A thousandth of a
- * point or more, so that equal ratios computed apart are not taken for a rise. */
+/* Does column g's miss ratio at mems[m] rise above the one at its next smaller size
+ * (more memory, more misses: the curve is not monotonic there)? The column's own next
+ * smaller size: other columns may have sizes between; 0 (no size: cgroup limits alone)
+ * is not one. A thousandth of a point or more, so that equal ratios computed apart are
+ * not taken for a rise. */
 static int rises(const struct mr_curve *c, size_t g, const uint64_t *mems, size_t m)
 {
 	struct mr_spread a, b;
 
-	if (!m)
+	if (!mems[m])
 		return 0;
-	cli_curve_at(c, g, mems[m - 1], &a, NULL);
 	cli_curve_at(c, g, mems[m], &b, NULL);
-	return a.n && b.n && b.mean > a.mean + 0.001;
+	for (size_t k = m; b.n && k-- > 0 && mems[k];) {
+		cli_curve_at(c, g, mems[k], &a, NULL);
+		if (a.n)
+			return b.mean > a.mean + 0.001;
+	}
+	return 0;
 }
 
 /* Column g's cell at mems[m] into buf; bit 1 when it averages only some of the

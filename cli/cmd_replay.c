@@ -860,6 +860,12 @@ int cmd_replay(int argc, char **argv)
 
 	if (sample_seed_set && !o.sample_den)
 		return cli_usage_error("replay", "--sample-seed without --sample 1/N: give the rate");
+	/* the passes' files are merged, and merge carries the results' tables, not the
+	 * detail ones: they would be lost without a word */
+	if (nseeds > 1 && o.detail)
+		return cli_usage_error("replay", "--detail with %zu sampling seeds: the detail tables "
+				       "do not survive the seeds' merge; replay one --sample-seed at a "
+				       "time with --detail", nseeds);
 	if (sample_unit_set && !o.sample_den)
 		return cli_usage_error("replay", "--sample-unit without --sample 1/N: give the rate");
 	if (vary_p_set && !nvary)

@@ -1288,28 +1288,58 @@ struct seg_run {
 	int ok;         /* its segments are the baseline's (same bounds) */
 };
 
+/* The draws for runs of S segments: B resamples of nb block starts (the last block cut
+ * to fill S), from the fixed seed, so that runs of one length share them. */
+struct draws {
+	size_t S, L, nb, last;
+	uint32_t *starts; /* [B * nb] */
+};
+
+static int make_draws(struct draws *d, size_t S, unsigned B)
+{
+	uint64_t seed = MR_COMPARE_SEED;
+
+	if (d->S == S)
+		return 0;
+	d->S = S;
+	d->L = (size_t)lround(cbrt((double)S));
+	if (d->L < 1)
+		d->L = 1;
+	d->nb = (S + d->L - 1) / d->L;
+	d->last = S - (d->nb - 1) * d->L;
+	free(d->starts);
+	d->starts = malloc((size_t)B * d->nb * sizeof(*d->starts));
+	if (!d->starts)
+		return -1;
+	for (size_t j = 0; j < (size_t)B * d->nb; j++)
+		d->starts[j] = (uint32_t)(mr_splitmix64(&seed) % S);
+	return 0;
+}
+
 static int compare_intervals(struct mr_results *res, struct mr_compare *c, struct mr_error *err)
 {
 	const unsigned B = MR_COMPARE_RESAMPLES;
 	sqlite3_stmt *st = NULL;
 	struct seg_run *sr = NULL;
-	uint64_t (*bounds)[2] = NULL; /* [nruns][S] each run's (event_first, event_end) */
+	uint64_t (*bounds)[2] = NULL; /* each run's (event_first, event_end), from off[run] */
 	double **sv = NULL, *pre = NULL, *boot = NULL;
-	uint32_t *starts = NULL;
-	size_t S = 0, nb, last, ref = c->baseline;
+	size_t *off = NULL, total = 0, Smax = 0, ref = c->baseline;
+	struct draws d = { 0 };
 	int rc = 0, step;
-	uint64_t seed = MR_COMPARE_SEED;
 
 	/* a file written before segments has no table: no intervals */
 	if (sqlite3_prepare_v2(res->db, "SELECT run, seg, event_first, event_end FROM segments"
 			       " ORDER BY run, seg", -1, &st, NULL) != SQLITE_OK)
 		return 0;
 	sr = calloc(c->nruns, sizeof(*sr));
-	if (!sr) {
+	off = calloc(c->nruns + 1, sizeof(*off));
+	if (!sr || !off) {
 		rc = mr_error_set(err, MR_ENOMEM, "out of memory");
 		goto out;
 	}
-	/* pass 1: segments per run, and the baseline's bounds */
+	/* pass 1: segments per run. Each run has its own count (the passes of a
+	 * --sample-seed list cut their own traces' segments); a pair has intervals where its
+	 * two runs have the same segments */
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		int ri = run_index(c, sqlite3_column_int64(st, 0));
 
@@ -1320,32 +1350,37 @@ static int compare_intervals(struct mr_results *res, struct mr_compare *c, struc
 		rc = sqlfail(res->db, res->path, "reading segments", err);
 		goto out;
 	}
-	S = sr[ref].n;
 	/* too few segments to resample (or none), or more than a replay writes (a file
-	 * made by hand, which would only cost memory): no intervals */
-	if (S < 2 || S > 65536)
+	 * made by hand, which would only cost memory): no intervals for that run */
+	for (size_t i = 0; i < c->nruns; i++) {
+		sr[i].ok = sr[i].n >= 2 && sr[i].n <= 65536;
+		off[i] = total;
+		total += sr[i].ok ? sr[i].n : 0;
+		if (sr[i].ok && sr[i].n > Smax)
+			Smax = sr[i].n;
+	}
+	off[c->nruns] = total;
+	if (!Smax)
 		goto out;
-	bounds = calloc(c->nruns * S, sizeof(*bounds));
+	bounds = calloc(total, sizeof(*bounds));
 	if (!bounds) {
 		rc = mr_error_set(err, MR_ENOMEM, "out of memory");
 		goto out;
 	}
 	sqlite3_reset(st);
-	for (size_t i = 0; i < c->nruns; i++)
-		sr[i].ok = sr[i].n == S;
-	/* pass 2: every run's bounds; a pair has intervals where its two runs' are the same
-	 * (runs of one trace and sampling: a merge of several has several kinds) */
+	/* pass 2: every run's bounds (a segment number past its count: not a replay's) */
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		int ri = run_index(c, sqlite3_column_int64(st, 0));
 		int64_t seg = sqlite3_column_int64(st, 1);
 
-		if (ri < 0 || seg < 0 || (size_t)seg >= S) {
-			if (ri >= 0)
-				sr[ri].ok = 0;
+		if (ri < 0 || !sr[ri].ok)
+			continue;
+		if (seg < 0 || (size_t)seg >= sr[ri].n) {
+			sr[ri].ok = 0;
 			continue;
 		}
-		bounds[(size_t)ri * S + (size_t)seg][0] = (uint64_t)sqlite3_column_int64(st, 2);
-		bounds[(size_t)ri * S + (size_t)seg][1] = (uint64_t)sqlite3_column_int64(st, 3);
+		bounds[off[ri] + (size_t)seg][0] = (uint64_t)sqlite3_column_int64(st, 2);
+		bounds[off[ri] + (size_t)seg][1] = (uint64_t)sqlite3_column_int64(st, 3);
 	}
 	if (step != SQLITE_DONE) {
 		rc = sqlfail(res->db, res->path, "reading segments", err);
@@ -1363,7 +1398,7 @@ static int compare_intervals(struct mr_results *res, struct mr_compare *c, struc
 	for (size_t k = 0; k < c->nrows; k++) {
 		if (c->rows[k].model)
 			continue;
-		sv[k] = calloc(c->nruns * S, sizeof(double));
+		sv[k] = calloc(total, sizeof(double));
 		if (!sv[k]) {
 			rc = mr_error_set(err, MR_ENOMEM, "out of memory");
 			goto out;
@@ -1383,7 +1418,7 @@ static int compare_intervals(struct mr_results *res, struct mr_compare *c, struc
 			int64_t seg = sqlite3_column_int64(st, 1);
 			const char *name = (const char *)sqlite3_column_text(st, 2);
 
-			if (ri < 0 || !name || seg < 0 || (size_t)seg >= S)
+			if (ri < 0 || !sr[ri].ok || !name || seg < 0 || (size_t)seg >= sr[ri].n)
 				continue;
 			if (strcmp(name, lastname)) {
 				snprintf(lastname, sizeof(lastname), "%s", name);
@@ -1393,7 +1428,7 @@ static int compare_intervals(struct mr_results *res, struct mr_compare *c, struc
 						lastrow = k;
 			}
 			if (lastrow != SIZE_MAX)
-				sv[lastrow][(size_t)ri * S + (size_t)seg] +=
+				sv[lastrow][off[ri] + (size_t)seg] +=
 					(double)(uint64_t)sqlite3_column_int64(st, 3);
 		}
 		if (step != SQLITE_DONE) {
@@ -1404,23 +1439,26 @@ static int compare_intervals(struct mr_results *res, struct mr_compare *c, struc
 	sqlite3_finalize(st);
 	st = NULL;
 
-	/* the draws: B resamples of nb block starts; the last block is cut to fill S */
-	c->block_len = (unsigned)lround(cbrt((double)S));
-	if (c->block_len < 1)
-		c->block_len = 1;
-	nb = (S + c->block_len - 1) / c->block_len;
-	last = S - (nb - 1) * c->block_len;
-	starts = malloc((size_t)B * nb * sizeof(*starts));
-	pre = malloc((2 * S + 1) * sizeof(*pre));
+	pre = malloc((2 * Smax + 1) * sizeof(*pre));
 	boot = malloc(B * sizeof(*boot));
-	if (!starts || !pre || !boot) {
+	if (!pre || !boot) {
 		rc = mr_error_set(err, MR_ENOMEM, "out of memory");
 		goto out;
 	}
-	for (size_t j = 0; j < (size_t)B * nb; j++)
-		starts[j] = (uint32_t)(mr_splitmix64(&seed) % S);
+	/* what the footer says: the baseline's segments (else the first run's that has) */
+	{
+		size_t r0 = sr[ref].ok ? ref : 0;
+
+		while (r0 < c->nruns && !sr[r0].ok)
+			r0++;
+		if (make_draws(&d, sr[r0].n, B)) {
+			rc = mr_error_set(err, MR_ENOMEM, "out of memory");
+			goto out;
+		}
+		c->block_len = (unsigned)d.L;
+		c->nsegs = d.S;
+	}
 	c->intervals = 1;
-	c->nsegs = S;
 	c->resamples = B;
 
 	for (size_t k = 0; k < c->nrows; k++) {
@@ -1436,16 +1474,16 @@ static int compare_intervals(struct mr_results *res, struct mr_compare *c, struc
 			goto out;
 		}
 		for (size_t i = 0; i < c->nruns; i++) {
-			size_t bi = c->base[i];
+			size_t bi = c->base[i], S = sr[i].n;
 			const double *x, *y;
 			double sx = 0, sy = 0;
 
-			if (bi == MR_COMPARE_NONE || !sr[i].ok || !sr[bi].ok || !r->present[i] ||
-			    !r->present[bi] ||
-			    memcmp(bounds[i * S], bounds[bi * S], S * sizeof(*bounds)))
+			if (bi == MR_COMPARE_NONE || !sr[i].ok || !sr[bi].ok || sr[bi].n != S ||
+			    !r->present[i] || !r->present[bi] ||
+			    memcmp(bounds[off[i]], bounds[off[bi]], S * sizeof(*bounds)))
 				continue;
-			x = sv[k] + i * S;
-			y = sv[k] + bi * S;
+			x = sv[k] + off[i];
+			y = sv[k] + off[bi];
 			for (size_t s2 = 0; s2 < S; s2++) {
 				sx += x[s2];
 				sy += y[s2];
@@ -1454,16 +1492,20 @@ static int compare_intervals(struct mr_results *res, struct mr_compare *c, struc
 			 * by hand, has no interval */
 			if (sx != r->value[i] || sy != r->value[bi])
 				continue;
+			if (make_draws(&d, S, B)) {
+				rc = mr_error_set(err, MR_ENOMEM, "out of memory");
+				goto out;
+			}
 			/* prefix sums of d over two turns of the circle */
 			pre[0] = 0;
 			for (size_t s2 = 0; s2 < 2 * S; s2++)
 				pre[s2 + 1] = pre[s2] + (x[s2 % S] - y[s2 % S]);
 			for (unsigned b = 0; b < B; b++) {
-				const uint32_t *sb = starts + (size_t)b * nb;
+				const uint32_t *sb = d.starts + (size_t)b * d.nb;
 				double sum = 0;
 
-				for (size_t j = 0; j < nb; j++) {
-					size_t len = j + 1 < nb ? c->block_len : last;
+				for (size_t j = 0; j < d.nb; j++) {
+					size_t len = j + 1 < d.nb ? d.L : d.last;
 
 					sum += pre[sb[j] + len] - pre[sb[j]];
 				}
@@ -1484,8 +1526,9 @@ out:
 			free(sv[k]);
 	free(sv);
 	free(sr);
+	free(off);
 	free(bounds);
-	free(starts);
+	free(d.starts);
 	free(pre);
 	free(boot);
 	return rc;

@@ -96,6 +96,10 @@ expect 0 "\"miss_ratio\": 0." -- "$MR" curve "$T/c.db" --json
 # more memory, more misses: mglru on default.db from 23200K to 23400K (marked ^)
 (cd "$T" && "$MR" replay default.db --policy mglru --memory 23200K,23400K -q --no-timing -o up.db >/dev/null 2>&1)
 expect 0 "23400K    72.175^" -- "$MR" curve "$T/up.db"
+# ... also where another column has a size in between (merged beside it)
+(cd "$T" && "$MR" replay default.db --policy lru --memory 23300K -q --no-timing -o mid.db >/dev/null 2>&1 &&
+	"$MR" merge -q -o um.db up.db mid.db)
+expect 0 "23400K    72.175^          -" -- "$MR" curve "$T/um.db"
 expect 0 "^: above the miss ratio at the next smaller size" -- "$MR" curve "$T/up.db"
 expect 0 "\"miss_ratio_mean\": 0.721747, \"miss_ratio_min\": 0.721747, \"miss_ratio_max\": 0.721747, \"oom\": false, \"rises\": true" -- "$MR" curve "$T/up.db" --json
 # the view gives the same ratios to sqlite3 users

@@ -119,6 +119,13 @@ got=$(awk -F, '$1 == "\"mr_misses\"" && $2 == "\"opt\"" && $3 == 1024 { printf "
 [ -n "$want" ] && [ "$want" = "$got" ] && ok || bad "across files: mean/min/max '$got', the files say '$want'"
 "$MR" compare "$T/m1.db" "$T/m1.db" --baseline mglru >/dev/null 2>"$T/m.err"
 [ $? = 2 ] && grep -q "is given twice" "$T/m.err" && ok || bad "the same file twice is not refused"
+# two sampling seeds in one file: each pass cuts its own segments (their counts can
+# differ); every run still has its interval against its own seed's baseline
+"$MR" replay "$T/z1.db" --policy lru --policy mglru --memory 1M,2M --sample 1/4 --sample-seed 0,1 -q \
+	--no-timing -o "$T/s01.db" >/dev/null 2>"$T/err" || bad "replay --sample-seed 0,1: $(cat "$T/err")"
+segs=$("$MR" query "$T/s01.db" --csv "SELECT count(DISTINCT n) FROM (SELECT count(*) n FROM segments GROUP BY run)" | tail -1)
+noci=$("$MR" compare "$T/s01.db" --counters mr_misses --csv | awk -F, 'NR > 1 && $NF == ""' | wc -l)
+[ "$noci" = 0 ] && ok || bad "a sampled file of two seeds ($segs segment counts): $noci runs without an interval"
 # the three recordings merged into one file: --across-traces gives the same table,
 # each trace named after its file
 "$MR" merge -q -o "$T/mall.db" "$T/m1.db" "$T/m2.db" "$T/m3.db" 2>"$T/err" || bad "merge: $(cat "$T/err")"
