@@ -106,6 +106,9 @@ case_sampled() {
 	done
 	[ "$(q s.db "SELECT max(page) > count(DISTINCT page) FROM detail_pages")" = 1 ] ||
 		fail "sampled detail_pages look renumbered (ids 0..n-1)"
+	run "$MR" replay z.db -P lru --memory 2M --sample 1/4 --sample-seed 0,1 -o s2.db --detail pages -q
+	[ "$rc" = 2 ] && grep -q "detail tables do not survive the seeds' merge" <<<"$err" && [ ! -e s2.db ] ||
+		fail "--detail with two seeds: $rc $err"
 	run "$MR" explain s.db --runs 1,2
 	[ "$rc" = 1 ] && grep -q "run 1 of s.db is a sampled run (sampled 1/4 (seed 0)): explain follows pages through a full replay" <<<"$err" ||
 		fail "explain of sampled runs: $rc $err"
