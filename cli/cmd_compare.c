@@ -779,6 +779,41 @@ static size_t row_named(const struct mr_compare *c, const struct mr_compare_row 
  * there, its percentage delta against that file's own baseline (NaN where the file has
  * no such run or the baseline is 0), whether that delta is outside the file's noise.
  */
+/* Run j of b is run i of a in another recording: the same spec and size, sampled alike
+ * (rate, seed, unit), the same --vary seed and settings (the trace differs). */
+static int same_run_across(const struct mr_compare *a, size_t i, const struct mr_compare *b,
+			   size_t j)
+{
+	return !strcmp(a->spec[i], b->spec[j]) && a->memory_pages[i] == b->memory_pages[j] &&
+	       a->sample_den[i] == b->sample_den[j] && a->sample_seed[i] == b->sample_seed[j] &&
+	       a->sample_unit[i] == b->sample_unit[j] && a->vary_seed[i] == b->vary_seed[j] &&
+	       !strcmp(a->settings[i], b->settings[j]);
+}
+
+/* Run i's name in the across table: its short spec, and its sampling, --vary seed and
+ * settings where the runs differ in them (two seeds of one spec are two rows). */
+static size_t across_label(const struct mr_compare *c, size_t i, char *buf, size_t cap)
+{
+	struct mr_strbuf sb = { buf, cap, 0 };
+	int sampled = 0, varied = 0;
+
+	for (size_t j = 0; j < c->nruns; j++) {
+		sampled |= c->sample_den[j] != 0;
+		varied |= c->vary_seed[j] != 0;
+	}
+	sb.len = mr_policy_short_spec(c->spec[i], buf, cap);
+	if (varied && c->vary_seed[i])
+		mr_strbuf_printf(&sb, " ~%llu", (unsigned long long)c->vary_seed[i]);
+	if (sampled && c->sample_den[i])
+		mr_strbuf_printf(&sb, " (sampled 1/%u seed %llu)", c->sample_den[i],
+				 (unsigned long long)c->sample_seed[i]);
+	else if (sampled)
+		mr_strbuf_printf(&sb, " (full)");
+	if (c->many_settings)
+		settings_diff(c, i, &sb);
+	return sb.len < cap ? sb.len : cap - 1;
+}
+
 static void across_cell(struct mr_compare *const *cs, size_t n, size_t k, size_t i, double *pct,
 			double *mean_abs, size_t *outside, size_t *with_ci)
 {
@@ -794,7 +829,7 @@ static void across_cell(struct mr_compare *const *cs, size_t n, size_t k, size_t
 
 		pct[f] = NAN;
 		for (j = 0; j < c->nruns; j++)
-			if (!strcmp(c->spec[j], c0->spec[i]) && c->memory_pages[j] == c0->memory_pages[i])
+			if (same_run_across(c0, i, c, j))
 				break;
 		if (kk == SIZE_MAX || j == c->nruns || mr_compare_delta(c, kk, j, &abs, &p))
 			continue;
@@ -848,9 +883,9 @@ static int print_across(struct mr_compare *const *cs, char *const *paths, size_t
 		if (across_row(&c0->rows[k], asked) && strlen(c0->rows[k].name) + 6 > wname)
 			wname = strlen(c0->rows[k].name) + (c0->rows[k].model ? 6 : 0);
 	for (size_t i = 0; i < c0->nruns; i++) {
-		size_t l = mr_policy_short_spec(c0->spec[i], spec, sizeof(spec));
+		size_t l = across_label(c0, i, spec, sizeof(spec));
 
-		wspec = l > wspec ? (l < 40 ? l : 40) : wspec;
+		wspec = l > wspec ? (l < 60 ? l : 60) : wspec;
 	}
 	if (csv) {
 		printf("counter,spec,memory_pages,n,mean_delta,mean_pct,sd_pct,min_pct,max_pct,t_lo_pct,"
@@ -871,8 +906,9 @@ static int print_across(struct mr_compare *const *cs, char *const *paths, size_t
 		mr_policy_short_spec(c0->spec[c0->baseline], spec, sizeof(spec));
 		printf("across %zu results files (recordings of one workload): each run against ", n);
 		cli_print_text(spec, 0);
-		printf(" at its size in its own file; runs matched by spec and memory; the spread "
-		       "is between the files, in %% of each file's baseline:\n");
+		printf(" at its size in its own file; runs matched by spec, memory, sampling, --vary "
+		       "seed and settings; the spread is between the files, in %% of each file's "
+		       "baseline:\n");
 		for (size_t f = 0; f < n; f++) {
 			printf("  ");
 			cli_print_text(paths[f], 0);
@@ -934,8 +970,13 @@ static int print_across(struct mr_compare *const *cs, char *const *paths, size_t
 				cli_json_string(name);
 				printf(", \"spec\": ");
 				cli_json_string(c0->spec[i]);
-				printf(", \"memory_pages\": %llu, \"n\": %zu",
-				       (unsigned long long)c0->memory_pages[i], sp.n);
+				printf(", \"memory_pages\": %llu", (unsigned long long)c0->memory_pages[i]);
+				if (c0->sample_den[i])
+					printf(", \"sample_den\": %u, \"sample_seed\": %llu", c0->sample_den[i],
+					       (unsigned long long)c0->sample_seed[i]);
+				if (c0->vary_seed[i])
+					printf(", \"vary_seed\": %llu", (unsigned long long)c0->vary_seed[i]);
+				printf(", \"n\": %zu", sp.n);
 				for (int q = 0; q < 7; q++) {
 					if (isnan(v[q]))
 						printf(", \"%s\": null", key[q]);
@@ -945,7 +986,7 @@ static int print_across(struct mr_compare *const *cs, char *const *paths, size_t
 				printf(", \"outside_noise\": %zu, \"with_interval\": %zu}", outside, with_ci);
 				first = 0;
 			} else {
-				size_t l = mr_policy_short_spec(c0->spec[i], spec, sizeof(spec));
+				size_t l = across_label(c0, i, spec, sizeof(spec));
 				char t[64] = "-", o[32] = "-";
 
 				fmt_pct(b[0], sizeof(b[0]), sp.mean, 1);

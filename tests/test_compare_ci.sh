@@ -126,6 +126,16 @@ got=$(awk -F, '$1 == "\"mr_misses\"" && $2 == "\"opt\"" && $3 == 1024 { printf "
 segs=$("$MR" query "$T/s01.db" --csv "SELECT count(DISTINCT n) FROM (SELECT count(*) n FROM segments GROUP BY run)" | tail -1)
 noci=$("$MR" compare "$T/s01.db" --counters mr_misses --csv | awk -F, 'NR > 1 && $NF == ""' | wc -l)
 [ "$noci" = 0 ] && ok || bad "a sampled file of two seeds ($segs segment counts): $noci runs without an interval"
+# two recordings sampled with two seeds each: across them, a row per seed
+"$MR" replay "$T/z2.db" --policy lru --policy mglru --memory 1M,2M --sample 1/4 --sample-seed 0,1 -q \
+	--no-timing -o "$T/s01b.db" >/dev/null 2>"$T/err" || bad "replay z2 --sample-seed 0,1: $(cat "$T/err")"
+"$MR" compare "$T/s01.db" "$T/s01b.db" --baseline lru --counters mr_misses >"$T/s01x.txt" 2>&1
+a0=$(grep "^mr_misses  *mglru (sampled 1/4 seed 0)  *1M " "$T/s01x.txt" | tr -s ' ' | cut -d' ' -f8-)
+a1=$(grep "^mr_misses  *mglru (sampled 1/4 seed 1)  *1M " "$T/s01x.txt" | tr -s ' ' | cut -d' ' -f8-)
+want1=$(for f in s01 s01b; do "$MR" compare "$T/$f.db" --baseline lru --counters mr_misses --csv |
+	awk -F, '$1 == "mr_misses" && $3 ~ /^"mglru/ && $8 == 256 { print $7 }' | sed -n 2p; done | tr '\n' ' ')
+[ -n "$a0" ] && [ -n "$a1" ] && [ "$a0" != "$a1" ] && ok ||
+	bad "across two sampled recordings: seeds 0 and 1 not two rows ($a0 / $a1; seed 1's deltas: $want1): $(cat "$T/s01x.txt" | head -8)"
 # the three recordings merged into one file: --across-traces gives the same table,
 # each trace named after its file
 "$MR" merge -q -o "$T/mall.db" "$T/m1.db" "$T/m2.db" "$T/m3.db" 2>"$T/err" || bad "merge: $(cat "$T/err")"
