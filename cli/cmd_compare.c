@@ -1062,10 +1062,16 @@ static int split_traces(struct mr_results **res, char *const *paths, size_t nfil
 			}
 			sprintf(labels[n], "%s (%s)", paths[f], all->trace[i]);
 			rc = mr_results_compare(res[f], &one, &cs[n], err);
-			if (rc)
+			if (rc) {
+				/* which trace: a run id as --baseline names a run of one of them */
+				char msg[sizeof(err->msg)];
+
+				snprintf(msg, sizeof(msg), "%s", err->msg);
+				mr_error_set(err, rc, "%s, trace %s: %.400s", paths[f], all->trace[i], msg);
 				free(labels[n]);
-			else
+			} else {
 				n++;
+			}
 		}
 		mr_compare_free(all);
 	}

@@ -142,6 +142,9 @@ want1=$(for f in s01 s01b; do "$MR" compare "$T/$f.db" --baseline lru --counters
 "$MR" compare "$T/mall.db" --across-traces --baseline mglru >"$T/ma.txt" 2>"$T/err"
 diff <(sed -n '5,$p' "$T/m.txt") <(sed -n '5,$p' "$T/ma.txt") >/dev/null &&
 	grep -Eq "mall.db \(.*z2.db\)" "$T/ma.txt" && ok || bad "--across-traces of the merge differs from the files: $(diff "$T/m.txt" "$T/ma.txt" | head -5) $(cat "$T/err")"
+"$MR" compare "$T/mall.db" --across-traces --baseline 1 >/dev/null 2>"$T/err"
+[ $? = 1 ] && grep -Eq "mall.db, trace .*z2.db: no run matches baseline '1'" "$T/err" && ok ||
+	bad "--across-traces --baseline 1 does not name the trace without run 1: $(cat "$T/err")"
 "$MR" compare "$T/m1.db" --across-traces >/dev/null 2>"$T/err"
 [ $? = 1 ] && grep -q "holds one trace" "$T/err" && ok || bad "--across-traces of one trace: $(cat "$T/err")"
 # a file whose baseline is 0 for a counter has no percentage: out of n and of the
