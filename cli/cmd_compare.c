@@ -415,6 +415,10 @@ void cli_run_source(const struct mr_compare *c, size_t i, char *buf, size_t cap)
 		settings_diff(c, i, &sb);
 }
 
+/* The widest a line of compare's counter table gets before its runs go on in a block
+ * below (a wide terminal's width). */
+#define TABLE_WIDTH 200
+
 static void print_table(const struct mr_compare *c, int asked)
 {
 	size_t wname = 7, wspec = 0, wid = 0, *w = calloc(c->nruns, sizeof(size_t));
@@ -502,33 +506,54 @@ static void print_table(const struct mr_compare *c, int asked)
 		if (c->by_memory && strlen(mem) > w[i])
 			w[i] = strlen(mem);
 	}
-	printf("%-*s", (int)wname, "counter");
-	for (size_t i = 0; i < c->nruns; i++) {
-		char h[32];
+	/* blocks of runs no wider than TABLE_WIDTH each, one under the other: a sweep's
+	 * two dozen runs side by side made lines of a thousand characters */
+	for (size_t from = 0, to; from < c->nruns; from = to) {
+		size_t width = wname;
 
-		snprintf(h, sizeof(h), "%s#%lld%s", c->base[i] == i ? "*" : "", (long long)c->run_id[i],
-			 has_notes(c, i) ? "!" : "");
-		printf("  %*s", (int)w[i], h);
-	}
-	printf("\n");
-	if (c->by_memory) {
-		printf("%-*s", (int)wname, "memory");
-		for (size_t i = 0; i < c->nruns; i++)
-			printf("  %*s", (int)w[i], c->memory_pages[i] ?
-			       mr_replay_format_memory(c->memory_pages[i], mem, sizeof(mem)) : "-");
-		printf("\n");
-	}
-	for (size_t k = 0; k < c->nrows; k++) {
-		char name[128];
+		for (to = from; to < c->nruns && (to == from || width + 2 + w[to] <= TABLE_WIDTH); to++)
+			width += 2 + w[to];
+		/* a sweep's block ends where a size does, if one does inside it: a size's
+		 * runs stay beside their baseline */
+		if (c->by_memory && to < c->nruns) {
+			size_t cut = to;
 
-		snprintf(name, sizeof(name), "%s%s", c->rows[k].model ? "model:" : "", c->rows[k].name);
-		cli_print_text(name, 0); /* stored text: escaped, padded as it was measured */
-		printf("%*s", (int)(wname > strlen(name) ? wname - strlen(name) : 0), "");
-		for (size_t i = 0; i < c->nruns; i++) {
-			fmt_cell(c, k, i, cell, sizeof(cell));
-			printf("  %*s", (int)w[i], cell);
+			while (cut > from + 1 && c->memory_pages[cut] == c->memory_pages[cut - 1])
+				cut--;
+			if (cut > from + 1 || c->memory_pages[cut] != c->memory_pages[cut - 1])
+				to = cut;
+		}
+		if (from)
+			printf("\n");
+		printf("%-*s", (int)wname, "counter");
+		for (size_t i = from; i < to; i++) {
+			char h[32];
+
+			snprintf(h, sizeof(h), "%s#%lld%s", c->base[i] == i ? "*" : "",
+				 (long long)c->run_id[i], has_notes(c, i) ? "!" : "");
+			printf("  %*s", (int)w[i], h);
 		}
 		printf("\n");
+		if (c->by_memory) {
+			printf("%-*s", (int)wname, "memory");
+			for (size_t i = from; i < to; i++)
+				printf("  %*s", (int)w[i], c->memory_pages[i] ?
+				       mr_replay_format_memory(c->memory_pages[i], mem, sizeof(mem)) : "-");
+			printf("\n");
+		}
+		for (size_t k = 0; k < c->nrows; k++) {
+			char name[128];
+
+			snprintf(name, sizeof(name), "%s%s", c->rows[k].model ? "model:" : "",
+				 c->rows[k].name);
+			cli_print_text(name, 0); /* stored text: escaped, padded as it was measured */
+			printf("%*s", (int)(wname > strlen(name) ? wname - strlen(name) : 0), "");
+			for (size_t i = from; i < to; i++) {
+				fmt_cell(c, k, i, cell, sizeof(cell));
+				printf("  %*s", (int)w[i], cell);
+			}
+			printf("\n");
+		}
 	}
 	if (any_notes)
 		printf("\n! a toggle of the run never acted (its note above): the run reclaims as "
