@@ -148,11 +148,20 @@ static void print_text(const struct mr_explain *x, const int64_t *runs)
 		       (long long)runs[0], (long long)runs[1]);
 		return;
 	}
-	if (x->differing)
-		printf("%zu pages differ (%s); the %zu whose refaults + evictions differ most "
-		       "(A minus B):\n", x->differing,
-		       x->from_table ? "the results' detail_pages" : "replayed to count them",
-		       x->npages);
+	if (x->differing) {
+		static const char *const type[3] = { "anon", "file", "shmem" };
+		const char *sep = "";
+
+		printf("%zu pages differ (%s): ", x->differing,
+		       x->from_table ? "the results' detail_pages" : "replayed to count them");
+		for (int k = 0; k < 3; k++)
+			if (x->differing_type[k]) {
+				printf("%s%zu %s (refaults + evictions A - B %+lld)", sep,
+				       x->differing_type[k], type[k], (long long)x->score_type[k]);
+				sep = ", ";
+			}
+		printf("; the %zu whose refaults + evictions differ most (A minus B):\n", x->npages);
+	}
 	for (size_t i = 0; i < x->npages; i++) {
 		const struct mr_explain_page *p = &x->pages[i];
 		size_t a = 0, b = 0;
@@ -250,8 +259,11 @@ static void print_json(const struct mr_explain *x, const char *results, const in
 		cli_json_string(x->spec[k]);
 		printf(",\"memory_pages\":%" PRIu64 "}", x->memory_pages[k]);
 	}
-	printf("],\"differing\":%zu,\"ranked_from\":\"%s\",\"pages\":[", x->differing,
-	       x->from_table ? "detail_pages" : "replay");
+	printf("],\"differing\":%zu,\"differing_by_type\":{\"anon\":{\"pages\":%zu,\"score\":%lld},"
+	       "\"file\":{\"pages\":%zu,\"score\":%lld},\"shmem\":{\"pages\":%zu,\"score\":%lld}}",
+	       x->differing, x->differing_type[0], (long long)x->score_type[0], x->differing_type[1],
+	       (long long)x->score_type[1], x->differing_type[2], (long long)x->score_type[2]);
+	printf(",\"ranked_from\":\"%s\",\"pages\":[", x->from_table ? "detail_pages" : "replay");
 	for (size_t i = 0; i < x->npages; i++) {
 		const struct mr_explain_page *p = &x->pages[i];
 

@@ -315,6 +315,7 @@ static int stored_counts(sqlite3 *db, const int64_t *runs, struct mr_detail_coun
 struct ranked {
 	uint32_t page;
 	int64_t score;
+	int differs; /* any of the page's counts differ */
 };
 
 static int64_t outcome(const struct mr_detail_counts *c)
@@ -384,7 +385,7 @@ int mr_explain(const struct mr_explain_opts *o, struct mr_explain **out, struct 
 	struct run_row *rr = calloc(2, sizeof(*rr));
 	struct mr_explain *x = calloc(1, sizeof(*x));
 	struct ranked *rank = NULL;
-	uint32_t chosen[MR_TRACE_MAX_PAGES];
+	uint32_t chosen[MR_TRACE_MAX_PAGES], nrank = 0;
 	size_t nchosen = 0, top = o->top ? o->top : 5;
 	sqlite3 *db = NULL;
 	int rc = 0;
@@ -470,13 +471,14 @@ int mr_explain(const struct mr_explain_opts *o, struct mr_explain **out, struct 
 			}
 			rank[p].page = p;
 			rank[p].score = outcome(&c[0]) - outcome(&c[1]);
-			if (memcmp(&c[0], &c[1], sizeof(c[0])))
-				x->differing++;
+			rank[p].differs = memcmp(&c[0], &c[1], sizeof(c[0])) != 0;
+			x->differing += rank[p].differs;
 		}
 		free(sc[0]);
 		free(sc[1]);
 		if (rc)
 			goto out;
+		nrank = np;
 		qsort(rank, np, sizeof(*rank), by_score);
 		for (uint32_t p = 0; p < np && nchosen < top && rank[p].score; p++)
 			chosen[nchosen++] = rank[p].page;
@@ -493,6 +495,20 @@ int mr_explain(const struct mr_explain_opts *o, struct mr_explain **out, struct 
 	if (!x->pages) {
 		rc = mr_error_set(err, MR_ENOMEM, "out of memory");
 		goto out;
+	}
+	/* the differing pages by type, from the trace's page rows (the image the second
+	 * pass loaded) */
+	for (uint32_t i = 0; i < nrank; i++) {
+		const struct rp_image *t = rp_replay_image(x->r[0]);
+		unsigned type;
+
+		if (!rank[i].differs || rank[i].page >= t->nr_pages)
+			continue;
+		type = rp_page_type(&t->pages[rank[i].page]);
+		if (type < 3) {
+			x->differing_type[type]++;
+			x->score_type[type] += rank[i].score;
+		}
 	}
 	for (size_t i = 0; i < nchosen; i++) {
 		struct mr_explain_page *pg = &x->pages[x->npages];

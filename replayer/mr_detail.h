@@ -143,6 +143,10 @@ struct mr_explain {
 	size_t npages;
 	size_t differing;         /* pages whose counts differ between the runs (0 when
 				   * o->pages named them: no ranking pass ran) */
+	/* the same by page type (anon, file, shmem): how many, and their refaults +
+	 * evictions A minus B summed (where the runs differ, which kind of page) */
+	size_t differing_type[3];
+	int64_t score_type[3];
 	int from_table;           /* the ranking read the database's detail_pages (no
 				   * replay to count) */
 	struct mr_replay *r[2];   /* the replays holding the histories */

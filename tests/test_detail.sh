@@ -155,6 +155,10 @@ import json, sys
 x = json.load(open(sys.argv[1]))
 assert [r["id"] for r in x["runs"]] == [1, 3], x["runs"]
 assert x["differing"] > 0 and len(x["pages"]) == 3, (x["differing"], len(x["pages"]))
+# by page type: the types' pages add up to the differing ones
+bt = x["differing_by_type"]
+assert sum(v["pages"] for v in bt.values()) == x["differing"], bt
+assert bt["anon"]["pages"] > 0 and bt["file"]["pages"] > 0, bt
 p = x["pages"][0]
 a, b = p["history"]
 ca, cb = p["counts"]
@@ -173,6 +177,10 @@ ok = [e for e in a if e["kind"] == "evict" and e["reclaim"] == "memcg" and
 assert ok, "no eviction under A with the page resident under B"
 assert all(e["list"] in ("queue", "") for e in b), "opt's places are its queue"
 EOF
+	# the text says it too: "N pages differ (...): A anon (...), F file (...)"
+	run "$MR" explain r.db --runs 1,3 --top 1
+	grep -Eq "^[0-9]+ pages differ \(the results' detail_pages\): [0-9]+ anon \(refaults \+ evictions A - B [-+][0-9]+\), [0-9]+ file" <<<"$out" ||
+		fail "explain's text lacks the differing pages by type: $(head -3 <<<"$out")"
 	# ranked from detail_pages (r.db has them) or by replaying to count: the same pages
 	"$MR" replay z.db -P lru -P mglru -P opt --memory 2M -o p.db -q --no-timing \
 		--nextuse-cache off >/dev/null 2>&1 || fail "replay without --detail failed"
