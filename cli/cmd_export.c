@@ -12,8 +12,6 @@
 
 int cmd_export(int argc, char **argv)
 {
-	static const char *const units[] = { [MR_EXPORT_S] = "s", [MR_EXPORT_MS] = "ms",
-					     [MR_EXPORT_US] = "us", [MR_EXPORT_NS] = "ns" };
 	struct mr_export_opts o = { .unit = MR_EXPORT_S };
 	struct mr_export_stats st;
 	struct mr_error err = { 0 };
@@ -40,14 +38,8 @@ int cmd_export(int argc, char **argv)
 			if (!strcmp(a, "--format")) {
 				format = v;
 			} else if (!strcmp(a, "--time-unit")) {
-				size_t u;
-
-				for (u = 0; u < sizeof(units) / sizeof(units[0]); u++)
-					if (!strcmp(v, units[u]))
-						break;
-				if (u == sizeof(units) / sizeof(units[0]))
+				if (mr_oracle_time_unit(v, &o.unit))
 					return cli_usage_error("export", "--time-unit '%s': give s, ms, us or ns", v);
-				o.unit = (enum mr_export_time)u;
 			} else {
 				out = v;
 			}
@@ -71,7 +63,7 @@ int cmd_export(int argc, char **argv)
 		return cli_fail("export", &err);
 	printf("memreplay export: wrote %s: %llu oracleGeneral requests of %llu objects (pages), "
 	       "timestamps in %s; left out %llu events that are not page references\n", out,
-	       (unsigned long long)st.requests, (unsigned long long)st.objects, units[o.unit],
+	       (unsigned long long)st.requests, (unsigned long long)st.objects, mr_oracle_time_unit_name(o.unit),
 	       (unsigned long long)st.skipped);
 	return 0;
 }

@@ -27,6 +27,7 @@ int cmd_import(int argc, char **argv)
 	struct mr_error err = { 0 };
 	const struct mr_importer *imp = NULL;
 	const char *input = NULL, *out = NULL;
+	int time_unit = 0; /* --time-unit given */
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -53,19 +54,11 @@ int cmd_import(int argc, char **argv)
 			if (i + 1 >= argc)
 				return cli_usage_error("import", "option %s needs a value", a);
 			if (!strcmp(a, "--time-unit")) {
-				static const struct {
-					const char *name;
-					uint64_t ns;
-				} units[] = { { "s", 1000000000ull }, { "ms", 1000000ull },
-					      { "us", 1000ull }, { "ns", 1 } };
 				const char *v = argv[++i];
-				size_t u = 0;
 
-				while (u < sizeof(units) / sizeof(units[0]) && strcmp(v, units[u].name))
-					u++;
-				if (u == sizeof(units) / sizeof(units[0]))
+				if (mr_oracle_time_unit(v, &o.time_unit))
 					return cli_usage_error("import", "--time-unit '%s': give s, ms, us or ns", v);
-				o.time_unit_ns = units[u].ns;
+				time_unit = 1;
 			} else if (!strcmp(a, "--tick")) {
 				if (cli_parse_duration("import", a, argv[++i], 0, &o.tick_ns))
 					return 2;
@@ -94,7 +87,7 @@ int cmd_import(int argc, char **argv)
 		return cli_usage_error("import", "missing -o TRACE.db");
 	if ((o.with_instr || o.tick_ns) && strcmp(imp->name, "lackey"))
 		return cli_usage_error("import", "--with-instr and --tick are for lackey input");
-	if ((o.file_pages || o.one_page || o.time_unit_ns) && strcmp(imp->name, "oracleGeneral"))
+	if ((o.file_pages || o.one_page || time_unit) && strcmp(imp->name, "oracleGeneral"))
 		return cli_usage_error("import", "--file-pages, --one-page and --time-unit are for "
 				       "oracleGeneral input");
 	if (mr_import_create(imp, input, out, &o, &st, &err))

@@ -162,6 +162,26 @@ static const char *const unit_name[] = {
 	[MR_EXPORT_S] = "s", [MR_EXPORT_MS] = "ms", [MR_EXPORT_US] = "us", [MR_EXPORT_NS] = "ns",
 };
 
+int mr_oracle_time_unit(const char *name, enum mr_export_time *unit)
+{
+	for (unsigned u = 0; u <= MR_EXPORT_NS; u++)
+		if (!strcmp(name, unit_name[u])) {
+			*unit = (enum mr_export_time)u;
+			return 0;
+		}
+	return -1;
+}
+
+uint64_t mr_oracle_time_unit_ns(enum mr_export_time unit)
+{
+	return (unsigned)unit <= MR_EXPORT_NS ? unit_ns[unit] : unit_ns[MR_EXPORT_S];
+}
+
+const char *mr_oracle_time_unit_name(enum mr_export_time unit)
+{
+	return (unsigned)unit <= MR_EXPORT_NS ? unit_name[unit] : "?";
+}
+
 int mr_export_oracle(const char *trace_path, const char *out_path,
 		     const struct mr_export_opts *o, struct mr_export_stats *st,
 		     struct mr_error *err)

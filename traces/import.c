@@ -402,7 +402,7 @@ static int write_meta(struct imp_ctx *c, const char *input)
 	else if (c->imp->ops == &imp_oracle_ops)
 		snprintf(opts, sizeof(opts), "file_pages=%d one_page=%d time_unit_ns=%llu",
 			 o->file_pages, o->one_page,
-			 (unsigned long long)(o->time_unit_ns ? o->time_unit_ns : 1000000000ull));
+			 (unsigned long long)mr_oracle_time_unit_ns(o->time_unit));
 	else
 		snprintf(opts, sizeof(opts), "none");
 	rc = mr_writer_set_meta(c->w, "source", "import");

@@ -5,7 +5,7 @@
  * Records of 24 bytes, little-endian, packed (libCacheSim
  * traceReader/customizedReader/oracle/oracleGeneralBin.h):
  *
- *   offset 0   uint32 timestamp (seconds in libCacheSim's traces; time_unit_ns says
+ *   offset 0   uint32 timestamp (seconds in libCacheSim's traces; time_unit says
  *              another unit, as memreplay export --time-unit wrote it)
  *   offset 4   uint64 obj_id
  *   offset 12  uint32 obj_size (bytes)
@@ -105,8 +105,7 @@ static int oracle_record(struct imp_ctx *c, struct oracle_state *os, const unsig
 		os->have_t0 = 1;
 		os->t0 = ts;
 	}
-	t = ts >= os->t0 ? (uint64_t)(ts - os->t0) *
-				   (c->o->time_unit_ns ? c->o->time_unit_ns : IMP_NS_PER_S) : 0;
+	t = ts >= os->t0 ? (uint64_t)(ts - os->t0) * mr_oracle_time_unit_ns(c->o->time_unit) : 0;
 	if (t < os->last || ts < os->t0) { /* before the previous record, or the first */
 		c->st.clamped++;
 		t = os->last;

@@ -24,12 +24,22 @@
 
 #include "mr_err.h"
 
+/* The unit of oracleGeneral's 32-bit timestamps, both ways (--time-unit): seconds in
+ * libCacheSim's traces. */
+enum mr_export_time { MR_EXPORT_S, MR_EXPORT_MS, MR_EXPORT_US, MR_EXPORT_NS };
+
+/* "s", "ms", "us" or "ns" into *unit: 0, or -1 for any other name. */
+int mr_oracle_time_unit(const char *name, enum mr_export_time *unit);
+/* Nanoseconds per unit, and its name. */
+uint64_t mr_oracle_time_unit_ns(enum mr_export_time unit);
+const char *mr_oracle_time_unit_name(enum mr_export_time unit);
+
 struct mr_import_opts {
 	uint64_t tick_ns; /* lackey: trace time between two memory records; 0 = 1 ns */
 	int with_instr;   /* lackey: instruction fetches (I records) become exec accesses */
 	int file_pages;   /* oracle: objects are pages of one file read with read() (else anon) */
 	int one_page;     /* oracle: every object is one page whatever its size */
-	uint64_t time_unit_ns; /* oracle: ns per timestamp unit (export --time-unit); 0 = 1 s */
+	enum mr_export_time time_unit; /* oracle: the timestamps' unit (default: seconds) */
 	int overwrite;    /* replace an existing output (never a symbolic link) */
 };
 
@@ -65,8 +75,6 @@ int mr_import_create(const struct mr_importer *imp, const char *input, const cha
 		     struct mr_error *err);
 
 /* ---- export ---- */
-
-enum mr_export_time { MR_EXPORT_S, MR_EXPORT_MS, MR_EXPORT_US, MR_EXPORT_NS };
 
 struct mr_export_opts {
 	enum mr_export_time unit; /* unit of the records' 32-bit timestamp */
