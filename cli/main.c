@@ -393,33 +393,41 @@ void cli_json_string(const char *s)
 	cli_json_stringn(s, strlen(s));
 }
 
+/* The length of the UTF-8 sequence at p (before end), or 0 where the bytes are not one:
+ * a stray continuation byte, a sequence cut short, an overlong form, a UTF-16
+ * surrogate, a code point past U+10FFFF (RFC 3629). */
+static unsigned utf8_len(const unsigned char *p, const unsigned char *end)
+{
+	unsigned c = *p, len = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 :
+				(c & 0xf0) == 0xe0 ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+
+	if (len > (size_t)(end - p))
+		return 0;
+	for (unsigned k = 1; k < len; k++)
+		if ((p[k] & 0xc0) != 0x80)
+			return 0;
+	if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] > 0x9f) ||
+	    (c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] > 0x8f))
+		return 0;
+	return len;
+}
+
 void cli_json_stringn(const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s, *end = p + n;
 
 	putchar('"');
 	while (p < end) {
-		unsigned c = *p, len = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 :
-					(c & 0xf0) == 0xe0 ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
-		unsigned k = 1;
+		unsigned c = *p, len = utf8_len(p, end);
 
-		if (len > (size_t)(end - p))
-			len = 0;
-		while (len > 1 && k < len && (p[k] & 0xc0) == 0x80)
-			k++;
-		/* overlong forms, UTF-16 surrogates and code points past U+10FFFF are not
-		 * UTF-8 either (RFC 3629) */
-		if (len > 2 && k == len && ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] > 0x9f) ||
-					    (c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] > 0x8f)))
-			k = 0;
 		if (c == '"' || c == '\\')
 			printf("\\%c", c);
 		else if (c < 0x20)
 			printf("\\u%04x", c);
-		else if (len && k == len)
+		else if (len)
 			fwrite(p, 1, len, stdout);
 		else /* not UTF-8, which a JSON string must be: the replacement character */
-			fputs("\\ufffd", stdout), len = 1;
+			fputs("\\ufffd", stdout);
 		p += len ? len : 1;
 	}
 	putchar('"');
@@ -457,12 +465,7 @@ void cli_print_textn(const char *s, size_t n, unsigned flags)
 	const unsigned char *p = (const unsigned char *)s, *end = p + n;
 
 	while (p < end) {
-		unsigned c = *p, len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 :
-					(c & 0xf8) == 0xf0 ? 4 : 0;
-		unsigned k = 1;
-
-		if (len > (size_t)(end - p)) /* a sequence cut by the end of the text */
-			len = 0;
+		unsigned c = *p, len = utf8_len(p, end);
 
 		if ((flags & CLI_TEXT_CSV) && (c == '\n' || c == '\r' || c == '\t' || c == '"')) {
 			if (c == '"')
@@ -482,10 +485,7 @@ void cli_print_textn(const char *s, size_t n, unsigned flags)
 			continue;
 		}
 		/* a whole UTF-8 sequence that is not a C1 control (U+0080..U+009F) stays */
-		while (len > 1 && k < len && (p[k] & 0xc0) == 0x80)
-			k++;
-		if (len == 1 ? c >= 0x20 && c != 0x7f :
-		    len && k == len && !(c == 0xc2 && p[1] < 0xa0) && !(len == 2 && c < 0xc2)) {
+		if (len == 1 ? c >= 0x20 && c != 0x7f : len && !(c == 0xc2 && p[1] < 0xa0)) {
 			fwrite(p, 1, len, stdout);
 			p += len;
 			continue;
