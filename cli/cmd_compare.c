@@ -275,7 +275,7 @@ static int sign_group(const struct mr_compare *c, size_t g)
 	return 1;
 }
 
-/* A series' name in the sign summary: its short spec, its --vary seed, and where its
+/* A series' name in the sign summary and the across table: its short spec, its --vary seed, and where its
  * runs come from when the file has several traces or samplings (cli_run_source()). */
 static size_t series_label(const struct mr_compare *c, size_t g, char *buf, size_t cap)
 {
@@ -815,30 +815,6 @@ static int same_run_across(const struct mr_compare *a, size_t i, const struct mr
 	       !strcmp(a->settings[i], b->settings[j]);
 }
 
-/* Run i's name in the across table: its short spec, and its sampling, --vary seed and
- * settings where the runs differ in them (two seeds of one spec are two rows). */
-static size_t across_label(const struct mr_compare *c, size_t i, char *buf, size_t cap)
-{
-	struct mr_strbuf sb = { buf, cap, 0 };
-	int sampled = 0, varied = 0;
-
-	for (size_t j = 0; j < c->nruns; j++) {
-		sampled |= c->sample_den[j] != 0;
-		varied |= c->vary_seed[j] != 0;
-	}
-	sb.len = mr_policy_short_spec(c->spec[i], buf, cap);
-	if (varied && c->vary_seed[i])
-		mr_strbuf_printf(&sb, " ~%llu", (unsigned long long)c->vary_seed[i]);
-	if (sampled && c->sample_den[i])
-		mr_strbuf_printf(&sb, " (sampled 1/%u seed %llu)", c->sample_den[i],
-				 (unsigned long long)c->sample_seed[i]);
-	else if (sampled)
-		mr_strbuf_printf(&sb, " (full)");
-	if (c->many_settings)
-		settings_diff(c, i, &sb);
-	return sb.len < cap ? sb.len : cap - 1;
-}
-
 static void across_cell(struct mr_compare *const *cs, size_t n, size_t k, size_t i, double *pct,
 			double *mean_abs, size_t *outside, size_t *with_ci)
 {
@@ -908,7 +884,7 @@ static int print_across(struct mr_compare *const *cs, char *const *paths, size_t
 		if (across_row(&c0->rows[k], asked) && strlen(c0->rows[k].name) + 6 > wname)
 			wname = strlen(c0->rows[k].name) + (c0->rows[k].model ? 6 : 0);
 	for (size_t i = 0; i < c0->nruns; i++) {
-		size_t l = across_label(c0, i, spec, sizeof(spec));
+		size_t l = series_label(c0, i, spec, sizeof(spec));
 
 		wspec = l > wspec ? (l < 60 ? l : 60) : wspec;
 	}
@@ -1011,7 +987,7 @@ static int print_across(struct mr_compare *const *cs, char *const *paths, size_t
 				printf(", \"outside_noise\": %zu, \"with_interval\": %zu}", outside, with_ci);
 				first = 0;
 			} else {
-				size_t l = across_label(c0, i, spec, sizeof(spec));
+				size_t l = series_label(c0, i, spec, sizeof(spec));
 				char t[64] = "-", o[32] = "-";
 
 				fmt_pct(b[0], sizeof(b[0]), sp.mean, 1);
@@ -1050,21 +1026,19 @@ static int split_traces(struct mr_results **res, char *const *paths, size_t nfil
 			const struct mr_compare_opts *co, struct mr_compare ***cs_out,
 			char ***labels_out, size_t *n_out, struct mr_error *err)
 {
-	struct mr_compare **cs = NULL, *all;
+	struct mr_compare **cs = NULL;
 	char **labels = NULL;
 	size_t n = 0, cap = 0;
 	int rc = 0;
 
 	for (size_t f = 0; f < nfiles && !rc; f++) {
-		rc = mr_results_compare(res[f], co, &all, err);
-		for (size_t i = 0; !rc && i < all->nruns; i++) {
-			struct mr_compare_opts one = *co;
-			size_t seen = 0;
+		char (*ids)[80], (*trace)[256];
+		size_t nt;
 
-			for (size_t j = 0; j < i; j++)
-				seen |= !strcmp(all->trace_ids[j], all->trace_ids[i]);
-			if (seen)
-				continue;
+		rc = mr_results_traces(res[f], &ids, &trace, &nt, err);
+		for (size_t i = 0; !rc && i < nt; i++) {
+			struct mr_compare_opts one = *co;
+
 			if (n == cap) {
 				size_t nc = cap ? 2 * cap : 8;
 				struct mr_compare **c2 = realloc(cs, nc * sizeof(*c2));
@@ -1079,26 +1053,27 @@ static int split_traces(struct mr_results **res, char *const *paths, size_t nfil
 				labels = l2;
 				cap = nc;
 			}
-			one.trace_id = all->trace_ids[i];
-			labels[n] = malloc(strlen(paths[f]) + strlen(all->trace[i]) + 4);
+			one.trace_id = ids[i];
+			labels[n] = malloc(strlen(paths[f]) + strlen(trace[i]) + 4);
 			if (!labels[n]) {
 				rc = mr_error_set(err, MR_ENOMEM, "out of memory");
 				break;
 			}
-			sprintf(labels[n], "%s (%s)", paths[f], all->trace[i]);
+			sprintf(labels[n], "%s (%s)", paths[f], trace[i]);
 			rc = mr_results_compare(res[f], &one, &cs[n], err);
 			if (rc) {
 				/* which trace: a run id as --baseline names a run of one of them */
 				char msg[sizeof(err->msg)];
 
 				snprintf(msg, sizeof(msg), "%s", err->msg);
-				mr_error_set(err, rc, "%s, trace %s: %.400s", paths[f], all->trace[i], msg);
+				mr_error_set(err, rc, "%s, trace %s: %.400s", paths[f], trace[i], msg);
 				free(labels[n]);
 			} else {
 				n++;
 			}
 		}
-		mr_compare_free(all);
+		free(ids);
+		free(trace);
 	}
 	if (!rc && n < 2)
 		rc = mr_error_set(err, MR_EINVAL, "--across-traces: %s hold%s one trace: name the "

@@ -297,6 +297,11 @@ struct mr_compare {
 
 /* Side-by-side values; MR_ENOENT for an unknown baseline or counter (message lists the
  * valid ones). */
+/* The traces a results file's runs replayed, in the order of their first run: n of
+ * them, each its trace_id and the path its first run gives (mr_compare_opts.trace_id
+ * takes one). *ids and *paths are the caller's to free. 0, or MR_EIO / MR_ENOMEM. */
+int mr_results_traces(struct mr_results *r, char (**ids)[80], char (**paths)[256], size_t *n,
+		      struct mr_error *err);
 int mr_results_compare(struct mr_results *r, const struct mr_compare_opts *o,
 		       struct mr_compare **out, struct mr_error *err);
 void mr_compare_free(struct mr_compare *c);

@@ -957,6 +957,45 @@ void mr_results_close(struct mr_results *r)
 	free(r);
 }
 
+int mr_results_traces(struct mr_results *r, char (**ids)[80], char (**paths)[256], size_t *n,
+		      struct mr_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	size_t cap = 0;
+	int step;
+
+	*ids = NULL;
+	*paths = NULL;
+	*n = 0;
+	if (sqlite3_prepare_v2(r->db, "SELECT trace_id, (SELECT trace FROM runs r2 WHERE "
+			       "r2.trace_id IS runs.trace_id ORDER BY id LIMIT 1) FROM runs GROUP BY "
+			       "trace_id ORDER BY min(id)", -1, &st, NULL) != SQLITE_OK)
+		return sqlfail(r->db, r->path, "reading runs", err);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		const unsigned char *id = sqlite3_column_text(st, 0), *path = sqlite3_column_text(st, 1);
+
+		if (*n == cap) {
+			size_t nc = cap ? 2 * cap : 8;
+			char (*i2)[80] = realloc(*ids, nc * sizeof(**ids));
+			char (*p2)[256] = i2 ? realloc(*paths, nc * sizeof(**paths)) : NULL;
+
+			if (i2)
+				*ids = i2;
+			if (!p2) {
+				sqlite3_finalize(st);
+				return mr_error_set(err, MR_ENOMEM, "out of memory");
+			}
+			*paths = p2;
+			cap = nc;
+		}
+		snprintf((*ids)[*n], sizeof((*ids)[0]), "%s", id ? (const char *)id : "");
+		snprintf((*paths)[*n], sizeof((*paths)[0]), "%s", path ? (const char *)path : "");
+		(*n)++;
+	}
+	sqlite3_finalize(st);
+	return step == SQLITE_DONE ? 0 : sqlfail(r->db, r->path, "reading runs", err);
+}
+
 void mr_compare_free(struct mr_compare *c)
 {
 	if (!c)
