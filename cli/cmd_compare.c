@@ -275,8 +275,9 @@ static int sign_group(const struct mr_compare *c, size_t g)
 	return 1;
 }
 
-/* A series' name in the sign summary and the across table: its short spec, its --vary seed, and where its
- * runs come from when the file has several traces or samplings (cli_run_source()). */
+/* A series' name in the sign summary and the across table: its short spec, its --vary
+ * seed, and where its runs come from when the file has several traces or samplings
+ * (cli_run_source()). */
 static size_t series_label(const struct mr_compare *c, size_t g, char *buf, size_t cap)
 {
 	size_t l = mr_policy_short_spec(c->spec[g], buf, cap);

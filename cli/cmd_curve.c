@@ -77,10 +77,6 @@ static void print_sampled(const struct mr_curve *c)
 	}
 }
 
-/* The miss ratio of group g at mem: one run's, or of several seeds' runs the mean and
- * the range; "!" when one went over its memory; " k/N" when only k of the group's N
- * seeds have a ratio there (a seed replayed at other sizes, a run without its counters),
- * and then 1 is returned. */
 /* Does column g's miss ratio at mems[m] rise above the one at its next smaller size
  * (more memory, more misses: the curve is not monotonic there)? The column's own next
  * smaller size: other columns may have sizes between; 0 (no size: cgroup limits alone)
@@ -101,8 +97,10 @@ static int rises(const struct mr_curve *c, size_t g, const uint64_t *mems, size_
 	return 0;
 }
 
-/* Column g's cell at mems[m] into buf; bit 1 when it averages only some of the
- * column's seeds (k/N), bit 2 when it rises above the smaller size's (^). */
+/* Column g's cell at mems[m] into buf: one run's miss ratio, or of several seeds' runs
+ * the mean and the range; "^" when it rises above the smaller size's (bit 2 returned),
+ * "!" when a run went over its memory, " k/N" when only k of the column's N seeds have
+ * a ratio there (a seed replayed at other sizes, a run without its counters; bit 1). */
 static int cell(const struct mr_curve *c, size_t g, const uint64_t *mems, size_t m, char *buf,
 		size_t cap)
 {
