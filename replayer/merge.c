@@ -197,10 +197,10 @@ static int check_orphans(struct mctx *m, const char *in)
 }
 
 /* temp.merge_sfp: each run of the input with its counters' and notes' row counts and sums
- * (an input without one of those tables: 0) */
-static int src_fingerprints(struct mctx *m, const char *in)
+ * (an input without one of those tables: 0); have[0], have[1]: whether it has them */
+static int src_fingerprints(struct mctx *m, const char *in, int64_t have[2])
 {
-	int64_t hc = has_table(m, "counters", in), hn = has_table(m, "notes", in);
+	int64_t hc = have[0] = has_table(m, "counters", in), hn = have[1] = has_table(m, "notes", in);
 	char q[768];
 
 	if (hc < 0 || hn < 0)
@@ -218,7 +218,7 @@ static int src_fingerprints(struct mctx *m, const char *in)
 
 /*
  * A run of the input that is one already merged from an earlier input: the same trace,
- * policy, parameters, memory, settings and build (every column of runs but its id and
+ * policy, parameters, memory, settings and release (every column of runs but its id and
  * the trace's path) and the same counters and notes. The replay is deterministic, so it
  * is a copy of that run (a file merged with its copy, a cell replayed twice): merged, it
  * would be counted twice in every curve and compare. Refused, naming both.
@@ -228,6 +228,7 @@ static int check_duplicates(struct mctx *m, const char *in)
 	char cbuf[4096], qbuf[6144];
 	struct mr_strbuf on = { cbuf, sizeof(cbuf), 0 }, sql = { qbuf, sizeof(qbuf), 0 };
 	sqlite3_stmt *st = NULL;
+	int64_t have[2];
 	int rc = 0;
 
 	if (m->flags & MR_MERGE_KEEP_COPIES)
@@ -235,7 +236,7 @@ static int check_duplicates(struct mctx *m, const char *in)
 	/* each input run's fingerprint (how many counter and note rows, their sums): runs
 	 * that differ in it are not compared row by row (seeds given as separate files
 	 * agree in every runs column) */
-	rc = src_fingerprints(m, in);
+	rc = src_fingerprints(m, in, have);
 	if (rc || !m->ninputs)
 		return rc;
 	if (sqlite3_prepare_v2(m->db, "SELECT m.name, s.name IS NOT NULL FROM pragma_table_info('runs', "
@@ -259,11 +260,8 @@ static int check_duplicates(struct mctx *m, const char *in)
 			 "JOIN temp.merge_origin o ON o.new = m.id WHERE 1", cbuf);
 	for (size_t i = 0; i < 2; i++) { /* the same rows of counters and of notes */
 		const char *t = i ? "notes" : "counters", *c = i ? "kind, message" : "memcg, name, value";
-		int64_t have = has_table(m, t, in);
 
-		if (have < 0)
-			return MR_EIO;
-		if (!have) { /* an older file without the table: no rows */
+		if (!have[i]) { /* an older file without the table: no rows */
 			mr_strbuf_printf(&sql, " AND NOT EXISTS (SELECT 1 FROM main.%s WHERE run = m.id)", t);
 			continue;
 		}
