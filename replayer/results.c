@@ -1119,14 +1119,18 @@ static int pick_baseline(struct mr_compare *c, const char *b, struct mr_error *e
 	}
 	/* as people write it (what the list below shows): parameters at their defaults
 	 * left out, mglru:ra_placement=B for its canonical spec */
-	for (size_t i = 0; i < c->nruns; i++) {
-		char s1[256], s2[256];
+	{
+		char want[256];
 
-		mr_policy_short_spec(c->spec[i], s1, sizeof(s1));
-		mr_policy_short_spec(b, s2, sizeof(s2));
-		if (!strcmp(s1, s2)) {
-			c->baseline = i;
-			return 0;
+		mr_policy_short_spec(b, want, sizeof(want));
+		for (size_t i = 0; i < c->nruns; i++) {
+			char s[256];
+
+			mr_policy_short_spec(c->spec[i], s, sizeof(s));
+			if (!strcmp(s, want)) {
+				c->baseline = i;
+				return 0;
+			}
 		}
 	}
 	for (size_t i = 0; i < c->nruns; i++) {
