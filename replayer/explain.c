@@ -498,17 +498,15 @@ int mr_explain(const struct mr_explain_opts *o, struct mr_explain **out, struct 
 	}
 	/* the differing pages by type, from the trace's page rows (the image the second
 	 * pass loaded) */
-	for (uint32_t i = 0; i < nrank; i++) {
+	for (uint32_t i = 0, type; i < nrank; i++) {
 		const struct rp_image *t = rp_replay_image(x->r[0]);
-		unsigned type;
 
-		if (!rank[i].differs || rank[i].page >= t->nr_pages)
+		/* ranked from detail_pages, a page id may be past the trace's (a changed file) */
+		if (!rank[i].differs || rank[i].page >= t->nr_pages ||
+		    (type = rp_page_type(&t->pages[rank[i].page])) >= 3)
 			continue;
-		type = rp_page_type(&t->pages[rank[i].page]);
-		if (type < 3) {
-			x->differing_type[type]++;
-			x->score_type[type] += rank[i].score;
-		}
+		x->differing_type[type]++;
+		x->score_type[type] += rank[i].score;
 	}
 	for (size_t i = 0; i < nchosen; i++) {
 		struct mr_explain_page *pg = &x->pages[x->npages];
