@@ -228,15 +228,19 @@ const struct mr_policy_ops *const *mr_policy_list(size_t *n)
 	return registry;
 }
 
-const struct mr_policy_ops *mr_policy_find(const char *name)
+/* The policy named by the len bytes at name (a spec's name part), or NULL. */
+static const struct mr_policy_ops *find_n(const char *name, size_t len)
 {
-	size_t i;
-
 	ensure_builtins();
-	for (i = 0; name && i < nr_registered; i++)
-		if (!strcmp(registry[i]->name, name))
+	for (size_t i = 0; name && i < nr_registered; i++)
+		if (strlen(registry[i]->name) == len && !strncmp(registry[i]->name, name, len))
 			return registry[i];
 	return NULL;
+}
+
+const struct mr_policy_ops *mr_policy_find(const char *name)
+{
+	return name ? find_n(name, strlen(name)) : NULL;
 }
 
 int mr_policy_register(const struct mr_policy_ops *ops, struct mr_error *err)
@@ -426,13 +430,7 @@ int mr_policy_parse(const char *spec, const struct mr_policy_ops **ops_out, void
 		return mr_error_set(err, MR_EINVAL, "empty policy spec (expected name[:key=value,...])");
 	colon = strchr(spec, ':');
 	namelen = colon ? (size_t)(colon - spec) : strlen(spec);
-	for (i = 0; i < nr_registered; i++) {
-		if (strlen(registry[i]->name) == namelen &&
-		    !strncmp(registry[i]->name, spec, namelen)) {
-			ops = registry[i];
-			break;
-		}
-	}
+	ops = find_n(spec, namelen);
 	if (!ops) {
 		struct mr_strbuf sb = { err ? err->msg : NULL, err ? sizeof(err->msg) : 0, 0 };
 
@@ -526,19 +524,11 @@ int mr_policy_parse(const char *spec, const struct mr_policy_ops **ops_out, void
 
 int mr_policy_check_spec(const char *spec, struct mr_error *err)
 {
-	const struct mr_policy_ops *ops;
-	size_t need = 0;
-	void *params;
+	const struct mr_policy_ops *ops = spec ? find_n(spec, strcspn(spec, ":")) : NULL;
+	size_t need = ops ? ops->params_size : 0;
+	void *params = malloc(need ? need : 1);
 	int rc;
 
-	ensure_builtins();
-	for (size_t i = 0; spec && i < nr_registered; i++) {
-		size_t n = strlen(registry[i]->name);
-
-		if (!strncmp(registry[i]->name, spec, n) && (spec[n] == ':' || !spec[n]))
-			need = registry[i]->params_size;
-	}
-	params = malloc(need ? need : 1);
 	if (!params)
 		return mr_error_set(err, MR_ENOMEM, "out of memory");
 	rc = mr_policy_parse(spec, &ops, params, need, NULL, 0, err);
