@@ -168,20 +168,28 @@ static uint32_t vma_at_table(struct rp_machine *mach, uint32_t ti, uint32_t mm, 
 }
 
 /* Does some live VMA of mm other than skip overlap [s, e)? */
-static int vma_overlaps(const struct rp_machine *mach, uint32_t mm, uint64_t s, uint64_t e,
-			uint32_t skip)
+/* The first of mx's live VMAs (sorted by start) that starts at addr or above. */
+static uint32_t live_lower(const struct rp_machine *mach, const struct rp_mmx *mx, uint64_t addr)
 {
-	const struct rp_mmx *mx = &mach->mmx[mm];
 	uint32_t lo = 0, hi = mx->nlive;
 
-	while (lo < hi) { /* first live VMA with start >= e */
+	while (lo < hi) {
 		uint32_t mid = (lo + hi) / 2;
 
-		if (mach->vmas[mx->live[mid]].v.start < e)
+		if (mach->vmas[mx->live[mid]].v.start < addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+static int vma_overlaps(const struct rp_machine *mach, uint32_t mm, uint64_t s, uint64_t e,
+			uint32_t skip)
+{
+	const struct rp_mmx *mx = &mach->mmx[mm];
+	uint32_t lo = live_lower(mach, mx, e); /* past the last that starts before e */
+
 	while (lo--) {
 		const struct mr_vma *v = &mach->vmas[mx->live[lo]].v;
 
@@ -286,17 +294,8 @@ static void list_remove(uint32_t *v, uint32_t *n, uint32_t id)
 /* Take VMA vi off its mm's live list, found by its start (the list is sorted by it). */
 static void live_remove(struct rp_machine *mach, struct rp_mmx *mx, uint32_t vi)
 {
-	uint64_t start = mach->vmas[vi].v.start;
-	uint32_t lo = 0, hi = mx->nlive;
+	uint32_t lo = live_lower(mach, mx, mach->vmas[vi].v.start);
 
-	while (lo < hi) {
-		uint32_t mid = (lo + hi) / 2;
-
-		if (mach->vmas[mx->live[mid]].v.start < start)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo < mx->nlive && mx->live[lo] == vi) {
 		memmove(&mx->live[lo], &mx->live[lo + 1], (mx->nlive - lo - 1) * sizeof(*mx->live));
 		mx->nlive--;
@@ -365,43 +364,23 @@ void rp_vma_activate(struct rp_machine *mach, uint32_t vi)
 	const struct mr_vma *nv = &mach->vmas[vi].v;
 	uint32_t mm = nv->mm;
 	struct rp_mmx *mx = &mach->mmx[mm];
-	uint32_t lo, hi;
+	uint32_t lo;
 
 	if (mach->vma_live[vi] || !mm)
 		return;
 	/* mmap over live mappings unmaps them first (MAP_FIXED). Live VMAs are sorted by
-	 * start, non-empty and disjoint (rows have end > start, image.c), so their ends
-	 * rise too: the first that may overlap is the first ending after nv's start. */
+	 * start, non-empty and disjoint (rows have end > start, image.c): the first that
+	 * may overlap is the one before the first starting at nv's start or above, if it
+	 * reaches past that start, else that first one. */
 	for (;;) {
-		const struct mr_vma *v;
-
-		lo = 0;
-		hi = mx->nlive;
-		while (lo < hi) {
-			uint32_t mid = (lo + hi) / 2;
-
-			if (mach->vmas[mx->live[mid]].v.end <= nv->start)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo == mx->nlive)
-			break;
-		v = &mach->vmas[mx->live[lo]].v;
-		if (v->start >= nv->end)
+		lo = live_lower(mach, mx, nv->start);
+		if (lo && mach->vmas[mx->live[lo - 1]].v.end > nv->start)
+			lo--;
+		if (lo == mx->nlive || mach->vmas[mx->live[lo]].v.start >= nv->end)
 			break;
 		rp_vma_unmap(mach, mx->live[lo], 0);
 	}
-	lo = 0;
-	hi = mx->nlive;
-	while (lo < hi) {
-		uint32_t mid = (lo + hi) / 2;
-
-		if (mach->vmas[mx->live[mid]].v.start < nv->start)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = live_lower(mach, mx, nv->start);
 	if (mx->nlive == mx->caplive) {
 		MR_WARN_ON_ONCE(mx->nlive == mx->caplive);
 		return;
